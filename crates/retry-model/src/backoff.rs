@@ -1,0 +1,530 @@
+//! Backoff: how long to wait before each retry.
+//!
+//! Why jitter? Exponential backoff alone keeps clients that failed together in lock step: they
+//! all wait the same 200 ms and return as one wave. Jitter draws each client's wait from a range
+//! so the wave spreads out. The kinds here are the ones the 2015 AWS study compared, with the
+//! exact formulas:
+//!
+//! | kind | wait before retry `k` (k counts from `first_exp`) |
+//! |---|---|
+//! | `none` | 0 |
+//! | `constant` | `base` |
+//! | `exponential` | `ceiling_k = min(cap, base * multiplier^k)` |
+//! | `full` | uniform in `[0, ceiling_k]` |
+//! | `equal` | uniform in `[ceiling_k / 2, ceiling_k]` |
+//! | `decorrelated` | `min(cap, uniform in [base, 3 * previous])`, previous starting at `base` |
+//!
+//! "Decorrelated" means different things in different libraries (Finagle draws from
+//! `[previous, 3 * previous]`, Polly's is a tanh curve); this is the 2015 simulator's formula.
+//! Every draw is a whole number of microseconds; the range ends are included.
+//!
+//! ```
+//! use retry_model::{BackoffConfig, BackoffKind, Micros, Rng};
+//! let cfg = BackoffConfig::new(BackoffKind::Full)
+//!     .with_base(Micros::from_millis(10))
+//!     .with_cap(Micros::from_millis(2000));
+//! let ceilings: Vec<u64> = (0..10).map(|k| cfg.ceiling(k).as_micros() / 1000).collect();
+//! assert_eq!(ceilings, [10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000]);
+//! let mut rng = Rng::from_seed(1);
+//! for draw in cfg.validate().unwrap().delays(&mut rng).take(10) {
+//!     assert!(draw.wait <= draw.ceiling);
+//! }
+//! ```
+
+use crate::error::ConfigError;
+use crate::rng::Rng;
+use crate::time::Micros;
+use alloc::format;
+use core::fmt;
+use core::str::FromStr;
+
+/// The shape of the wait between attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum BackoffKind {
+    /// Retry at once.
+    None,
+    /// Always `base`.
+    Constant,
+    /// `min(cap, base * multiplier^k)`, no randomness.
+    Exponential,
+    /// Uniform in `[0, ceiling]` (AWS "full jitter").
+    Full,
+    /// Uniform in `[ceiling / 2, ceiling]`.
+    Equal,
+    /// `min(cap, uniform in [base, 3 * previous])`.
+    Decorrelated,
+}
+
+impl BackoffKind {
+    /// Every kind, in the order the page lists them.
+    pub const ALL: [BackoffKind; 6] = [
+        BackoffKind::None,
+        BackoffKind::Constant,
+        BackoffKind::Exponential,
+        BackoffKind::Full,
+        BackoffKind::Equal,
+        BackoffKind::Decorrelated,
+    ];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BackoffKind::None => "none",
+            BackoffKind::Constant => "constant",
+            BackoffKind::Exponential => "exponential",
+            BackoffKind::Full => "full",
+            BackoffKind::Equal => "equal",
+            BackoffKind::Decorrelated => "decorrelated",
+        }
+    }
+
+    /// Whether the wait is random.
+    pub const fn is_jittered(self) -> bool {
+        matches!(self, BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated)
+    }
+}
+
+impl fmt::Display for BackoffKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for BackoffKind {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BackoffKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            ConfigError::new(
+                "backoff",
+                format!("unknown kind '{s}': accepted none, constant, exponential, full, equal, decorrelated"),
+            )
+        })
+    }
+}
+
+/// The largest accepted multiplier.
+pub const MAX_MULTIPLIER: f64 = 10.0;
+
+/// Backoff parameters. Defaults: full jitter, base 100 ms, cap 20 s, multiplier 2, first
+/// exponent 0, no floor, no separate throttling base.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BackoffConfig {
+    /// The shape.
+    pub kind: BackoffKind,
+    /// The first ceiling (`k = 0`), and decorrelated jitter's lower bound. `<= cap`.
+    pub base: Micros,
+    /// No wait exceeds this. `> 0`.
+    pub cap: Micros,
+    /// Growth per retry, in `[1, 10]`.
+    pub multiplier: f64,
+    /// The exponent used before the first retry (0 in AWS, gRPC, tenacity; 1 in the 2015
+    /// simulator). At most 64.
+    pub first_exp: u32,
+    /// No computed wait is shorter than this (Stripe waits at least 500 ms). `<= cap`.
+    pub floor: Micros,
+    /// When set, throttling errors (429) grow from this base instead (AWS 2026: 1 s).
+    pub throttle_base: Option<Micros>,
+}
+
+impl Default for BackoffConfig {
+    fn default() -> Self {
+        BackoffConfig::new(BackoffKind::Full)
+    }
+}
+
+impl BackoffConfig {
+    /// A config of `kind` with the documented defaults.
+    pub const fn new(kind: BackoffKind) -> Self {
+        BackoffConfig {
+            kind,
+            base: Micros::from_millis(100),
+            cap: Micros::from_secs(20),
+            multiplier: 2.0,
+            first_exp: 0,
+            floor: Micros::ZERO,
+            throttle_base: None,
+        }
+    }
+    /// Sets the kind.
+    pub const fn with_kind(mut self, kind: BackoffKind) -> Self {
+        self.kind = kind;
+        self
+    }
+    /// Sets the base.
+    pub const fn with_base(mut self, base: Micros) -> Self {
+        self.base = base;
+        self
+    }
+    /// Sets the cap.
+    pub const fn with_cap(mut self, cap: Micros) -> Self {
+        self.cap = cap;
+        self
+    }
+    /// Sets the multiplier.
+    pub const fn with_multiplier(mut self, m: f64) -> Self {
+        self.multiplier = m;
+        self
+    }
+    /// Sets the exponent of the first retry.
+    pub const fn with_first_exp(mut self, e: u32) -> Self {
+        self.first_exp = e;
+        self
+    }
+    /// Sets the floor.
+    pub const fn with_floor(mut self, floor: Micros) -> Self {
+        self.floor = floor;
+        self
+    }
+    /// Sets the throttling base.
+    pub const fn with_throttle_base(mut self, b: Option<Micros>) -> Self {
+        self.throttle_base = b;
+        self
+    }
+
+    /// Checks every rule and returns a [`Backoff`] that can draw waits.
+    pub fn validate(self) -> Result<Backoff, ConfigError> {
+        if !self.multiplier.is_finite() || self.multiplier < 1.0 || self.multiplier > MAX_MULTIPLIER {
+            return Err(ConfigError::new(
+                "multiplier",
+                format!("must be a number in [1, {MAX_MULTIPLIER}], got {}", self.multiplier),
+            ));
+        }
+        if self.cap == Micros::ZERO {
+            return Err(ConfigError::new("cap", "must be greater than 0"));
+        }
+        if self.base > self.cap {
+            return Err(ConfigError::new(
+                "base",
+                format!("must not exceed cap (base {} > cap {})", self.base, self.cap),
+            ));
+        }
+        if self.kind == BackoffKind::Decorrelated && self.base == Micros::ZERO {
+            return Err(ConfigError::new("base", "must be greater than 0 for decorrelated jitter"));
+        }
+        if self.first_exp > 64 {
+            return Err(ConfigError::new("first_exp", format!("must be in [0, 64], got {}", self.first_exp)));
+        }
+        if self.floor > self.cap {
+            return Err(ConfigError::new(
+                "floor",
+                format!("must not exceed cap (floor {} > cap {})", self.floor, self.cap),
+            ));
+        }
+        if let Some(tb) = self.throttle_base {
+            if tb > self.cap {
+                return Err(ConfigError::new(
+                    "throttle_base",
+                    format!("must not exceed cap ({} > cap {})", tb, self.cap),
+                ));
+            }
+        }
+        Ok(Backoff { cfg: self })
+    }
+
+    /// `min(cap, base * multiplier^(first_exp + retry))` for the `retry`-th retry (0-based).
+    /// For decorrelated jitter this is the largest wait the retry could possibly draw.
+    pub fn ceiling(&self, retry: u32) -> Micros {
+        self.ceiling_from(self.base, retry)
+    }
+
+    fn ceiling_from(&self, base: Micros, retry: u32) -> Micros {
+        match self.kind {
+            BackoffKind::None => Micros::ZERO,
+            BackoffKind::Constant => base.min(self.cap),
+            BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
+                let k = u64::from(self.first_exp) + u64::from(retry);
+                scaled_ceiling(base, self.multiplier, k, self.cap)
+            }
+            BackoffKind::Decorrelated => {
+                // Each draw is at most 3x the previous one, and the first "previous" is base.
+                scaled_ceiling(base, 3.0, u64::from(retry) + 1, self.cap)
+            }
+        }
+    }
+}
+
+/// `min(cap, base * m^k)`, in exact integer steps while the value stays small.
+fn scaled_ceiling(base: Micros, m: f64, k: u64, cap: Micros) -> Micros {
+    if base == Micros::ZERO {
+        return Micros::ZERO;
+    }
+    if m == 1.0 {
+        return base.min(cap);
+    }
+    // Integer multiplier: exact repeated multiplication, stopping once past the cap.
+    if m == libm::floor(m) {
+        let mi = m as u64;
+        let mut v = base.0;
+        for _ in 0..k {
+            v = v.saturating_mul(mi);
+            if v >= cap.0 {
+                return cap;
+            }
+        }
+        return Micros(v.min(cap.0));
+    }
+    let v = base.0 as f64 * libm::pow(m, k as f64);
+    if v.partial_cmp(&(cap.0 as f64)) != Some(core::cmp::Ordering::Less) {
+        cap
+    } else {
+        Micros(v as u64)
+    }
+}
+
+/// A validated backoff configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backoff {
+    cfg: BackoffConfig,
+}
+
+/// One computed wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Draw {
+    /// The exponent used: `first_exp` + retries since the last reset.
+    pub k: u64,
+    /// The base used (the throttling base for a throttled retry when one is set).
+    pub base: Micros,
+    /// The upper end of the range the wait was drawn from.
+    pub ceiling: Micros,
+    /// The lower end of that range.
+    pub low: Micros,
+    /// The wait itself, in `[low, ceiling]` (raised to the floor when one is set).
+    pub wait: Micros,
+}
+
+impl Backoff {
+    /// The configuration.
+    pub const fn config(&self) -> &BackoffConfig {
+        &self.cfg
+    }
+
+    /// A fresh per-request state.
+    pub fn state(&self) -> BackoffState {
+        BackoffState { backoff: *self, retry: 0, previous: self.cfg.base }
+    }
+
+    /// The infinite iterator of waits for one request, drawing from `rng`.
+    pub fn delays<'r>(&self, rng: &'r mut Rng) -> Delays<'r> {
+        Delays { state: self.state(), rng }
+    }
+}
+
+/// The evolving part of a backoff: which retry comes next, and the previous decorrelated draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BackoffState {
+    backoff: Backoff,
+    retry: u32, // retries drawn so far since the last reset
+    previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
+}
+
+impl BackoffState {
+    /// How many waits have been drawn since the last reset.
+    pub const fn retry(&self) -> u32 {
+        self.retry
+    }
+
+    /// Starts again from the first retry's ceiling (gRPC does this after a pushback).
+    pub fn reset(&mut self) {
+        self.retry = 0;
+        self.previous = self.backoff.cfg.base;
+    }
+
+    /// Draws the next wait. `throttled` selects the throttling base when one is configured.
+    pub fn next_draw(&mut self, rng: &mut Rng, throttled: bool) -> Draw {
+        let cfg = &self.backoff.cfg;
+        let base = match (throttled, cfg.throttle_base) {
+            (true, Some(tb)) => tb,
+            _ => cfg.base,
+        };
+        let retry = self.retry;
+        self.retry = self.retry.saturating_add(1);
+        let (low, ceiling, wait) = match cfg.kind {
+            BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
+            BackoffKind::Constant | BackoffKind::Exponential => {
+                let c = cfg.ceiling_from(base, retry);
+                (c, c, c)
+            }
+            BackoffKind::Full => {
+                let c = cfg.ceiling_from(base, retry);
+                (Micros::ZERO, c, Micros(rng.uniform_inclusive(0, c.0)))
+            }
+            BackoffKind::Equal => {
+                let c = cfg.ceiling_from(base, retry);
+                let low = Micros(c.0 / 2);
+                (low, c, Micros(rng.uniform_inclusive(low.0, c.0)))
+            }
+            BackoffKind::Decorrelated => {
+                let hi = self.previous.0.saturating_mul(3);
+                let drawn = rng.uniform_inclusive(base.0, hi);
+                let w = Micros(drawn.min(cfg.cap.0));
+                self.previous = w;
+                (base.min(cfg.cap), Micros(hi.min(cfg.cap.0)), w)
+            }
+        };
+        let k = match cfg.kind {
+            BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => u64::from(cfg.first_exp) + u64::from(retry),
+            _ => u64::from(retry),
+        };
+        Draw { k, base, ceiling, low, wait: wait.max(cfg.floor) }
+    }
+}
+
+/// An endless iterator of waits (see [`Backoff::delays`]).
+pub struct Delays<'r> {
+    state: BackoffState,
+    rng: &'r mut Rng,
+}
+
+impl Iterator for Delays<'_> {
+    type Item = Draw;
+    fn next(&mut self) -> Option<Draw> {
+        Some(self.state.next_draw(self.rng, false))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    #[allow(unused_imports)]
+    use crate::rng::Rng;
+
+    fn ms(v: u64) -> Micros {
+        Micros::from_millis(v)
+    }
+
+    #[test]
+    fn cheat_sheet_ceilings() {
+        let cfg = BackoffConfig::new(BackoffKind::Full).with_base(ms(10)).with_cap(ms(2000));
+        let c: alloc::vec::Vec<u64> = (0..10).map(|k| cfg.ceiling(k).0 / 1000).collect();
+        assert_eq!(c, [10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000]);
+    }
+
+    #[test]
+    fn first_exp_one_doubles_first_wait() {
+        let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(5)).with_first_exp(1);
+        assert_eq!(cfg.ceiling(0), ms(10));
+        assert_eq!(cfg.ceiling(1), ms(20));
+    }
+
+    #[test]
+    fn fractional_multiplier() {
+        let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(500)).with_multiplier(1.5);
+        assert_eq!(cfg.ceiling(0), ms(500));
+        assert_eq!(cfg.ceiling(1), ms(750));
+        assert_eq!(cfg.ceiling(2), Micros(1_125_000));
+    }
+
+    #[test]
+    fn exponential_and_constant_are_fixed() {
+        let mut rng = Rng::from_seed(3);
+        let b = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(100)).with_cap(ms(2000)).validate().unwrap();
+        let waits: alloc::vec::Vec<u64> = b.delays(&mut rng).take(6).map(|d| d.wait.0 / 1000).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1600, 2000]);
+        let c = BackoffConfig::new(BackoffKind::Constant).with_base(ms(100)).validate().unwrap();
+        assert!(c.delays(&mut rng).take(5).all(|d| d.wait == ms(100)));
+        let n = BackoffConfig::new(BackoffKind::None).validate().unwrap();
+        assert!(n.delays(&mut rng).take(5).all(|d| d.wait == Micros::ZERO));
+    }
+
+    #[test]
+    fn floor_raises_short_waits() {
+        let mut rng = Rng::from_seed(5);
+        let b = BackoffConfig::new(BackoffKind::Full).with_base(ms(10)).with_cap(ms(5000)).with_floor(ms(500)).validate().unwrap();
+        assert!(b.delays(&mut rng).take(50).all(|d| d.wait >= ms(500)));
+    }
+
+    #[test]
+    fn throttle_base_is_used_for_throttling() {
+        let mut rng = Rng::from_seed(5);
+        let b = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(50))
+            .with_throttle_base(Some(ms(1000)))
+            .validate()
+            .unwrap();
+        let mut s = b.state();
+        assert_eq!(s.next_draw(&mut rng, true).wait, ms(1000));
+        assert_eq!(s.next_draw(&mut rng, false).wait, ms(100));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = BackoffConfig::new(BackoffKind::Full).with_base(ms(5000)).with_cap(ms(2000)).validate().unwrap_err();
+        assert_eq!(e.field, "base");
+        assert!(e.to_string().contains("must not exceed cap"));
+        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_multiplier(f64::NAN).validate().unwrap_err().field, "multiplier");
+        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_multiplier(-2.0).validate().unwrap_err().field, "multiplier");
+        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_cap(Micros::ZERO).validate().unwrap_err().field, "cap");
+        assert_eq!(BackoffConfig::new(BackoffKind::Decorrelated).with_base(Micros::ZERO).validate().unwrap_err().field, "base");
+        assert!("jittery".parse::<BackoffKind>().unwrap_err().rule.contains("accepted none"));
+    }
+
+    #[test]
+    fn reset_restarts_the_sequence() {
+        let mut rng = Rng::from_seed(1);
+        let b = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(100)).validate().unwrap();
+        let mut s = b.state();
+        s.next_draw(&mut rng, false);
+        s.next_draw(&mut rng, false);
+        s.reset();
+        assert_eq!(s.next_draw(&mut rng, false).wait, ms(100));
+    }
+
+    fn cfg_strategy() -> impl Strategy<Value = (u64, u64, u32, u64)> {
+        (1u64..5_000_000, 1u64..60_000_000, 0u32..4, any::<u64>())
+            .prop_map(|(base, cap, fe, seed)| (base.min(cap), cap.max(base), fe, seed))
+    }
+
+    proptest! {
+        #[test]
+        fn full_jitter_in_zero_to_ceiling((base, cap, fe, seed) in cfg_strategy()) {
+            let cfg = BackoffConfig::new(BackoffKind::Full).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe);
+            let mut rng = Rng::from_seed(seed);
+            for (k, d) in cfg.validate().unwrap().delays(&mut rng).take(20).enumerate() {
+                prop_assert_eq!(d.ceiling, cfg.ceiling(k as u32));
+                prop_assert!(d.wait <= d.ceiling);
+                prop_assert!(d.ceiling <= Micros(cap));
+            }
+        }
+
+        #[test]
+        fn equal_jitter_in_half_to_ceiling((base, cap, fe, seed) in cfg_strategy()) {
+            let cfg = BackoffConfig::new(BackoffKind::Equal).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe);
+            let mut rng = Rng::from_seed(seed);
+            for d in cfg.validate().unwrap().delays(&mut rng).take(20) {
+                prop_assert!(d.wait.0 * 2 >= d.ceiling.0 - d.ceiling.0 % 2);
+                prop_assert!(d.wait <= d.ceiling);
+            }
+        }
+
+        #[test]
+        fn decorrelated_in_base_to_cap((base, cap, _fe, seed) in cfg_strategy()) {
+            let cfg = BackoffConfig::new(BackoffKind::Decorrelated).with_base(Micros(base)).with_cap(Micros(cap));
+            let mut rng = Rng::from_seed(seed);
+            let mut prev = base;
+            for (k, d) in cfg.validate().unwrap().delays(&mut rng).take(30).enumerate() {
+                prop_assert!(d.wait >= Micros(base));
+                prop_assert!(d.wait <= Micros(cap));
+                prop_assert!(d.wait.0 <= prev.saturating_mul(3));
+                prop_assert!(d.wait <= cfg.ceiling(k as u32));
+                prev = d.wait.0;
+            }
+        }
+
+        #[test]
+        fn ceilings_never_decrease((base, cap, fe, _seed) in cfg_strategy(), m in 1.0f64..10.0) {
+            let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe).with_multiplier(m);
+            let mut last = Micros::ZERO;
+            for k in 0..40 {
+                let c = cfg.ceiling(k);
+                prop_assert!(c >= last);
+                prop_assert!(c <= Micros(cap));
+                last = c;
+            }
+        }
+    }
+}

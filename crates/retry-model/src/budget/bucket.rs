@@ -1,0 +1,20 @@
+//! A whole-token bucket refilled by a fraction per success.
+//!
+//! A retry needs one whole token. Each success (a first try included) adds `refill`, a fraction
+//! such as 0.1, so the steady state is one retry per ten successes. The level is kept in
+//! thousandths of a token, so ten refills of 0.1 make exactly one token, never 0.9999999999999999.
+
+/// Bucket size and refill, in thousandths of a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct TokenBucketConfig {
+    /// Maximum level, in thousandths (10 tokens = 10000).
+    pub max_milli: u64,
+    /// Added per success, in thousandths (0.1 = 100).
+    pub refill_milli: u64,
+}
+
+impl TokenBucketConfig {
+    /// The cheat sheet's bucket: at most 10 tokens, 0.1 per success.
+    pub const CHEAT_SHEET: TokenBucketConfig = TokenBucketConfig { max_milli: 10_000, refill_milli: 100 };
+}

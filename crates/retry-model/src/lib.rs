@@ -1,0 +1,56 @@
+//! # retry-model
+//!
+//! Retry policies and their exact arithmetic: which failures to retry, backoff and the kinds of
+//! jitter, deadlines and the "will the next attempt fit" check, Retry-After and gRPC pushback,
+//! retry budgets, and how retries at several layers multiply.
+//!
+//! Why a separate crate? The browser lab, the CLI and the tests must give the same numbers bit
+//! for bit, so everything that computes lives here, without `std`, without floats in time, and
+//! with one named random generator derived from one seed. The front ends only draw and print.
+//!
+//! ```
+//! use retry_model::{explain, trace, Params};
+//! // The guide's example: 700 ms left, 100 ms reserve, 400 ms per attempt, a 250 ms wait.
+//! let p: Params = "preset=guide-700ms".parse().unwrap();
+//! let t = trace(&p).unwrap();
+//! assert_eq!(t.stop_reason.name(), "wont_fit");
+//! let e = explain(&p, &t);
+//! assert!(e.outcome.contains("wont_fit"));
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+mod amplify;
+mod backoff;
+pub mod budget;
+mod classify;
+mod error;
+mod explain;
+mod link;
+mod outcome;
+mod policy;
+mod preset;
+mod rng;
+mod schedule;
+mod time;
+mod trace;
+
+pub use amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
+pub use backoff::{Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER};
+pub use classify::{classify, classify_with, Classification, Classifier, Operation, Reason, Verdict};
+pub use error::ConfigError;
+pub use explain::{explain, Explanation, StepText};
+pub use link::{Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN};
+pub use outcome::{Outcome, ScriptedOutcome};
+pub use policy::{
+    AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy, StopReason, TimeoutWhy,
+    ValidPolicy, WaitSource, MAX_ATTEMPTS,
+};
+pub use preset::Preset;
+pub use rng::{splitmix64, Rng};
+pub use schedule::{schedule, RetryColumn, Schedule};
+pub use time::{Micros, ParseDurationError};
+pub use trace::{streams, trace, Step, Trace};

@@ -1,0 +1,542 @@
+//! The retry policy of one request: when to stop, how long each attempt may take, and whether
+//! the next retry fits the deadline.
+//!
+//! Why a deadline and not only an attempt count? The caller's patience is fixed: an answer that
+//! arrives after the caller gave up is work nobody reads. So every attempt's timeout is taken from
+//! what remains, `min(attempt ceiling, remaining - reserve)`, and a retry is refused before
+//! sleeping when `wait + next attempt's timeout + reserve` exceeds what remains. The request
+//! stops for exactly one of the reasons in [`StopReason`].
+//!
+//! The same [`RequestRetry`] state machine drives the step-by-step trace and every simulated
+//! client, so what the page explains is what the simulation runs.
+//!
+//! ```
+//! use retry_model::{Micros, Outcome, RetryPolicy, Rng, ScriptedOutcome};
+//! use retry_model::budget::Budget;
+//! let policy = RetryPolicy::default()
+//!     .with_deadline(Some(Micros::from_millis(1100)))
+//!     .with_attempt_timeout(Micros::from_millis(400))
+//!     .with_reserve(Micros::from_millis(100));
+//! let mut budget = Budget::new(policy.budget, None);
+//! let mut rng = Rng::from_seed(1);
+//! let mut req = policy.validate().unwrap().start(Micros::ZERO, &mut budget);
+//! let plan = req.plan_attempt().unwrap();
+//! assert_eq!(plan.timeout, Micros::from_millis(400));
+//! // The attempt times out at 400 ms: 700 ms remain. A forced 250 ms wait does not fit.
+//! let after = req.after_attempt(Micros::from_millis(400), &ScriptedOutcome::new(Outcome::ConnectTimeout),
+//!     &mut budget, &mut rng, Some(Micros::from_millis(250)));
+//! assert_eq!(after.stop, Some(retry_model::StopReason::WontFit));
+//! ```
+
+use crate::backoff::{Backoff, BackoffConfig, BackoffState, Draw};
+use crate::budget::{Budget, BudgetCheck, BudgetConfig, RetryCost, Scope};
+use crate::classify::{classify_with, Classification, Classifier, Operation};
+use crate::error::ConfigError;
+use crate::outcome::ScriptedOutcome;
+use crate::rng::Rng;
+use crate::time::Micros;
+use alloc::format;
+
+/// The most attempts a policy may allow.
+pub const MAX_ATTEMPTS: u32 = 100;
+
+/// How strictly a retry must fit the deadline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum FitRule {
+    /// The next attempt must get its whole per-attempt timeout:
+    /// `wait + attempt_timeout + reserve <= remaining`.
+    #[default]
+    Full,
+    /// The next attempt may be cut short to fit: `wait + reserve < remaining`.
+    Cut,
+}
+
+impl FitRule {
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FitRule::Full => "full",
+            FitRule::Cut => "cut",
+        }
+    }
+}
+
+/// How a server's Retry-After turns into the wait.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum RetryAfterMode {
+    /// Wait exactly what the server said.
+    #[default]
+    Server,
+    /// AWS 2026 (`x-amz-retry-after`): `max(t, min(retry_after, t + 5 s))` with `t` the backoff.
+    Aws2026,
+    /// stripe-python: when `Retry-After <= 60 s`, `max(retry_after, backoff)`; otherwise the backoff.
+    Stripe,
+}
+
+impl RetryAfterMode {
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RetryAfterMode::Server => "server",
+            RetryAfterMode::Aws2026 => "aws2026",
+            RetryAfterMode::Stripe => "stripe",
+        }
+    }
+
+    /// The wait given the server's value and the computed backoff.
+    pub fn resolve(self, server: Micros, backoff: Micros) -> Micros {
+        match self {
+            RetryAfterMode::Server => server,
+            RetryAfterMode::Aws2026 => backoff.max(server.min(backoff.saturating_add(Micros::from_secs(5)))),
+            RetryAfterMode::Stripe => {
+                if server <= Micros::from_secs(60) {
+                    server.max(backoff)
+                } else {
+                    backoff
+                }
+            }
+        }
+    }
+}
+
+/// Why a request stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum StopReason {
+    /// An attempt succeeded.
+    Success,
+    /// The last allowed attempt failed.
+    AttemptsUsedUp,
+    /// Nothing (beyond the reserve) remains of the deadline.
+    DeadlinePassed,
+    /// The wait plus the next attempt plus the reserve exceed what remains.
+    WontFit,
+    /// The failure is not one to retry for this operation.
+    NotRetryable,
+    /// The retry budget cannot pay for a retry.
+    BudgetEmpty,
+}
+
+impl StopReason {
+    /// Every reason.
+    pub const ALL: [StopReason; 6] = [
+        StopReason::Success,
+        StopReason::AttemptsUsedUp,
+        StopReason::DeadlinePassed,
+        StopReason::WontFit,
+        StopReason::NotRetryable,
+        StopReason::BudgetEmpty,
+    ];
+
+    /// The machine-readable name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            StopReason::Success => "success",
+            StopReason::AttemptsUsedUp => "attempts_used_up",
+            StopReason::DeadlinePassed => "deadline_passed",
+            StopReason::WontFit => "wont_fit",
+            StopReason::NotRetryable => "not_retryable",
+            StopReason::BudgetEmpty => "budget_empty",
+        }
+    }
+
+    /// One line for people.
+    pub const fn explain(self) -> &'static str {
+        match self {
+            StopReason::Success => "an attempt succeeded",
+            StopReason::AttemptsUsedUp => "every allowed attempt was made",
+            StopReason::DeadlinePassed => "the deadline has passed (nothing beyond the reserve remains)",
+            StopReason::WontFit => "the wait and the next attempt would not finish before the deadline, so the retry was refused before sleeping",
+            StopReason::NotRetryable => "this failure is not one to retry for this operation",
+            StopReason::BudgetEmpty => "the retry budget is empty, so the failure goes straight back to the caller",
+        }
+    }
+}
+
+/// A complete retry policy. Defaults: 3 attempts, full jitter from 100 ms capped at 20 s,
+/// a 10 s deadline, 3 s per attempt, no reserve, no budget, the lab's classification table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct RetryPolicy {
+    /// Attempts including the first call: `N attempts = 1 call + N-1 retries`. In [1, 100].
+    pub max_attempts: u32,
+    /// The backoff.
+    pub backoff: BackoffConfig,
+    /// The request's deadline, measured from the request's start; `None` for no deadline.
+    pub deadline: Option<Micros>,
+    /// The most one attempt may take. `> 0`.
+    pub attempt_timeout: Micros,
+    /// Time kept back for the caller to answer after the last attempt.
+    pub reserve: Micros,
+    /// How strictly a retry must fit.
+    pub fit: FitRule,
+    /// The budget.
+    pub budget: BudgetConfig,
+    /// Who shares the budget.
+    pub scope: Scope,
+    /// Whose rules classify failures.
+    pub classifier: Classifier,
+    /// The operation.
+    pub operation: Operation,
+    /// How Retry-After becomes the wait.
+    pub retry_after_mode: RetryAfterMode,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 3,
+            backoff: BackoffConfig::default(),
+            deadline: Some(Micros::from_secs(10)),
+            attempt_timeout: Micros::from_secs(3),
+            reserve: Micros::ZERO,
+            fit: FitRule::Full,
+            budget: BudgetConfig::None,
+            scope: Scope::Process,
+            classifier: Classifier::Table,
+            operation: Operation { idempotent: false, key: false },
+            retry_after_mode: RetryAfterMode::Server,
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Sets the attempt limit.
+    pub const fn with_max_attempts(mut self, n: u32) -> Self {
+        self.max_attempts = n;
+        self
+    }
+    /// Sets the deadline.
+    pub const fn with_deadline(mut self, d: Option<Micros>) -> Self {
+        self.deadline = d;
+        self
+    }
+    /// Sets the per-attempt timeout.
+    pub const fn with_attempt_timeout(mut self, t: Micros) -> Self {
+        self.attempt_timeout = t;
+        self
+    }
+    /// Sets the reserve.
+    pub const fn with_reserve(mut self, r: Micros) -> Self {
+        self.reserve = r;
+        self
+    }
+    /// Sets the backoff.
+    pub const fn with_backoff(mut self, b: BackoffConfig) -> Self {
+        self.backoff = b;
+        self
+    }
+    /// Sets the budget.
+    pub const fn with_budget(mut self, b: BudgetConfig) -> Self {
+        self.budget = b;
+        self
+    }
+    /// Sets the operation.
+    pub const fn with_operation(mut self, op: Operation) -> Self {
+        self.operation = op;
+        self
+    }
+
+    /// Checks every rule; the error names the link key at fault.
+    pub fn validate(&self) -> Result<ValidPolicy, ConfigError> {
+        if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS {
+            return Err(ConfigError::new(
+                "attempts",
+                format!("must be in [1, {MAX_ATTEMPTS}] (attempts include the first call), got {}", self.max_attempts),
+            ));
+        }
+        if self.attempt_timeout == Micros::ZERO {
+            return Err(ConfigError::new("attempt_timeout", "must be greater than 0"));
+        }
+        if let Some(d) = self.deadline {
+            if d == Micros::ZERO {
+                return Err(ConfigError::new("deadline", "must be greater than 0, or none"));
+            }
+            if self.reserve >= d {
+                return Err(ConfigError::new(
+                    "reserve",
+                    format!("must be shorter than the deadline (reserve {} >= deadline {})", self.reserve, d),
+                ));
+            }
+        }
+        let backoff = self.backoff.validate()?;
+        Ok(ValidPolicy { policy: *self, backoff })
+    }
+}
+
+/// A policy whose every rule holds; the only way to start a request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValidPolicy {
+    policy: RetryPolicy,
+    backoff: Backoff,
+}
+
+impl ValidPolicy {
+    /// The checked configuration.
+    pub const fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// The checked backoff.
+    pub const fn backoff(&self) -> &Backoff {
+        &self.backoff
+    }
+
+    /// Starts one request at `now` on the request's own clock (`now` = time already spent
+    /// before the first attempt). Counts the original call against the budget.
+    pub fn start(&self, now: Micros, budget: &mut Budget) -> RequestRetry {
+        budget.on_original(now);
+        RequestRetry { policy: self.policy, backoff: self.backoff.state(), now, attempt: 0, last_taken: None, done: None }
+    }
+}
+
+/// Why an attempt got the timeout it got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum TimeoutWhy {
+    /// The per-attempt ceiling was the smaller.
+    Ceiling,
+    /// What remains of the deadline (minus the reserve) was the smaller.
+    Remaining,
+    /// There is no deadline.
+    NoDeadline,
+}
+
+/// The plan for one attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct AttemptPlan {
+    /// 1 for the first call.
+    pub attempt: u32,
+    /// When it starts on the request's clock.
+    pub start: Micros,
+    /// Deadline minus start, if there is a deadline.
+    pub remaining: Option<Micros>,
+    /// `min(attempt ceiling, remaining - reserve)`.
+    pub timeout: Micros,
+    /// Which side of the min won.
+    pub why: TimeoutWhy,
+}
+
+/// Where a wait came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum WaitSource {
+    /// Drawn from the backoff.
+    Backoff,
+    /// Forced by the script.
+    Forced,
+    /// The server's Retry-After (through the Retry-After mode).
+    RetryAfter,
+    /// The server's gRPC pushback.
+    Pushback,
+}
+
+/// The fit check of one retry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct FitCheck {
+    /// What remains of the deadline after the failed attempt.
+    pub remaining: Micros,
+    /// The next attempt's timeout counted in the check (the ceiling under `fit=full`, 0 under `cut`).
+    pub next_timeout: Micros,
+    /// `wait + next_timeout + reserve`.
+    pub need: Micros,
+    /// Whether the retry fits.
+    pub fits: bool,
+}
+
+/// Everything decided after one failed or successful attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct AfterAttempt {
+    /// The classification.
+    pub classification: Classification,
+    /// `max_attempts - attempts made`.
+    pub attempts_left: u32,
+    /// Remaining deadline after the attempt.
+    pub remaining: Option<Micros>,
+    /// The budget check, when the request got that far.
+    pub budget: Option<BudgetCheck>,
+    /// The backoff draw, when one was made.
+    pub draw: Option<Draw>,
+    /// The wait that will be slept, when a retry was considered.
+    pub wait: Option<Micros>,
+    /// Where the wait came from.
+    pub wait_source: Option<WaitSource>,
+    /// The fit check, when there is a deadline and a wait.
+    pub fit: Option<FitCheck>,
+    /// `None`: retry after `wait`. `Some`: the request stopped.
+    pub stop: Option<StopReason>,
+    /// Budget thousandths the retry withdrew (for the AWS refund).
+    pub withdrawn: Option<u64>,
+}
+
+/// One request's retry loop as a state machine: `plan_attempt`, run the attempt, `after_attempt`,
+/// repeat until a stop reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestRetry {
+    policy: RetryPolicy,
+    backoff: BackoffState,
+    now: Micros,   // the request's clock
+    attempt: u32,  // attempts made so far, in [0, max_attempts]
+    last_taken: Option<u64>,
+    done: Option<StopReason>,
+}
+
+impl RequestRetry {
+    /// The request's clock.
+    pub const fn now(&self) -> Micros {
+        self.now
+    }
+    /// Attempts made so far.
+    pub const fn attempts_made(&self) -> u32 {
+        self.attempt
+    }
+    /// Why it stopped, once it has.
+    pub const fn stopped(&self) -> Option<StopReason> {
+        self.done
+    }
+
+    fn remaining_at(&self, t: Micros) -> Option<Micros> {
+        self.policy.deadline.map(|d| d.saturating_sub(t))
+    }
+
+    /// Plans the next attempt at the current time, or stops with `DeadlinePassed` when nothing
+    /// beyond the reserve remains.
+    pub fn plan_attempt(&mut self) -> Result<AttemptPlan, StopReason> {
+        if let Some(r) = self.done {
+            return Err(r);
+        }
+        let p = &self.policy;
+        let remaining = self.remaining_at(self.now);
+        let (timeout, why) = match remaining {
+            None => (p.attempt_timeout, TimeoutWhy::NoDeadline),
+            Some(rem) => {
+                let avail = rem.saturating_sub(p.reserve);
+                if avail == Micros::ZERO {
+                    self.done = Some(StopReason::DeadlinePassed);
+                    return Err(StopReason::DeadlinePassed);
+                }
+                if p.attempt_timeout <= avail {
+                    (p.attempt_timeout, TimeoutWhy::Ceiling)
+                } else {
+                    (avail, TimeoutWhy::Remaining)
+                }
+            }
+        };
+        self.attempt += 1;
+        Ok(AttemptPlan { attempt: self.attempt, start: self.now, remaining, timeout, why })
+    }
+
+    /// Records the attempt's outcome at `end` and decides: retry after a wait, or stop. On a
+    /// retry the clock moves to `end + wait`, ready for the next `plan_attempt`.
+    /// `forced_wait` replaces the backoff's draw (the draw is still made, so the random stream
+    /// stays the same whether or not a wait is forced).
+    pub fn after_attempt(
+        &mut self,
+        end: Micros,
+        outcome: &ScriptedOutcome,
+        budget: &mut Budget,
+        rng: &mut Rng,
+        forced_wait: Option<Micros>,
+    ) -> AfterAttempt {
+        let p = self.policy;
+        self.now = end;
+        let classification = classify_with(p.classifier, outcome, p.operation);
+        let attempts_left = p.max_attempts.saturating_sub(self.attempt);
+        let remaining = self.remaining_at(end);
+        let mut out = AfterAttempt {
+            classification,
+            attempts_left,
+            remaining,
+            budget: None,
+            draw: None,
+            wait: None,
+            wait_source: None,
+            fit: None,
+            stop: None,
+            withdrawn: None,
+        };
+        let stop = |out: &mut AfterAttempt, r: StopReason| {
+            out.stop = Some(r);
+            r
+        };
+        if outcome.outcome.is_ok() {
+            budget.on_success(end, self.last_taken);
+            self.done = Some(stop(&mut out, StopReason::Success));
+            return out;
+        }
+        let qualified = classification.retryable || classification.reason == crate::classify::Reason::PushbackNegative;
+        budget.on_failure(end, qualified);
+        if !classification.retryable {
+            self.done = Some(stop(&mut out, StopReason::NotRetryable));
+            return out;
+        }
+        if attempts_left == 0 {
+            self.done = Some(stop(&mut out, StopReason::AttemptsUsedUp));
+            return out;
+        }
+        if let Some(rem) = remaining {
+            if rem <= p.reserve {
+                self.done = Some(stop(&mut out, StopReason::DeadlinePassed));
+                return out;
+            }
+        }
+        let cost = if outcome.outcome.is_throttling() {
+            RetryCost::Throttle
+        } else if outcome.outcome.is_timeout() {
+            RetryCost::Timeout
+        } else {
+            RetryCost::Normal
+        };
+        let check = budget.check(end, cost);
+        out.budget = Some(check);
+        if !check.allowed {
+            self.done = Some(stop(&mut out, StopReason::BudgetEmpty));
+            return out;
+        }
+        let draw = self.backoff.next_draw(rng, outcome.outcome.is_throttling());
+        out.draw = Some(draw);
+        let (wait, source) = match (forced_wait, classification.server_wait) {
+            (Some(w), _) => (w, WaitSource::Forced),
+            (None, Some(sw)) if classification.pushback => (sw, WaitSource::Pushback),
+            (None, Some(sw)) => (p.retry_after_mode.resolve(sw, draw.wait), WaitSource::RetryAfter),
+            (None, None) => (draw.wait, WaitSource::Backoff),
+        };
+        out.wait = Some(wait);
+        out.wait_source = Some(source);
+        if let Some(rem) = remaining {
+            let next_timeout = match p.fit {
+                FitRule::Full => p.attempt_timeout,
+                FitRule::Cut => Micros::ZERO,
+            };
+            let need = wait.saturating_add(next_timeout).saturating_add(p.reserve);
+            let fits = match p.fit {
+                FitRule::Full => need <= rem,
+                FitRule::Cut => need < rem,
+            };
+            out.fit = Some(FitCheck { remaining: rem, next_timeout, need, fits });
+            if !fits {
+                self.done = Some(stop(&mut out, StopReason::WontFit));
+                return out;
+            }
+        }
+        let taken = budget.withdraw(end, cost);
+        self.last_taken = Some(taken);
+        out.withdrawn = Some(taken);
+        if classification.pushback {
+            // gRPC: after a pushback the backoff starts again from the initial value.
+            self.backoff.reset();
+        }
+        self.now = end.saturating_add(wait);
+        out
+    }
+}
