@@ -136,10 +136,9 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
             let before = plan.remaining.unwrap_or(rem);
             lines.push(format!("remaining {} - {} = {}", h(before), h(s.took), h(rem)));
         }
-        if let Some(b) = a.budget {
+        if let (Some(b), false) = (a.budget, matches!(pol.budget, BudgetConfig::None)) {
             let rule = match (pol.budget, b.threshold_milli) {
                 (_, Some(th)) => format!("tokens {} > {} (half the maximum)?", tokens(b.level.milli), tokens(th)),
-                (BudgetConfig::None, _) => String::new(),
                 _ => format!("{} available, a retry costs {}", level(b.level), tokens(b.cost_milli)),
             };
             lines.push(format!("budget ({}): {} -> {}", pol.budget.name(), rule, if b.allowed { "allowed" } else { "refused" }));
@@ -239,7 +238,7 @@ mod tests {
         assert_eq!(e.steps[1].lines[1], "remaining 6.8 s -> timeout = min(3 s, 6.8 s) = 3 s (the per-attempt ceiling)");
         assert_eq!(e.steps[2].lines[1], "remaining 3.6 s -> timeout = min(3 s, 3.6 s) = 3 s (the per-attempt ceiling)");
         assert!(e.steps[0].lines.iter().any(|l| l == "remaining 9.9 s - 3 s = 6.9 s"));
-        assert!(e.steps[0].lines.iter().any(|l| l.starts_with("fits? 100 ms wait + 3 s next attempt + 0 µs reserve = 3.1 s <= 6.9 s")));
+        assert!(e.steps[0].lines.iter().any(|l| l.starts_with("fits? 100 ms wait + 3 s next attempt + 0 s reserve = 3.1 s <= 6.9 s")));
         assert!(e.outcome.contains("attempts_used_up"));
     }
 

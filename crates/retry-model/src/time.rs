@@ -62,7 +62,9 @@ impl Micros {
     /// Exact: it prints every significant digit and never rounds.
     pub fn human(self) -> String {
         let us = self.0;
-        if us >= 1_000_000 {
+        if us == 0 {
+            "0 s".to_string()
+        } else if us >= 1_000_000 {
             format!("{} s", decimal(us, 1_000_000))
         } else if us >= 1_000 {
             format!("{} ms", decimal(us, 1_000))
@@ -223,5 +225,6 @@ mod tests {
         assert_eq!(Micros(1_234_567).human(), "1.234567 s");
         assert_eq!(Micros(1_500).human(), "1.5 ms");
         assert_eq!(Micros(7).human(), "7 µs");
+        assert_eq!(Micros::ZERO.human(), "0 s");
     }
 }

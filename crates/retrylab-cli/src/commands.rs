@@ -1,0 +1,298 @@
+//! The commands. Each returns its whole output as a string, or a one-line error.
+
+use crate::args::Args;
+use retry_model::{amplify, explain, schedule, trace, Params, MAX_CLIENTS};
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+const USAGE: &str = "usage:
+  retrylab explain '<query or URL>' [--format text|json]
+  retrylab schedule '<query or URL>' [--clients N] [--format table|json|csv]
+  retrylab amplify 3,3,3 [--p 0.5] [--format table|json]
+  retrylab link '<query or URL>'      print the canonical link
+  retrylab fingerprint '<query or URL>' print the trace's 64-bit hash
+The query keys are documented in docs/link.md.
+";
+
+/// Dispatches `argv` (without the program name).
+pub fn run(argv: &[String]) -> Result<String, String> {
+    let Some(cmd) = argv.first() else { return Ok(USAGE.to_string()) };
+    let rest = &argv[1..];
+    match cmd.as_str() {
+        "explain" => cmd_explain(&Args::parse(rest, &["format"])?),
+        "schedule" => cmd_schedule(&Args::parse(rest, &["format", "clients"])?),
+        "amplify" => cmd_amplify(&Args::parse(rest, &["format", "p"])?),
+        "link" => Ok(format!("{}\n", params(&Args::parse(rest, &[])?)?)),
+        "fingerprint" => {
+            let p = params(&Args::parse(rest, &[])?)?;
+            let t = trace(&p).map_err(|e| e.to_string())?;
+            Ok(format!("{:016x}\n", t.fingerprint()))
+        }
+        "help" | "--help" | "-h" => Ok(USAGE.to_string()),
+        other => Err(format!("unknown command '{other}'; accepted explain, schedule, amplify, link, fingerprint, help")),
+    }
+}
+
+fn params(a: &Args) -> Result<Params, String> {
+    match a.positional.as_slice() {
+        [q] => q.parse::<Params>().map_err(|e| e.to_string()),
+        [] => Err("missing the query: pass one link or query in quotes, e.g. 'preset=chapter'".into()),
+        _ => Err("expected one query; quote it so the shell keeps the & inside".into()),
+    }
+}
+
+fn ms(m: retry_model::Micros) -> Value {
+    json!(m.as_millis_f64())
+}
+
+fn cmd_explain(a: &Args) -> Result<String, String> {
+    let fmt = a.format(&["text", "json"])?;
+    let p = params(a)?;
+    let t = trace(&p).map_err(|e| e.to_string())?;
+    if fmt == "json" {
+        let steps: Vec<Value> = t
+            .steps
+            .iter()
+            .map(|s| {
+                let af = &s.after;
+                json!({
+                    "attempt": s.plan.attempt,
+                    "t_ms": ms(s.plan.start),
+                    "remaining_ms": s.plan.remaining.map(ms),
+                    "timeout_ms": ms(s.plan.timeout),
+                    "timeout_why": s.plan.why,
+                    "outcome": s.outcome.to_string(),
+                    "took_ms": ms(s.took),
+                    "cut_off": s.cut_off,
+                    "verdict": af.classification.verdict.name(),
+                    "retryable": af.classification.retryable,
+                    "reason": af.classification.reason.name(),
+                    "explanation": af.classification.reason.explain(),
+                    "attempts_left": af.attempts_left,
+                    "remaining_after_ms": af.remaining.map(ms),
+                    "budget": af.budget.map(|b| json!({
+                        "allowed": b.allowed,
+                        "level": b.level.milli as f64 / 1000.0,
+                        "cost": b.cost_milli as f64 / 1000.0,
+                    })),
+                    "budget_after": s.budget_after.map(|l| l.milli as f64 / 1000.0),
+                    "ceiling_ms": af.draw.map(|d| ms(d.ceiling)),
+                    "drawn_ms": af.draw.map(|d| ms(d.wait)),
+                    "wait_ms": af.wait.map(ms),
+                    "wait_source": af.wait_source,
+                    "need_ms": af.fit.map(|f| ms(f.need)),
+                    "fits": af.fit.map(|f| f.fits),
+                    "decision": af.stop.map_or("retry", |r| r.name()),
+                })
+            })
+            .collect();
+        let v = json!({
+            "link": p.to_string(),
+            "steps": steps,
+            "stop_reason": t.stop_reason.name(),
+            "end_ms": ms(t.end),
+            "fingerprint": format!("{:016x}", t.fingerprint()),
+        });
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+    }
+    let e = explain(&p, &t);
+    let mut out = String::new();
+    for l in &e.intro {
+        let _ = writeln!(out, "{l}");
+    }
+    for s in &e.steps {
+        let _ = writeln!(out);
+        for (i, l) in s.lines.iter().enumerate() {
+            let _ = writeln!(out, "{}{l}", if i == 0 { "" } else { "  " });
+        }
+    }
+    let _ = writeln!(out, "\n{}", e.outcome);
+    Ok(out)
+}
+
+fn cmd_schedule(a: &Args) -> Result<String, String> {
+    let fmt = a.format(&["table", "json", "csv"])?;
+    let mut p = params(a)?;
+    if let Some(c) = a.flags.get("clients") {
+        p.clients = match c.parse::<u32>() {
+            Ok(n) if (1..=MAX_CLIENTS).contains(&n) => n,
+            _ => return Err(format!("--clients: '{c}' is not a whole number in [1, {MAX_CLIENTS}]")),
+        };
+    }
+    let s = schedule(&p).map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    match fmt {
+        "json" => {
+            let retries: Vec<Value> = s
+                .retries
+                .iter()
+                .map(|r| json!({
+                    "retry": r.retry,
+                    "low_ms": ms(r.low),
+                    "ceiling_ms": ms(r.ceiling),
+                    "waits_ms": r.waits.iter().map(|w| ms(*w)).collect::<Vec<_>>(),
+                }))
+                .collect();
+            let v = json!({ "link": p.to_string(), "clients": s.clients, "retries": retries });
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        }
+        "csv" => {
+            let _ = writeln!(out, "retry,client,low_ms,ceiling_ms,wait_ms");
+            for r in &s.retries {
+                for (c, w) in r.waits.iter().enumerate() {
+                    let _ = writeln!(out, "{},{},{},{},{}", r.retry, c, r.low.as_millis_f64(), r.ceiling.as_millis_f64(), w.as_millis_f64());
+                }
+            }
+        }
+        _ => {
+            let _ = writeln!(out, "{} ({} clients, seed {})", p, s.clients, p.seed);
+            let _ = writeln!(out, "{:>5}  {:>12}  {:>12}  {:>12}  waits", "retry", "low", "ceiling", "mean");
+            for (r, mean) in s.retries.iter().zip(s.means()) {
+                let shown: Vec<String> = r.waits.iter().take(8).map(|w| w.human()).collect();
+                let more = if r.waits.len() > 8 { format!(", ... ({} more)", r.waits.len() - 8) } else { String::new() };
+                let _ = writeln!(out, "{:>5}  {:>12}  {:>12}  {:>12}  {}{}", r.retry, r.low.human(), r.ceiling.human(), mean.human(), shown.join(", "), more);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn cmd_amplify(a: &Args) -> Result<String, String> {
+    let fmt = a.format(&["table", "json"])?;
+    let layers_text = match a.positional.as_slice() {
+        [l] => l,
+        [] => return Err("missing the layers: attempts per layer, top first, e.g. 3,3,3".into()),
+        _ => return Err("expected one list of layers, e.g. 3,3,3".into()),
+    };
+    let layers: Vec<u32> = layers_text
+        .split(',')
+        .map(|k| k.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("layers: '{layers_text}' is not a comma-separated list of attempts per layer in [1, 100]"))?;
+    let p = match a.flags.get("p") {
+        None => 1.0,
+        Some(v) => match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && (0.0..=1.0).contains(&x) => x,
+            _ => return Err(format!("--p: '{v}' is not a probability in [0, 1]")),
+        },
+    };
+    let r = amplify(&layers, p).map_err(|e| e.to_string())?;
+    if fmt == "json" {
+        let v = json!({
+            "layers": r.layers,
+            "p": r.p,
+            "worst_case": r.worst_case,
+            "expected": r.expected,
+            "failure_probability": r.failure_probability,
+            "rows": r.rows.iter().map(|row| json!({
+                "layer": row.layer,
+                "attempts": row.attempts,
+                "worst_calls_in": row.worst_calls_in,
+                "worst_calls_out": row.worst_calls_out,
+                "expected_calls_out": row.expected_calls_out,
+                "failure_probability": row.failure_probability,
+            })).collect::<Vec<_>>(),
+            "fix": { "layers": r.fix_layers, "worst_case": r.fix_worst_case, "expected": r.fix_expected },
+        });
+        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+    }
+    let mut out = String::new();
+    let product: Vec<String> = r.layers.iter().map(|k| k.to_string()).collect();
+    let _ = writeln!(out, "worst case (every bottom call fails): {} = {} bottom calls per user request", product.join(" x "), r.worst_case);
+    let _ = writeln!(out, "expected at p = {}: {:.4} bottom calls; the request fails with probability {:.3e}", r.p, r.expected, r.failure_probability);
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{:>5}  {:>8}  {:>14}  {:>15}  {:>18}  {:>10}", "layer", "attempts", "worst calls in", "worst calls out", "expected calls out", "P(fails)");
+    for row in &r.rows {
+        let _ = writeln!(
+            out,
+            "{:>5}  {:>8}  {:>14}  {:>15}  {:>18.4}  {:>10.3e}",
+            row.layer, row.attempts, row.worst_calls_in, row.worst_calls_out, row.expected_calls_out, row.failure_probability
+        );
+    }
+    let fix: Vec<String> = r.fix_layers.iter().map(|k| k.to_string()).collect();
+    let _ = writeln!(out);
+    let _ = writeln!(
+        out,
+        "fix, retry at one layer only ({}): worst case {}, expected {:.4} bottom calls",
+        fix.join(","),
+        r.fix_worst_case,
+        r.fix_expected
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_s(args: &[&str]) -> Result<String, String> {
+        run(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn explain_json_has_the_documented_keys() {
+        let out = run_s(&["explain", "preset=chapter", "--format", "json"]).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let steps = v["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), 3);
+        for key in ["attempt", "t_ms", "remaining_ms", "timeout_ms", "outcome", "decision", "reason", "ceiling_ms", "wait_ms", "fits"] {
+            assert!(steps[0].get(key).is_some(), "missing {key}");
+        }
+        assert_eq!(steps[0]["remaining_ms"], json!(9900.0));
+        assert_eq!(steps[1]["remaining_ms"], json!(6800.0));
+        assert_eq!(steps[2]["remaining_ms"], json!(3600.0));
+        assert_eq!(steps[0]["wait_ms"], json!(100.0));
+        assert_eq!(v["stop_reason"], json!("attempts_used_up"));
+    }
+
+    #[test]
+    fn explain_text_shows_the_arithmetic() {
+        let out = run_s(&["explain", "preset=guide-700ms"]).unwrap();
+        assert!(out.contains("= 750 ms > 700 ms remaining -> refused before sleeping"), "{out}");
+        let out = run_s(&["explain", "preset=guide-700ms&waits=150ms"]).unwrap();
+        assert!(out.contains("= 650 ms <= 700 ms remaining -> fits"), "{out}");
+    }
+
+    #[test]
+    fn schedule_formats() {
+        let out = run_s(&["schedule", "backoff=full&base=10ms&cap=2s&attempts=11", "--clients", "3", "--format", "csv"]).unwrap();
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows[0], "retry,client,low_ms,ceiling_ms,wait_ms");
+        assert_eq!(rows.len(), 1 + 10 * 3);
+        let ceilings: Vec<f64> = rows[1..].iter().step_by(3).map(|r| r.split(',').nth(3).unwrap().parse().unwrap()).collect();
+        assert_eq!(ceilings, [10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2000.0, 2000.0]);
+        let v: Value = serde_json::from_str(&run_s(&["schedule", "attempts=3", "--clients", "4", "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(v["retries"][1]["waits_ms"].as_array().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn amplify_numbers() {
+        let v: Value = serde_json::from_str(&run_s(&["amplify", "3,3,3", "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(v["worst_case"], json!(27));
+        assert_eq!(v["fix"]["worst_case"], json!(3));
+        let out = run_s(&["amplify", "4,4,4"]).unwrap();
+        assert!(out.contains("4 x 4 x 4 = 64"), "{out}");
+        let v: Value = serde_json::from_str(&run_s(&["amplify", "3", "--p", "0.5", "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(v["expected"], json!(1.75));
+    }
+
+    #[test]
+    fn errors_are_one_line_naming_the_key_or_flag() {
+        let cases: [(&[&str], &str); 9] = [
+            (&["explain", "attempts=0"], "attempts:"),
+            (&["explain", "base=3s&cap=1s"], "base:"),
+            (&["explain", "preset=chapter", "--format", "xml"], "--format:"),
+            (&["explain", "bogus=1"], "unknown key 'bogus'"),
+            (&["schedule", "attempts=3", "--clients", "0"], "--clients:"),
+            (&["amplify", "3,x"], "layers:"),
+            (&["amplify", "3,3", "--p", "2"], "--p:"),
+            (&["explain", "seed=1", "--verbose", "1"], "--verbose:"),
+            (&["frobnicate"], "unknown command"),
+        ];
+        for (args, needle) in cases {
+            let e = run_s(args).unwrap_err();
+            assert!(e.contains(needle), "{args:?}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
+}
