@@ -1,0 +1,207 @@
+//! The backoff-schedule chart: each retry's ceiling and one dot per client's drawn wait.
+//!
+//! Drawing only: the numbers come from `retry_model::schedule`. The returned [`CoordMap`] turns
+//! a pointer position back into the nearest dot, for the hover readout.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::{BackoffKind, Schedule};
+
+/// Where each dot landed, in canvas pixels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CoordMap {
+    dots: Vec<Dot>,
+}
+
+/// One drawn dot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dot {
+    /// Pixel position.
+    pub x: f64,
+    /// Pixel position.
+    pub y: f64,
+    /// Which client.
+    pub client: u32,
+    /// Which retry (1-based).
+    pub retry: u32,
+}
+
+impl CoordMap {
+    /// The dot nearest to `(x, y)` within `radius` pixels.
+    pub fn nearest(&self, x: f64, y: f64, radius: f64) -> Option<Dot> {
+        self.dots
+            .iter()
+            .map(|d| (d, (d.x - x).powi(2) + (d.y - y).powi(2)))
+            .filter(|(_, d2)| *d2 <= radius * radius)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(d, _)| *d)
+    }
+
+    /// How many dots were drawn.
+    pub fn len(&self) -> usize {
+        self.dots.len()
+    }
+
+    /// True when nothing was drawn.
+    pub fn is_empty(&self) -> bool {
+        self.dots.is_empty()
+    }
+}
+
+/// The horizontal offset of client `c` of `n` inside its retry's column, in `[-0.36, 0.36]`.
+pub fn spread(c: u32, n: u32) -> f64 {
+    if n <= 1 {
+        0.0
+    } else {
+        (f64::from(c) / f64::from(n - 1) - 0.5) * 0.72
+    }
+}
+
+const CEILING: RGBColor = RGBColor(200, 60, 40);
+const DOT: RGBColor = RGBColor(40, 90, 170);
+const MEAN: RGBColor = RGBColor(20, 20, 20);
+const HIGHLIGHT: RGBColor = RGBColor(230, 140, 0);
+
+/// Draws the schedule on `area` (sized in device pixels; `scale` is the devicePixelRatio).
+pub fn draw_schedule<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &Schedule,
+    kind: BackoffKind,
+    highlight: Option<u32>,
+    scale: f64,
+) -> Result<CoordMap, String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = s.retries.len() as u32;
+    if n == 0 {
+        area.draw(&Text::new(
+            "One attempt: no retries, so no waits to draw. Raise attempts to see the schedule.",
+            (px(20.0), px(40.0)),
+            font(15.0),
+        ))
+        .map_err(|e| e.to_string())?;
+        return Ok(CoordMap::default());
+    }
+    let max_ms = s
+        .retries
+        .iter()
+        .map(|r| r.ceiling.max(r.waits.iter().copied().max().unwrap_or_default()).as_millis_f64())
+        .fold(1.0f64, f64::max)
+        * 1.08;
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(12.0))
+        .x_label_area_size(px(46.0))
+        .y_label_area_size(px(70.0))
+        .caption(format!("Waits before each retry: {} ({} clients)", kind, s.clients), font(16.0))
+        .build_cartesian_2d(0.5f64..(f64::from(n) + 0.5), 0.0f64..max_ms)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc("retry number (retry k is attempt k+1)")
+        .y_desc("wait (ms)")
+        .x_labels((n as usize).min(20))
+        .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-6 { format!("{}", x.round() as i64) } else { String::new() })
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(font(12.0))
+        .axis_desc_style(font(13.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+
+    let clients = s.clients;
+    let r = (if clients > 400 { 1.5 } else if clients > 100 { 2.0 } else { 3.0 }) * scale;
+    let mut map = CoordMap::default();
+    let dots = s.retries.iter().flat_map(|col| {
+        col.waits.iter().enumerate().map(move |(c, w)| (f64::from(col.retry) + spread(c as u32, clients), w.as_millis_f64()))
+    });
+    chart
+        .draw_series(dots.map(|(x, y)| Circle::new((x, y), r as i32, DOT.mix(0.55).filled())))
+        .map_err(|e| e.to_string())?
+        .label("drawn wait (one dot per client)")
+        .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(3.0), DOT.filled()));
+    for col in &s.retries {
+        for (c, w) in col.waits.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(f64::from(col.retry) + spread(c as u32, clients), w.as_millis_f64()));
+            map.dots.push(Dot { x: f64::from(x), y: f64::from(y), client: c as u32, retry: col.retry });
+        }
+    }
+    let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
+    chart
+        .draw_series(s.retries.iter().map(|col| {
+            let y = col.ceiling.as_millis_f64();
+            let x = f64::from(col.retry);
+            PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], ceiling_style)
+        }))
+        .map_err(|e| e.to_string())?
+        .label("ceiling (largest possible wait)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], ceiling_style));
+    let jittered = kind.is_jittered();
+    if jittered {
+        let low_style = ShapeStyle::from(&CEILING.mix(0.6)).stroke_width(px(1.0) as u32);
+        chart
+            .draw_series(s.retries.iter().filter(|c| c.low.as_micros() > 0).map(|col| {
+                let y = col.low.as_millis_f64();
+                let x = f64::from(col.retry);
+                PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], low_style)
+            }))
+            .map_err(|e| e.to_string())?;
+        let mean_style = ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32);
+        chart
+            .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
+                let x = i as f64 + 1.0;
+                PathElement::new(vec![(x - 0.2, m.as_millis_f64()), (x + 0.2, m.as_millis_f64())], mean_style)
+            }))
+            .map_err(|e| e.to_string())?
+            .label("mean of the drawn waits")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], mean_style));
+    }
+    if let Some(h) = highlight.filter(|h| *h < clients) {
+        let path: Vec<(f64, f64)> = s
+            .retries
+            .iter()
+            .filter_map(|col| col.waits.get(h as usize).map(|w| (f64::from(col.retry) + spread(h, clients), w.as_millis_f64())))
+            .collect();
+        let style = ShapeStyle::from(&HIGHLIGHT).stroke_width(px(2.0) as u32);
+        chart.draw_series(std::iter::once(PathElement::new(path.clone(), style))).map_err(|e| e.to_string())?;
+        chart
+            .draw_series(path.into_iter().map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())))
+            .map_err(|e| e.to_string())?
+            .label(format!("client {h}'s waits"))
+            .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(4.0), HIGHLIGHT.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(font(12.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_is_symmetric_and_bounded() {
+        assert_eq!(spread(0, 1), 0.0);
+        assert!((spread(0, 11) + spread(10, 11)).abs() < 1e-12);
+        assert!(spread(10, 11) <= 0.36 + 1e-12);
+    }
+
+    #[test]
+    fn nearest_dot() {
+        let map = CoordMap {
+            dots: vec![
+                Dot { x: 10.0, y: 10.0, client: 0, retry: 1 },
+                Dot { x: 30.0, y: 10.0, client: 1, retry: 1 },
+            ],
+        };
+        assert_eq!(map.nearest(28.0, 11.0, 6.0).unwrap().client, 1);
+        assert!(map.nearest(100.0, 100.0, 6.0).is_none());
+    }
+}

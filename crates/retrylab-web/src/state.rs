@@ -1,0 +1,171 @@
+//! The page's state and its pure update function. No DOM here, so it is tested natively.
+
+use retry_model::{schedule, trace, ConfigError, Params, Preset, Schedule, Trace};
+
+/// What the user did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Msg {
+    /// A control changed: link key and its link text.
+    Set(&'static str, String),
+    /// A preset was picked ("" for none: back to the defaults).
+    Preset(String),
+    /// The page opened (or went back) with this query.
+    Load(String),
+    /// The pointer is over this schedule dot (client index), or left the chart.
+    Hover(Option<u32>),
+}
+
+/// Everything the page shows, derived from the link.
+pub struct State {
+    /// The settings shown and shared.
+    pub params: Params,
+    /// Problems with the last input, each naming its key. The rest of the page keeps the last
+    /// good settings.
+    pub errors: Vec<ConfigError>,
+    /// The schedule drawn on the chart.
+    pub schedule: Schedule,
+    /// The traced request.
+    pub trace: Trace,
+    /// The client highlighted across every retry, if any.
+    pub hover: Option<u32>,
+}
+
+impl State {
+    /// The state for a query, applying every good key and listing the bad ones.
+    pub fn from_query(query: &str) -> State {
+        let (params, mut errors) = Params::parse_lenient(query);
+        match Self::derive(&params) {
+            Ok((schedule, trace)) => State { params, errors, schedule, trace, hover: None },
+            Err(e) => {
+                errors.push(e);
+                let params = Params::default();
+                let (schedule, trace) = Self::derive(&params).expect("the defaults are valid");
+                State { params, errors, schedule, trace, hover: None }
+            }
+        }
+    }
+
+    fn derive(p: &Params) -> Result<(Schedule, Trace), ConfigError> {
+        Ok((schedule(p)?, trace(p)?))
+    }
+
+    /// The query to put in the address bar.
+    pub fn link(&self) -> String {
+        self.params.to_string()
+    }
+
+    /// Applies a message. Returns true when the link changed.
+    pub fn update(&mut self, msg: Msg) -> bool {
+        match msg {
+            Msg::Hover(h) => {
+                self.hover = h.filter(|c| *c < self.schedule.clients);
+                false
+            }
+            Msg::Load(q) => {
+                *self = State::from_query(&q);
+                true
+            }
+            Msg::Preset(name) => {
+                let mut next = Params::default();
+                let res = if name.is_empty() { Ok(()) } else { next.set("preset", &name) };
+                self.try_apply(res.map(|_| next))
+            }
+            Msg::Set(key, value) => {
+                let mut next = self.params.clone();
+                let res = next.set(key, &value);
+                // Any edit leaves the preset's exact settings, but the link keeps naming the preset
+                // it started from, with the edits written after it.
+                self.try_apply(res.map(|_| next))
+            }
+        }
+    }
+
+    fn try_apply(&mut self, next: Result<Params, ConfigError>) -> bool {
+        let next = match next {
+            Ok(n) => n,
+            Err(e) => {
+                self.set_error(e);
+                return false;
+            }
+        };
+        match Self::derive(&next) {
+            Ok((schedule, trace)) => {
+                self.errors.clear();
+                self.params = next;
+                self.schedule = schedule;
+                self.trace = trace;
+                self.hover = self.hover.filter(|c| *c < self.schedule.clients);
+                true
+            }
+            Err(e) => {
+                self.set_error(e);
+                false
+            }
+        }
+    }
+
+    fn set_error(&mut self, e: ConfigError) {
+        self.errors.retain(|old| old.field != e.field);
+        self.errors.push(e);
+    }
+
+    /// The preset names for the menu.
+    pub fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {
+        Preset::ALL.into_iter().map(|p| (p.name(), p.title()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_keeps_the_last_good_state() {
+        let mut s = State::from_query("attempts=4");
+        let before = s.trace.fingerprint();
+        assert!(!s.update(Msg::Set("base", "50s".into())), "base > cap is refused");
+        assert_eq!(s.errors.len(), 1);
+        assert_eq!(s.errors[0].field, "base");
+        assert_eq!(s.trace.fingerprint(), before);
+        assert!(s.update(Msg::Set("base", "200ms".into())));
+        assert!(s.errors.is_empty());
+        assert_eq!(s.link(), "v=1&attempts=4&base=200ms");
+    }
+
+    #[test]
+    fn bad_link_applies_the_good_keys() {
+        let s = State::from_query("?attempts=5&clients=zero&seed=3");
+        assert_eq!(s.params.policy.max_attempts, 5);
+        assert_eq!(s.params.seed, 3);
+        assert_eq!(s.errors[0].field, "clients");
+        assert_eq!(s.schedule.retries.len(), 4);
+    }
+
+    #[test]
+    fn invalid_combination_falls_back_to_defaults_with_a_message() {
+        let s = State::from_query("base=9s&cap=1s");
+        assert_eq!(s.errors[0].field, "base");
+        assert_eq!(s.params, Params::default());
+    }
+
+    #[test]
+    fn preset_then_edit() {
+        let mut s = State::from_query("");
+        assert!(s.update(Msg::Preset("guide-700ms".into())));
+        assert_eq!(s.trace.stop_reason.name(), "wont_fit");
+        assert!(s.update(Msg::Set("waits", "150ms".into())));
+        assert_eq!(s.trace.stop_reason.name(), "success");
+        assert_eq!(s.link(), "v=1&preset=guide-700ms&waits=150ms");
+        assert!(!s.update(Msg::Preset("nope".into())));
+        assert_eq!(s.errors[0].field, "preset");
+    }
+
+    #[test]
+    fn hover_is_bounded() {
+        let mut s = State::from_query("clients=5");
+        s.update(Msg::Hover(Some(4)));
+        assert_eq!(s.hover, Some(4));
+        s.update(Msg::Hover(Some(5)));
+        assert_eq!(s.hover, None);
+    }
+}

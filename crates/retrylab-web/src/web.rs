@@ -1,0 +1,251 @@
+//! DOM glue for wasm32: reads the controls, keeps the address bar in step with the state, draws.
+
+use crate::chart::{draw_schedule, CoordMap};
+use crate::controls::{key_of, to_control, to_link, Kind, CONTROLS};
+use crate::state::{Msg, State};
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use retry_model::{explain, BackoffKind};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
+
+struct App {
+    state: State,
+    map: CoordMap,
+    renders: u32,
+}
+
+fn document() -> Document {
+    web_sys::window().and_then(|w| w.document()).expect("a document")
+}
+
+fn by_id(id: &str) -> Option<Element> {
+    document().get_element_by_id(id)
+}
+
+/// Starts the page: restores the link, fills the menus, wires the events, draws.
+pub fn start() -> Result<(), JsValue> {
+    console_error_panic_hook::set_once();
+    let doc = document();
+    fill_menus(&doc)?;
+    let query = web_sys::window().map(|w| w.location().search().unwrap_or_default()).unwrap_or_default();
+    let app = Rc::new(RefCell::new(App { state: State::from_query(&query), map: CoordMap::default(), renders: 0 }));
+    render(&mut app.borrow_mut(), true);
+
+    // One delegated handler for every control; text fields apply on change, the rest on input.
+    for event in ["input", "change"] {
+        let app = app.clone();
+        let handler = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+            let id = target.id();
+            let is_text = target.get_attribute("type").as_deref() == Some("text");
+            if (e.type_() == "input") == is_text && id != "preset" {
+                return;
+            }
+            let msg = if id == "preset" {
+                if e.type_() != "change" {
+                    return;
+                }
+                Msg::Preset(target.dyn_ref::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default())
+            } else if let Some((key, kind)) = key_of(&id) {
+                let (value, checked) = control_value(&target);
+                Msg::Set(key, to_link(kind, &value, checked))
+            } else {
+                return;
+            };
+            let mut a = app.borrow_mut();
+            let changed = a.state.update(msg);
+            let rewrite = id == "preset";
+            render(&mut a, rewrite || !changed);
+        });
+        by_id("controls").ok_or("no #controls")?.add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())?;
+        handler.forget(); // page-lifetime handler
+    }
+
+    let canvas = by_id("schedule").ok_or("no #schedule")?;
+    {
+        let app = app.clone();
+        let on_move = Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+            let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0);
+            let (x, y) = (f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr);
+            let mut a = app.borrow_mut();
+            let hit = a.map.nearest(x, y, 10.0 * dpr).map(|d| d.client);
+            if hit != a.state.hover {
+                a.state.update(Msg::Hover(hit));
+                draw(&mut a);
+            }
+        });
+        canvas.add_event_listener_with_callback("pointermove", on_move.as_ref().unchecked_ref())?;
+        on_move.forget();
+    }
+    {
+        let app = app.clone();
+        let on_leave = Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |_| {
+            let mut a = app.borrow_mut();
+            if a.state.hover.is_some() {
+                a.state.update(Msg::Hover(None));
+                draw(&mut a);
+            }
+        });
+        canvas.add_event_listener_with_callback("pointerleave", on_leave.as_ref().unchecked_ref())?;
+        on_leave.forget();
+    }
+    {
+        let app = app.clone();
+        let on_resize = Closure::<dyn FnMut()>::new(move || draw(&mut app.borrow_mut()));
+        web_sys::window().ok_or("no window")?.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
+        on_resize.forget();
+    }
+    doc.body().ok_or("no body")?.set_attribute("data-ready", "true")?;
+    Ok(())
+}
+
+fn control_value(el: &Element) -> (String, bool) {
+    if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
+        (i.value(), i.checked())
+    } else if let Some(s) = el.dyn_ref::<HtmlSelectElement>() {
+        (s.value(), false)
+    } else {
+        (String::new(), false)
+    }
+}
+
+fn fill_menus(doc: &Document) -> Result<(), JsValue> {
+    let preset = by_id("preset").ok_or("no #preset")?;
+    for (name, title) in State::presets() {
+        let o = doc.create_element("option")?;
+        o.set_attribute("value", name)?;
+        o.set_text_content(Some(title));
+        preset.append_child(&o)?;
+    }
+    let backoff = by_id("backoff").ok_or("no #backoff")?;
+    for k in BackoffKind::ALL {
+        let o = doc.create_element("option")?;
+        o.set_attribute("value", k.name())?;
+        o.set_text_content(Some(k.name()));
+        backoff.append_child(&o)?;
+    }
+    Ok(())
+}
+
+/// Writes everything the state shows. `write_controls` also rewrites the controls from the
+/// state (after a preset, a load, or a refused value); otherwise the field being edited is left
+/// alone.
+fn render(a: &mut App, write_controls: bool) {
+    let doc = document();
+    let s = &a.state;
+    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{}", s.link())));
+    }
+    let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
+    for (key, kind) in CONTROLS {
+        let Some(el) = by_id(key) else { continue };
+        let invalid = s.errors.iter().any(|e| e.field == key);
+        let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
+        if !write_controls && key == active {
+            continue;
+        }
+        if invalid {
+            continue;
+        }
+        let text = s.params.get(key).unwrap_or_default();
+        if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
+            if kind == Kind::Check {
+                i.set_checked(text == "true");
+            } else {
+                i.set_value(&to_control(kind, &text));
+            }
+        } else if let Some(sel) = el.dyn_ref::<HtmlSelectElement>() {
+            sel.set_value(&text);
+        }
+    }
+    if let Some(p) = by_id("preset").and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
+        p.set_value(s.params.preset.map_or("", |p| p.name()));
+    }
+    if let Some(errors) = by_id("errors") {
+        errors.set_inner_html("");
+        for e in &s.errors {
+            if let Ok(p) = doc.create_element("p") {
+                p.set_text_content(Some(&e.to_string()));
+                let _ = errors.append_child(&p);
+            }
+        }
+        let _ = errors.set_attribute("data-count", &s.errors.len().to_string());
+    }
+    render_trace(&doc, s);
+    if let Some(link) = by_id("share-link") {
+        let href = web_sys::window().map(|w| w.location().href().unwrap_or_default()).unwrap_or_default();
+        let _ = link.set_attribute("href", &href);
+        link.set_text_content(Some(&format!("?{}", s.link())));
+    }
+    draw(a);
+    a.renders += 1;
+    if let Some(body) = doc.body() {
+        let _ = body.set_attribute("data-renders", &a.renders.to_string());
+    }
+}
+
+fn render_trace(doc: &Document, s: &State) {
+    let e = explain(&s.params, &s.trace);
+    if let Some(intro) = by_id("trace-intro") {
+        intro.set_text_content(Some(&e.intro.join("\n")));
+    }
+    if let Some(list) = by_id("trace-steps") {
+        list.set_inner_html("");
+        for step in &e.steps {
+            let Ok(li) = doc.create_element("li") else { continue };
+            let _ = li.set_attribute("data-attempt", &step.attempt.to_string());
+            for (i, line) in step.lines.iter().enumerate() {
+                if let Ok(p) = doc.create_element(if i == 0 { "h3" } else { "p" }) {
+                    p.set_text_content(Some(line));
+                    let _ = li.append_child(&p);
+                }
+            }
+            let _ = list.append_child(&li);
+        }
+    }
+    if let Some(out) = by_id("trace-outcome") {
+        out.set_text_content(Some(&e.outcome));
+        let _ = out.set_attribute("data-stop", s.trace.stop_reason.name());
+    }
+}
+
+fn draw(a: &mut App) {
+    let Some(canvas) = by_id("schedule").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()) else { return };
+    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+    let css_w = f64::from(canvas.client_width().max(320));
+    let css_h = (css_w * 0.5).clamp(260.0, 460.0);
+    let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+        let _ = canvas.style().set_property("height", &format!("{css_h}px"));
+    }
+    let s = &a.state;
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else { return };
+    let area = backend.into_drawing_area();
+    match draw_schedule(&area, &s.schedule, s.params.policy.backoff.kind, s.hover, dpr) {
+        Ok(map) => a.map = map,
+        Err(e) => web_sys::console::error_1(&format!("chart: {e}").into()),
+    }
+    let ceilings: Vec<String> = s.schedule.retries.iter().map(|r| format!("{}", r.ceiling.as_millis_f64())).collect();
+    let means: Vec<String> = s.schedule.means().iter().map(|m| format!("{}", m.as_millis_f64())).collect();
+    let _ = canvas.set_attribute("data-kind", s.params.policy.backoff.kind.name());
+    let _ = canvas.set_attribute("data-ceilings", &ceilings.join(","));
+    let _ = canvas.set_attribute("data-means", &means.join(","));
+    let _ = canvas.set_attribute("data-clients", &s.schedule.clients.to_string());
+    let _ = canvas.set_attribute("data-dots", &a.map.len().to_string());
+    if let Some(readout) = by_id("readout") {
+        let text = match s.hover {
+            Some(c) => {
+                let waits: Vec<String> = s.schedule.retries.iter().filter_map(|r| r.waits.get(c as usize).map(|w| w.human())).collect();
+                format!("client {c}: waits {}", waits.join(" -> "))
+            }
+            None => "Point at a dot to follow one client's waits across its retries.".to_string(),
+        };
+        readout.set_text_content(Some(&text));
+    }
+}
