@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test: native unit, property and golden tests; the no_std build of the core; the
+# wasm tests in Node; the release page build; the browser test in headless Chromium.
+# Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --browser
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+step() { printf '\n== %s\n' "$*"; }
+
+step "native tests (unit, property, golden, doc)"
+cargo test --workspace --locked
+
+step "the core builds without std (wasm32v1-none)"
+cargo build -p retry-model --no-default-features --target wasm32v1-none --locked
+
+step "wasm tests in Node (fingerprints equal native)"
+cargo test -p retrylab-web --target wasm32-unknown-unknown --locked
+
+step "release build of the page (Trunk)"
+trunk build --release
+
+wasm=$(ls dist/*.wasm | head -n1)
+js=$(ls dist/*.js | head -n1)
+printf 'wasm %s: %s bytes raw, %s gzip; js glue: %s bytes raw, %s gzip\n' "$(basename "$wasm")" \
+  "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)" "$(stat -c %s "$js")" "$(gzip -9c "$js" | wc -c)"
+
+step "browser test (headless Chromium)"
+node tests/e2e.mjs
+
+step "all tests passed"
