@@ -1,0 +1,199 @@
+// Browser end-to-end test: serves dist/ and drives the page in headless Chromium.
+// Run by scripts/test.sh after `trunk build`. Screenshots go to tests/artifacts/.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+
+const PORT = Number(process.env.E2E_PORT || 8097);
+const BASE = `http://127.0.0.1:${PORT}`;
+const ARTIFACTS = new URL('./artifacts/', import.meta.url).pathname;
+mkdirSync(ARTIFACTS, { recursive: true });
+
+const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', 'dist'], { stdio: 'ignore' });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    `--user-data-dir=${mkdtempSync(join(tmpdir(), 'retrylab-e2e-'))}`],
+});
+
+let passed = 0;
+const failures = [];
+async function check(name, fn) {
+  try { await fn(); passed++; console.log(`ok   ${name}`); }
+  catch (e) { failures.push(name); console.log(`FAIL ${name}\n     ${String(e.message).split('\n').join('\n     ')}`); }
+}
+
+async function waitForServer() {
+  for (let i = 0; i < 100; i++) {
+    try { const r = await fetch(BASE + '/'); if (r.ok) return; } catch {}
+    await new Promise(r => setTimeout(r, 100));
+  }
+  throw new Error('the static server did not start');
+}
+
+async function openPage(query = '', scale = 1) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: scale });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', e => errors.push(String(e)));
+  await page.goto(BASE + '/' + query);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  return { page, context, errors };
+}
+
+const renders = page => page.evaluate(() => Number(document.body.dataset.renders));
+async function change(page, selector, value) {
+  const before = await renders(page);
+  const el = page.locator(selector);
+  const tag = await el.evaluate(e => e.tagName);
+  if (tag === 'SELECT') await el.selectOption(value);
+  else { await el.fill(String(value)); await el.dispatchEvent('change'); }
+  await page.waitForFunction(b => Number(document.body.dataset.renders) > b, before, { timeout: 5000 });
+}
+const attr = (page, sel, name) => page.locator(sel).getAttribute(name);
+const canvasPixels = page => page.evaluate(() => document.getElementById('schedule').toDataURL());
+const stepTexts = page => page.locator('#trace-steps li').allInnerTexts();
+
+try {
+  await waitForServer();
+
+  await check('the page loads with the defaults, draws the schedule and the trace, no console errors', async () => {
+    const { page, context, errors } = await openPage();
+    assert.equal(await attr(page, '#schedule', 'data-kind'), 'full');
+    assert.equal(await attr(page, '#schedule', 'data-ceilings'), '100,200');
+    assert.equal(await attr(page, '#schedule', 'data-dots'), '40', '2 retries x 20 clients');
+    assert.equal(await page.locator('#trace-steps li').count(), 3);
+    assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'success');
+    assert.match(page.url(), /\?v=1$/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('changing the kind redraws the chart: exponential waits all sit on the ceiling', async () => {
+    const { page, context, errors } = await openPage('?attempts=6');
+    const before = await canvasPixels(page);
+    const meansFull = (await attr(page, '#schedule', 'data-means')).split(',').map(Number);
+    const ceilings = (await attr(page, '#schedule', 'data-ceilings')).split(',').map(Number);
+    assert.deepEqual(ceilings, [100, 200, 400, 800, 1600]);
+    assert.ok(meansFull.every((m, i) => m < ceilings[i]), 'full-jitter means sit below the ceilings');
+    await change(page, '#backoff', 'exponential');
+    assert.equal(await attr(page, '#schedule', 'data-kind'), 'exponential');
+    assert.equal(await attr(page, '#schedule', 'data-means'), ceilings.join(','));
+    assert.notEqual(await canvasPixels(page), before, 'the canvas changed');
+    await change(page, '#backoff', 'equal');
+    const meansEqual = (await attr(page, '#schedule', 'data-means')).split(',').map(Number);
+    assert.ok(meansEqual.every((m, i) => m >= ceilings[i] / 2 && m <= ceilings[i]));
+    assert.match(page.url(), /[?&]backoff=equal/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('changing attempts changes the step trace and the link', async () => {
+    const { page, context, errors } = await openPage();
+    await change(page, '#attempts', 2);
+    const steps = await stepTexts(page);
+    assert.equal(steps.length, 2);
+    assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'attempts_used_up');
+    assert.match(steps[1], /attempts: 2 of 2 used, 0 left/);
+    assert.equal(await attr(page, '#schedule', 'data-ceilings'), '100');
+    assert.match(page.url(), /\?v=1&attempts=2$/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('the chapter preset shows every subtraction of the deadline walk', async () => {
+    const { page, context, errors } = await openPage();
+    await change(page, '#preset', 'chapter');
+    const steps = await stepTexts(page);
+    assert.equal(steps.length, 3);
+    assert.match(steps[0], /remaining 9\.9 s -> timeout = min\(3 s, 9\.9 s\) = 3 s/);
+    assert.match(steps[1], /remaining 6\.8 s -> timeout = min\(3 s, 6\.8 s\) = 3 s/);
+    assert.match(steps[2], /remaining 3\.6 s -> timeout = min\(3 s, 3\.6 s\) = 3 s/);
+    assert.equal(await page.locator('#deadline').inputValue(), '10000');
+    assert.equal(await page.locator('#outcomes').inputValue(), 'connect_timeout,connect_timeout,connect_timeout');
+    assert.match(page.url(), /\?v=1&preset=chapter$/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a bad value names its field and the rest keeps working', async () => {
+    const { page, context, errors } = await openPage('?preset=chapter');
+    const before = await stepTexts(page);
+    const url = page.url();
+    await change(page, '#base', 50000);
+    assert.match(await page.locator('#errors').innerText(), /^base: must not exceed cap/);
+    assert.equal(await attr(page, '#base', 'aria-invalid'), 'true');
+    assert.deepEqual(await stepTexts(page), before, 'the trace keeps the last good policy');
+    assert.equal(page.url(), url, 'the link keeps the last good policy');
+    await change(page, '#seed', 5);
+    assert.equal(await attr(page, '#base', 'aria-invalid'), 'true', 'the bad field stays marked');
+    await change(page, '#base', 50);
+    assert.equal(await attr(page, '#errors', 'data-count'), '0');
+    assert.match(page.url(), /base=50ms/);
+    await change(page, '#outcomes', '503,418');
+    assert.match(await page.locator('#errors').innerText(), /outcomes: unknown outcome '418'/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('opening a link restores the state', async () => {
+    const link = '?v=1&preset=guide-700ms&backoff=equal&waits=150ms&seed=9&clients=50';
+    const { page, context, errors } = await openPage(link);
+    assert.equal(await page.locator('#preset').inputValue(), 'guide-700ms');
+    assert.equal(await page.locator('#backoff').inputValue(), 'equal');
+    assert.equal(await page.locator('#waits').inputValue(), '150ms');
+    assert.equal(await page.locator('#seed').inputValue(), '9');
+    assert.equal(await page.locator('#clients').inputValue(), '50');
+    assert.equal(await page.locator('#reserve').inputValue(), '100');
+    assert.equal(await attr(page, '#schedule', 'data-clients'), '50');
+    assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'success');
+    const steps = await stepTexts(page);
+    assert.match(steps[0], /150 ms wait \+ 400 ms next attempt \+ 100 ms reserve = 650 ms <= 700 ms remaining -> fits/);
+    assert.ok(page.url().endsWith(link), `canonical link kept: ${page.url()}`);
+    // The same link twice draws the same pixels.
+    const again = await openPage(link);
+    assert.equal(await canvasPixels(again.page), await canvasPixels(page));
+    await again.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a link from a newer version is refused with a message naming v', async () => {
+    const { page, context, errors } = await openPage('?v=2&attempts=4');
+    assert.match(await page.locator('#errors').innerText(), /^v: link version 2 is newer/);
+    assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'success', 'the defaults still run');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {
+    const { page, context, errors } = await openPage('?v=1&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
+    const size = await page.evaluate(() => { const c = document.getElementById('schedule'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });
+    assert.equal(size[0], size[1] * 2);
+    assert.equal(size[2], size[3] * 2);
+    // Point at the highest dot of the last retry: the readout names a client and its waits.
+    const box = await page.locator('#schedule').boundingBox();
+    let hit = false;
+    for (let x = box.width * 0.8; x < box.width * 0.98 && !hit; x += 3) {
+      for (let y = box.height * 0.1; y < box.height * 0.9 && !hit; y += 4) {
+        await page.mouse.move(box.x + x, box.y + y);
+        hit = /^client \d+: waits /.test(await page.locator('#readout').innerText());
+      }
+    }
+    assert.ok(hit, 'hovering a dot shows that client\'s waits');
+    await page.screenshot({ path: join(ARTIFACTS, 'lab.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+} finally {
+  await browser.close();
+  server.kill();
+}
+
+console.log(`\n${passed} passed, ${failures.length} failed`);
+if (failures.length) process.exit(1);
