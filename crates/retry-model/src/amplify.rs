@@ -71,23 +71,44 @@ pub struct Amplification {
 /// fails with probability `p`.
 pub fn amplify(layers: &[u32], p: f64) -> Result<Amplification, ConfigError> {
     if layers.is_empty() || layers.len() > MAX_LAYERS {
-        return Err(ConfigError::new("layers", format!("give 1 to {MAX_LAYERS} layers, got {}", layers.len())));
+        return Err(ConfigError::new(
+            "layers",
+            format!("give 1 to {MAX_LAYERS} layers, got {}", layers.len()),
+        ));
     }
     if let Some(bad) = layers.iter().find(|k| **k == 0 || **k > 100) {
-        return Err(ConfigError::new("layers", format!("attempts per layer must be in [1, 100], got {bad}")));
+        return Err(ConfigError::new(
+            "layers",
+            format!("attempts per layer must be in [1, 100], got {bad}"),
+        ));
     }
     if !p.is_finite() || !(0.0..=1.0).contains(&p) {
-        return Err(ConfigError::new("p", format!("must be a probability in [0, 1], got {p}")));
+        return Err(ConfigError::new(
+            "p",
+            format!("must be a probability in [0, 1], got {p}"),
+        ));
     }
     let (expected, failure, rows) = chain(layers, p);
-    let worst_case = layers.iter().fold(1u64, |acc, k| acc.saturating_mul(u64::from(*k)));
+    let worst_case = layers
+        .iter()
+        .fold(1u64, |acc, k| acc.saturating_mul(u64::from(*k)));
     let mut fix_layers = alloc::vec![1u32; layers.len()];
     if let (Some(last), Some(k)) = (fix_layers.last_mut(), layers.last()) {
         *last = *k;
     }
     let (fix_expected, _, _) = chain(&fix_layers, p);
     let fix_worst_case = u64::from(*layers.last().unwrap_or(&1));
-    Ok(Amplification { layers: layers.to_vec(), p, worst_case, expected, failure_probability: failure, rows, fix_layers, fix_worst_case, fix_expected })
+    Ok(Amplification {
+        layers: layers.to_vec(),
+        p,
+        worst_case,
+        expected,
+        failure_probability: failure,
+        rows,
+        fix_layers,
+        fix_worst_case,
+        fix_expected,
+    })
 }
 
 /// Bottom-up: returns (expected bottom calls per top request, top failure probability, rows).
@@ -110,7 +131,9 @@ fn chain(layers: &[u32], p: f64) -> (f64, f64, Vec<LayerRow>) {
     let mut rows = Vec::with_capacity(n);
     let mut worst_in = 1u64;
     let mut expected_in = 1.0f64;
-    let mut q_below_each: Vec<f64> = (0..n).map(|i| if i + 1 < n { fail[i + 1] } else { p }).collect();
+    let mut q_below_each: Vec<f64> = (0..n)
+        .map(|i| if i + 1 < n { fail[i + 1] } else { p })
+        .collect();
     for i in 0..n {
         let k = layers[i];
         let worst_out = worst_in.saturating_mul(u64::from(k));
@@ -145,9 +168,9 @@ fn expected_tries(q: f64, k: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
     #[allow(unused_imports)]
     use crate::rng::Rng;
+    use proptest::prelude::*;
 
     #[test]
     fn textbook_numbers() {
@@ -155,8 +178,14 @@ mod tests {
         assert_eq!(amplify(&[4, 4, 4], 1.0).unwrap().worst_case, 64);
         assert_eq!(amplify(&[3, 3, 3, 3, 3], 1.0).unwrap().worst_case, 243);
         let a = amplify(&[3, 3, 3], 1.0).unwrap();
-        assert_eq!(a.expected, 27.0, "total failure: expected equals worst case");
-        assert_eq!(a.rows.iter().map(|r| r.worst_calls_out).collect::<Vec<_>>(), [3, 9, 27]);
+        assert_eq!(
+            a.expected, 27.0,
+            "total failure: expected equals worst case"
+        );
+        assert_eq!(
+            a.rows.iter().map(|r| r.worst_calls_out).collect::<Vec<_>>(),
+            [3, 9, 27]
+        );
         assert_eq!(a.fix_layers, [1, 1, 3]);
     }
 

@@ -82,7 +82,10 @@ impl BackoffKind {
 
     /// Whether the wait is random.
     pub const fn is_jittered(self) -> bool {
-        matches!(self, BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated)
+        matches!(
+            self,
+            BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated
+        )
     }
 }
 
@@ -186,10 +189,14 @@ impl BackoffConfig {
 
     /// Checks every rule and returns a [`Backoff`] that can draw waits.
     pub fn validate(self) -> Result<Backoff, ConfigError> {
-        if !self.multiplier.is_finite() || self.multiplier < 1.0 || self.multiplier > MAX_MULTIPLIER {
+        if !self.multiplier.is_finite() || self.multiplier < 1.0 || self.multiplier > MAX_MULTIPLIER
+        {
             return Err(ConfigError::new(
                 "multiplier",
-                format!("must be a number in [1, {MAX_MULTIPLIER}], got {}", self.multiplier),
+                format!(
+                    "must be a number in [1, {MAX_MULTIPLIER}], got {}",
+                    self.multiplier
+                ),
             ));
         }
         if self.cap == Micros::ZERO {
@@ -198,19 +205,31 @@ impl BackoffConfig {
         if self.base > self.cap {
             return Err(ConfigError::new(
                 "base",
-                format!("must not exceed cap (base {} > cap {})", self.base, self.cap),
+                format!(
+                    "must not exceed cap (base {} > cap {})",
+                    self.base, self.cap
+                ),
             ));
         }
         if self.kind == BackoffKind::Decorrelated && self.base == Micros::ZERO {
-            return Err(ConfigError::new("base", "must be greater than 0 for decorrelated jitter"));
+            return Err(ConfigError::new(
+                "base",
+                "must be greater than 0 for decorrelated jitter",
+            ));
         }
         if self.first_exp > 64 {
-            return Err(ConfigError::new("first_exp", format!("must be in [0, 64], got {}", self.first_exp)));
+            return Err(ConfigError::new(
+                "first_exp",
+                format!("must be in [0, 64], got {}", self.first_exp),
+            ));
         }
         if self.floor > self.cap {
             return Err(ConfigError::new(
                 "floor",
-                format!("must not exceed cap (floor {} > cap {})", self.floor, self.cap),
+                format!(
+                    "must not exceed cap (floor {} > cap {})",
+                    self.floor, self.cap
+                ),
             ));
         }
         if let Some(tb) = self.throttle_base {
@@ -304,12 +323,19 @@ impl Backoff {
 
     /// A fresh per-request state.
     pub fn state(&self) -> BackoffState {
-        BackoffState { backoff: *self, retry: 0, previous: self.cfg.base }
+        BackoffState {
+            backoff: *self,
+            retry: 0,
+            previous: self.cfg.base,
+        }
     }
 
     /// The infinite iterator of waits for one request, drawing from `rng`.
     pub fn delays<'r>(&self, rng: &'r mut Rng) -> Delays<'r> {
-        Delays { state: self.state(), rng }
+        Delays {
+            state: self.state(),
+            rng,
+        }
     }
 }
 
@@ -317,7 +343,7 @@ impl Backoff {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BackoffState {
     backoff: Backoff,
-    retry: u32, // retries drawn so far since the last reset
+    retry: u32,       // retries drawn so far since the last reset
     previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
 }
 
@@ -366,10 +392,18 @@ impl BackoffState {
             }
         };
         let k = match cfg.kind {
-            BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => u64::from(cfg.first_exp) + u64::from(retry),
+            BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
+                u64::from(cfg.first_exp) + u64::from(retry)
+            }
             _ => u64::from(retry),
         };
-        Draw { k, base, ceiling, low, wait: wait.max(cfg.floor) }
+        Draw {
+            k,
+            base,
+            ceiling,
+            low,
+            wait: wait.max(cfg.floor),
+        }
     }
 }
 
@@ -389,9 +423,9 @@ impl Iterator for Delays<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
     #[allow(unused_imports)]
     use crate::rng::Rng;
+    use proptest::prelude::*;
 
     fn ms(v: u64) -> Micros {
         Micros::from_millis(v)
@@ -399,21 +433,27 @@ mod tests {
 
     #[test]
     fn cheat_sheet_ceilings() {
-        let cfg = BackoffConfig::new(BackoffKind::Full).with_base(ms(10)).with_cap(ms(2000));
+        let cfg = BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(10))
+            .with_cap(ms(2000));
         let c: alloc::vec::Vec<u64> = (0..10).map(|k| cfg.ceiling(k).0 / 1000).collect();
         assert_eq!(c, [10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000]);
     }
 
     #[test]
     fn first_exp_one_doubles_first_wait() {
-        let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(5)).with_first_exp(1);
+        let cfg = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(5))
+            .with_first_exp(1);
         assert_eq!(cfg.ceiling(0), ms(10));
         assert_eq!(cfg.ceiling(1), ms(20));
     }
 
     #[test]
     fn fractional_multiplier() {
-        let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(500)).with_multiplier(1.5);
+        let cfg = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(500))
+            .with_multiplier(1.5);
         assert_eq!(cfg.ceiling(0), ms(500));
         assert_eq!(cfg.ceiling(1), ms(750));
         assert_eq!(cfg.ceiling(2), Micros(1_125_000));
@@ -422,10 +462,21 @@ mod tests {
     #[test]
     fn exponential_and_constant_are_fixed() {
         let mut rng = Rng::from_seed(3);
-        let b = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(100)).with_cap(ms(2000)).validate().unwrap();
-        let waits: alloc::vec::Vec<u64> = b.delays(&mut rng).take(6).map(|d| d.wait.0 / 1000).collect();
+        let b = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(100))
+            .with_cap(ms(2000))
+            .validate()
+            .unwrap();
+        let waits: alloc::vec::Vec<u64> = b
+            .delays(&mut rng)
+            .take(6)
+            .map(|d| d.wait.0 / 1000)
+            .collect();
         assert_eq!(waits, [100, 200, 400, 800, 1600, 2000]);
-        let c = BackoffConfig::new(BackoffKind::Constant).with_base(ms(100)).validate().unwrap();
+        let c = BackoffConfig::new(BackoffKind::Constant)
+            .with_base(ms(100))
+            .validate()
+            .unwrap();
         assert!(c.delays(&mut rng).take(5).all(|d| d.wait == ms(100)));
         let n = BackoffConfig::new(BackoffKind::None).validate().unwrap();
         assert!(n.delays(&mut rng).take(5).all(|d| d.wait == Micros::ZERO));
@@ -434,7 +485,12 @@ mod tests {
     #[test]
     fn floor_raises_short_waits() {
         let mut rng = Rng::from_seed(5);
-        let b = BackoffConfig::new(BackoffKind::Full).with_base(ms(10)).with_cap(ms(5000)).with_floor(ms(500)).validate().unwrap();
+        let b = BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(10))
+            .with_cap(ms(5000))
+            .with_floor(ms(500))
+            .validate()
+            .unwrap();
         assert!(b.delays(&mut rng).take(50).all(|d| d.wait >= ms(500)));
     }
 
@@ -453,20 +509,59 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let e = BackoffConfig::new(BackoffKind::Full).with_base(ms(5000)).with_cap(ms(2000)).validate().unwrap_err();
+        let e = BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(5000))
+            .with_cap(ms(2000))
+            .validate()
+            .unwrap_err();
         assert_eq!(e.field, "base");
         assert!(e.to_string().contains("must not exceed cap"));
-        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_multiplier(f64::NAN).validate().unwrap_err().field, "multiplier");
-        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_multiplier(-2.0).validate().unwrap_err().field, "multiplier");
-        assert_eq!(BackoffConfig::new(BackoffKind::Full).with_cap(Micros::ZERO).validate().unwrap_err().field, "cap");
-        assert_eq!(BackoffConfig::new(BackoffKind::Decorrelated).with_base(Micros::ZERO).validate().unwrap_err().field, "base");
-        assert!("jittery".parse::<BackoffKind>().unwrap_err().rule.contains("accepted none"));
+        assert_eq!(
+            BackoffConfig::new(BackoffKind::Full)
+                .with_multiplier(f64::NAN)
+                .validate()
+                .unwrap_err()
+                .field,
+            "multiplier"
+        );
+        assert_eq!(
+            BackoffConfig::new(BackoffKind::Full)
+                .with_multiplier(-2.0)
+                .validate()
+                .unwrap_err()
+                .field,
+            "multiplier"
+        );
+        assert_eq!(
+            BackoffConfig::new(BackoffKind::Full)
+                .with_cap(Micros::ZERO)
+                .validate()
+                .unwrap_err()
+                .field,
+            "cap"
+        );
+        assert_eq!(
+            BackoffConfig::new(BackoffKind::Decorrelated)
+                .with_base(Micros::ZERO)
+                .validate()
+                .unwrap_err()
+                .field,
+            "base"
+        );
+        assert!("jittery"
+            .parse::<BackoffKind>()
+            .unwrap_err()
+            .rule
+            .contains("accepted none"));
     }
 
     #[test]
     fn reset_restarts_the_sequence() {
         let mut rng = Rng::from_seed(1);
-        let b = BackoffConfig::new(BackoffKind::Exponential).with_base(ms(100)).validate().unwrap();
+        let b = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(100))
+            .validate()
+            .unwrap();
         let mut s = b.state();
         s.next_draw(&mut rng, false);
         s.next_draw(&mut rng, false);

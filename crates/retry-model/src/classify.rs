@@ -191,7 +191,12 @@ pub enum Classifier {
 
 impl Classifier {
     /// Every classifier.
-    pub const ALL: [Classifier; 4] = [Classifier::Table, Classifier::Aws, Classifier::Grpc, Classifier::Stripe];
+    pub const ALL: [Classifier; 4] = [
+        Classifier::Table,
+        Classifier::Aws,
+        Classifier::Grpc,
+        Classifier::Stripe,
+    ];
 
     /// The link name.
     pub const fn name(self) -> &'static str {
@@ -221,8 +226,9 @@ pub fn classify_with(classifier: Classifier, o: &ScriptedOutcome, op: Operation)
 fn classify_client(classifier: Classifier, o: &ScriptedOutcome) -> Classification {
     let listed = match (classifier, o.outcome) {
         (_, Outcome::Ok) => return classify_table(o, Operation::default()),
-        (_, Outcome::Refused | Outcome::ConnectTimeout | Outcome::ReadTimeout) => classifier != Classifier::Grpc
-            || !matches!(o.outcome, Outcome::ReadTimeout),
+        (_, Outcome::Refused | Outcome::ConnectTimeout | Outcome::ReadTimeout) => {
+            classifier != Classifier::Grpc || !matches!(o.outcome, Outcome::ReadTimeout)
+        }
         (Classifier::Aws, Outcome::Status(c)) => matches!(c, 408 | 429 | 500 | 502 | 503 | 504),
         (Classifier::Aws, Outcome::KeyInFlight) => false,
         (Classifier::Grpc, Outcome::Status(c)) => c == 503,
@@ -230,10 +236,22 @@ fn classify_client(classifier: Classifier, o: &ScriptedOutcome) -> Classificatio
         (_, Outcome::Status(c)) => c == 409 || c >= 500,
         (_, Outcome::KeyInFlight) => true,
     };
-    let server_wait = if listed && classifier != Classifier::Grpc { o.retry_after } else { None };
+    let server_wait = if listed && classifier != Classifier::Grpc {
+        o.retry_after
+    } else {
+        None
+    };
     let mut c = Classification {
-        verdict: if listed { Verdict::Retry } else { Verdict::Never },
-        reason: if listed { Reason::ClientListsRetryable } else { Reason::ClientListsFatal },
+        verdict: if listed {
+            Verdict::Retry
+        } else {
+            Verdict::Never
+        },
+        reason: if listed {
+            Reason::ClientListsRetryable
+        } else {
+            Reason::ClientListsFatal
+        },
         retryable: listed,
         server_wait,
         pushback: false,
@@ -323,9 +341,18 @@ fn apply_pushback(c: &mut Classification, o: &ScriptedOutcome) {
 mod tests {
     use super::*;
 
-    const POST: Operation = Operation { idempotent: false, key: false };
-    const GET: Operation = Operation { idempotent: true, key: false };
-    const KEYED: Operation = Operation { idempotent: false, key: true };
+    const POST: Operation = Operation {
+        idempotent: false,
+        key: false,
+    };
+    const GET: Operation = Operation {
+        idempotent: true,
+        key: false,
+    };
+    const KEYED: Operation = Operation {
+        idempotent: false,
+        key: true,
+    };
 
     fn c(token: &str, op: Operation) -> Classification {
         classify(&token.parse().unwrap(), op)
@@ -347,7 +374,10 @@ mod tests {
         }
         for t in ["refused", "connect_timeout"] {
             let r = c(t, POST);
-            assert_eq!((r.verdict, r.reason), (Verdict::Retry, Reason::NeverArrived));
+            assert_eq!(
+                (r.verdict, r.reason),
+                (Verdict::Retry, Reason::NeverArrived)
+            );
             assert!(r.retryable);
         }
         for t in ["read_timeout", "500", "502", "504"] {
@@ -395,10 +425,15 @@ mod tests {
         let grpc = |t: &str| classify_with(Classifier::Grpc, &t.parse().unwrap(), POST);
         assert!(grpc("503").retryable && grpc("refused").retryable);
         assert!(!grpc("500").retryable && !grpc("read_timeout").retryable);
-        assert_eq!(grpc("503:pushback=100").server_wait, Some(Micros::from_millis(100)));
+        assert_eq!(
+            grpc("503:pushback=100").server_wait,
+            Some(Micros::from_millis(100))
+        );
         assert!(!grpc("503:pushback=-1").retryable);
         let stripe = |t: &str| classify_with(Classifier::Stripe, &t.parse().unwrap(), POST);
-        assert!(stripe("409").retryable && stripe("500").retryable && stripe("read_timeout").retryable);
+        assert!(
+            stripe("409").retryable && stripe("500").retryable && stripe("read_timeout").retryable
+        );
         assert!(!stripe("429").retryable && !stripe("400").retryable);
         assert!(!stripe("500:ssr=no").retryable);
         assert!(stripe("400:ssr=yes").retryable);
@@ -407,10 +442,27 @@ mod tests {
 
     #[test]
     fn every_reason_explains_itself() {
-        for t in ["ok", "refused", "read_timeout", "503", "409_in_flight", "400", "401", "404", "409", "500:ssr=yes", "500:ssr=no", "503:pushback=5", "503:pushback=-5"] {
+        for t in [
+            "ok",
+            "refused",
+            "read_timeout",
+            "503",
+            "409_in_flight",
+            "400",
+            "401",
+            "404",
+            "409",
+            "500:ssr=yes",
+            "500:ssr=no",
+            "503:pushback=5",
+            "503:pushback=-5",
+        ] {
             let r = c(t, GET).reason;
             assert!(!r.explain().is_empty());
-            assert!(r.name().chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'));
+            assert!(r
+                .name()
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch == '_'));
         }
     }
 }

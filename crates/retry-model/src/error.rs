@@ -16,7 +16,10 @@ pub struct ConfigError {
 impl ConfigError {
     /// An error for `field` with the given rule.
     pub fn new(field: &'static str, rule: impl Into<String>) -> Self {
-        ConfigError { field, rule: rule.into() }
+        ConfigError {
+            field,
+            rule: rule.into(),
+        }
     }
 }
 

@@ -74,22 +74,44 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
         pol.max_attempts - 1,
         pol.backoff.kind,
         match pol.deadline {
-            Some(d) => format!("deadline {} with {} already spent, {} per attempt, {} reserve", h(d), h(p.elapsed), h(pol.attempt_timeout), h(pol.reserve)),
+            Some(d) => format!(
+                "deadline {} with {} already spent, {} per attempt, {} reserve",
+                h(d),
+                h(p.elapsed),
+                h(pol.attempt_timeout),
+                h(pol.reserve)
+            ),
             None => format!("no deadline, {} per attempt", h(pol.attempt_timeout)),
         }
     ));
     intro.push(format!(
         "operation: {}{}",
-        if pol.operation.idempotent { "idempotent" } else { "not idempotent" },
-        if pol.operation.key { ", with an idempotency key" } else { ", no idempotency key" }
+        if pol.operation.idempotent {
+            "idempotent"
+        } else {
+            "not idempotent"
+        },
+        if pol.operation.key {
+            ", with an idempotency key"
+        } else {
+            ", no idempotency key"
+        }
     ));
     let mut steps = Vec::new();
     for s in &t.steps {
         let mut lines = Vec::new();
         let plan = &s.plan;
-        lines.push(format!("attempt {} of {} at t = {}", plan.attempt, pol.max_attempts, h(plan.start)));
+        lines.push(format!(
+            "attempt {} of {} at t = {}",
+            plan.attempt,
+            pol.max_attempts,
+            h(plan.start)
+        ));
         lines.push(match (plan.remaining, plan.why) {
-            (None, _) | (_, TimeoutWhy::NoDeadline) => format!("no deadline -> timeout = {} (the per-attempt ceiling)", h(plan.timeout)),
+            (None, _) | (_, TimeoutWhy::NoDeadline) => format!(
+                "no deadline -> timeout = {} (the per-attempt ceiling)",
+                h(plan.timeout)
+            ),
             (Some(rem), why) => {
                 let inner = if pol.reserve == Micros::ZERO {
                     h(rem)
@@ -102,7 +124,11 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                     h(pol.attempt_timeout),
                     inner,
                     h(plan.timeout),
-                    if why == TimeoutWhy::Ceiling { "the per-attempt ceiling" } else { "cut to what remains" }
+                    if why == TimeoutWhy::Ceiling {
+                        "the per-attempt ceiling"
+                    } else {
+                        "cut to what remains"
+                    }
                 )
             }
         });
@@ -111,7 +137,11 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
             "outcome {} after {}{} -> {} ({}): {}",
             s.outcome,
             h(s.took),
-            if s.cut_off { " (the answer was slower than the timeout, so the client gave up)" } else { "" },
+            if s.cut_off {
+                " (the answer was slower than the timeout, so the client gave up)"
+            } else {
+                ""
+            },
             c.verdict.name(),
             c.reason.name(),
             c.reason.explain()
@@ -121,27 +151,46 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
             if let Some(l) = s.budget_after {
                 lines.push(format!("budget after the success: {}", level(l)));
             }
-            steps.push(StepText { attempt: plan.attempt, lines });
+            steps.push(StepText {
+                attempt: plan.attempt,
+                lines,
+            });
             continue;
         }
         if c.retryable {
             lines.push(format!(
                 "attempts: {} of {} used, {} left",
-                plan.attempt,
-                pol.max_attempts,
-                a.attempts_left
+                plan.attempt, pol.max_attempts, a.attempts_left
             ));
         }
         if let (Some(rem), true) = (a.remaining, c.retryable) {
             let before = plan.remaining.unwrap_or(rem);
-            lines.push(format!("remaining {} - {} = {}", h(before), h(s.took), h(rem)));
+            lines.push(format!(
+                "remaining {} - {} = {}",
+                h(before),
+                h(s.took),
+                h(rem)
+            ));
         }
         if let (Some(b), false) = (a.budget, matches!(pol.budget, BudgetConfig::None)) {
             let rule = match (pol.budget, b.threshold_milli) {
-                (_, Some(th)) => format!("tokens {} > {} (half the maximum)?", tokens(b.level.milli), tokens(th)),
-                _ => format!("{} available, a retry costs {}", level(b.level), tokens(b.cost_milli)),
+                (_, Some(th)) => format!(
+                    "tokens {} > {} (half the maximum)?",
+                    tokens(b.level.milli),
+                    tokens(th)
+                ),
+                _ => format!(
+                    "{} available, a retry costs {}",
+                    level(b.level),
+                    tokens(b.cost_milli)
+                ),
             };
-            lines.push(format!("budget ({}): {} -> {}", pol.budget.name(), rule, if b.allowed { "allowed" } else { "refused" }));
+            lines.push(format!(
+                "budget ({}): {} -> {}",
+                pol.budget.name(),
+                rule,
+                if b.allowed { "allowed" } else { "refused" }
+            ));
         }
         if let Some(d) = a.draw {
             let ceiling = match pol.backoff.kind {
@@ -155,22 +204,46 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                     d.k,
                     h(d.ceiling)
                 ),
-                BackoffKind::Decorrelated => format!("range [{}, min({}, 3 x previous)] = [{}, {}]", h(d.low), h(pol.backoff.cap), h(d.low), h(d.ceiling)),
+                BackoffKind::Decorrelated => format!(
+                    "range [{}, min({}, 3 x previous)] = [{}, {}]",
+                    h(d.low),
+                    h(pol.backoff.cap),
+                    h(d.low),
+                    h(d.ceiling)
+                ),
             };
             let drawn = match pol.backoff.kind {
                 BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => {
-                    format!("; drawn uniformly in [{}, {}]: {}", h(d.low), h(d.ceiling), h(d.wait))
+                    format!(
+                        "; drawn uniformly in [{}, {}]: {}",
+                        h(d.low),
+                        h(d.ceiling),
+                        h(d.wait)
+                    )
                 }
                 _ => String::new(),
             };
-            lines.push(format!("backoff {}: {}{}", pol.backoff.kind, ceiling, drawn));
+            lines.push(format!(
+                "backoff {}: {}{}",
+                pol.backoff.kind, ceiling, drawn
+            ));
         }
         if let (Some(w), Some(src)) = (a.wait, a.wait_source) {
             lines.push(match src {
                 WaitSource::Backoff => format!("wait {} (the backoff's)", h(w)),
-                WaitSource::Forced => format!("wait {} (forced by the link, instead of the drawn one)", h(w)),
-                WaitSource::RetryAfter => format!("wait {} (the server's Retry-After, {} mode, replaces the backoff)", h(w), pol.retry_after_mode.name()),
-                WaitSource::Pushback => format!("wait {} (the server's gRPC pushback; the backoff restarts from its base)", h(w)),
+                WaitSource::Forced => format!(
+                    "wait {} (forced by the link, instead of the drawn one)",
+                    h(w)
+                ),
+                WaitSource::RetryAfter => format!(
+                    "wait {} (the server's Retry-After, {} mode, replaces the backoff)",
+                    h(w),
+                    pol.retry_after_mode.name()
+                ),
+                WaitSource::Pushback => format!(
+                    "wait {} (the server's gRPC pushback; the backoff restarts from its base)",
+                    h(w)
+                ),
             });
         }
         if let Some(f) = a.fit {
@@ -183,7 +256,11 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                     h(f.need),
                     if f.fits { "<=" } else { ">" },
                     h(f.remaining),
-                    if f.fits { "fits" } else { "refused before sleeping" }
+                    if f.fits {
+                        "fits"
+                    } else {
+                        "refused before sleeping"
+                    }
                 ),
                 FitRule::Cut => format!(
                     "fits? {} wait + {} reserve = {} {} {} remaining -> {}",
@@ -192,7 +269,11 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                     h(f.need),
                     if f.fits { "<" } else { ">=" },
                     h(f.remaining),
-                    if f.fits { "fits (the next attempt may be cut short)" } else { "refused before sleeping" }
+                    if f.fits {
+                        "fits (the next attempt may be cut short)"
+                    } else {
+                        "refused before sleeping"
+                    }
                 ),
             });
         }
@@ -205,11 +286,17 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
             None => lines.push(format!(
                 "decision: retry after {}, at t = {}",
                 h(a.wait.unwrap_or(Micros::ZERO)),
-                h(s.plan.start.saturating_add(s.took).saturating_add(a.wait.unwrap_or(Micros::ZERO)))
+                h(s.plan
+                    .start
+                    .saturating_add(s.took)
+                    .saturating_add(a.wait.unwrap_or(Micros::ZERO)))
             )),
             Some(r) => lines.push(format!("decision: stop ({})", r.name())),
         }
-        steps.push(StepText { attempt: plan.attempt, lines });
+        steps.push(StepText {
+            attempt: plan.attempt,
+            lines,
+        });
     }
     let outcome = format!(
         "stopped at t = {} after {} attempt{}: {} ({})",
@@ -219,7 +306,11 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
         t.stop_reason.name(),
         t.stop_reason.explain()
     );
-    Explanation { intro, steps, outcome }
+    Explanation {
+        intro,
+        steps,
+        outcome,
+    }
 }
 
 #[cfg(test)]
@@ -235,10 +326,20 @@ mod tests {
     #[test]
     fn chapter_text() {
         let e = lines("preset=chapter");
-        assert_eq!(e.steps[1].lines[1], "remaining 6.8 s -> timeout = min(3 s, 6.8 s) = 3 s (the per-attempt ceiling)");
-        assert_eq!(e.steps[2].lines[1], "remaining 3.6 s -> timeout = min(3 s, 3.6 s) = 3 s (the per-attempt ceiling)");
-        assert!(e.steps[0].lines.iter().any(|l| l == "remaining 9.9 s - 3 s = 6.9 s"));
-        assert!(e.steps[0].lines.iter().any(|l| l.starts_with("fits? 100 ms wait + 3 s next attempt + 0 s reserve = 3.1 s <= 6.9 s")));
+        assert_eq!(
+            e.steps[1].lines[1],
+            "remaining 6.8 s -> timeout = min(3 s, 6.8 s) = 3 s (the per-attempt ceiling)"
+        );
+        assert_eq!(
+            e.steps[2].lines[1],
+            "remaining 3.6 s -> timeout = min(3 s, 3.6 s) = 3 s (the per-attempt ceiling)"
+        );
+        assert!(e.steps[0]
+            .lines
+            .iter()
+            .any(|l| l == "remaining 9.9 s - 3 s = 6.9 s"));
+        assert!(e.steps[0].lines.iter().any(|l| l
+            .starts_with("fits? 100 ms wait + 3 s next attempt + 0 s reserve = 3.1 s <= 6.9 s")));
         assert!(e.outcome.contains("attempts_used_up"));
     }
 

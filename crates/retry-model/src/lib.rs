@@ -39,15 +39,19 @@ mod time;
 mod trace;
 
 pub use amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
-pub use backoff::{Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER};
-pub use classify::{classify, classify_with, Classification, Classifier, Operation, Reason, Verdict};
+pub use backoff::{
+    Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER,
+};
+pub use classify::{
+    classify, classify_with, Classification, Classifier, Operation, Reason, Verdict,
+};
 pub use error::ConfigError;
 pub use explain::{explain, Explanation, StepText};
 pub use link::{Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN};
 pub use outcome::{Outcome, ScriptedOutcome};
 pub use policy::{
-    AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy, StopReason, TimeoutWhy,
-    ValidPolicy, WaitSource, MAX_ATTEMPTS,
+    AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,
+    StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
 pub use preset::Preset;
 pub use rng::{splitmix64, Rng};

@@ -16,7 +16,10 @@
 //! ```
 
 use crate::backoff::BackoffKind;
-use crate::budget::{AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, Scope, TokenBucketConfig};
+use crate::budget::{
+    AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, Scope,
+    TokenBucketConfig,
+};
 use crate::classify::Classifier;
 use crate::error::ConfigError;
 use crate::outcome::ScriptedOutcome;
@@ -71,7 +74,9 @@ impl Default for Params {
             latency: Micros::from_millis(20),
             seed: 1,
             outcomes: alloc::vec![
-                "connect_timeout".parse().unwrap_or(ScriptedOutcome::new(crate::Outcome::ConnectTimeout)),
+                "connect_timeout"
+                    .parse()
+                    .unwrap_or(ScriptedOutcome::new(crate::Outcome::ConnectTimeout)),
                 ScriptedOutcome::new(crate::Outcome::Status(503)),
                 ScriptedOutcome::new(crate::Outcome::Ok),
             ],
@@ -124,14 +129,17 @@ pub const KEYS: [&str; 37] = [
 ];
 
 fn dur(field: &'static str, v: &str) -> Result<Micros, ConfigError> {
-    v.parse::<Micros>().map_err(|e| ConfigError::new(field, e.0))
+    v.parse::<Micros>()
+        .map_err(|e| ConfigError::new(field, e.0))
 }
 
 fn opt_dur(field: &'static str, v: &str) -> Result<Option<Micros>, ConfigError> {
     if v == "none" {
         Ok(None)
     } else {
-        dur(field, v).map(Some).map_err(|e| ConfigError::new(field, format!("{} (or none)", e.rule)))
+        dur(field, v)
+            .map(Some)
+            .map_err(|e| ConfigError::new(field, format!("{} (or none)", e.rule)))
     }
 }
 
@@ -139,14 +147,20 @@ fn boolean(field: &'static str, v: &str) -> Result<bool, ConfigError> {
     match v {
         "true" | "yes" | "1" => Ok(true),
         "false" | "no" | "0" => Ok(false),
-        _ => Err(ConfigError::new(field, format!("'{v}' is not true or false"))),
+        _ => Err(ConfigError::new(
+            field,
+            format!("'{v}' is not true or false"),
+        )),
     }
 }
 
 fn int(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
     match v.parse::<u64>() {
         Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(field, format!("'{v}' is not a whole number in [{lo}, {hi}]"))),
+        _ => Err(ConfigError::new(
+            field,
+            format!("'{v}' is not a whole number in [{lo}, {hi}]"),
+        )),
     }
 }
 
@@ -156,7 +170,11 @@ fn milli(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigEr
         Some(n) if (lo..=hi).contains(&n) => Ok(n),
         _ => Err(ConfigError::new(
             field,
-            format!("'{v}' is not a number with at most 3 decimals in [{}, {}]", fmt_milli(lo), fmt_milli(hi)),
+            format!(
+                "'{v}' is not a number with at most 3 decimals in [{}, {}]",
+                fmt_milli(lo),
+                fmt_milli(hi)
+            ),
         )),
     }
 }
@@ -387,8 +405,18 @@ impl Params {
             "classify" => pol.classifier.name().to_string(),
             "idempotent" => pol.operation.idempotent.to_string(),
             "key" => pol.operation.key.to_string(),
-            "outcomes" => self.outcomes.iter().map(|o| o.to_string()).collect::<Vec<_>>().join(","),
-            "waits" => self.waits.iter().map(|w| w.map_or_else(|| "-".to_string(), |w| w.to_string())).collect::<Vec<_>>().join(","),
+            "outcomes" => self
+                .outcomes
+                .iter()
+                .map(|o| o.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            "waits" => self
+                .waits
+                .iter()
+                .map(|w| w.map_or_else(|| "-".to_string(), |w| w.to_string()))
+                .collect::<Vec<_>>()
+                .join(","),
             "retry_after" => return od(self.retry_after),
             "ra_mode" => pol.retry_after_mode.name().to_string(),
             "budget" => match pol.budget {
@@ -398,11 +426,19 @@ impl Params {
             "budget_start" => fmt_milli(self.budget_start?),
             "budget_scope" => pol.scope.name().to_string(),
             "bucket_max" | "bucket_refill" => {
-                let BudgetConfig::Bucket(b) = pol.budget else { return None };
-                fmt_milli(if key == "bucket_max" { b.max_milli } else { b.refill_milli })
+                let BudgetConfig::Bucket(b) = pol.budget else {
+                    return None;
+                };
+                fmt_milli(if key == "bucket_max" {
+                    b.max_milli
+                } else {
+                    b.refill_milli
+                })
             }
             "ratio_percent" | "ratio_window" | "ratio_min_per_s" => {
-                let BudgetConfig::Ratio(r) = pol.budget else { return None };
+                let BudgetConfig::Ratio(r) = pol.budget else {
+                    return None;
+                };
                 match key {
                     "ratio_percent" => fmt_scaled(u64::from(r.per_mille), 10),
                     "ratio_window" => r.window.to_string(),
@@ -410,12 +446,24 @@ impl Params {
                 }
             }
             "grpc_max_tokens" | "grpc_token_ratio" => {
-                let BudgetConfig::Grpc(g) = pol.budget else { return None };
-                if key == "grpc_max_tokens" { (g.max_milli / 1000).to_string() } else { fmt_milli(g.ratio_milli) }
+                let BudgetConfig::Grpc(g) = pol.budget else {
+                    return None;
+                };
+                if key == "grpc_max_tokens" {
+                    (g.max_milli / 1000).to_string()
+                } else {
+                    fmt_milli(g.ratio_milli)
+                }
             }
             "rate_per_window" | "rate_window" => {
-                let BudgetConfig::Rate(r) = pol.budget else { return None };
-                if key == "rate_per_window" { r.per_window.to_string() } else { r.window.to_string() }
+                let BudgetConfig::Rate(r) = pol.budget else {
+                    return None;
+                };
+                if key == "rate_per_window" {
+                    r.per_window.to_string()
+                } else {
+                    r.window.to_string()
+                }
             }
             "seed" => self.seed.to_string(),
             "clients" => self.clients.to_string(),
@@ -430,7 +478,10 @@ impl Params {
         let mut errors = Vec::new();
         let mut p = Params::default();
         if query.len() > MAX_LINK_LEN {
-            errors.push(ConfigError::new("link", format!("longer than {MAX_LINK_LEN} bytes ({} bytes)", query.len())));
+            errors.push(ConfigError::new(
+                "link",
+                format!("longer than {MAX_LINK_LEN} bytes ({} bytes)", query.len()),
+            ));
             return (p, errors);
         }
         let q = match query.split_once('?') {
@@ -444,7 +495,10 @@ impl Params {
             let (k, v) = match (percent_decode(k), percent_decode(v)) {
                 (Some(k), Some(v)) => (k, v),
                 _ => {
-                    errors.push(ConfigError::new("link", format!("'{part}' has a broken %-escape")));
+                    errors.push(ConfigError::new(
+                        "link",
+                        format!("'{part}' has a broken %-escape"),
+                    ));
                     continue;
                 }
             };
@@ -456,7 +510,10 @@ impl Params {
                         pairs.push((i, k, v));
                     }
                 }
-                None => errors.push(ConfigError::new("link", format!("unknown key '{k}': see docs/link.md for the accepted keys"))),
+                None => errors.push(ConfigError::new(
+                    "link",
+                    format!("unknown key '{k}': see docs/link.md for the accepted keys"),
+                )),
             }
         }
         pairs.sort_by_key(|(i, _, _)| *i);
@@ -530,7 +587,11 @@ impl fmt::Display for Params {
                 continue;
             }
             let mine = self.get(key);
-            let reference = if key == "budget" { base.get(key) } else { kind_base.get(key) };
+            let reference = if key == "budget" {
+                base.get(key)
+            } else {
+                kind_base.get(key)
+            };
             if key != "preset" && mine == reference {
                 continue;
             }
@@ -598,7 +659,9 @@ mod tests {
 
     #[test]
     fn full_urls_and_escapes() {
-        let p: Params = "http://127.0.0.1:8080/?v=1&outcomes=503%3Ara%3D2s,ok#x".parse().unwrap();
+        let p: Params = "http://127.0.0.1:8080/?v=1&outcomes=503%3Ara%3D2s,ok#x"
+            .parse()
+            .unwrap();
         assert_eq!(p.outcomes[0].retry_after, Some(Micros::from_secs(2)));
     }
 

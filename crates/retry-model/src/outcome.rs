@@ -93,7 +93,12 @@ impl FromStr for Outcome {
             "409_in_flight" => Outcome::KeyInFlight,
             _ => match s.parse::<u16>() {
                 Ok(c) if Outcome::STATUSES.contains(&c) => Outcome::Status(c),
-                _ => return Err(ConfigError::new("outcomes", format!("unknown outcome '{s}': {ACCEPTED}"))),
+                _ => {
+                    return Err(ConfigError::new(
+                        "outcomes",
+                        format!("unknown outcome '{s}': {ACCEPTED}"),
+                    ))
+                }
             },
         })
     }
@@ -117,7 +122,13 @@ pub struct ScriptedOutcome {
 impl ScriptedOutcome {
     /// A bare outcome with no headers.
     pub const fn new(outcome: Outcome) -> Self {
-        ScriptedOutcome { outcome, retry_after: None, should_retry: None, pushback_ms: None, took: None }
+        ScriptedOutcome {
+            outcome,
+            retry_after: None,
+            should_retry: None,
+            pushback_ms: None,
+            took: None,
+        }
     }
 }
 
@@ -157,7 +168,8 @@ impl FromStr for ScriptedOutcome {
                 ConfigError::new("outcomes", format!("modifier '{m}' in '{s}' needs a value: ra=DUR, ssr=yes|no, pushback=MS, took=DUR"))
             })?;
             let dur = |v: &str| {
-                v.parse::<Micros>().map_err(|e| ConfigError::new("outcomes", format!("{name} in '{s}': {e}")))
+                v.parse::<Micros>()
+                    .map_err(|e| ConfigError::new("outcomes", format!("{name} in '{s}': {e}")))
             };
             match name {
                 "ra" => out.retry_after = Some(dur(value)?),
@@ -192,7 +204,18 @@ mod tests {
 
     #[test]
     fn tokens_round_trip() {
-        for t in ["ok", "refused", "connect_timeout", "read_timeout", "409_in_flight", "503:ra=2s", "429:ra=1500ms:took=40ms", "500:ssr=no", "503:pushback=-1", "504:ssr=yes:pushback=250"] {
+        for t in [
+            "ok",
+            "refused",
+            "connect_timeout",
+            "read_timeout",
+            "409_in_flight",
+            "503:ra=2s",
+            "429:ra=1500ms:took=40ms",
+            "500:ssr=no",
+            "503:pushback=-1",
+            "504:ssr=yes:pushback=250",
+        ] {
             let o: ScriptedOutcome = t.parse().unwrap();
             assert_eq!(o.to_string(), t);
         }

@@ -91,7 +91,9 @@ impl RetryAfterMode {
     pub fn resolve(self, server: Micros, backoff: Micros) -> Micros {
         match self {
             RetryAfterMode::Server => server,
-            RetryAfterMode::Aws2026 => backoff.max(server.min(backoff.saturating_add(Micros::from_secs(5)))),
+            RetryAfterMode::Aws2026 => {
+                backoff.max(server.min(backoff.saturating_add(Micros::from_secs(5))))
+            }
             RetryAfterMode::Stripe => {
                 if server <= Micros::from_secs(60) {
                     server.max(backoff)
@@ -199,7 +201,10 @@ impl Default for RetryPolicy {
             budget: BudgetConfig::None,
             scope: Scope::Process,
             classifier: Classifier::Table,
-            operation: Operation { idempotent: false, key: false },
+            operation: Operation {
+                idempotent: false,
+                key: false,
+            },
             retry_after_mode: RetryAfterMode::Server,
         }
     }
@@ -247,25 +252,40 @@ impl RetryPolicy {
         if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS {
             return Err(ConfigError::new(
                 "attempts",
-                format!("must be in [1, {MAX_ATTEMPTS}] (attempts include the first call), got {}", self.max_attempts),
+                format!(
+                    "must be in [1, {MAX_ATTEMPTS}] (attempts include the first call), got {}",
+                    self.max_attempts
+                ),
             ));
         }
         if self.attempt_timeout == Micros::ZERO {
-            return Err(ConfigError::new("attempt_timeout", "must be greater than 0"));
+            return Err(ConfigError::new(
+                "attempt_timeout",
+                "must be greater than 0",
+            ));
         }
         if let Some(d) = self.deadline {
             if d == Micros::ZERO {
-                return Err(ConfigError::new("deadline", "must be greater than 0, or none"));
+                return Err(ConfigError::new(
+                    "deadline",
+                    "must be greater than 0, or none",
+                ));
             }
             if self.reserve >= d {
                 return Err(ConfigError::new(
                     "reserve",
-                    format!("must be shorter than the deadline (reserve {} >= deadline {})", self.reserve, d),
+                    format!(
+                        "must be shorter than the deadline (reserve {} >= deadline {})",
+                        self.reserve, d
+                    ),
                 ));
             }
         }
         let backoff = self.backoff.validate()?;
-        Ok(ValidPolicy { policy: *self, backoff })
+        Ok(ValidPolicy {
+            policy: *self,
+            backoff,
+        })
     }
 }
 
@@ -291,7 +311,14 @@ impl ValidPolicy {
     /// before the first attempt). Counts the original call against the budget.
     pub fn start(&self, now: Micros, budget: &mut Budget) -> RequestRetry {
         budget.on_original(now);
-        RequestRetry { policy: self.policy, backoff: self.backoff.state(), now, attempt: 0, last_taken: None, done: None }
+        RequestRetry {
+            policy: self.policy,
+            backoff: self.backoff.state(),
+            now,
+            attempt: 0,
+            last_taken: None,
+            done: None,
+        }
     }
 }
 
@@ -385,8 +412,8 @@ pub struct AfterAttempt {
 pub struct RequestRetry {
     policy: RetryPolicy,
     backoff: BackoffState,
-    now: Micros,   // the request's clock
-    attempt: u32,  // attempts made so far, in [0, max_attempts]
+    now: Micros,  // the request's clock
+    attempt: u32, // attempts made so far, in [0, max_attempts]
     last_taken: Option<u64>,
     done: Option<StopReason>,
 }
@@ -433,7 +460,13 @@ impl RequestRetry {
             }
         };
         self.attempt += 1;
-        Ok(AttemptPlan { attempt: self.attempt, start: self.now, remaining, timeout, why })
+        Ok(AttemptPlan {
+            attempt: self.attempt,
+            start: self.now,
+            remaining,
+            timeout,
+            why,
+        })
     }
 
     /// Records the attempt's outcome at `end` and decides: retry after a wait, or stop. On a
@@ -474,7 +507,8 @@ impl RequestRetry {
             self.done = Some(stop(&mut out, StopReason::Success));
             return out;
         }
-        let qualified = classification.retryable || classification.reason == crate::classify::Reason::PushbackNegative;
+        let qualified = classification.retryable
+            || classification.reason == crate::classify::Reason::PushbackNegative;
         budget.on_failure(end, qualified);
         if !classification.retryable {
             self.done = Some(stop(&mut out, StopReason::NotRetryable));
@@ -508,7 +542,10 @@ impl RequestRetry {
         let (wait, source) = match (forced_wait, classification.server_wait) {
             (Some(w), _) => (w, WaitSource::Forced),
             (None, Some(sw)) if classification.pushback => (sw, WaitSource::Pushback),
-            (None, Some(sw)) => (p.retry_after_mode.resolve(sw, draw.wait), WaitSource::RetryAfter),
+            (None, Some(sw)) => (
+                p.retry_after_mode.resolve(sw, draw.wait),
+                WaitSource::RetryAfter,
+            ),
             (None, None) => (draw.wait, WaitSource::Backoff),
         };
         out.wait = Some(wait);
@@ -523,7 +560,12 @@ impl RequestRetry {
                 FitRule::Full => need <= rem,
                 FitRule::Cut => need < rem,
             };
-            out.fit = Some(FitCheck { remaining: rem, next_timeout, need, fits });
+            out.fit = Some(FitCheck {
+                remaining: rem,
+                next_timeout,
+                need,
+                fits,
+            });
             if !fits {
                 self.done = Some(stop(&mut out, StopReason::WontFit));
                 return out;

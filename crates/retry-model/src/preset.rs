@@ -94,7 +94,9 @@ impl Preset {
         match self {
             Preset::AwsStandard => {
                 pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full).with_base(Micros::from_secs(1)).with_cap(Micros::from_secs(20));
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_secs(1))
+                    .with_cap(Micros::from_secs(20));
                 pol.budget = BudgetConfig::Aws(AwsQuotaConfig::STANDARD);
                 pol.classifier = Classifier::Aws;
             }
@@ -110,13 +112,17 @@ impl Preset {
             }
             Preset::Grpc => {
                 pol.max_attempts = 4;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full).with_base(Micros::from_millis(100)).with_cap(Micros::from_secs(1));
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(100))
+                    .with_cap(Micros::from_secs(1));
                 pol.budget = BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE);
                 pol.classifier = Classifier::Grpc;
             }
             Preset::Tenacity => {
                 pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full).with_base(Micros::from_millis(100)).with_cap(Micros::from_secs(2));
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(100))
+                    .with_cap(Micros::from_secs(2));
             }
             Preset::Stripe => {
                 pol.max_attempts = 3;
@@ -139,18 +145,28 @@ impl Preset {
                 pol.max_attempts = 3;
                 pol.deadline = Some(Micros::from_secs(10));
                 pol.attempt_timeout = Micros::from_secs(3);
-                pol.backoff = BackoffConfig::new(BackoffKind::Full).with_base(Micros::from_millis(100)).with_cap(Micros::from_secs(2));
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(100))
+                    .with_cap(Micros::from_secs(2));
                 p.elapsed = Micros::from_millis(100);
                 p.outcomes = vec![ScriptedOutcome::new(Outcome::ConnectTimeout); 3];
-                p.waits = vec![Some(Micros::from_millis(100)), Some(Micros::from_millis(200))];
+                p.waits = vec![
+                    Some(Micros::from_millis(100)),
+                    Some(Micros::from_millis(200)),
+                ];
             }
             Preset::Guide700ms => {
                 pol.max_attempts = 3;
                 pol.deadline = Some(Micros::from_millis(1100));
                 pol.reserve = Micros::from_millis(100);
                 pol.attempt_timeout = Micros::from_millis(400);
-                pol.backoff = BackoffConfig::new(BackoffKind::Full).with_base(Micros::from_millis(100)).with_cap(Micros::from_millis(800));
-                p.outcomes = vec![ScriptedOutcome::new(Outcome::ConnectTimeout), ScriptedOutcome::new(Outcome::Ok)];
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(100))
+                    .with_cap(Micros::from_millis(800));
+                p.outcomes = vec![
+                    ScriptedOutcome::new(Outcome::ConnectTimeout),
+                    ScriptedOutcome::new(Outcome::Ok),
+                ];
                 p.waits = vec![Some(Micros::from_millis(250))];
             }
         }

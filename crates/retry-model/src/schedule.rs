@@ -93,13 +93,18 @@ pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
             col.waits.push(d.wait);
             if c == 0 {
                 col.low = match backoff.config().kind {
-                    crate::BackoffKind::Decorrelated => backoff.config().base.max(backoff.config().floor),
+                    crate::BackoffKind::Decorrelated => {
+                        backoff.config().base.max(backoff.config().floor)
+                    }
                     _ => d.low.max(backoff.config().floor),
                 };
             }
         }
     }
-    Ok(Schedule { retries: columns, clients })
+    Ok(Schedule {
+        retries: columns,
+        clients,
+    })
 }
 
 #[cfg(test)]
@@ -108,9 +113,19 @@ mod tests {
 
     #[test]
     fn jitter_kinds_differ_at_a_glance() {
-        let q = |k: &str| schedule(&format!("backoff={k}&base=100ms&cap=20s&attempts=6&clients=200").parse().unwrap()).unwrap();
+        let q = |k: &str| {
+            schedule(
+                &format!("backoff={k}&base=100ms&cap=20s&attempts=6&clients=200")
+                    .parse()
+                    .unwrap(),
+            )
+            .unwrap()
+        };
         let exp = q("exponential");
-        assert!(exp.retries.iter().all(|r| r.waits.iter().all(|w| *w == r.ceiling)));
+        assert!(exp
+            .retries
+            .iter()
+            .all(|r| r.waits.iter().all(|w| *w == r.ceiling)));
         let full = q("full");
         let equal = q("equal");
         // Full jitter's mean sits near half the ceiling, equal jitter's near three quarters.
@@ -118,8 +133,14 @@ mod tests {
             assert!(*f < e);
         }
         let last = full.retries.last().unwrap();
-        assert!(last.waits.iter().any(|w| w.0 * 4 < last.ceiling.0), "some full-jitter waits land in the bottom quarter");
-        assert!(equal.retries.iter().all(|r| r.waits.iter().all(|w| w.0 * 2 >= r.ceiling.0)));
+        assert!(
+            last.waits.iter().any(|w| w.0 * 4 < last.ceiling.0),
+            "some full-jitter waits land in the bottom quarter"
+        );
+        assert!(equal
+            .retries
+            .iter()
+            .all(|r| r.waits.iter().all(|w| w.0 * 2 >= r.ceiling.0)));
     }
 
     #[test]
@@ -133,6 +154,9 @@ mod tests {
 
     #[test]
     fn one_attempt_has_no_retries() {
-        assert!(schedule(&"attempts=1".parse().unwrap()).unwrap().retries.is_empty());
+        assert!(schedule(&"attempts=1".parse().unwrap())
+            .unwrap()
+            .retries
+            .is_empty());
     }
 }

@@ -148,7 +148,9 @@ impl FromStr for Micros {
             ))
         })?;
         if value > Micros::MAX_LINK.0 {
-            return Err(ParseDurationError(format!("'{s}' is longer than the 1 day limit")));
+            return Err(ParseDurationError(format!(
+                "'{s}' is longer than the 1 day limit"
+            )));
         }
         Ok(Micros(value))
     }
@@ -171,7 +173,11 @@ pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
     if !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let w: u64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+    let w: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
     let mut total = w.checked_mul(scale)?;
     let mut unit = scale;
     for b in frac.bytes() {
@@ -204,7 +210,9 @@ mod tests {
 
     #[test]
     fn rejects_bad_text() {
-        for bad in ["", "5", "-1s", "1.0001us", "abc", "s", "1e3ms", "2 days", "1.5.2s", "25h"] {
+        for bad in [
+            "", "5", "-1s", "1.0001us", "abc", "s", "1e3ms", "2 days", "1.5.2s", "25h",
+        ] {
             assert!(bad.parse::<Micros>().is_err(), "{bad} should not parse");
         }
         assert!("86401s".parse::<Micros>().is_err());
@@ -212,7 +220,9 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for us in [0, 1, 999, 1_000, 1_500, 250_000, 1_000_000, 1_500_000, 20_000_000] {
+        for us in [
+            0, 1, 999, 1_000, 1_500, 250_000, 1_000_000, 1_500_000, 20_000_000,
+        ] {
             let m = Micros(us);
             assert_eq!(m.to_string().parse::<Micros>().unwrap(), m);
         }

@@ -127,18 +127,30 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
             Err(reason) => break reason,
         };
         let index = (plan.attempt - 1) as usize;
-        let mut outcome = p.outcomes.get(index).copied().unwrap_or(ScriptedOutcome::new(Outcome::Ok));
+        let mut outcome = p
+            .outcomes
+            .get(index)
+            .copied()
+            .unwrap_or(ScriptedOutcome::new(Outcome::Ok));
         if outcome.retry_after.is_none() {
             outcome.retry_after = p.retry_after;
         }
-        let wanted = if outcome.outcome.is_timeout() { plan.timeout } else { outcome.took.unwrap_or(p.latency) };
-        let (took, cut_off) = if wanted > plan.timeout || (wanted == plan.timeout && !outcome.outcome.is_timeout()) {
-            // The answer would come after the client stopped waiting.
-            outcome = ScriptedOutcome { outcome: Outcome::ReadTimeout, ..ScriptedOutcome::new(Outcome::ReadTimeout) };
-            (plan.timeout, true)
+        let wanted = if outcome.outcome.is_timeout() {
+            plan.timeout
         } else {
-            (wanted, false)
+            outcome.took.unwrap_or(p.latency)
         };
+        let (took, cut_off) =
+            if wanted > plan.timeout || (wanted == plan.timeout && !outcome.outcome.is_timeout()) {
+                // The answer would come after the client stopped waiting.
+                outcome = ScriptedOutcome {
+                    outcome: Outcome::ReadTimeout,
+                    ..ScriptedOutcome::new(Outcome::ReadTimeout)
+                };
+                (plan.timeout, true)
+            } else {
+                (wanted, false)
+            };
         let end = plan.start.saturating_add(took);
         let forced = p.waits.get(index).copied().flatten();
         let after = req.after_attempt(end, &outcome, &mut budget, &mut rng, forced);
@@ -146,21 +158,33 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
             crate::budget::BudgetConfig::None => None,
             _ => Some(budget.level(end)),
         };
-        steps.push(Step { plan, outcome, took, cut_off, budget_after, after });
+        steps.push(Step {
+            plan,
+            outcome,
+            took,
+            cut_off,
+            budget_after,
+            after,
+        });
         if let Some(r) = after.stop {
             break r;
         }
     };
-    Ok(Trace { elapsed: p.elapsed, steps, stop_reason, end: req.now() })
+    Ok(Trace {
+        elapsed: p.elapsed,
+        steps,
+        stop_reason,
+        end: req.now(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::policy::{TimeoutWhy, WaitSource};
-    use proptest::prelude::*;
     #[allow(unused_imports)]
     use crate::rng::Rng;
+    use proptest::prelude::*;
 
     fn t(q: &str) -> Trace {
         trace(&q.parse::<Params>().unwrap()).unwrap()
@@ -178,7 +202,10 @@ mod tests {
         assert_eq!(starts, [ms(100), ms(3_200), ms(6_400)]);
         let rem: Vec<Micros> = tr.steps.iter().map(|s| s.plan.remaining.unwrap()).collect();
         assert_eq!(rem, [ms(9_900), ms(6_800), ms(3_600)]);
-        assert!(tr.steps.iter().all(|s| s.plan.timeout == ms(3_000) && s.plan.why == TimeoutWhy::Ceiling));
+        assert!(tr
+            .steps
+            .iter()
+            .all(|s| s.plan.timeout == ms(3_000) && s.plan.why == TimeoutWhy::Ceiling));
         assert_eq!(tr.steps[0].after.wait, Some(ms(100)));
         assert_eq!(tr.steps[1].after.wait, Some(ms(200)));
         assert_eq!(tr.steps[0].after.wait_source, Some(WaitSource::Forced));
@@ -219,7 +246,11 @@ mod tests {
         assert_eq!(tr.steps[0].after.wait, Some(ms(2_000)));
         assert_eq!(tr.steps[0].after.wait_source, Some(WaitSource::RetryAfter));
         let tr = t("outcomes=503:ra=8s,ok");
-        assert_eq!(tr.stop_reason, StopReason::WontFit, "8 s + 3 s does not fit in 10 s");
+        assert_eq!(
+            tr.stop_reason,
+            StopReason::WontFit,
+            "8 s + 3 s does not fit in 10 s"
+        );
         let tr = t("outcomes=429,ok&retry_after=1s");
         assert_eq!(tr.steps[0].after.wait, Some(ms(1_000)));
     }
@@ -235,9 +266,18 @@ mod tests {
 
     #[test]
     fn read_timeout_on_keyless_post_is_not_retried() {
-        assert_eq!(t("outcomes=read_timeout,ok").stop_reason, StopReason::NotRetryable);
-        assert_eq!(t("outcomes=read_timeout,ok&key=true").stop_reason, StopReason::Success);
-        assert_eq!(t("outcomes=read_timeout,ok&idempotent=true").stop_reason, StopReason::Success);
+        assert_eq!(
+            t("outcomes=read_timeout,ok").stop_reason,
+            StopReason::NotRetryable
+        );
+        assert_eq!(
+            t("outcomes=read_timeout,ok&key=true").stop_reason,
+            StopReason::Success
+        );
+        assert_eq!(
+            t("outcomes=read_timeout,ok&idempotent=true").stop_reason,
+            StopReason::Success
+        );
     }
 
     #[test]
@@ -292,8 +332,17 @@ mod tests {
 
     fn any_link() -> impl Strategy<Value = String> {
         let outcome = prop_oneof![
-            Just("ok"), Just("refused"), Just("connect_timeout"), Just("read_timeout"), Just("400"),
-            Just("429"), Just("500"), Just("503"), Just("503:ra=1s"), Just("504"), Just("409_in_flight"),
+            Just("ok"),
+            Just("refused"),
+            Just("connect_timeout"),
+            Just("read_timeout"),
+            Just("400"),
+            Just("429"),
+            Just("500"),
+            Just("503"),
+            Just("503:ra=1s"),
+            Just("504"),
+            Just("409_in_flight"),
         ];
         (
             1u32..8,

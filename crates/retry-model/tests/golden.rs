@@ -7,7 +7,10 @@ const LINKS: &str = include_str!("../../../tests/golden/links.txt");
 const FINGERPRINTS: &str = include_str!("../../../tests/golden/fingerprints.txt");
 
 fn links() -> impl Iterator<Item = &'static str> {
-    LINKS.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+    LINKS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
 fn text(q: &str) -> String {
@@ -37,13 +40,29 @@ fn fingerprints_are_pinned() {
         })
         .collect();
     if bless() {
-        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/golden/fingerprints.txt"), computed.join("\n") + "\n").unwrap();
+        std::fs::write(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../tests/golden/fingerprints.txt"
+            ),
+            computed.join("\n") + "\n",
+        )
+        .unwrap();
         return;
     }
     let pinned: Vec<&str> = FINGERPRINTS.lines().collect();
-    assert_eq!(pinned.len(), computed.len(), "fingerprints.txt is out of date: re-bless");
+    assert_eq!(
+        pinned.len(),
+        computed.len(),
+        "fingerprints.txt is out of date: re-bless"
+    );
     for (want, got) in pinned.iter().zip(&computed) {
-        assert_eq!(*want, got, "trace changed; reproduce with: retrylab explain '{}'", got.split_once(' ').unwrap().1);
+        assert_eq!(
+            *want,
+            got,
+            "trace changed; reproduce with: retrylab explain '{}'",
+            got.split_once(' ').unwrap().1
+        );
     }
 }
 
@@ -54,13 +73,17 @@ fn worked_examples_read_as_pinned() {
         ("guide-700ms", "preset=guide-700ms"),
         ("guide-700ms-150", "preset=guide-700ms&waits=150ms"),
     ] {
-        let path = format!("{}/../../tests/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../../tests/golden/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let got = text(q);
         if bless() {
             std::fs::write(&path, &got).unwrap();
             continue;
         }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}: re-bless"));
+        let want =
+            std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}: re-bless"));
         assert_eq!(got, want, "{name}: the explanation of '{q}' changed");
     }
 }

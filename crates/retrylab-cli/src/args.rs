@@ -21,7 +21,9 @@ impl Args {
                     Some((n, v)) => (n.to_string(), v.to_string()),
                     None => {
                         i += 1;
-                        let v = argv.get(i).ok_or_else(|| format!("--{name}: needs a value"))?;
+                        let v = argv
+                            .get(i)
+                            .ok_or_else(|| format!("--{name}: needs a value"))?;
                         (name.to_string(), v.clone())
                     }
                 };
@@ -29,7 +31,11 @@ impl Args {
                     let list: Vec<String> = allowed.iter().map(|f| format!("--{f}")).collect();
                     return Err(format!(
                         "--{name}: unknown flag; accepted {}",
-                        if list.is_empty() { "none".to_string() } else { list.join(", ") }
+                        if list.is_empty() {
+                            "none".to_string()
+                        } else {
+                            list.join(", ")
+                        }
                     ));
                 }
                 if flags.insert(name.clone(), value).is_some() {
@@ -47,11 +53,12 @@ impl Args {
     pub fn format(&self, accepted: &[&'static str]) -> Result<&'static str, String> {
         match self.flags.get("format") {
             None => Ok(accepted[0]),
-            Some(f) => accepted
-                .iter()
-                .copied()
-                .find(|a| a == f)
-                .ok_or_else(|| format!("--format: unknown format '{f}'; accepted {}", accepted.join(", "))),
+            Some(f) => accepted.iter().copied().find(|a| a == f).ok_or_else(|| {
+                format!(
+                    "--format: unknown format '{f}'; accepted {}",
+                    accepted.join(", ")
+                )
+            }),
         }
     }
 }

@@ -16,7 +16,9 @@ The query keys are documented in docs/link.md.
 
 /// Dispatches `argv` (without the program name).
 pub fn run(argv: &[String]) -> Result<String, String> {
-    let Some(cmd) = argv.first() else { return Ok(USAGE.to_string()) };
+    let Some(cmd) = argv.first() else {
+        return Ok(USAGE.to_string());
+    };
     let rest = &argv[1..];
     match cmd.as_str() {
         "explain" => cmd_explain(&Args::parse(rest, &["format"])?),
@@ -36,7 +38,9 @@ pub fn run(argv: &[String]) -> Result<String, String> {
 fn params(a: &Args) -> Result<Params, String> {
     match a.positional.as_slice() {
         [q] => q.parse::<Params>().map_err(|e| e.to_string()),
-        [] => Err("missing the query: pass one link or query in quotes, e.g. 'preset=chapter'".into()),
+        [] => {
+            Err("missing the query: pass one link or query in quotes, e.g. 'preset=chapter'".into())
+        }
         _ => Err("expected one query; quote it so the shell keeps the & inside".into()),
     }
 }
@@ -93,7 +97,10 @@ fn cmd_explain(a: &Args) -> Result<String, String> {
             "end_ms": ms(t.end),
             "fingerprint": format!("{:016x}", t.fingerprint()),
         });
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        ));
     }
     let e = explain(&p, &t);
     let mut out = String::new();
@@ -116,7 +123,11 @@ fn cmd_schedule(a: &Args) -> Result<String, String> {
     if let Some(c) = a.flags.get("clients") {
         p.clients = match c.parse::<u32>() {
             Ok(n) if (1..=MAX_CLIENTS).contains(&n) => n,
-            _ => return Err(format!("--clients: '{c}' is not a whole number in [1, {MAX_CLIENTS}]")),
+            _ => {
+                return Err(format!(
+                    "--clients: '{c}' is not a whole number in [1, {MAX_CLIENTS}]"
+                ))
+            }
         };
     }
     let s = schedule(&p).map_err(|e| e.to_string())?;
@@ -126,31 +137,62 @@ fn cmd_schedule(a: &Args) -> Result<String, String> {
             let retries: Vec<Value> = s
                 .retries
                 .iter()
-                .map(|r| json!({
-                    "retry": r.retry,
-                    "low_ms": ms(r.low),
-                    "ceiling_ms": ms(r.ceiling),
-                    "waits_ms": r.waits.iter().map(|w| ms(*w)).collect::<Vec<_>>(),
-                }))
+                .map(|r| {
+                    json!({
+                        "retry": r.retry,
+                        "low_ms": ms(r.low),
+                        "ceiling_ms": ms(r.ceiling),
+                        "waits_ms": r.waits.iter().map(|w| ms(*w)).collect::<Vec<_>>(),
+                    })
+                })
                 .collect();
             let v = json!({ "link": p.to_string(), "clients": s.clients, "retries": retries });
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            );
         }
         "csv" => {
             let _ = writeln!(out, "retry,client,low_ms,ceiling_ms,wait_ms");
             for r in &s.retries {
                 for (c, w) in r.waits.iter().enumerate() {
-                    let _ = writeln!(out, "{},{},{},{},{}", r.retry, c, r.low.as_millis_f64(), r.ceiling.as_millis_f64(), w.as_millis_f64());
+                    let _ = writeln!(
+                        out,
+                        "{},{},{},{},{}",
+                        r.retry,
+                        c,
+                        r.low.as_millis_f64(),
+                        r.ceiling.as_millis_f64(),
+                        w.as_millis_f64()
+                    );
                 }
             }
         }
         _ => {
             let _ = writeln!(out, "{} ({} clients, seed {})", p, s.clients, p.seed);
-            let _ = writeln!(out, "{:>5}  {:>12}  {:>12}  {:>12}  waits", "retry", "low", "ceiling", "mean");
+            let _ = writeln!(
+                out,
+                "{:>5}  {:>12}  {:>12}  {:>12}  waits",
+                "retry", "low", "ceiling", "mean"
+            );
             for (r, mean) in s.retries.iter().zip(s.means()) {
                 let shown: Vec<String> = r.waits.iter().take(8).map(|w| w.human()).collect();
-                let more = if r.waits.len() > 8 { format!(", ... ({} more)", r.waits.len() - 8) } else { String::new() };
-                let _ = writeln!(out, "{:>5}  {:>12}  {:>12}  {:>12}  {}{}", r.retry, r.low.human(), r.ceiling.human(), mean.human(), shown.join(", "), more);
+                let more = if r.waits.len() > 8 {
+                    format!(", ... ({} more)", r.waits.len() - 8)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    out,
+                    "{:>5}  {:>12}  {:>12}  {:>12}  {}{}",
+                    r.retry,
+                    r.low.human(),
+                    r.ceiling.human(),
+                    mean.human(),
+                    shown.join(", "),
+                    more
+                );
             }
         }
     }
@@ -194,19 +236,40 @@ fn cmd_amplify(a: &Args) -> Result<String, String> {
             })).collect::<Vec<_>>(),
             "fix": { "layers": r.fix_layers, "worst_case": r.fix_worst_case, "expected": r.fix_expected },
         });
-        return Ok(format!("{}\n", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?));
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        ));
     }
     let mut out = String::new();
     let product: Vec<String> = r.layers.iter().map(|k| k.to_string()).collect();
-    let _ = writeln!(out, "worst case (every bottom call fails): {} = {} bottom calls per user request", product.join(" x "), r.worst_case);
-    let _ = writeln!(out, "expected at p = {}: {:.4} bottom calls; the request fails with probability {:.3e}", r.p, r.expected, r.failure_probability);
+    let _ = writeln!(
+        out,
+        "worst case (every bottom call fails): {} = {} bottom calls per user request",
+        product.join(" x "),
+        r.worst_case
+    );
+    let _ = writeln!(
+        out,
+        "expected at p = {}: {:.4} bottom calls; the request fails with probability {:.3e}",
+        r.p, r.expected, r.failure_probability
+    );
     let _ = writeln!(out);
-    let _ = writeln!(out, "{:>5}  {:>8}  {:>14}  {:>15}  {:>18}  {:>10}", "layer", "attempts", "worst calls in", "worst calls out", "expected calls out", "P(fails)");
+    let _ = writeln!(
+        out,
+        "{:>5}  {:>8}  {:>14}  {:>15}  {:>18}  {:>10}",
+        "layer", "attempts", "worst calls in", "worst calls out", "expected calls out", "P(fails)"
+    );
     for row in &r.rows {
         let _ = writeln!(
             out,
             "{:>5}  {:>8}  {:>14}  {:>15}  {:>18.4}  {:>10.3e}",
-            row.layer, row.attempts, row.worst_calls_in, row.worst_calls_out, row.expected_calls_out, row.failure_probability
+            row.layer,
+            row.attempts,
+            row.worst_calls_in,
+            row.worst_calls_out,
+            row.expected_calls_out,
+            row.failure_probability
         );
     }
     let fix: Vec<String> = r.fix_layers.iter().map(|k| k.to_string()).collect();
@@ -235,7 +298,18 @@ mod tests {
         let v: Value = serde_json::from_str(&out).unwrap();
         let steps = v["steps"].as_array().unwrap();
         assert_eq!(steps.len(), 3);
-        for key in ["attempt", "t_ms", "remaining_ms", "timeout_ms", "outcome", "decision", "reason", "ceiling_ms", "wait_ms", "fits"] {
+        for key in [
+            "attempt",
+            "t_ms",
+            "remaining_ms",
+            "timeout_ms",
+            "outcome",
+            "decision",
+            "reason",
+            "ceiling_ms",
+            "wait_ms",
+            "fits",
+        ] {
             assert!(steps[0].get(key).is_some(), "missing {key}");
         }
         assert_eq!(steps[0]["remaining_ms"], json!(9900.0));
@@ -248,31 +322,68 @@ mod tests {
     #[test]
     fn explain_text_shows_the_arithmetic() {
         let out = run_s(&["explain", "preset=guide-700ms"]).unwrap();
-        assert!(out.contains("= 750 ms > 700 ms remaining -> refused before sleeping"), "{out}");
+        assert!(
+            out.contains("= 750 ms > 700 ms remaining -> refused before sleeping"),
+            "{out}"
+        );
         let out = run_s(&["explain", "preset=guide-700ms&waits=150ms"]).unwrap();
-        assert!(out.contains("= 650 ms <= 700 ms remaining -> fits"), "{out}");
+        assert!(
+            out.contains("= 650 ms <= 700 ms remaining -> fits"),
+            "{out}"
+        );
     }
 
     #[test]
     fn schedule_formats() {
-        let out = run_s(&["schedule", "backoff=full&base=10ms&cap=2s&attempts=11", "--clients", "3", "--format", "csv"]).unwrap();
+        let out = run_s(&[
+            "schedule",
+            "backoff=full&base=10ms&cap=2s&attempts=11",
+            "--clients",
+            "3",
+            "--format",
+            "csv",
+        ])
+        .unwrap();
         let rows: Vec<&str> = out.lines().collect();
         assert_eq!(rows[0], "retry,client,low_ms,ceiling_ms,wait_ms");
         assert_eq!(rows.len(), 1 + 10 * 3);
-        let ceilings: Vec<f64> = rows[1..].iter().step_by(3).map(|r| r.split(',').nth(3).unwrap().parse().unwrap()).collect();
-        assert_eq!(ceilings, [10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2000.0, 2000.0]);
-        let v: Value = serde_json::from_str(&run_s(&["schedule", "attempts=3", "--clients", "4", "--format", "json"]).unwrap()).unwrap();
+        let ceilings: Vec<f64> = rows[1..]
+            .iter()
+            .step_by(3)
+            .map(|r| r.split(',').nth(3).unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(
+            ceilings,
+            [10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2000.0, 2000.0]
+        );
+        let v: Value = serde_json::from_str(
+            &run_s(&[
+                "schedule",
+                "attempts=3",
+                "--clients",
+                "4",
+                "--format",
+                "json",
+            ])
+            .unwrap(),
+        )
+        .unwrap();
         assert_eq!(v["retries"][1]["waits_ms"].as_array().unwrap().len(), 4);
     }
 
     #[test]
     fn amplify_numbers() {
-        let v: Value = serde_json::from_str(&run_s(&["amplify", "3,3,3", "--format", "json"]).unwrap()).unwrap();
+        let v: Value =
+            serde_json::from_str(&run_s(&["amplify", "3,3,3", "--format", "json"]).unwrap())
+                .unwrap();
         assert_eq!(v["worst_case"], json!(27));
         assert_eq!(v["fix"]["worst_case"], json!(3));
         let out = run_s(&["amplify", "4,4,4"]).unwrap();
         assert!(out.contains("4 x 4 x 4 = 64"), "{out}");
-        let v: Value = serde_json::from_str(&run_s(&["amplify", "3", "--p", "0.5", "--format", "json"]).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(
+            &run_s(&["amplify", "3", "--p", "0.5", "--format", "json"]).unwrap(),
+        )
+        .unwrap();
         assert_eq!(v["expected"], json!(1.75));
     }
 
@@ -281,7 +392,10 @@ mod tests {
         let cases: [(&[&str], &str); 9] = [
             (&["explain", "attempts=0"], "attempts:"),
             (&["explain", "base=3s&cap=1s"], "base:"),
-            (&["explain", "preset=chapter", "--format", "xml"], "--format:"),
+            (
+                &["explain", "preset=chapter", "--format", "xml"],
+                "--format:",
+            ),
             (&["explain", "bogus=1"], "unknown key 'bogus'"),
             (&["schedule", "attempts=3", "--clients", "0"], "--clients:"),
             (&["amplify", "3,x"], "layers:"),

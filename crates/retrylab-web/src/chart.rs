@@ -86,14 +86,21 @@ pub fn draw_schedule<DB: DrawingBackend>(
     let max_ms = s
         .retries
         .iter()
-        .map(|r| r.ceiling.max(r.waits.iter().copied().max().unwrap_or_default()).as_millis_f64())
+        .map(|r| {
+            r.ceiling
+                .max(r.waits.iter().copied().max().unwrap_or_default())
+                .as_millis_f64()
+        })
         .fold(1.0f64, f64::max)
         * 1.08;
     let mut chart = ChartBuilder::on(area)
         .margin(px(12.0))
         .x_label_area_size(px(46.0))
         .y_label_area_size(px(70.0))
-        .caption(format!("Waits before each retry: {} ({} clients)", kind, s.clients), font(16.0))
+        .caption(
+            format!("Waits before each retry: {} ({} clients)", kind, s.clients),
+            font(16.0),
+        )
         .build_cartesian_2d(0.5f64..(f64::from(n) + 0.5), 0.0f64..max_ms)
         .map_err(|e| e.to_string())?;
     chart
@@ -101,7 +108,13 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .x_desc("retry number (retry k is attempt k+1)")
         .y_desc("wait (ms)")
         .x_labels((n as usize).min(20))
-        .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-6 { format!("{}", x.round() as i64) } else { String::new() })
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-6 {
+                format!("{}", x.round() as i64)
+            } else {
+                String::new()
+            }
+        })
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(font(12.0))
         .axis_desc_style(font(13.0))
@@ -110,10 +123,21 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .map_err(|e| e.to_string())?;
 
     let clients = s.clients;
-    let r = (if clients > 400 { 1.5 } else if clients > 100 { 2.0 } else { 3.0 }) * scale;
+    let r = (if clients > 400 {
+        1.5
+    } else if clients > 100 {
+        2.0
+    } else {
+        3.0
+    }) * scale;
     let mut map = CoordMap::default();
     let dots = s.retries.iter().flat_map(|col| {
-        col.waits.iter().enumerate().map(move |(c, w)| (f64::from(col.retry) + spread(c as u32, clients), w.as_millis_f64()))
+        col.waits.iter().enumerate().map(move |(c, w)| {
+            (
+                f64::from(col.retry) + spread(c as u32, clients),
+                w.as_millis_f64(),
+            )
+        })
     });
     chart
         .draw_series(dots.map(|(x, y)| Circle::new((x, y), r as i32, DOT.mix(0.55).filled())))
@@ -122,8 +146,16 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(3.0), DOT.filled()));
     for col in &s.retries {
         for (c, w) in col.waits.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(f64::from(col.retry) + spread(c as u32, clients), w.as_millis_f64()));
-            map.dots.push(Dot { x: f64::from(x), y: f64::from(y), client: c as u32, retry: col.retry });
+            let (x, y) = chart.backend_coord(&(
+                f64::from(col.retry) + spread(c as u32, clients),
+                w.as_millis_f64(),
+            ));
+            map.dots.push(Dot {
+                x: f64::from(x),
+                y: f64::from(y),
+                client: c as u32,
+                retry: col.retry,
+            });
         }
     }
     let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
@@ -140,17 +172,25 @@ pub fn draw_schedule<DB: DrawingBackend>(
     if jittered {
         let low_style = ShapeStyle::from(&CEILING.mix(0.6)).stroke_width(px(1.0) as u32);
         chart
-            .draw_series(s.retries.iter().filter(|c| c.low.as_micros() > 0).map(|col| {
-                let y = col.low.as_millis_f64();
-                let x = f64::from(col.retry);
-                PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], low_style)
-            }))
+            .draw_series(
+                s.retries
+                    .iter()
+                    .filter(|c| c.low.as_micros() > 0)
+                    .map(|col| {
+                        let y = col.low.as_millis_f64();
+                        let x = f64::from(col.retry);
+                        PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], low_style)
+                    }),
+            )
             .map_err(|e| e.to_string())?;
         let mean_style = ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32);
         chart
             .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
                 let x = i as f64 + 1.0;
-                PathElement::new(vec![(x - 0.2, m.as_millis_f64()), (x + 0.2, m.as_millis_f64())], mean_style)
+                PathElement::new(
+                    vec![(x - 0.2, m.as_millis_f64()), (x + 0.2, m.as_millis_f64())],
+                    mean_style,
+                )
             }))
             .map_err(|e| e.to_string())?
             .label("mean of the drawn waits")
@@ -160,12 +200,21 @@ pub fn draw_schedule<DB: DrawingBackend>(
         let path: Vec<(f64, f64)> = s
             .retries
             .iter()
-            .filter_map(|col| col.waits.get(h as usize).map(|w| (f64::from(col.retry) + spread(h, clients), w.as_millis_f64())))
+            .filter_map(|col| {
+                col.waits
+                    .get(h as usize)
+                    .map(|w| (f64::from(col.retry) + spread(h, clients), w.as_millis_f64()))
+            })
             .collect();
         let style = ShapeStyle::from(&HIGHLIGHT).stroke_width(px(2.0) as u32);
-        chart.draw_series(std::iter::once(PathElement::new(path.clone(), style))).map_err(|e| e.to_string())?;
         chart
-            .draw_series(path.into_iter().map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())))
+            .draw_series(std::iter::once(PathElement::new(path.clone(), style)))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(
+                path.into_iter()
+                    .map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())),
+            )
             .map_err(|e| e.to_string())?
             .label(format!("client {h}'s waits"))
             .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(4.0), HIGHLIGHT.filled()));
@@ -197,8 +246,18 @@ mod tests {
     fn nearest_dot() {
         let map = CoordMap {
             dots: vec![
-                Dot { x: 10.0, y: 10.0, client: 0, retry: 1 },
-                Dot { x: 30.0, y: 10.0, client: 1, retry: 1 },
+                Dot {
+                    x: 10.0,
+                    y: 10.0,
+                    client: 0,
+                    retry: 1,
+                },
+                Dot {
+                    x: 30.0,
+                    y: 10.0,
+                    client: 1,
+                    retry: 1,
+                },
             ],
         };
         assert_eq!(map.nearest(28.0, 11.0, 6.0).unwrap().client, 1);

@@ -95,7 +95,9 @@ mod tests {
     fn every_control_is_a_link_key() {
         let p = Params::default();
         for (key, kind) in CONTROLS {
-            let text = p.get(key).unwrap_or_else(|| panic!("{key} is not a link key"));
+            let text = p
+                .get(key)
+                .unwrap_or_else(|| panic!("{key} is not a link key"));
             let back = to_link(kind, &to_control(kind, &text), text == "true");
             let mut q = p.clone();
             q.set(key, &back).unwrap();

@@ -23,7 +23,9 @@ pub fn start() -> Result<(), JsValue> {
 
 /// The trace fingerprint of a link, as 16 hex digits (the same as `retrylab fingerprint`).
 pub fn fingerprint_of(query: &str) -> Result<String, String> {
-    let p: retry_model::Params = query.parse().map_err(|e: retry_model::ConfigError| e.to_string())?;
+    let p: retry_model::Params = query
+        .parse()
+        .map_err(|e: retry_model::ConfigError| e.to_string())?;
     let t = retry_model::trace(&p).map_err(|e| e.to_string())?;
     Ok(format!("{:016x}", t.fingerprint()))
 }
@@ -36,7 +38,10 @@ pub fn trace_fingerprint(query: &str) -> Result<String, JsValue> {
 
 /// The canonical form of a link, or the one-line error naming the bad key.
 pub fn canonical_of(query: &str) -> Result<String, String> {
-    query.parse::<retry_model::Params>().map(|p| p.to_string()).map_err(|e| e.to_string())
+    query
+        .parse::<retry_model::Params>()
+        .map(|p| p.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// [`canonical_of`] for JavaScript.

@@ -35,12 +35,24 @@ impl State {
     pub fn from_query(query: &str) -> State {
         let (params, mut errors) = Params::parse_lenient(query);
         match Self::derive(&params) {
-            Ok((schedule, trace)) => State { params, errors, schedule, trace, hover: None },
+            Ok((schedule, trace)) => State {
+                params,
+                errors,
+                schedule,
+                trace,
+                hover: None,
+            },
             Err(e) => {
                 errors.push(e);
                 let params = Params::default();
                 let (schedule, trace) = Self::derive(&params).expect("the defaults are valid");
-                State { params, errors, schedule, trace, hover: None }
+                State {
+                    params,
+                    errors,
+                    schedule,
+                    trace,
+                    hover: None,
+                }
             }
         }
     }
@@ -67,7 +79,11 @@ impl State {
             }
             Msg::Preset(name) => {
                 let mut next = Params::default();
-                let res = if name.is_empty() { Ok(()) } else { next.set("preset", &name) };
+                let res = if name.is_empty() {
+                    Ok(())
+                } else {
+                    next.set("preset", &name)
+                };
                 self.try_apply(res.map(|_| next))
             }
             Msg::Set(key, value) => {
@@ -123,7 +139,10 @@ mod tests {
     fn bad_input_keeps_the_last_good_state() {
         let mut s = State::from_query("attempts=4");
         let before = s.trace.fingerprint();
-        assert!(!s.update(Msg::Set("base", "50s".into())), "base > cap is refused");
+        assert!(
+            !s.update(Msg::Set("base", "50s".into())),
+            "base > cap is refused"
+        );
         assert_eq!(s.errors.len(), 1);
         assert_eq!(s.errors[0].field, "base");
         assert_eq!(s.trace.fingerprint(), before);

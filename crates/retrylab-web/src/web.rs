@@ -19,7 +19,9 @@ struct App {
 }
 
 fn document() -> Document {
-    web_sys::window().and_then(|w| w.document()).expect("a document")
+    web_sys::window()
+        .and_then(|w| w.document())
+        .expect("a document")
 }
 
 fn by_id(id: &str) -> Option<Element> {
@@ -31,15 +33,23 @@ pub fn start() -> Result<(), JsValue> {
     console_error_panic_hook::set_once();
     let doc = document();
     fill_menus(&doc)?;
-    let query = web_sys::window().map(|w| w.location().search().unwrap_or_default()).unwrap_or_default();
-    let app = Rc::new(RefCell::new(App { state: State::from_query(&query), map: CoordMap::default(), renders: 0 }));
+    let query = web_sys::window()
+        .map(|w| w.location().search().unwrap_or_default())
+        .unwrap_or_default();
+    let app = Rc::new(RefCell::new(App {
+        state: State::from_query(&query),
+        map: CoordMap::default(),
+        renders: 0,
+    }));
     render(&mut app.borrow_mut(), true);
 
     // One delegated handler for every control; text fields apply on change, the rest on input.
     for event in ["input", "change"] {
         let app = app.clone();
         let handler = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+                return;
+            };
             let id = target.id();
             let is_text = target.get_attribute("type").as_deref() == Some("text");
             if (e.type_() == "input") == is_text && id != "preset" {
@@ -49,7 +59,12 @@ pub fn start() -> Result<(), JsValue> {
                 if e.type_() != "change" {
                     return;
                 }
-                Msg::Preset(target.dyn_ref::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default())
+                Msg::Preset(
+                    target
+                        .dyn_ref::<HtmlSelectElement>()
+                        .map(|s| s.value())
+                        .unwrap_or_default(),
+                )
             } else if let Some((key, kind)) = key_of(&id) {
                 let (value, checked) = control_value(&target);
                 Msg::Set(key, to_link(kind, &value, checked))
@@ -61,23 +76,28 @@ pub fn start() -> Result<(), JsValue> {
             let rewrite = id == "preset";
             render(&mut a, rewrite || !changed);
         });
-        by_id("controls").ok_or("no #controls")?.add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())?;
+        by_id("controls")
+            .ok_or("no #controls")?
+            .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())?;
         handler.forget(); // page-lifetime handler
     }
 
     let canvas = by_id("schedule").ok_or("no #schedule")?;
     {
         let app = app.clone();
-        let on_move = Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
-            let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0);
-            let (x, y) = (f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr);
-            let mut a = app.borrow_mut();
-            let hit = a.map.nearest(x, y, 10.0 * dpr).map(|d| d.client);
-            if hit != a.state.hover {
-                a.state.update(Msg::Hover(hit));
-                draw(&mut a);
-            }
-        });
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let dpr = web_sys::window()
+                    .map(|w| w.device_pixel_ratio())
+                    .unwrap_or(1.0);
+                let (x, y) = (f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr);
+                let mut a = app.borrow_mut();
+                let hit = a.map.nearest(x, y, 10.0 * dpr).map(|d| d.client);
+                if hit != a.state.hover {
+                    a.state.update(Msg::Hover(hit));
+                    draw(&mut a);
+                }
+            });
         canvas.add_event_listener_with_callback("pointermove", on_move.as_ref().unchecked_ref())?;
         on_move.forget();
     }
@@ -90,16 +110,21 @@ pub fn start() -> Result<(), JsValue> {
                 draw(&mut a);
             }
         });
-        canvas.add_event_listener_with_callback("pointerleave", on_leave.as_ref().unchecked_ref())?;
+        canvas
+            .add_event_listener_with_callback("pointerleave", on_leave.as_ref().unchecked_ref())?;
         on_leave.forget();
     }
     {
         let app = app.clone();
         let on_resize = Closure::<dyn FnMut()>::new(move || draw(&mut app.borrow_mut()));
-        web_sys::window().ok_or("no window")?.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
+        web_sys::window()
+            .ok_or("no window")?
+            .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
         on_resize.forget();
     }
-    doc.body().ok_or("no body")?.set_attribute("data-ready", "true")?;
+    doc.body()
+        .ok_or("no body")?
+        .set_attribute("data-ready", "true")?;
     Ok(())
 }
 
@@ -177,7 +202,9 @@ fn render(a: &mut App, write_controls: bool) {
     }
     render_trace(&doc, s);
     if let Some(link) = by_id("share-link") {
-        let href = web_sys::window().map(|w| w.location().href().unwrap_or_default()).unwrap_or_default();
+        let href = web_sys::window()
+            .map(|w| w.location().href().unwrap_or_default())
+            .unwrap_or_default();
         let _ = link.set_attribute("href", &href);
         link.set_text_content(Some(&format!("?{}", s.link())));
     }
@@ -196,7 +223,9 @@ fn render_trace(doc: &Document, s: &State) {
     if let Some(list) = by_id("trace-steps") {
         list.set_inner_html("");
         for step in &e.steps {
-            let Ok(li) = doc.create_element("li") else { continue };
+            let Ok(li) = doc.create_element("li") else {
+                continue;
+            };
             let _ = li.set_attribute("data-attempt", &step.attempt.to_string());
             for (i, line) in step.lines.iter().enumerate() {
                 if let Ok(p) = doc.create_element(if i == 0 { "h3" } else { "p" }) {
@@ -214,8 +243,14 @@ fn render_trace(doc: &Document, s: &State) {
 }
 
 fn draw(a: &mut App) {
-    let Some(canvas) = by_id("schedule").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()) else { return };
-    let dpr = web_sys::window().map(|w| w.device_pixel_ratio()).unwrap_or(1.0).max(1.0);
+    let Some(canvas) = by_id("schedule").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
+    else {
+        return;
+    };
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
     let css_w = f64::from(canvas.client_width().max(320));
     let css_h = (css_w * 0.5).clamp(260.0, 460.0);
     let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
@@ -225,14 +260,32 @@ fn draw(a: &mut App) {
         let _ = canvas.style().set_property("height", &format!("{css_h}px"));
     }
     let s = &a.state;
-    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else { return };
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+        return;
+    };
     let area = backend.into_drawing_area();
-    match draw_schedule(&area, &s.schedule, s.params.policy.backoff.kind, s.hover, dpr) {
+    match draw_schedule(
+        &area,
+        &s.schedule,
+        s.params.policy.backoff.kind,
+        s.hover,
+        dpr,
+    ) {
         Ok(map) => a.map = map,
         Err(e) => web_sys::console::error_1(&format!("chart: {e}").into()),
     }
-    let ceilings: Vec<String> = s.schedule.retries.iter().map(|r| format!("{}", r.ceiling.as_millis_f64())).collect();
-    let means: Vec<String> = s.schedule.means().iter().map(|m| format!("{}", m.as_millis_f64())).collect();
+    let ceilings: Vec<String> = s
+        .schedule
+        .retries
+        .iter()
+        .map(|r| format!("{}", r.ceiling.as_millis_f64()))
+        .collect();
+    let means: Vec<String> = s
+        .schedule
+        .means()
+        .iter()
+        .map(|m| format!("{}", m.as_millis_f64()))
+        .collect();
     let _ = canvas.set_attribute("data-kind", s.params.policy.backoff.kind.name());
     let _ = canvas.set_attribute("data-ceilings", &ceilings.join(","));
     let _ = canvas.set_attribute("data-means", &means.join(","));
@@ -241,7 +294,12 @@ fn draw(a: &mut App) {
     if let Some(readout) = by_id("readout") {
         let text = match s.hover {
             Some(c) => {
-                let waits: Vec<String> = s.schedule.retries.iter().filter_map(|r| r.waits.get(c as usize).map(|w| w.human())).collect();
+                let waits: Vec<String> = s
+                    .schedule
+                    .retries
+                    .iter()
+                    .filter_map(|r| r.waits.get(c as usize).map(|w| w.human()))
+                    .collect();
                 format!("client {c}: waits {}", waits.join(" -> "))
             }
             None => "Point at a dot to follow one client's waits across its retries.".to_string(),

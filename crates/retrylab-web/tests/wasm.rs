@@ -11,7 +11,8 @@ fn fingerprints_match_native() {
     let mut n = 0;
     for line in FINGERPRINTS.lines().filter(|l| !l.trim().is_empty()) {
         let (want, query) = line.split_once(' ').expect("'<hash> <link>'");
-        let got = retrylab_web::fingerprint_of(query).unwrap_or_else(|_| panic!("{query} should parse"));
+        let got =
+            retrylab_web::fingerprint_of(query).unwrap_or_else(|_| panic!("{query} should parse"));
         assert_eq!(got, want, "{query}");
         n += 1;
     }
@@ -22,7 +23,10 @@ fn fingerprints_match_native() {
 fn schedule_is_identical_across_targets() {
     // A sum of every drawn wait for a 1000-client decorrelated schedule: any difference in the
     // generator or the integer sampling shows up here.
-    let p: retry_model::Params = "backoff=decorrelated&base=10ms&cap=2s&attempts=11&clients=1000&seed=2015".parse().unwrap();
+    let p: retry_model::Params =
+        "backoff=decorrelated&base=10ms&cap=2s&attempts=11&clients=1000&seed=2015"
+            .parse()
+            .unwrap();
     let s = retry_model::schedule(&p).unwrap();
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for r in &s.retries {
@@ -39,10 +43,16 @@ fn schedule_is_identical_across_targets() {
 fn bad_links_name_the_key() {
     let msg = retrylab_web::canonical_of("attempts=0").unwrap_err();
     assert!(msg.starts_with("attempts:"), "{msg}");
-    assert_eq!(retrylab_web::canonical_of("preset=chapter&seed=1").unwrap(), "v=1&preset=chapter");
+    assert_eq!(
+        retrylab_web::canonical_of("preset=chapter&seed=1").unwrap(),
+        "v=1&preset=chapter"
+    );
     #[cfg(target_arch = "wasm32")]
     {
-        let js = retrylab_web::canonical_link("base=9s&cap=1s").unwrap_err().as_string().unwrap();
+        let js = retrylab_web::canonical_link("base=9s&cap=1s")
+            .unwrap_err()
+            .as_string()
+            .unwrap();
         assert!(js.starts_with("base:"), "{js}");
     }
 }

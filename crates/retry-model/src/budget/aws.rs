@@ -23,9 +23,19 @@ pub struct AwsQuotaConfig {
 
 impl AwsQuotaConfig {
     /// botocore `standard.py` and `quota.py` as shipped before 2026.
-    pub const STANDARD: AwsQuotaConfig =
-        AwsQuotaConfig { capacity: 500, retry_cost: 5, timeout_cost: 10, throttle_cost: 5, no_retry_increment: 1 };
+    pub const STANDARD: AwsQuotaConfig = AwsQuotaConfig {
+        capacity: 500,
+        retry_cost: 5,
+        timeout_cost: 10,
+        throttle_cost: 5,
+        no_retry_increment: 1,
+    };
     /// The 2026 update: 14 for a non-throttling retry, 5 for throttling, timeouts not special.
-    pub const Y2026: AwsQuotaConfig =
-        AwsQuotaConfig { capacity: 500, retry_cost: 14, timeout_cost: 14, throttle_cost: 5, no_retry_increment: 1 };
+    pub const Y2026: AwsQuotaConfig = AwsQuotaConfig {
+        capacity: 500,
+        retry_cost: 14,
+        timeout_cost: 14,
+        throttle_cost: 5,
+        no_retry_increment: 1,
+    };
 }

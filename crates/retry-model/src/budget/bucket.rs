@@ -16,5 +16,8 @@ pub struct TokenBucketConfig {
 
 impl TokenBucketConfig {
     /// The cheat sheet's bucket: at most 10 tokens, 0.1 per success.
-    pub const CHEAT_SHEET: TokenBucketConfig = TokenBucketConfig { max_milli: 10_000, refill_milli: 100 };
+    pub const CHEAT_SHEET: TokenBucketConfig = TokenBucketConfig {
+        max_milli: 10_000,
+        refill_milli: 100,
+    };
 }

@@ -16,5 +16,8 @@ pub struct GrpcThrottleConfig {
 
 impl GrpcThrottleConfig {
     /// The gRFC's example: maxTokens 10, tokenRatio 0.1.
-    pub const EXAMPLE: GrpcThrottleConfig = GrpcThrottleConfig { max_milli: 10_000, ratio_milli: 100 };
+    pub const EXAMPLE: GrpcThrottleConfig = GrpcThrottleConfig {
+        max_milli: 10_000,
+        ratio_milli: 100,
+    };
 }

@@ -137,7 +137,7 @@ pub struct BudgetCheck {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Budget {
     config: BudgetConfig,
-    tokens: u64, // AWS, bucket, gRPC: thousandths in [0, max]
+    tokens: u64,                // AWS, bucket, gRPC: thousandths in [0, max]
     window: Option<SlotWindow>, // ratio: net deposits; rate: retries taken
 }
 
@@ -166,7 +166,11 @@ impl Budget {
             }
             _ => None,
         };
-        Budget { config, tokens, window }
+        Budget {
+            config,
+            tokens,
+            window,
+        }
     }
 
     /// The configuration.
@@ -186,18 +190,28 @@ impl Budget {
     /// The level at `now`.
     pub fn level(&self, now: Micros) -> Level {
         match &self.config {
-            BudgetConfig::None => Level { milli: 0, max_milli: 0 },
-            BudgetConfig::Aws(_) | BudgetConfig::Bucket(_) | BudgetConfig::Grpc(_) => {
-                Level { milli: self.tokens, max_milli: Self::max_tokens(&self.config) }
-            }
+            BudgetConfig::None => Level {
+                milli: 0,
+                max_milli: 0,
+            },
+            BudgetConfig::Aws(_) | BudgetConfig::Bucket(_) | BudgetConfig::Grpc(_) => Level {
+                milli: self.tokens,
+                max_milli: Self::max_tokens(&self.config),
+            },
             BudgetConfig::Ratio(r) => {
                 let sum = self.window.as_ref().map_or(0, |w| w.sum(now)) + r.reserve_milli();
-                Level { milli: sum.max(0) as u64, max_milli: sum.max(0) as u64 }
+                Level {
+                    milli: sum.max(0) as u64,
+                    max_milli: sum.max(0) as u64,
+                }
             }
             BudgetConfig::Rate(r) => {
                 let used = self.window.as_ref().map_or(0, |w| w.sum(now)).max(0) as u64;
                 let max = u64::from(r.per_window);
-                Level { milli: max.saturating_sub(used) * 1000, max_milli: max * 1000 }
+                Level {
+                    milli: max.saturating_sub(used) * 1000,
+                    max_milli: max * 1000,
+                }
             }
         }
     }
@@ -221,12 +235,27 @@ impl Budget {
         let level = self.level(now);
         let cost_milli = self.cost(kind);
         match &self.config {
-            BudgetConfig::None => BudgetCheck { allowed: true, level, cost_milli, threshold_milli: None },
+            BudgetConfig::None => BudgetCheck {
+                allowed: true,
+                level,
+                cost_milli,
+                threshold_milli: None,
+            },
             BudgetConfig::Grpc(g) => {
                 let threshold = g.max_milli / 2;
-                BudgetCheck { allowed: self.tokens > threshold, level, cost_milli, threshold_milli: Some(threshold) }
+                BudgetCheck {
+                    allowed: self.tokens > threshold,
+                    level,
+                    cost_milli,
+                    threshold_milli: Some(threshold),
+                }
             }
-            _ => BudgetCheck { allowed: level.milli >= cost_milli, level, cost_milli, threshold_milli: None },
+            _ => BudgetCheck {
+                allowed: level.milli >= cost_milli,
+                level,
+                cost_milli,
+                threshold_milli: None,
+            },
         }
     }
 
@@ -296,9 +325,9 @@ impl Budget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
     #[allow(unused_imports)]
     use crate::rng::Rng;
+    use proptest::prelude::*;
 
     const T0: Micros = Micros::ZERO;
 
@@ -340,7 +369,10 @@ mod tests {
 
     #[test]
     fn bucket_tenths_are_exact() {
-        let mut b = Budget::new(BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET), Some(0));
+        let mut b = Budget::new(
+            BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
+            Some(0),
+        );
         for i in 1..=10 {
             b.on_success(T0, None);
             assert_eq!(b.level(T0).milli, 100 * i);
@@ -377,7 +409,10 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 100, "10/s over 10 s with no calls");
-        assert!(b.check(Micros::from_secs(10), RetryCost::Normal).allowed, "withdrawals expire");
+        assert!(
+            b.check(Micros::from_secs(10), RetryCost::Normal).allowed,
+            "withdrawals expire"
+        );
     }
 
     #[test]
@@ -393,7 +428,11 @@ mod tests {
         assert_eq!(b.level(T0).milli, 5_100);
         assert!(b.check(T0, RetryCost::Normal).allowed);
         b.on_failure(T0, false);
-        assert_eq!(b.level(T0).milli, 5_100, "unqualified failures do not count");
+        assert_eq!(
+            b.level(T0).milli,
+            5_100,
+            "unqualified failures do not count"
+        );
     }
 
     #[test]
@@ -413,10 +452,27 @@ mod tests {
             Just(BudgetConfig::None),
             Just(BudgetConfig::Aws(AwsQuotaConfig::STANDARD)),
             Just(BudgetConfig::Aws(AwsQuotaConfig::Y2026)),
-            (1u64..50_000, 1u64..2_000).prop_map(|(m, r)| BudgetConfig::Bucket(TokenBucketConfig { max_milli: m, refill_milli: r })),
-            (1u32..1000, 1u64..60, 0u32..20).prop_map(|(p, w, f)| BudgetConfig::Ratio(RatioConfig { per_mille: p, window: Micros::from_secs(w), min_per_sec: f })),
-            (1u64..100, 1u64..2_000).prop_map(|(m, r)| BudgetConfig::Grpc(GrpcThrottleConfig { max_milli: m * 1000, ratio_milli: r })),
-            (1u32..200, 1u64..120).prop_map(|(n, w)| BudgetConfig::Rate(RateConfig { per_window: n, window: Micros::from_secs(w) })),
+            (1u64..50_000, 1u64..2_000).prop_map(|(m, r)| BudgetConfig::Bucket(
+                TokenBucketConfig {
+                    max_milli: m,
+                    refill_milli: r
+                }
+            )),
+            (1u32..1000, 1u64..60, 0u32..20).prop_map(|(p, w, f)| BudgetConfig::Ratio(
+                RatioConfig {
+                    per_mille: p,
+                    window: Micros::from_secs(w),
+                    min_per_sec: f
+                }
+            )),
+            (1u64..100, 1u64..2_000).prop_map(|(m, r)| BudgetConfig::Grpc(GrpcThrottleConfig {
+                max_milli: m * 1000,
+                ratio_milli: r
+            })),
+            (1u32..200, 1u64..120).prop_map(|(n, w)| BudgetConfig::Rate(RateConfig {
+                per_window: n,
+                window: Micros::from_secs(w)
+            })),
         ]
     }
 

@@ -15,5 +15,8 @@ pub struct RateConfig {
 
 impl RateConfig {
     /// The SRE book's 60 per minute.
-    pub const SRE: RateConfig = RateConfig { per_window: 60, window: Micros::from_secs(60) };
+    pub const SRE: RateConfig = RateConfig {
+        per_window: 60,
+        window: Micros::from_secs(60),
+    };
 }

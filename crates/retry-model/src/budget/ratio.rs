@@ -22,9 +22,17 @@ pub struct RatioConfig {
 
 impl RatioConfig {
     /// Finagle's and tower's default: 20% + 10/s over 10 s.
-    pub const FINAGLE: RatioConfig = RatioConfig { per_mille: 200, window: Micros::from_secs(10), min_per_sec: 10 };
+    pub const FINAGLE: RatioConfig = RatioConfig {
+        per_mille: 200,
+        window: Micros::from_secs(10),
+        min_per_sec: 10,
+    };
     /// The book chapter's budget: 10% over 10 s, no floor.
-    pub const CHAPTER: RatioConfig = RatioConfig { per_mille: 100, window: Micros::from_secs(10), min_per_sec: 0 };
+    pub const CHAPTER: RatioConfig = RatioConfig {
+        per_mille: 100,
+        window: Micros::from_secs(10),
+        min_per_sec: 0,
+    };
 
     /// The always-available reserve, in thousandths of a retry.
     pub fn reserve_milli(&self) -> i64 {

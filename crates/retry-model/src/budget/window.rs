@@ -6,14 +6,18 @@ use crate::time::Micros;
 /// window. Entries older than the window drop out as time moves on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SlotWindow {
-    slot_len: u64,      // window / 10, > 0
-    epochs: [u64; 10],  // which slot period each entry belongs to
+    slot_len: u64,     // window / 10, > 0
+    epochs: [u64; 10], // which slot period each entry belongs to
     sums: [i64; 10],
 }
 
 impl SlotWindow {
     pub(crate) fn new(window: Micros) -> Self {
-        SlotWindow { slot_len: (window.0 / 10).max(1), epochs: [u64::MAX; 10], sums: [0; 10] }
+        SlotWindow {
+            slot_len: (window.0 / 10).max(1),
+            epochs: [u64::MAX; 10],
+            sums: [0; 10],
+        }
     }
 
     fn epoch(&self, now: Micros) -> u64 {
