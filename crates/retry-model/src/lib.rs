@@ -35,6 +35,7 @@ mod policy;
 mod preset;
 mod rng;
 mod schedule;
+pub mod sim;
 mod time;
 mod trace;
 
@@ -47,14 +48,14 @@ pub use classify::{
 };
 pub use error::ConfigError;
 pub use explain::{explain, Explanation, StepText};
-pub use link::{Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN};
+pub use link::{Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use outcome::{Outcome, ScriptedOutcome};
 pub use policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
 pub use preset::Preset;
-pub use rng::{splitmix64, Rng};
+pub use rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
 pub use schedule::{schedule, RetryColumn, Schedule};
 pub use time::{Micros, ParseDurationError};
 pub use trace::{streams, trace, Step, Trace};

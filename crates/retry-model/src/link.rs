@@ -38,6 +38,8 @@ pub const LINK_VERSION: u32 = 1;
 pub const MAX_CLIENTS: u32 = 10_000;
 /// The longest a link may be, in bytes.
 pub const MAX_LINK_LEN: usize = 8_192;
+/// The most scripted outcomes or forced waits a link may list.
+pub const MAX_SCRIPT: usize = 100;
 
 /// Every setting a link can carry.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,8 +62,11 @@ pub struct Params {
     pub waits: Vec<Option<Micros>>,
     /// A Retry-After applied to every "wait" failure that carries none of its own.
     pub retry_after: Option<Micros>,
-    /// How many clients the schedule view draws waits for.
+    /// How many clients the schedule view draws waits for, and the simulated clients of the
+    /// `burst` and `occ` scenarios.
     pub clients: u32,
+    /// The simulation's settings.
+    pub sim: crate::sim::SimParams,
 }
 
 impl Default for Params {
@@ -83,6 +88,7 @@ impl Default for Params {
             waits: Vec::new(),
             retry_after: None,
             clients: 20,
+            sim: crate::sim::SimParams::default(),
         }
     }
 }
@@ -268,8 +274,8 @@ impl Params {
                 } else {
                     v.split(',').map(ScriptedOutcome::from_str).collect::<Result<_, _>>()?
                 };
-                if list.len() > MAX_ATTEMPTS as usize {
-                    return Err(ConfigError::new("outcomes", format!("at most {MAX_ATTEMPTS} outcomes, got {}", list.len())));
+                if list.len() > MAX_SCRIPT {
+                    return Err(ConfigError::new("outcomes", format!("at most {MAX_SCRIPT} outcomes, got {}", list.len())));
                 }
                 self.outcomes = list;
             }
@@ -282,8 +288,8 @@ impl Params {
                         .collect::<Result<_, _>>()
                         .map_err(|e| ConfigError::new("waits", format!("{} (use - to draw that wait)", e.rule)))?
                 };
-                if list.len() > MAX_ATTEMPTS as usize {
-                    return Err(ConfigError::new("waits", format!("at most {MAX_ATTEMPTS} waits, got {}", list.len())));
+                if list.len() > MAX_SCRIPT {
+                    return Err(ConfigError::new("waits", format!("at most {MAX_SCRIPT} waits, got {}", list.len())));
                 }
                 self.waits = list;
             }
@@ -374,7 +380,7 @@ impl Params {
                 self.seed = v.parse::<u64>().map_err(|_| ConfigError::new("seed", format!("'{v}' is not a whole number in [0, 18446744073709551615]")))?
             }
             "clients" => self.clients = int("clients", v, 1, u64::from(MAX_CLIENTS))? as u32,
-            _ => return Err(ConfigError::new("link", format!("unknown key '{key}': see docs/link.md for the accepted keys"))),
+            _ => return self.sim.set(key, v),
         }
         Ok(())
     }
@@ -467,7 +473,7 @@ impl Params {
             }
             "seed" => self.seed.to_string(),
             "clients" => self.clients.to_string(),
-            _ => return None,
+            _ => return self.sim.get(key),
         })
     }
 
@@ -502,10 +508,10 @@ impl Params {
                     continue;
                 }
             };
-            match KEYS.iter().position(|known| *known == k) {
+            match all_keys().position(|known| known == k) {
                 Some(i) => {
                     if pairs.iter().any(|(j, _, _)| *j == i) {
-                        errors.push(ConfigError::new(KEYS[i], "appears more than once"));
+                        errors.push(ConfigError::new(static_key(&k), "appears more than once"));
                     } else {
                         pairs.push((i, k, v));
                     }
@@ -552,7 +558,17 @@ impl Params {
 }
 
 fn static_key(key: &str) -> &'static str {
-    KEYS.iter().copied().find(|k| *k == key).unwrap_or("link")
+    all_keys().find(|k| *k == key).unwrap_or("link")
+}
+
+/// Every key a link may hold: the policy keys, then the simulation keys, then `seed`,
+/// `clients` and `v`, in the order a link writes and applies them.
+pub fn all_keys() -> impl Iterator<Item = &'static str> {
+    let (head, tail) = KEYS.split_at(KEYS.len() - 3);
+    head.iter()
+        .chain(crate::sim::SIM_KEYS.iter())
+        .chain(tail.iter())
+        .copied()
 }
 
 impl FromStr for Params {
@@ -582,7 +598,7 @@ impl fmt::Display for Params {
             }
         }
         write!(f, "v={LINK_VERSION}")?;
-        for key in KEYS {
+        for key in all_keys() {
             if key == "v" {
                 continue;
             }
@@ -669,7 +685,7 @@ mod tests {
     fn errors_name_the_key() {
         let cases = [
             ("attempts=0", "attempts"),
-            ("attempts=101", "attempts"),
+            ("attempts=1001", "attempts"),
             ("attempts=x", "attempts"),
             ("base=5s&cap=2s", "base"),
             ("multiplier=NaN", "multiplier"),

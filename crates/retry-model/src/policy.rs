@@ -38,7 +38,7 @@ use crate::time::Micros;
 use alloc::format;
 
 /// The most attempts a policy may allow.
-pub const MAX_ATTEMPTS: u32 = 100;
+pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// How strictly a retry must fit the deadline.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -122,18 +122,26 @@ pub enum StopReason {
     NotRetryable,
     /// The retry budget cannot pay for a retry.
     BudgetEmpty,
+    /// A circuit breaker beside the policy refused to send the attempt (simulations only).
+    BreakerOpen,
 }
 
 impl StopReason {
     /// Every reason.
-    pub const ALL: [StopReason; 6] = [
+    pub const ALL: [StopReason; 7] = [
         StopReason::Success,
         StopReason::AttemptsUsedUp,
         StopReason::DeadlinePassed,
         StopReason::WontFit,
         StopReason::NotRetryable,
         StopReason::BudgetEmpty,
+        StopReason::BreakerOpen,
     ];
+
+    /// The position in [`StopReason::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 
     /// The machine-readable name.
     pub const fn name(self) -> &'static str {
@@ -144,6 +152,7 @@ impl StopReason {
             StopReason::WontFit => "wont_fit",
             StopReason::NotRetryable => "not_retryable",
             StopReason::BudgetEmpty => "budget_empty",
+            StopReason::BreakerOpen => "breaker_open",
         }
     }
 
@@ -156,6 +165,7 @@ impl StopReason {
             StopReason::WontFit => "the wait and the next attempt would not finish before the deadline, so the retry was refused before sleeping",
             StopReason::NotRetryable => "this failure is not one to retry for this operation",
             StopReason::BudgetEmpty => "the retry budget is empty, so the failure goes straight back to the caller",
+            StopReason::BreakerOpen => "the circuit breaker is open, so no attempt was sent",
         }
     }
 }
@@ -430,6 +440,11 @@ impl RequestRetry {
     /// Why it stopped, once it has.
     pub const fn stopped(&self) -> Option<StopReason> {
         self.done
+    }
+
+    /// Stops the request from outside the policy (a circuit breaker refused the attempt).
+    pub fn stop(&mut self, reason: StopReason) {
+        self.done = Some(reason);
     }
 
     fn remaining_at(&self, t: Micros) -> Option<Micros> {

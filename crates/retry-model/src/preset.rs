@@ -11,8 +11,28 @@ use crate::classify::Classifier;
 use crate::link::Params;
 use crate::outcome::{Outcome, ScriptedOutcome};
 use crate::policy::RetryAfterMode;
+use crate::sim::ScenarioKind;
 use crate::time::Micros;
 use alloc::vec;
+
+/// The course project's payments system under the no-control policy.
+fn payments(p: &mut Params) {
+    let s = &mut p.sim;
+    s.scenario = Some(ScenarioKind::Outage);
+    s.rate_milli = 40_000;
+    s.duration = Micros::from_secs(60);
+    s.capacity_milli = 50_000;
+    s.tick = Micros::from_millis(10);
+    s.reject_cost_milli = 100;
+    s.outage_start = Micros::from_secs(2);
+    s.outage = Micros::from_secs(5);
+    s.at = Some(Micros::from_secs(30));
+    let pol = &mut p.policy;
+    pol.max_attempts = crate::policy::MAX_ATTEMPTS;
+    pol.deadline = Some(Micros::from_secs(10));
+    pol.attempt_timeout = Micros::from_secs(3);
+    pol.backoff = BackoffConfig::new(BackoffKind::None);
+}
 
 /// A named group of settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,11 +60,37 @@ pub enum Preset {
     /// The guide's example: 700 ms left, 100 ms reserve, 400 ms per attempt, a 250 ms wait that
     /// does not fit (change `waits` to `150ms` and it does).
     Guide700ms,
+    /// The course project's "before": 40 checkouts/s against a 50/s payments service with a 5 s
+    /// outage, retried at once until the 10 s deadline.
+    PaymentsNone,
+    /// The course project's "after": the same system with 2 attempts, full jitter from 300 ms,
+    /// capped at 5 s.
+    PaymentsJitter,
+    /// The cheat sheet's burst lab: 500 clients at once, 50 per 10 ms tick, each 503 costs 0.1
+    /// of a slot, 10 attempts, full jitter from 10 ms capped at 2 s.
+    BurstLab,
+    /// The 2015 study at 100 clients, 100 runs (full jitter; change `backoff` for the others).
+    Occ2015,
+    /// Three layers of 3 attempts over a dependency that always fails: 27 bottom calls.
+    Layers333,
+    /// The fix: retry at one layer only (1, 1, 3): 3 bottom calls.
+    LayersFix,
+    /// A charge endpoint losing 10% of its answers; the client retries read timeouts without an
+    /// idempotency key (it wrongly treats the charge as idempotent): duplicate charges.
+    LostNoKey,
+    /// The same with an idempotency key: one durable charge per checkout.
+    LostKey,
+    /// A 1 s outage that leaves the server collapsed long after it ends, under immediate retries.
+    MetastableNone,
+    /// The same storm, stopped by a token-bucket retry budget.
+    MetastableBudget,
+    /// The same storm, stopped by a circuit breaker.
+    MetastableBreaker,
 }
 
 impl Preset {
     /// Every preset, in the order the page lists them.
-    pub const ALL: [Preset; 8] = [
+    pub const ALL: [Preset; 19] = [
         Preset::AwsStandard,
         Preset::Aws2026,
         Preset::Grpc,
@@ -53,7 +99,25 @@ impl Preset {
         Preset::Brooker2015,
         Preset::Chapter,
         Preset::Guide700ms,
+        Preset::PaymentsNone,
+        Preset::PaymentsJitter,
+        Preset::BurstLab,
+        Preset::Occ2015,
+        Preset::Layers333,
+        Preset::LayersFix,
+        Preset::LostNoKey,
+        Preset::LostKey,
+        Preset::MetastableNone,
+        Preset::MetastableBudget,
+        Preset::MetastableBreaker,
     ];
+
+    /// Whether the preset sets up a simulation (the others set a policy or a worked example).
+    pub fn is_scenario(self) -> bool {
+        let mut p = Params::default();
+        self.apply(&mut p);
+        p.sim.scenario.is_some()
+    }
 
     /// The link name.
     pub const fn name(self) -> &'static str {
@@ -66,6 +130,17 @@ impl Preset {
             Preset::Brooker2015 => "brooker-2015",
             Preset::Chapter => "chapter",
             Preset::Guide700ms => "guide-700ms",
+            Preset::PaymentsNone => "payments-none",
+            Preset::PaymentsJitter => "payments-jitter",
+            Preset::BurstLab => "burst-lab",
+            Preset::Occ2015 => "occ-2015",
+            Preset::Layers333 => "layers-333",
+            Preset::LayersFix => "layers-fix",
+            Preset::LostNoKey => "lost-nokey",
+            Preset::LostKey => "lost-key",
+            Preset::MetastableNone => "metastable-none",
+            Preset::MetastableBudget => "metastable-budget",
+            Preset::MetastableBreaker => "metastable-breaker",
         }
     }
 
@@ -80,6 +155,17 @@ impl Preset {
             Preset::Brooker2015 => "2015 backoff simulator",
             Preset::Chapter => "Book chapter: 10 s deadline walk",
             Preset::Guide700ms => "Guide: 700 ms left, refused before sleeping",
+            Preset::PaymentsNone => "Course project: payments outage, no control",
+            Preset::PaymentsJitter => "Course project: payments outage, backoff + full jitter",
+            Preset::BurstLab => "Cheat sheet: burst lab (500 clients)",
+            Preset::Occ2015 => "2015 study: 100 clients updating one row",
+            Preset::Layers333 => "Three layers of 3 attempts",
+            Preset::LayersFix => "Retry at one layer only",
+            Preset::LostNoKey => "Lost responses, no idempotency key",
+            Preset::LostKey => "Lost responses, idempotency key",
+            Preset::MetastableNone => "Metastable collapse after a 1 s outage",
+            Preset::MetastableBudget => "Metastable storm stopped by a retry budget",
+            Preset::MetastableBreaker => "Metastable storm stopped by a circuit breaker",
         }
     }
 
@@ -168,6 +254,98 @@ impl Preset {
                     ScriptedOutcome::new(Outcome::Ok),
                 ];
                 p.waits = vec![Some(Micros::from_millis(250))];
+            }
+            Preset::PaymentsNone | Preset::PaymentsJitter => {
+                payments(p);
+                if self == Preset::PaymentsJitter {
+                    let pol = &mut p.policy;
+                    pol.max_attempts = 2;
+                    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                        .with_base(Micros::from_millis(300))
+                        .with_cap(Micros::from_secs(5));
+                }
+            }
+            Preset::BurstLab => {
+                let s = &mut p.sim;
+                s.scenario = Some(ScenarioKind::Burst);
+                s.capacity_milli = 5_000_000; // 50 per 10 ms tick
+                s.tick = Micros::from_millis(10);
+                s.reject_cost_milli = 100;
+                s.bin = Micros::from_millis(100);
+                p.clients = 500;
+                let pol = &mut p.policy;
+                pol.max_attempts = 10;
+                pol.deadline = None;
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(10))
+                    .with_cap(Micros::from_secs(2));
+            }
+            Preset::Occ2015 => {
+                let s = &mut p.sim;
+                s.scenario = Some(ScenarioKind::Occ);
+                s.net = Micros::from_millis(10);
+                s.net_sd = Micros::from_millis(2);
+                s.runs = 100;
+                p.clients = 100;
+                let pol = &mut p.policy;
+                pol.deadline = None;
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(5))
+                    .with_cap(Micros::from_secs(2))
+                    .with_first_exp(1);
+            }
+            Preset::Layers333 | Preset::LayersFix => {
+                let s = &mut p.sim;
+                s.scenario = Some(ScenarioKind::Layers);
+                s.layers = if self == Preset::Layers333 {
+                    vec![3, 3, 3]
+                } else {
+                    vec![1, 1, 3]
+                };
+                s.p_ppm = 1_000_000;
+                s.requests = 100;
+                s.rate_milli = 10_000;
+                let pol = &mut p.policy;
+                pol.deadline = None;
+                pol.attempt_timeout = Micros::from_secs(60);
+                pol.operation.idempotent = true;
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(10))
+                    .with_cap(Micros::from_millis(100));
+            }
+            Preset::LostNoKey | Preset::LostKey => {
+                let s = &mut p.sim;
+                s.scenario = Some(ScenarioKind::Lost);
+                s.rate_milli = 20_000;
+                s.duration = Micros::from_secs(60);
+                s.lose_ppm = 100_000;
+                s.service = Micros::from_millis(50);
+                s.net = Micros::from_millis(5);
+                let pol = &mut p.policy;
+                pol.max_attempts = 3;
+                pol.attempt_timeout = Micros::from_secs(1);
+                pol.backoff = BackoffConfig::new(BackoffKind::Full)
+                    .with_base(Micros::from_millis(100))
+                    .with_cap(Micros::from_secs(2));
+                if self == Preset::LostKey {
+                    pol.operation.key = true;
+                } else {
+                    pol.operation.idempotent = true;
+                }
+            }
+            Preset::MetastableNone | Preset::MetastableBudget | Preset::MetastableBreaker => {
+                payments(p);
+                p.sim.outage = Micros::from_secs(1);
+                match self {
+                    Preset::MetastableBudget => {
+                        p.policy.budget =
+                            BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
+                    }
+                    Preset::MetastableBreaker => {
+                        p.sim.breaker = Some(crate::sim::BreakerConfig::default())
+                    }
+                    _ => {}
+                }
             }
         }
     }

@@ -95,6 +95,12 @@ impl Trace {
 /// FNV-1a, 64 bit.
 pub(crate) struct Fnv(pub(crate) u64);
 
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv::new()
+    }
+}
+
 impl Fnv {
     pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)

@@ -9,6 +9,9 @@ const USAGE: &str = "usage:
   retrylab explain '<query or URL>' [--format text|json]
   retrylab schedule '<query or URL>' [--clients N] [--format table|json|csv]
   retrylab amplify 3,3,3 [--p 0.5] [--format table|json]
+  retrylab run '<query or URL>' [--format table|json|csv|markdown]
+  retrylab compare '<A>' '<B>' [--format markdown|json]
+  retrylab sweep '<query>' --param clients=10..190/10 [--param backoff=full,equal] [--format markdown|csv|json]
   retrylab link '<query or URL>'      print the canonical link
   retrylab fingerprint '<query or URL>' print the trace's 64-bit hash
 The query keys are documented in docs/link.md.
@@ -24,6 +27,9 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         "explain" => cmd_explain(&Args::parse(rest, &["format"])?),
         "schedule" => cmd_schedule(&Args::parse(rest, &["format", "clients"])?),
         "amplify" => cmd_amplify(&Args::parse(rest, &["format", "p"])?),
+        "run" => crate::simcmd::cmd_run(&Args::parse(rest, &["format"])?),
+        "compare" => crate::simcmd::cmd_compare(&Args::parse(rest, &["format"])?),
+        "sweep" => crate::simcmd::cmd_sweep(rest),
         "link" => Ok(format!("{}\n", params(&Args::parse(rest, &[])?)?)),
         "fingerprint" => {
             let p = params(&Args::parse(rest, &[])?)?;
@@ -31,7 +37,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             Ok(format!("{:016x}\n", t.fingerprint()))
         }
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
-        other => Err(format!("unknown command '{other}'; accepted explain, schedule, amplify, link, fingerprint, help")),
+        other => Err(format!("unknown command '{other}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, help")),
     }
 }
 

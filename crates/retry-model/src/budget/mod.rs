@@ -34,7 +34,7 @@ pub use rate::RateConfig;
 pub use ratio::RatioConfig;
 
 use crate::time::Micros;
-use window::SlotWindow;
+pub use window::SlotWindow;
 
 /// Which budget, with its constants.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -5,14 +5,15 @@ use crate::time::Micros;
 /// Ten slots covering `window`; each slot sums the amounts recorded during its tenth of the
 /// window. Entries older than the window drop out as time moves on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct SlotWindow {
+pub struct SlotWindow {
     slot_len: u64,     // window / 10, > 0
     epochs: [u64; 10], // which slot period each entry belongs to
     sums: [i64; 10],
 }
 
 impl SlotWindow {
-    pub(crate) fn new(window: Micros) -> Self {
+    /// An empty window of `window`, split into ten slots.
+    pub fn new(window: Micros) -> Self {
         SlotWindow {
             slot_len: (window.0 / 10).max(1),
             epochs: [u64::MAX; 10],
@@ -25,7 +26,7 @@ impl SlotWindow {
     }
 
     /// Adds `amount` to the slot that holds `now`.
-    pub(crate) fn add(&mut self, now: Micros, amount: i64) {
+    pub fn add(&mut self, now: Micros, amount: i64) {
         let e = self.epoch(now);
         let i = (e % 10) as usize;
         if self.epochs[i] != e {
@@ -36,7 +37,7 @@ impl SlotWindow {
     }
 
     /// The sum over the slots still inside the window at `now`.
-    pub(crate) fn sum(&self, now: Micros) -> i64 {
+    pub fn sum(&self, now: Micros) -> i64 {
         let e = self.epoch(now);
         let oldest = e.saturating_sub(9);
         self.epochs

@@ -1,0 +1,117 @@
+//! The `layers` scenario: a stack of services that each retry, over a bottom dependency.
+//!
+//! Each user request enters the top layer; every layer runs the link's retry policy with its own
+//! attempt limit (`layers=3,3,3`, top first) and calls the layer below; the bottom dependency
+//! fails each call with probability `p` (503) and answers after `net`. A failed layer answers 503
+//! to its caller, which may retry it in turn, so under total failure (`p=1`, no deadline) one
+//! request makes exactly the product of the attempts in bottom calls: 27, 64, 243. The fix,
+//! retrying at one layer only, is the preset `layers-fix` (`layers=1,1,3`).
+
+use super::metrics::{Recorder, Report};
+use crate::budget::{Budget, BudgetConfig};
+use crate::link::Params;
+use crate::outcome::{Outcome, ScriptedOutcome};
+use crate::policy::{StopReason, ValidPolicy};
+use crate::rng::Rng;
+use crate::time::Micros;
+
+const STREAM_LAYERS: u64 = 4 << 40;
+
+struct Ctx<'a> {
+    layers: &'a [u32],
+    policy: &'a ValidPolicy,
+    p_ppm: u32,
+    net: Micros,
+    rng: Rng,
+    bottom: u64,
+}
+
+/// Calls `layer` at `now`; returns what its caller sees and when.
+fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
+    if layer == ctx.layers.len() {
+        ctx.bottom += 1;
+        let fail = ctx.rng.below(1_000_000) < u64::from(ctx.p_ppm);
+        return (
+            if fail {
+                Outcome::Status(503)
+            } else {
+                Outcome::Ok
+            },
+            now.saturating_add(ctx.net),
+        );
+    }
+    let mut pol = *ctx.policy.policy();
+    pol.max_attempts = ctx.layers[layer];
+    pol.budget = BudgetConfig::None;
+    let valid = match pol.validate() {
+        Ok(v) => v,
+        Err(_) => return (Outcome::Status(503), now),
+    };
+    let mut budget = Budget::new(BudgetConfig::None, None);
+    let mut req = valid.start(now, &mut budget);
+    loop {
+        let plan = match req.plan_attempt() {
+            Ok(plan) => plan,
+            Err(_) => return (Outcome::Status(503), req.now()),
+        };
+        let (seen, end) = call(ctx, layer + 1, plan.start);
+        let give_up = plan.start.saturating_add(plan.timeout);
+        let (seen, end) = if end > give_up {
+            (Outcome::ReadTimeout, give_up)
+        } else {
+            (seen, end)
+        };
+        let mut rng = core::mem::replace(&mut ctx.rng, Rng::from_seed(0));
+        let after = req.after_attempt(
+            end,
+            &ScriptedOutcome::new(seen),
+            &mut budget,
+            &mut rng,
+            None,
+        );
+        ctx.rng = rng;
+        if let Some(reason) = after.stop {
+            return (
+                if reason == StopReason::Success {
+                    Outcome::Ok
+                } else {
+                    Outcome::Status(503)
+                },
+                end,
+            );
+        }
+    }
+}
+
+/// Runs repetition `run` of the link's layered stack.
+pub fn run(p: &Params, policy: &ValidPolicy, run: u32) -> Report {
+    let sp = &p.sim;
+    let gap = Micros((1_000_000_000u128 / u128::from(sp.rate_milli.max(1))) as u64);
+    let horizon =
+        Micros(gap.0.saturating_mul(u64::from(sp.requests))).saturating_add(Micros::from_secs(60));
+    let mut rec = Recorder::new(sp.bin, horizon);
+    let mut ctx = Ctx {
+        layers: &sp.layers,
+        policy,
+        p_ppm: sp.p_ppm,
+        net: sp.net,
+        rng: Rng::stream(p.seed, STREAM_LAYERS + u64::from(run)),
+        bottom: 0,
+    };
+    for i in 0..u64::from(sp.requests) {
+        let start = Micros(gap.0.saturating_mul(i));
+        rec.original(start);
+        let before = ctx.bottom;
+        let (outcome, end) = call(&mut ctx, 0, start);
+        for _ in before..ctx.bottom {
+            rec.attempt(start, false);
+        }
+        let reason = if outcome.is_ok() {
+            StopReason::Success
+        } else {
+            StopReason::AttemptsUsedUp
+        };
+        rec.end(end, reason, end.saturating_sub(start));
+    }
+    rec.finish(sp.at)
+}

@@ -1,0 +1,303 @@
+//! The `lost` scenario: a charge endpoint that commits, then loses the response.
+//!
+//! Checkouts arrive at `rate` for `duration`. The endpoint works for `service`, commits the
+//! charge, and answers; with probability `lose` the answer is lost and the client sees a read
+//! timeout. Without an idempotency key every attempt that reaches the endpoint is a new durable
+//! charge, so a client that retries read timeouts charges twice. With a key (`key=true`) the
+//! endpoint records the first attempt: a retry that arrives while it is still working gets
+//! `409_in_flight`, a retry after it committed gets the first answer replayed, and no second
+//! charge is made. The scenario counts durable charges per checkout, not responses.
+
+use super::engine::Model;
+use super::metrics::{Recorder, Report};
+use super::queue::EventQueue;
+use crate::budget::Budget;
+use crate::link::Params;
+use crate::outcome::{Outcome, ScriptedOutcome};
+use crate::policy::{RequestRetry, StopReason, ValidPolicy};
+use crate::rng::Rng;
+use crate::time::Micros;
+use alloc::vec::Vec;
+
+const STREAM_LOST: u64 = 5 << 40;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyState {
+    Unseen,
+    InFlight,
+    Committed,
+}
+
+struct Checkout {
+    start: Micros,
+    retry: RequestRetry,
+    gen: u32,
+    live: bool,
+    key: KeyState,
+    charges: u32,
+    server_work: u32,
+    succeeded: bool,
+}
+
+/// A `lost` event.
+#[derive(Clone, Copy, Debug)]
+pub enum LostEv {
+    /// The next checkout arrives.
+    Arrive,
+    /// A checkout sends its next attempt.
+    Send(u32),
+    /// An attempt reaches the endpoint.
+    Reach(u32, u32),
+    /// The endpoint commits a charge for the checkout; the bool says whether its answer is lost.
+    Commit(u32, u32, bool),
+    /// An answer (or the client's timeout) reaches the checkout.
+    Reply(u32, u32, Outcome),
+}
+
+/// The model.
+pub struct Lost {
+    policy: ValidPolicy,
+    keyed: bool,
+    rate_milli: u64,
+    duration: Micros,
+    net: Micros,
+    service: Micros,
+    lose_ppm: u32,
+    checkouts: Vec<Checkout>,
+    free: Vec<u32>,
+    budget: Budget,
+    rng: Rng,
+    made: u64,
+    planned: u64,
+    rec: Recorder,
+    /// Durable charges made.
+    pub charges: u64,
+    /// Checkouts that ended with more than one charge.
+    pub double_charged: u64,
+    /// Successful checkouts whose charge count was not exactly one.
+    pub success_not_one: u64,
+    /// Checkouts with at least one charge.
+    pub charged_checkouts: u64,
+    next_gen: u32,
+}
+
+impl Lost {
+    /// Repetition `run` of the link's scenario, with its first event.
+    pub fn new(p: &Params, policy: ValidPolicy, run: u32) -> (Lost, (Micros, LostEv)) {
+        let sp = &p.sim;
+        let planned = super::storm::planned_originals(sp);
+        let horizon = sp
+            .duration
+            .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
+            .saturating_add(Micros::from_secs(1));
+        let lost = Lost {
+            policy,
+            keyed: policy.policy().operation.key,
+            rate_milli: sp.rate_milli,
+            duration: sp.duration,
+            net: sp.net,
+            service: sp.service,
+            lose_ppm: sp.lose_ppm,
+            checkouts: Vec::new(),
+            free: Vec::new(),
+            budget: Budget::new(policy.policy().budget, p.budget_start),
+            rng: Rng::stream(p.seed, STREAM_LOST + u64::from(run)),
+            made: 0,
+            planned,
+            rec: Recorder::new(sp.bin, horizon),
+            charges: 0,
+            double_charged: 0,
+            success_not_one: 0,
+            charged_checkouts: 0,
+            next_gen: 0,
+        };
+        (lost, (Micros::ZERO, LostEv::Arrive))
+    }
+
+    /// The latest time anything can happen, for progress.
+    pub fn horizon(&self) -> Micros {
+        self.duration.saturating_add(
+            self.policy
+                .policy()
+                .deadline
+                .unwrap_or(Micros::from_secs(60)),
+        )
+    }
+
+    /// Closes the run; duplicates are the charges beyond one per charged checkout.
+    pub fn finish(mut self, at: Option<Micros>) -> Report {
+        self.rec
+            .duplicates(self.charges.saturating_sub(self.charged_checkouts));
+        self.rec.finish(at)
+    }
+
+    fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<LostEv>) {
+        let c = &mut self.checkouts[id as usize];
+        let plan = match c.retry.plan_attempt() {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.end(now, id, reason);
+                return;
+            }
+        };
+        self.next_gen = self.next_gen.wrapping_add(1).max(1);
+        c.gen = self.next_gen;
+        let gen = c.gen;
+        self.rec.attempt(now, plan.attempt > 1);
+        // The client gives up at the timeout unless an answer comes first.
+        q.push(
+            now.saturating_add(plan.timeout),
+            LostEv::Reply(id, gen, Outcome::ReadTimeout),
+        );
+        q.push(now.saturating_add(self.net), LostEv::Reach(id, gen));
+    }
+
+    fn reach(&mut self, now: Micros, id: u32, gen: u32, q: &mut EventQueue<LostEv>) {
+        let keyed = self.keyed;
+        let net = self.net;
+        let c = &mut self.checkouts[id as usize];
+        if keyed {
+            match c.key {
+                KeyState::InFlight => {
+                    q.push(
+                        now.saturating_add(net),
+                        LostEv::Reply(id, gen, Outcome::KeyInFlight),
+                    );
+                    return;
+                }
+                KeyState::Committed => {
+                    // The endpoint replays the first answer; no new charge.
+                    q.push(now.saturating_add(net), LostEv::Reply(id, gen, Outcome::Ok));
+                    return;
+                }
+                KeyState::Unseen => c.key = KeyState::InFlight,
+            }
+        }
+        c.server_work += 1;
+        let lose = self.rng.below(1_000_000) < u64::from(self.lose_ppm);
+        q.push(
+            now.saturating_add(self.service),
+            LostEv::Commit(id, gen, lose),
+        );
+    }
+
+    fn commit(&mut self, now: Micros, id: u32, gen: u32, lose: bool, q: &mut EventQueue<LostEv>) {
+        let net = self.net;
+        let c = &mut self.checkouts[id as usize];
+        c.charges += 1;
+        c.server_work -= 1;
+        c.key = KeyState::Committed;
+        self.charges += 1;
+        if c.charges == 1 {
+            self.charged_checkouts += 1;
+        }
+        self.rec.served(now, 1);
+        if !lose {
+            q.push(now.saturating_add(net), LostEv::Reply(id, gen, Outcome::Ok));
+        }
+        self.release(id);
+    }
+
+    fn reply(
+        &mut self,
+        now: Micros,
+        id: u32,
+        gen: u32,
+        outcome: Outcome,
+        q: &mut EventQueue<LostEv>,
+    ) {
+        let c = &mut self.checkouts[id as usize];
+        if !c.live || c.gen != gen {
+            return;
+        }
+        // Invalidate the other pending answer of this attempt (timeout or reply).
+        c.gen = 0;
+        let after = c.retry.after_attempt(
+            now,
+            &ScriptedOutcome::new(outcome),
+            &mut self.budget,
+            &mut self.rng,
+            None,
+        );
+        let next = c.retry.now();
+        match after.stop {
+            Some(reason) => self.end(now, id, reason),
+            None => q.push(next, LostEv::Send(id)),
+        }
+    }
+
+    fn end(&mut self, now: Micros, id: u32, reason: StopReason) {
+        let c = &mut self.checkouts[id as usize];
+        if !c.live {
+            return;
+        }
+        c.live = false;
+        c.succeeded = reason == StopReason::Success;
+        let latency = now.saturating_sub(c.start);
+        self.rec.end(now, reason, latency);
+        self.release(id);
+    }
+
+    /// Frees a checkout once the client is done and the endpoint holds no work for it.
+    fn release(&mut self, id: u32) {
+        let c = &self.checkouts[id as usize];
+        if c.live || c.server_work > 0 {
+            return;
+        }
+        if c.charges > 1 {
+            self.double_charged += 1;
+        }
+        if c.succeeded && c.charges != 1 {
+            self.success_not_one += 1;
+        }
+        self.free.push(id);
+    }
+}
+
+impl Model for Lost {
+    type Event = LostEv;
+
+    fn handle(&mut self, now: Micros, ev: LostEv, q: &mut EventQueue<LostEv>) {
+        match ev {
+            LostEv::Arrive => {
+                self.made += 1;
+                let retry = self.policy.start(now, &mut self.budget);
+                let c = Checkout {
+                    start: now,
+                    retry,
+                    gen: 0,
+                    live: true,
+                    key: KeyState::Unseen,
+                    charges: 0,
+                    server_work: 0,
+                    succeeded: false,
+                };
+                let id = match self.free.pop() {
+                    Some(id) => {
+                        self.checkouts[id as usize] = c;
+                        id
+                    }
+                    None => {
+                        self.checkouts.push(c);
+                        (self.checkouts.len() - 1) as u32
+                    }
+                };
+                self.rec.original(now);
+                self.send(now, id, q);
+                if self.made < self.planned {
+                    let t = Micros(
+                        (u128::from(self.made) * 1_000_000_000 / u128::from(self.rate_milli))
+                            as u64,
+                    );
+                    if t < self.duration {
+                        q.push(t, LostEv::Arrive);
+                    }
+                }
+            }
+            LostEv::Send(id) => self.send(now, id, q),
+            LostEv::Reach(id, gen) => self.reach(now, id, gen, q),
+            LostEv::Commit(id, gen, lose) => self.commit(now, id, gen, lose, q),
+            LostEv::Reply(id, gen, outcome) => self.reply(now, id, gen, outcome, q),
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! What a simulation measures: fixed time bins and a summary.
+//!
+//! Memory is the bins (their count is fixed when the run starts) plus one fixed-size latency
+//! histogram, whatever the number of requests.
+
+use super::hist::Histogram;
+use crate::policy::StopReason;
+use crate::time::Micros;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The most bins a run keeps; longer runs get wider bins.
+pub const MAX_BINS: usize = 20_000;
+
+/// One time bin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Bin {
+    /// New requests (first attempts of originals).
+    pub originals: u32,
+    /// Attempts sent, first ones included.
+    pub attempts: u32,
+    /// Attempts after the first.
+    pub retries: u32,
+    /// Requests that ended in success.
+    pub successes: u32,
+    /// Requests that ended in failure, by [`StopReason::index`] (the success slot stays 0).
+    pub failures: [u32; 7],
+    /// Attempts the server did the work for.
+    pub served: u32,
+    /// Server capacity in the bin, in thousandths of an attempt (0 when unbounded).
+    pub capacity_milli: u64,
+    /// The budget's level at the end of the bin, in thousandths (of budget 0 when scoped).
+    pub budget_milli: u64,
+    /// Requests in flight at the end of the bin.
+    pub in_flight: u32,
+}
+
+impl Bin {
+    /// Served attempts over capacity, 0 to 1 (0 when unbounded).
+    pub fn utilisation(&self) -> f64 {
+        if self.capacity_milli == 0 {
+            0.0
+        } else {
+            (self.served as f64 * 1000.0 / self.capacity_milli as f64).min(1.0)
+        }
+    }
+}
+
+/// Records a run.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    width: Micros,
+    bins: Vec<Bin>,
+    latency: Histogram,
+    in_flight: u32,
+    last_end: Micros,
+    totals: Bin,
+    duplicates: u64,
+    capacity_per_bin: u64,
+}
+
+impl Recorder {
+    /// Bins of `width` covering `horizon` (widened if that would exceed [`MAX_BINS`]).
+    pub fn new(width: Micros, horizon: Micros) -> Self {
+        let mut width = width.max(Micros(1));
+        while horizon.0 / width.0 + 1 > MAX_BINS as u64 {
+            width = Micros(width.0 * 2);
+        }
+        let n = (horizon.0 / width.0 + 1) as usize;
+        Recorder {
+            width,
+            bins: vec![Bin::default(); n],
+            latency: Histogram::default(),
+            in_flight: 0,
+            last_end: Micros::ZERO,
+            totals: Bin::default(),
+            duplicates: 0,
+            capacity_per_bin: 0,
+        }
+    }
+
+    /// The bin width actually used.
+    pub fn width(&self) -> Micros {
+        self.width
+    }
+
+    fn bin(&mut self, t: Micros) -> &mut Bin {
+        let i = ((t.0 / self.width.0) as usize).min(self.bins.len() - 1);
+        &mut self.bins[i]
+    }
+
+    /// A new request.
+    pub fn original(&mut self, t: Micros) {
+        self.in_flight += 1;
+        self.totals.originals += 1;
+        self.bin(t).originals += 1;
+    }
+
+    /// An attempt sent.
+    pub fn attempt(&mut self, t: Micros, retry: bool) {
+        self.totals.attempts += 1;
+        let b = self.bin(t);
+        b.attempts += 1;
+        if retry {
+            b.retries += 1;
+            self.totals.retries += 1;
+        }
+    }
+
+    /// `n` attempts served at `t`.
+    pub fn served(&mut self, t: Micros, n: u32) {
+        self.totals.served += n;
+        self.bin(t).served += n;
+    }
+
+    /// The server's capacity per bin, in thousandths of an attempt (0: unbounded).
+    pub fn set_capacity_per_bin(&mut self, milli: u64) {
+        self.capacity_per_bin = milli;
+    }
+
+    /// The budget level seen at `t`.
+    pub fn budget(&mut self, t: Micros, milli: u64) {
+        self.bin(t).budget_milli = milli;
+    }
+
+    /// A request ended at `t` after `latency`.
+    pub fn end(&mut self, t: Micros, reason: StopReason, latency: Micros) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        self.last_end = self.last_end.max(t);
+        let b = self.bin(t);
+        if reason == StopReason::Success {
+            b.successes += 1;
+        } else {
+            b.failures[reason.index()] += 1;
+        }
+        if reason == StopReason::Success {
+            self.totals.successes += 1;
+            self.latency.record(latency);
+        } else {
+            self.totals.failures[reason.index()] += 1;
+        }
+    }
+
+    /// Durable effects beyond one per original.
+    pub fn duplicates(&mut self, n: u64) {
+        self.duplicates += n;
+    }
+
+    /// Requests in flight now.
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+
+    /// Closes the run: fills the in-flight series and computes the summary.
+    pub fn finish(mut self, at: Option<Micros>) -> Report {
+        let mut live: i64 = 0;
+        for b in self.bins.iter_mut() {
+            let ended =
+                i64::from(b.successes) + b.failures.iter().map(|f| i64::from(*f)).sum::<i64>();
+            live += i64::from(b.originals) - ended;
+            b.in_flight = live.max(0) as u32;
+            b.capacity_milli = self.capacity_per_bin;
+        }
+        // Trailing empty bins carry nothing.
+        let cap = self.capacity_per_bin;
+        while self.bins.len() > 1
+            && self.bins.last().is_some_and(|b| {
+                *b == Bin {
+                    capacity_milli: cap,
+                    budget_milli: b.budget_milli,
+                    ..Bin::default()
+                }
+            })
+        {
+            self.bins.pop();
+        }
+        let t = &self.totals;
+        let originals = u64::from(t.originals);
+        let attempts = u64::from(t.attempts);
+        let per_s = 1_000_000.0 / self.width.0 as f64;
+        let window = ((1_000_000 / self.width.0).max(1)) as usize;
+        let mut peak = 0u64;
+        let mut sum = 0u64;
+        for i in 0..self.bins.len() {
+            sum += u64::from(self.bins[i].attempts);
+            if i >= window {
+                sum -= u64::from(self.bins[i - window].attempts);
+            }
+            peak = peak.max(sum);
+        }
+        let window_s = (window as f64 * self.width.0 as f64) / 1_000_000.0;
+        let summary = Summary {
+            originals,
+            attempts,
+            amplification: if originals == 0 {
+                0.0
+            } else {
+                attempts as f64 / originals as f64
+            },
+            successes: u64::from(t.successes),
+            success_rate: if originals == 0 {
+                0.0
+            } else {
+                f64::from(t.successes) / originals as f64
+            },
+            peak_attempts_per_s: peak as f64 / window_s,
+            attempts_per_s_at: at.map(|a| {
+                let i = (a.0 / self.width.0) as usize;
+                self.bins
+                    .get(i)
+                    .map_or(0.0, |b| f64::from(b.attempts) * per_s)
+            }),
+            completion_ms: self.last_end.as_millis_f64(),
+            p50_ms: self.latency.quantile(0.5).map(|m| m.as_millis_f64()),
+            p99_ms: self.latency.quantile(0.99).map(|m| m.as_millis_f64()),
+            duplicates: self.duplicates,
+            failures: StopReason::ALL.map(|r| u64::from(t.failures[r.index()])),
+            served: u64::from(t.served),
+        };
+        Report {
+            summary,
+            bin_ms: self.width.as_millis_f64(),
+            bins: self.bins,
+        }
+    }
+}
+
+/// A run's totals.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Summary {
+    /// Original requests.
+    pub originals: u64,
+    /// Attempts, first ones included.
+    pub attempts: u64,
+    /// `attempts / originals`.
+    pub amplification: f64,
+    /// Requests that succeeded.
+    pub successes: u64,
+    /// `successes / originals`.
+    pub success_rate: f64,
+    /// The most attempts in any one-second window (sliding by bins), per second.
+    pub peak_attempts_per_s: f64,
+    /// Attempts per second in the bin holding the link's `at` time.
+    pub attempts_per_s_at: Option<f64>,
+    /// When the last request ended, in ms.
+    pub completion_ms: f64,
+    /// Median latency of successful requests, in ms.
+    pub p50_ms: Option<f64>,
+    /// 99th percentile latency of successful requests, in ms.
+    pub p99_ms: Option<f64>,
+    /// Durable effects beyond one per original.
+    pub duplicates: u64,
+    /// Failed requests by stop reason, in [`StopReason::ALL`] order.
+    pub failures: [u64; 7],
+    /// Attempts the server did the work for.
+    pub served: u64,
+}
+
+impl Summary {
+    /// The mean of several runs' summaries, field by field (counts rounded to the nearest
+    /// whole number, like the 2015 simulator's CSV).
+    pub fn mean(all: &[&Summary]) -> Summary {
+        let n = all.len().max(1) as f64;
+        let avg = |f: &dyn Fn(&Summary) -> f64| all.iter().map(|s| f(s)).sum::<f64>() / n;
+        let count = |f: &dyn Fn(&Summary) -> u64| {
+            libm::round(all.iter().map(|s| f(s) as f64).sum::<f64>() / n) as u64
+        };
+        let opt = |f: &dyn Fn(&Summary) -> Option<f64>| {
+            let v: Vec<f64> = all.iter().filter_map(|s| f(s)).collect();
+            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        };
+        Summary {
+            originals: count(&|s| s.originals),
+            attempts: count(&|s| s.attempts),
+            amplification: avg(&|s| s.amplification),
+            successes: count(&|s| s.successes),
+            success_rate: avg(&|s| s.success_rate),
+            peak_attempts_per_s: avg(&|s| s.peak_attempts_per_s),
+            attempts_per_s_at: opt(&|s| s.attempts_per_s_at),
+            completion_ms: avg(&|s| s.completion_ms),
+            p50_ms: opt(&|s| s.p50_ms),
+            p99_ms: opt(&|s| s.p99_ms),
+            duplicates: count(&|s| s.duplicates),
+            failures: core::array::from_fn(|i| count(&|s| s.failures[i])),
+            served: count(&|s| s.served),
+        }
+    }
+}
+
+/// A run's summary and its time series.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Report {
+    /// Totals.
+    pub summary: Summary,
+    /// Bin width in ms.
+    pub bin_ms: f64,
+    /// The series.
+    pub bins: Vec<Bin>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peak_uses_a_one_second_window() {
+        let mut r = Recorder::new(Micros::from_millis(100), Micros::from_secs(5));
+        for i in 0..10 {
+            // 10 attempts in each of 10 consecutive 100 ms bins, then nothing.
+            for _ in 0..10 {
+                r.attempt(Micros::from_millis(100 * i + 50), false);
+            }
+        }
+        r.original(Micros::ZERO);
+        r.end(
+            Micros::from_millis(300),
+            StopReason::Success,
+            Micros::from_millis(300),
+        );
+        let rep = r.finish(Some(Micros::from_millis(250)));
+        assert_eq!(rep.summary.peak_attempts_per_s, 100.0);
+        assert_eq!(rep.summary.attempts_per_s_at, Some(100.0));
+        assert_eq!(rep.summary.amplification, 100.0);
+    }
+
+    #[test]
+    fn bins_widen_to_stay_bounded() {
+        let r = Recorder::new(Micros(1), Micros::from_secs(3600));
+        assert!(r.bins.len() <= MAX_BINS);
+    }
+}

@@ -1,0 +1,193 @@
+//! The `occ` scenario: the 2015 AWS backoff study, modelled as its simulator does.
+//!
+//! `clients` clients start at once and each wants to update one shared row once, with optimistic
+//! concurrency: read the row's version, then write conditioned on it. One write per round
+//! succeeds; the others fail, back off, and read again. Every message hop takes
+//! `|Normal(net, net_sd)|` (10 ms and 2 ms in the study). Work is the number of write calls (reads
+//! are not counted) and time is when the last write answer arrives. The backoff is the link's
+//! (the study: base 5 ms, cap 2 s, first exponent 1, so the first wait's ceiling is 10 ms), drawn
+//! per client by the same [`BackoffState`] the retry policy uses; attempts are not limited.
+
+use super::engine::Model;
+use super::queue::EventQueue;
+use crate::backoff::{Backoff, BackoffState};
+use crate::rng::{NormalTable, Rng};
+use crate::time::Micros;
+use alloc::rc::Rc;
+use alloc::vec::Vec;
+
+const STREAM_OCC: u64 = 3 << 40;
+
+/// An OCC event (client index inside). The client's side of each hop needs no event of its
+/// own: a read's answer goes straight into the conditional write, and a failed write's answer
+/// straight into the backoff and the next read, so each write costs two events.
+#[derive(Clone, Copy, Debug)]
+pub enum OccEv {
+    /// A read reaches the server.
+    Read(u32),
+    /// A conditional write, for the version the client read, reaches the server.
+    Write(u32, u64),
+}
+
+/// One OCC run.
+pub struct Occ {
+    version: u64,
+    backoff: Vec<BackoffState>,
+    rng: Rng,
+    normal: Rc<NormalTable>,
+    mean: f64,
+    sd: f64,
+    /// Write calls.
+    pub writes: u64,
+    /// Writes that failed.
+    pub failures: u64,
+    /// Clients that have written.
+    pub done: u32,
+    /// When the last answer arrived.
+    pub last: Micros,
+}
+
+impl Occ {
+    /// Run number `run` with `clients` clients; returns the model and its first events.
+    /// `normal` is shared between runs (see [`NormalTable`]).
+    pub fn new(
+        clients: u32,
+        backoff: &Backoff,
+        net: Micros,
+        net_sd: Micros,
+        seed: u64,
+        run: u32,
+        normal: Rc<NormalTable>,
+    ) -> (Occ, Vec<(Micros, OccEv)>) {
+        let mut occ = Occ {
+            version: 0,
+            backoff: (0..clients).map(|_| backoff.state()).collect(),
+            rng: Rng::stream(seed, STREAM_OCC + u64::from(run)),
+            normal,
+            mean: net.0 as f64,
+            sd: net_sd.0 as f64,
+            writes: 0,
+            failures: 0,
+            done: 0,
+            last: Micros::ZERO,
+        };
+        let first = (0..clients)
+            .map(|c| (Micros(occ.delay()), OccEv::Read(c)))
+            .collect();
+        (occ, first)
+    }
+
+    /// One network hop: `|Normal(mean, sd)|` rounded to a microsecond.
+    fn delay(&mut self) -> u64 {
+        if self.sd == 0.0 {
+            return self.mean as u64;
+        }
+        let x = self.normal.sample(&mut self.rng, self.mean, self.sd);
+        // |x| rounded half up: plain IEEE arithmetic, identical on every target.
+        let x = if x < 0.0 { -x } else { x };
+        (x + 0.5) as u64
+    }
+}
+
+impl Model for Occ {
+    type Event = OccEv;
+
+    fn handle(&mut self, now: Micros, ev: OccEv, q: &mut EventQueue<OccEv>) {
+        match ev {
+            OccEv::Read(c) => {
+                // The answer travels back, then the write travels out.
+                let back = self.delay();
+                let out = self.delay();
+                q.push(
+                    now.saturating_add(Micros(back + out)),
+                    OccEv::Write(c, self.version),
+                );
+            }
+            OccEv::Write(c, v) => {
+                self.writes += 1;
+                let back = Micros(self.delay());
+                let answered = now.saturating_add(back);
+                self.last = self.last.max(answered);
+                if v == self.version {
+                    self.version += 1;
+                    self.done += 1;
+                } else {
+                    self.failures += 1;
+                    let wait = self.backoff[c as usize]
+                        .next_draw(&mut self.rng, false)
+                        .wait;
+                    let out = Micros(self.delay());
+                    q.push(
+                        answered.saturating_add(out).saturating_add(wait),
+                        OccEv::Read(c),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Sim;
+    use crate::{BackoffConfig, BackoffKind};
+
+    fn run(kind: BackoffKind, clients: u32, runs: u32) -> (f64, f64) {
+        let b = BackoffConfig::new(kind)
+            .with_base(Micros::from_millis(5))
+            .with_cap(Micros::from_secs(2))
+            .with_first_exp(1)
+            .validate()
+            .unwrap();
+        let (mut calls, mut time) = (0.0, 0.0);
+        let table = Rc::new(NormalTable::new());
+        for r in 0..runs {
+            let (m, first) = Occ::new(
+                clients,
+                &b,
+                Micros::from_millis(10),
+                Micros::from_millis(2),
+                1,
+                r,
+                table.clone(),
+            );
+            let mut s = Sim::new(m, first);
+            s.run();
+            assert_eq!(s.model.done, clients, "every client writes once");
+            calls += s.model.writes as f64;
+            time += s.model.last.as_millis_f64();
+        }
+        (calls / f64::from(runs), time / f64::from(runs))
+    }
+
+    #[test]
+    fn work_grows_with_the_square_of_the_clients() {
+        // Doubling the clients triples or quadruples the writes (the study's N^2 work).
+        let (c20, _) = run(BackoffKind::None, 20, 40);
+        let (c40, _) = run(BackoffKind::None, 40, 40);
+        let ratio = c40 / c20;
+        assert!((2.5..4.5).contains(&ratio), "{c20} -> {c40}: {ratio}");
+    }
+
+    #[test]
+    fn writes_are_one_success_per_client_plus_failures() {
+        let b = BackoffConfig::new(BackoffKind::Full)
+            .with_base(Micros::from_millis(5))
+            .validate()
+            .unwrap();
+        let (m, first) = Occ::new(
+            25,
+            &b,
+            Micros::from_millis(10),
+            Micros::from_millis(2),
+            9,
+            0,
+            Rc::new(NormalTable::new()),
+        );
+        let mut s = Sim::new(m, first);
+        s.run();
+        assert_eq!(s.model.writes, 25 + s.model.failures);
+        assert_eq!(s.model.version, 25);
+    }
+}

@@ -1,0 +1,411 @@
+//! The `outage` and `burst` scenarios: clients running the retry policy against a server with a
+//! capacity, accounted in ticks.
+//!
+//! Server model: attempts arriving within one tick compete for that tick's capacity. The server
+//! must look at every attempt, and rejecting one still costs `reject_cost` of a slot, so with `n`
+//! arrivals and `c` slots it can serve `a = floor((c - reject_cost * n) / (1 - reject_cost))`
+//! of them (never fewer than 0, never more than `n`), first come first served; the rest get 503.
+//! That is what makes a storm self-sustaining: once retries alone exceed `c / reject_cost` per
+//! tick, the server spends everything on refusals and serves nobody. Answers leave at the end of
+//! the tick and take `net` to arrive; an answer later than the attempt's timeout is a read
+//! timeout for the client (the server still did the work). During the outage window every
+//! attempt fails, as an immediate 503 from the load balancer or as a connect timeout.
+//!
+//! Each client runs [`RequestRetry`], the same state machine the step trace explains: the
+//! classification, the backoff, the deadline and fit check, Retry-After and the budget.
+
+use super::breaker::Breaker;
+use super::engine::Model;
+use super::metrics::Recorder;
+use super::params::{OutageKind, ScenarioKind, SimParams};
+use super::queue::EventQueue;
+use crate::budget::{Budget, Scope};
+use crate::link::Params;
+use crate::outcome::{Outcome, ScriptedOutcome};
+use crate::policy::{RequestRetry, StopReason, ValidPolicy};
+use crate::rng::Rng;
+use crate::time::Micros;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+/// Random streams of a storm run (offset by the run number).
+const STREAM_ARRIVALS: u64 = 1 << 40;
+const STREAM_BACKOFF: u64 = 2 << 40;
+
+struct Req {
+    client: u32,
+    start: Micros,
+    retry: RequestRetry,
+    gen: u32,
+    live: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Pending {
+    req: u32,
+    gen: u32,
+    orphan: bool,
+}
+
+/// A storm event.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// The next original request(s) arrive.
+    Arrive,
+    /// A request sends its next attempt.
+    Send(u32),
+    /// The server settles tick `k`.
+    Tick(u64),
+    /// An attempt's answer reaches its client.
+    Reply {
+        /// The request.
+        req: u32,
+        /// Which attempt of it.
+        gen: u32,
+        /// What the client sees.
+        outcome: Outcome,
+    },
+}
+
+/// The storm model.
+pub struct Storm {
+    kind: ScenarioKind,
+    sp: SimParams,
+    policy: ValidPolicy,
+    retry_after: Option<Micros>,
+    clients: u32,
+    reqs: Vec<Req>,
+    free: Vec<u32>,
+    budgets: Vec<Budget>,
+    scope: Scope,
+    breaker: Option<Breaker>,
+    arrivals: Rng,
+    backoff: Rng,
+    buckets: BTreeMap<u64, Vec<Pending>>,
+    per_tick_milli: u64,
+    carry: u64,
+    made: u64,
+    planned: u64,
+    next_gen: u32,
+    /// What was measured.
+    pub rec: Recorder,
+}
+
+impl Storm {
+    /// A storm for the link, run number `run`. Returns the model and its first event.
+    pub fn new(
+        p: &Params,
+        policy: ValidPolicy,
+        kind: ScenarioKind,
+        run: u32,
+    ) -> (Storm, (Micros, Ev)) {
+        let sp = p.sim.clone();
+        let clients = p.clients.max(1);
+        let planned = match kind {
+            ScenarioKind::Burst => u64::from(clients),
+            _ => planned_originals(&sp),
+        };
+        let horizon = match kind {
+            ScenarioKind::Burst => Micros::ZERO,
+            _ => sp.duration,
+        }
+        .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
+        .saturating_add(Micros::from_secs(1));
+        let scope = policy.policy().scope;
+        let n_budgets = match scope {
+            Scope::Process => 1,
+            Scope::Client => clients as usize,
+            Scope::Tenant => sp.tenants.max(1) as usize,
+        };
+        let budgets = (0..n_budgets)
+            .map(|_| Budget::new(policy.policy().budget, p.budget_start))
+            .collect();
+        let per_tick_milli =
+            (u128::from(sp.capacity_milli) * u128::from(sp.tick.0) / 1_000_000) as u64;
+        let mut rec = Recorder::new(sp.bin, horizon);
+        let per_bin =
+            (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64;
+        rec.set_capacity_per_bin(per_bin);
+        let stream = u64::from(run);
+        let storm = Storm {
+            kind,
+            breaker: sp.breaker.map(Breaker::new),
+            sp,
+            policy,
+            retry_after: p.retry_after,
+            clients,
+            reqs: Vec::new(),
+            free: Vec::new(),
+            budgets,
+            scope,
+            arrivals: Rng::stream(p.seed, STREAM_ARRIVALS + stream),
+            backoff: Rng::stream(p.seed, STREAM_BACKOFF + stream),
+            buckets: BTreeMap::new(),
+            per_tick_milli,
+            carry: 0,
+            made: 0,
+            planned,
+            next_gen: 0,
+            rec,
+        };
+        (storm, (Micros::ZERO, Ev::Arrive))
+    }
+
+    /// The latest time anything can happen, for progress.
+    pub fn horizon(&self) -> Micros {
+        let arrivals = if self.kind == ScenarioKind::Burst {
+            Micros::ZERO
+        } else {
+            self.sp.duration
+        };
+        arrivals.saturating_add(
+            self.policy
+                .policy()
+                .deadline
+                .unwrap_or(Micros::from_secs(60)),
+        )
+    }
+
+    fn budget_index(&self, client: u32) -> usize {
+        match self.scope {
+            Scope::Process => 0,
+            Scope::Client => client as usize,
+            Scope::Tenant => (client % self.sp.tenants.max(1)) as usize,
+        }
+    }
+
+    fn in_outage(&self, t: Micros) -> bool {
+        self.kind == ScenarioKind::Outage
+            && t >= self.sp.outage_start
+            && t < self.sp.outage_start.saturating_add(self.sp.outage)
+    }
+
+    fn new_request(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
+        let client = (self.made % u64::from(self.clients)) as u32;
+        self.made += 1;
+        let bi = self.budget_index(client);
+        let retry = self.policy.start(now, &mut self.budgets[bi]);
+        let req = Req {
+            client,
+            start: now,
+            retry,
+            gen: 0,
+            live: true,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.reqs[id as usize] = req;
+                id
+            }
+            None => {
+                self.reqs.push(req);
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.rec.original(now);
+        self.send(now, id, q);
+    }
+
+    fn next_arrival(&mut self, now: Micros) -> Option<Micros> {
+        let cap = if self.sp.poisson {
+            super::params::caps::ORIGINALS
+        } else {
+            self.planned
+        };
+        if self.made >= cap {
+            return None;
+        }
+        let t = if self.sp.poisson {
+            let u = 1.0 - self.arrivals.next_f64();
+            let gap = -libm::log(u) * 1e9 / self.sp.rate_milli as f64;
+            now.saturating_add(Micros(libm::round(gap) as u64))
+        } else {
+            Micros((u128::from(self.made) * 1_000_000_000 / u128::from(self.sp.rate_milli)) as u64)
+        };
+        (t < self.sp.duration).then_some(t)
+    }
+
+    fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) {
+        if let Some(b) = self.breaker.as_mut() {
+            if !b.allow(now) {
+                self.reqs[id as usize].retry.stop(StopReason::BreakerOpen);
+                self.finish(now, id, StopReason::BreakerOpen);
+                return;
+            }
+        }
+        let r = &mut self.reqs[id as usize];
+        let plan = match r.retry.plan_attempt() {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.finish(now, id, reason);
+                return;
+            }
+        };
+        self.next_gen = self.next_gen.wrapping_add(1).max(1);
+        r.gen = self.next_gen;
+        let gen = r.gen;
+        self.rec.attempt(now, plan.attempt > 1);
+        let net = self.sp.net;
+        let arrive = now.saturating_add(net);
+        let give_up = now.saturating_add(plan.timeout);
+        if self.in_outage(arrive) {
+            let (at, outcome) = match self.sp.outage_kind {
+                OutageKind::Status503 => (arrive.saturating_add(net), Outcome::Status(503)),
+                OutageKind::ConnectTimeout => (give_up, Outcome::ConnectTimeout),
+            };
+            let (at, outcome) = if at > give_up {
+                (give_up, Outcome::ReadTimeout)
+            } else {
+                (at, outcome)
+            };
+            q.push(
+                at,
+                Ev::Reply {
+                    req: id,
+                    gen,
+                    outcome,
+                },
+            );
+            return;
+        }
+        let tick = self.sp.tick.0;
+        let k = arrive.0 / tick;
+        let answer = Micros((k + 1) * tick).saturating_add(net);
+        let orphan = answer > give_up;
+        if orphan {
+            q.push(
+                give_up,
+                Ev::Reply {
+                    req: id,
+                    gen,
+                    outcome: Outcome::ReadTimeout,
+                },
+            );
+        }
+        let bucket = self.buckets.entry(k).or_default();
+        if bucket.is_empty() {
+            q.push(Micros((k + 1) * tick), Ev::Tick(k));
+        }
+        bucket.push(Pending {
+            req: id,
+            gen,
+            orphan,
+        });
+    }
+
+    fn settle(&mut self, now: Micros, k: u64, q: &mut EventQueue<Ev>) {
+        let Some(list) = self.buckets.remove(&k) else {
+            return;
+        };
+        let n = list.len() as u64;
+        let credit = self.per_tick_milli + self.carry;
+        let rc = self.sp.reject_cost_milli;
+        let served = if rc >= 1000 {
+            n.min(credit / 1000)
+        } else {
+            let triage = rc * n;
+            if credit <= triage {
+                0
+            } else {
+                n.min((credit - triage) / (1000 - rc))
+            }
+        };
+        let used = served * 1000 + (n - served) * rc;
+        self.carry = credit.saturating_sub(used).min(999);
+        self.rec.served(now, served as u32);
+        let net = self.sp.net;
+        for (i, p) in list.into_iter().enumerate() {
+            if p.orphan {
+                continue;
+            }
+            let outcome = if (i as u64) < served {
+                Outcome::Ok
+            } else {
+                Outcome::Status(503)
+            };
+            q.push(
+                now.saturating_add(net),
+                Ev::Reply {
+                    req: p.req,
+                    gen: p.gen,
+                    outcome,
+                },
+            );
+        }
+    }
+
+    fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
+        let bi = {
+            let r = &self.reqs[id as usize];
+            if !r.live || r.gen != gen {
+                return;
+            }
+            self.budget_index(r.client)
+        };
+        let mut scripted = ScriptedOutcome::new(outcome);
+        if outcome == Outcome::Status(503) {
+            scripted.retry_after = self.retry_after;
+        }
+        let r = &mut self.reqs[id as usize];
+        let after = r.retry.after_attempt(
+            now,
+            &scripted,
+            &mut self.budgets[bi],
+            &mut self.backoff,
+            None,
+        );
+        let next = r.retry.now();
+        if let Some(b) = self.breaker.as_mut() {
+            b.record(now, outcome.is_ok());
+        }
+        if bi == 0 {
+            let level = self.budgets[0].level(now).milli;
+            self.rec.budget(now, level);
+        }
+        match after.stop {
+            Some(reason) => self.finish(now, id, reason),
+            None if next == now => self.send(now, id, q),
+            None => q.push(next, Ev::Send(id)),
+        }
+    }
+
+    fn finish(&mut self, now: Micros, id: u32, reason: StopReason) {
+        let r = &mut self.reqs[id as usize];
+        if !r.live {
+            return;
+        }
+        r.live = false;
+        let latency = now.saturating_sub(r.start);
+        self.rec.end(now, reason, latency);
+        self.free.push(id);
+    }
+}
+
+/// Originals an `outage` run will make (constant arrivals; Poisson makes about as many).
+pub fn planned_originals(sp: &SimParams) -> u64 {
+    (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
+}
+
+impl Model for Storm {
+    type Event = Ev;
+
+    fn handle(&mut self, now: Micros, ev: Ev, q: &mut EventQueue<Ev>) {
+        match ev {
+            Ev::Arrive => {
+                if self.kind == ScenarioKind::Burst {
+                    while self.made < self.planned {
+                        self.new_request(now, q);
+                    }
+                } else {
+                    self.new_request(now, q);
+                    if let Some(t) = self.next_arrival(now) {
+                        q.push(t, Ev::Arrive);
+                    }
+                }
+            }
+            Ev::Send(id) => self.send(now, id, q),
+            Ev::Tick(k) => self.settle(now, k, q),
+            Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
+        }
+    }
+}

@@ -1,0 +1,438 @@
+//! The simulation commands: `run`, `compare`, `sweep`.
+
+use crate::args::Args;
+use retry_model::sim::{Run, SimReport, Summary};
+use retry_model::{Params, StopReason};
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+/// Runs a link, printing progress on stderr when it takes more than a second.
+pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, String> {
+    let mut run = Run::new(p).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let mut last = started;
+    let mut shown = false;
+    loop {
+        let prog = run.step(500_000);
+        if prog.done {
+            break;
+        }
+        if last.elapsed() > Duration::from_millis(500) && started.elapsed() > Duration::from_secs(1)
+        {
+            last = Instant::now();
+            shown = true;
+            eprint!("\r[{label}] {:5.1}% ", prog.fraction * 100.0);
+            let _ = std::io::stderr().flush();
+        }
+    }
+    if shown {
+        eprintln!(
+            "\r[{label}] done in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(run.finish())
+}
+
+fn params(text: &str) -> Result<Params, String> {
+    text.parse::<Params>().map_err(|e| e.to_string())
+}
+
+fn opt(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, |x| json!(x))
+}
+
+fn summary_json(s: &Summary) -> Value {
+    let failures: serde_json::Map<String, Value> = StopReason::ALL
+        .iter()
+        .filter(|r| **r != StopReason::Success)
+        .map(|r| (r.name().to_string(), json!(s.failures[r.index()])))
+        .collect();
+    json!({
+        "originals": s.originals,
+        "attempts": s.attempts,
+        "amplification": s.amplification,
+        "successes": s.successes,
+        "success_rate": s.success_rate,
+        "peak_attempts_per_s": s.peak_attempts_per_s,
+        "attempts_per_s_at": opt(s.attempts_per_s_at),
+        "completion_ms": s.completion_ms,
+        "p50_ms": opt(s.p50_ms),
+        "p99_ms": opt(s.p99_ms),
+        "duplicates": s.duplicates,
+        "failures": failures,
+        "served": s.served,
+    })
+}
+
+fn series_json(r: &SimReport) -> Value {
+    let b = &r.series.bins;
+    let col = |f: &dyn Fn(&retry_model::sim::Bin) -> Value| Value::Array(b.iter().map(f).collect());
+    let failures: serde_json::Map<String, Value> = StopReason::ALL
+        .iter()
+        .filter(|r| **r != StopReason::Success)
+        .map(|r| (r.name().to_string(), col(&|x| json!(x.failures[r.index()]))))
+        .collect();
+    json!({
+        "bin_ms": r.series.bin_ms,
+        "t_ms": Value::Array((0..b.len()).map(|i| json!(i as f64 * r.series.bin_ms)).collect()),
+        "originals": col(&|x| json!(x.originals)),
+        "attempts": col(&|x| json!(x.attempts)),
+        "retries": col(&|x| json!(x.retries)),
+        "successes": col(&|x| json!(x.successes)),
+        "failures": failures,
+        "utilisation": col(&|x| json!(x.utilisation())),
+        "budget": col(&|x| json!(x.budget_milli as f64 / 1000.0)),
+        "in_flight": col(&|x| json!(x.in_flight)),
+    })
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |x| format!("{x:.1} ms"))
+}
+
+/// The rows of a summary table: (label, value).
+fn rows(s: &Summary) -> Vec<(String, String)> {
+    let mut out = vec![
+        ("originals".to_string(), s.originals.to_string()),
+        ("attempts".to_string(), s.attempts.to_string()),
+        (
+            "amplification".to_string(),
+            format!("{:.2}x", s.amplification),
+        ),
+        ("successes".to_string(), s.successes.to_string()),
+        (
+            "success rate".to_string(),
+            format!("{:.1}%", s.success_rate * 100.0),
+        ),
+        (
+            "peak attempts/s".to_string(),
+            format!("{:.0}", s.peak_attempts_per_s),
+        ),
+        (
+            "attempts/s at `at`".to_string(),
+            s.attempts_per_s_at
+                .map_or("-".to_string(), |v| format!("{v:.0}")),
+        ),
+        (
+            "completion".to_string(),
+            format!("{:.1} ms", s.completion_ms),
+        ),
+        ("p50 latency (successes)".to_string(), ms(s.p50_ms)),
+        ("p99 latency (successes)".to_string(), ms(s.p99_ms)),
+        ("duplicate effects".to_string(), s.duplicates.to_string()),
+    ];
+    for r in StopReason::ALL
+        .iter()
+        .filter(|r| **r != StopReason::Success)
+    {
+        out.push((
+            format!("failed: {}", r.name()),
+            s.failures[r.index()].to_string(),
+        ));
+    }
+    out
+}
+
+pub fn cmd_run(a: &Args) -> Result<String, String> {
+    let fmt = a.format(&["table", "json", "csv", "markdown"])?;
+    let text = match a.positional.as_slice() {
+        [q] => q,
+        [] => {
+            return Err(
+                "missing the query: pass one link in quotes, e.g. 'preset=burst-lab'".into(),
+            )
+        }
+        _ => return Err("expected one query; quote it so the shell keeps the & inside".into()),
+    };
+    let p = params(text)?;
+    let r = simulate_with_progress(&p, "run")?;
+    let mut out = String::new();
+    match fmt {
+        "json" => {
+            let v = json!({
+                "link": p.to_string(),
+                "scenario": r.scenario.name(),
+                "runs": r.runs,
+                "summary": summary_json(&r.summary),
+                "series": series_json(&r),
+                "fingerprint": format!("{:016x}", r.fingerprint),
+            });
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            );
+        }
+        "csv" => {
+            let names: Vec<&str> = StopReason::ALL
+                .iter()
+                .filter(|r| **r != StopReason::Success)
+                .map(|r| r.name())
+                .collect();
+            let _ = writeln!(
+                out,
+                "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight",
+                names.join(",")
+            );
+            for (i, b) in r.series.bins.iter().enumerate() {
+                let fails: Vec<String> = StopReason::ALL
+                    .iter()
+                    .filter(|r| **r != StopReason::Success)
+                    .map(|x| b.failures[x.index()].to_string())
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{:.4},{},{}",
+                    i as f64 * r.series.bin_ms,
+                    b.originals,
+                    b.attempts,
+                    b.retries,
+                    b.successes,
+                    fails.join(","),
+                    b.utilisation(),
+                    b.budget_milli as f64 / 1000.0,
+                    b.in_flight
+                );
+            }
+        }
+        "markdown" => {
+            let _ = writeln!(out, "| metric | value |\n|---|---|");
+            for (k, v) in rows(&r.summary) {
+                let _ = writeln!(out, "| {k} | {v} |");
+            }
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "{} ({} scenario{})",
+                p,
+                r.scenario.name(),
+                if r.runs > 1 {
+                    format!(", mean of {} runs", r.runs)
+                } else {
+                    String::new()
+                }
+            );
+            for (k, v) in rows(&r.summary) {
+                let _ = writeln!(out, "  {k:<26} {v}");
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn cmd_compare(a: &Args) -> Result<String, String> {
+    let fmt = a.format(&["markdown", "json"])?;
+    let (qa, qb) = match a.positional.as_slice() {
+        [x, y] => (x, y),
+        _ => return Err("expected two queries: retrylab compare '<A>' '<B>'".into()),
+    };
+    let (pa, pb) = (
+        params(qa).map_err(|e| format!("A: {e}"))?,
+        params(qb).map_err(|e| format!("B: {e}"))?,
+    );
+    let ra = simulate_with_progress(&pa, "A")?;
+    let rb = simulate_with_progress(&pb, "B")?;
+    if fmt == "json" {
+        let v = json!({
+            "a": { "link": pa.to_string(), "summary": summary_json(&ra.summary) },
+            "b": { "link": pb.to_string(), "summary": summary_json(&rb.summary) },
+        });
+        return Ok(format!(
+            "{}\n",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        ));
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "A: `?{pa}`  \nB: `?{pb}`\n");
+    let _ = writeln!(out, "| metric | A | B |\n|---|---:|---:|");
+    for ((k, va), (_, vb)) in rows(&ra.summary).into_iter().zip(rows(&rb.summary)) {
+        let _ = writeln!(out, "| {k} | {va} | {vb} |");
+    }
+    Ok(out)
+}
+
+/// `key=a..b/step` or `key=x,y,z`.
+fn param_values(spec: &str) -> Result<(String, Vec<String>), String> {
+    let (key, values) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("--param: '{spec}' should be key=a..b/step or key=x,y,z"))?;
+    if let Some((range, step)) = values
+        .split_once('/')
+        .or_else(|| values.contains("..").then_some((values, "1")))
+    {
+        let (lo, hi) = range
+            .split_once("..")
+            .ok_or_else(|| format!("--param: '{values}' should be a..b/step"))?;
+        let parse = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("--param: '{s}' in '{spec}' is not a whole number"))
+        };
+        let (lo, hi, step) = (parse(lo)?, parse(hi)?, parse(step)?);
+        if step == 0 || hi < lo || (hi - lo) / step >= 1000 {
+            return Err(format!(
+                "--param: '{spec}' needs lo <= hi, a step > 0 and at most 1000 values"
+            ));
+        }
+        return Ok((
+            key.to_string(),
+            (lo..=hi)
+                .step_by(step as usize)
+                .map(|v| v.to_string())
+                .collect(),
+        ));
+    }
+    let list: Vec<String> = values
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        return Err(format!("--param: '{spec}' lists no values"));
+    }
+    Ok((key.to_string(), list))
+}
+
+pub fn cmd_sweep(argv: &[String]) -> Result<String, String> {
+    // --param may repeat, so it is read here rather than by the single-valued flag parser.
+    let mut specs = Vec::new();
+    let mut rest = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        if argv[i] == "--param" {
+            specs.push(
+                argv.get(i + 1)
+                    .ok_or("--param: needs a value such as clients=10..190/10")?
+                    .clone(),
+            );
+            i += 2;
+        } else if let Some(v) = argv[i].strip_prefix("--param=") {
+            specs.push(v.to_string());
+            i += 1;
+        } else {
+            rest.push(argv[i].clone());
+            i += 1;
+        }
+    }
+    let a = Args::parse(&rest, &["format"])?;
+    let fmt = a.format(&["markdown", "csv", "json"])?;
+    let base = match a.positional.as_slice() {
+        [q] => params(q)?,
+        _ => {
+            return Err(
+                "expected one query: retrylab sweep '<query>' --param clients=10..190/10".into(),
+            )
+        }
+    };
+    if specs.is_empty() {
+        return Err("--param: give at least one, e.g. --param clients=10..190/10".into());
+    }
+    let axes: Vec<(String, Vec<String>)> = specs
+        .iter()
+        .map(|s| param_values(s))
+        .collect::<Result<_, _>>()?;
+    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
+    if total > 2000 {
+        return Err(format!("--param: {total} combinations; at most 2000"));
+    }
+    let mut rows_out: Vec<(Vec<String>, Summary)> = Vec::new();
+    let started = Instant::now();
+    for n in 0..total {
+        let mut idx = n;
+        let mut p = base.clone();
+        let mut values = Vec::new();
+        for (key, vals) in axes.iter().rev() {
+            let v = &vals[idx % vals.len()];
+            idx /= vals.len();
+            p.set(key, v).map_err(|e| format!("--param: {e}"))?;
+            values.push(v.clone());
+        }
+        values.reverse();
+        p.validate()
+            .map_err(|e| format!("--param {}: {e}", values.join(",")))?;
+        if started.elapsed() > Duration::from_secs(1) {
+            eprint!("\r[sweep] {}/{} ", n + 1, total);
+        }
+        let r = simulate_with_progress(&p, &values.join(","))?;
+        rows_out.push((values, r.summary));
+    }
+    if started.elapsed() > Duration::from_secs(1) {
+        eprintln!(
+            "\r[sweep] {total} runs in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    let mut out = String::new();
+    match fmt {
+        "json" => {
+            let v: Vec<Value> = rows_out
+                .iter()
+                .map(|(vals, s)| {
+                    let mut m = serde_json::Map::new();
+                    for (k, v) in keys.iter().zip(vals) {
+                        m.insert((*k).to_string(), json!(v));
+                    }
+                    m.insert("summary".into(), summary_json(s));
+                    Value::Object(m)
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&json!({ "link": base.to_string(), "rows": v }))
+                    .map_err(|e| e.to_string())?
+            );
+        }
+        "csv" => {
+            let _ = writeln!(out, "{},originals,attempts,amplification,successes,success_rate,peak_attempts_per_s,completion_ms,p50_ms,p99_ms,duplicates", keys.join(","));
+            for (vals, s) in &rows_out {
+                let _ = writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{}",
+                    vals.join(","),
+                    s.originals,
+                    s.attempts,
+                    s.amplification,
+                    s.successes,
+                    s.success_rate,
+                    s.peak_attempts_per_s,
+                    s.completion_ms,
+                    s.p50_ms.map_or(String::new(), |v| v.to_string()),
+                    s.p99_ms.map_or(String::new(), |v| v.to_string()),
+                    s.duplicates
+                );
+            }
+        }
+        _ => {
+            let _ = writeln!(out, "`?{base}`\n");
+            let _ = writeln!(out, "| {} | originals | attempts | amplification | success | peak att/s | completion | p50 | p99 | duplicates |", keys.join(" | "));
+            let _ = writeln!(
+                out,
+                "|{}---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+                "---|".repeat(keys.len())
+            );
+            for (vals, s) in &rows_out {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {:.2}x | {:.1}% | {:.0} | {:.0} ms | {} | {} | {} |",
+                    vals.join(" | "),
+                    s.originals,
+                    s.attempts,
+                    s.amplification,
+                    s.success_rate * 100.0,
+                    s.peak_attempts_per_s,
+                    s.completion_ms,
+                    ms(s.p50_ms),
+                    ms(s.p99_ms),
+                    s.duplicates
+                );
+            }
+        }
+    }
+    Ok(out)
+}
