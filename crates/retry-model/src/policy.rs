@@ -317,14 +317,21 @@ impl ValidPolicy {
         &self.backoff
     }
 
-    /// Starts one request at `now` on the request's own clock (`now` = time already spent
-    /// before the first attempt). Counts the original call against the budget.
+    /// Starts one request at `now`: its deadline runs from `now`. Counts the original call
+    /// against the budget.
     pub fn start(&self, now: Micros, budget: &mut Budget) -> RequestRetry {
+        self.start_at(now, now, budget)
+    }
+
+    /// Starts one request that began at `origin` and makes its first attempt at `now`
+    /// (`now - origin` was already spent, as the trace's `elapsed`).
+    pub fn start_at(&self, origin: Micros, now: Micros, budget: &mut Budget) -> RequestRetry {
         budget.on_original(now);
         RequestRetry {
             policy: self.policy,
             backoff: self.backoff.state(),
-            now,
+            origin,
+            now: now.max(origin),
             attempt: 0,
             last_taken: None,
             done: None,
@@ -422,16 +429,22 @@ pub struct AfterAttempt {
 pub struct RequestRetry {
     policy: RetryPolicy,
     backoff: BackoffState,
-    now: Micros,  // the request's clock
-    attempt: u32, // attempts made so far, in [0, max_attempts]
+    origin: Micros, // when the request began; the deadline runs from here
+    now: Micros,    // the request's clock, >= origin
+    attempt: u32,   // attempts made so far, in [0, max_attempts]
     last_taken: Option<u64>,
     done: Option<StopReason>,
 }
 
 impl RequestRetry {
-    /// The request's clock.
+    /// The request's clock: when its next attempt may start (or when it stopped).
     pub const fn now(&self) -> Micros {
         self.now
+    }
+
+    /// When the request began.
+    pub const fn origin(&self) -> Micros {
+        self.origin
     }
     /// Attempts made so far.
     pub const fn attempts_made(&self) -> u32 {
@@ -448,7 +461,9 @@ impl RequestRetry {
     }
 
     fn remaining_at(&self, t: Micros) -> Option<Micros> {
-        self.policy.deadline.map(|d| d.saturating_sub(t))
+        self.policy
+            .deadline
+            .map(|d| self.origin.saturating_add(d).saturating_sub(t))
     }
 
     /// Plans the next attempt at the current time, or stops with `DeadlinePassed` when nothing

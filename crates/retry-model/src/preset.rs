@@ -22,7 +22,7 @@ fn payments(p: &mut Params) {
     s.rate_milli = 40_000;
     s.duration = Micros::from_secs(60);
     s.capacity_milli = 50_000;
-    s.tick = Micros::from_millis(10);
+    s.tick = Micros::from_millis(50);
     s.reject_cost_milli = 100;
     s.outage_start = Micros::from_secs(2);
     s.outage = Micros::from_secs(5);

@@ -122,8 +122,8 @@ impl fmt::Display for ParseDurationError {
 impl FromStr for Micros {
     type Err = ParseDurationError;
 
-    /// Accepts a decimal number followed by `us`, `ms`, `s` or `m`: `250ms`, `2s`, `1.5s`,
-    /// `0.1s`, `40us`, `1m`. The number may have as many decimals as the unit allows to land on a
+    /// Accepts a decimal number followed by `us`, `ms`, `s`, `m` or `h`: `250ms`, `2s`, `1.5s`,
+    /// `0.1s`, `40us`, `1m`, `1h`. The number may have as many decimals as the unit allows to land on a
     /// whole microsecond. The result is at most one day.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
@@ -137,14 +137,16 @@ impl FromStr for Micros {
             (n, 1_000_000)
         } else if let Some(n) = s.strip_suffix('m') {
             (n, 60_000_000)
+        } else if let Some(n) = s.strip_suffix('h') {
+            (n, 3_600_000_000)
         } else {
             return Err(ParseDurationError(format!(
-                "'{s}' needs a unit: a number followed by us, ms, s or m (e.g. 250ms, 2s)"
+                "'{s}' needs a unit: a number followed by us, ms, s, m or h (e.g. 250ms, 2s)"
             )));
         };
         let value = parse_scaled(num, scale).ok_or_else(|| {
             ParseDurationError(format!(
-                "'{s}' is not a duration: a non-negative number followed by us, ms, s or m, at most 1 day, in whole microseconds"
+                "'{s}' is not a duration: a non-negative number followed by us, ms, s, m or h, at most 1 day, in whole microseconds"
             ))
         })?;
         if value > Micros::MAX_LINK.0 {

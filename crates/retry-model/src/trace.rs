@@ -125,7 +125,7 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
     let policy = p.validate()?;
     let mut budget = Budget::new(policy.policy().budget, p.budget_start);
     let mut rng = Rng::stream(p.seed, streams::TRACE);
-    let mut req = policy.start(p.elapsed, &mut budget);
+    let mut req = policy.start_at(Micros::ZERO, p.elapsed, &mut budget);
     let mut steps = Vec::new();
     let stop_reason = loop {
         let plan = match req.plan_attempt() {
