@@ -394,8 +394,106 @@ mod tests {
     }
 
     #[test]
+    fn run_json_has_the_documented_keys() {
+        let out = run_s(&["run", "preset=layers-333", "--format", "json"]).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        for key in [
+            "originals",
+            "attempts",
+            "amplification",
+            "successes",
+            "success_rate",
+            "peak_attempts_per_s",
+            "completion_ms",
+            "p50_ms",
+            "p99_ms",
+            "duplicates",
+        ] {
+            assert!(v["summary"].get(key).is_some(), "missing summary.{key}");
+        }
+        assert_eq!(v["summary"]["amplification"], json!(27.0));
+        assert_eq!(v["summary"]["originals"], json!(100));
+        let series = &v["series"];
+        assert_eq!(
+            series["attempts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .sum::<u64>(),
+            2700
+        );
+        let csv = run_s(&["run", "preset=burst-lab", "--format", "csv"]).unwrap();
+        assert!(csv.starts_with("t_ms,originals,attempts,retries,successes,"));
+        let md = run_s(&["run", "preset=lost-key&duration=5s", "--format", "markdown"]).unwrap();
+        assert!(md.contains("| duplicate effects | 0 |"), "{md}");
+    }
+
+    #[test]
+    fn compare_prints_both_columns() {
+        let out = run_s(&["compare", "preset=layers-333", "preset=layers-fix"]).unwrap();
+        assert!(out.contains("| amplification | 27.00x | 3.00x |"), "{out}");
+        let e = run_s(&["compare", "preset=layers-333", "attempts=0"]).unwrap_err();
+        assert!(e.starts_with("B: attempts:"), "{e}");
+    }
+
+    #[test]
+    fn sweep_rows_per_value() {
+        let out = run_s(&[
+            "sweep",
+            "preset=layers-333&requests=10",
+            "--param",
+            "layers=2,3",
+            "--param",
+            "p=0,1",
+            "--format",
+            "csv",
+        ])
+        .unwrap();
+        let rows: Vec<&str> = out.lines().collect();
+        assert_eq!(rows.len(), 5);
+        assert!(rows[0].starts_with("layers,p,originals,attempts,"));
+        // layers=2 means one layer of 2 attempts: p=0 -> 1 call each, p=1 -> 2 calls each.
+        assert!(rows[1].starts_with("2,0,10,10,"), "{}", rows[1]);
+        assert!(rows[2].starts_with("2,1,10,20,"), "{}", rows[2]);
+        let out = run_s(&[
+            "sweep",
+            "preset=occ-2015&runs=2",
+            "--param",
+            "clients=10..30/10",
+        ])
+        .unwrap();
+        assert_eq!(
+            out.lines()
+                .filter(|l| l.starts_with("| 10 ")
+                    || l.starts_with("| 20 ")
+                    || l.starts_with("| 30 "))
+                .count(),
+            3,
+            "{out}"
+        );
+        assert!(
+            run_s(&["sweep", "preset=occ-2015", "--param", "clients=10..5/1"])
+                .unwrap_err()
+                .starts_with("--param:")
+        );
+        assert!(
+            run_s(&["sweep", "preset=occ-2015", "--param", "clients=0..20/10"])
+                .unwrap_err()
+                .contains("clients")
+        );
+        assert!(run_s(&["sweep", "preset=occ-2015"])
+            .unwrap_err()
+            .starts_with("--param:"));
+    }
+
+    #[test]
     fn errors_are_one_line_naming_the_key_or_flag() {
-        let cases: [(&[&str], &str); 9] = [
+        let cases: [(&[&str], &str); 13] = [
+            (&["run", "attempts=3"], "scenario:"),
+            (&["run", "scenario=outage&rate=100000&duration=1h"], "rate:"),
+            (&["run", "preset=burst-lab", "--format", "xml"], "--format:"),
+            (&["run", "scenario=occ&clients=2000"], "clients:"),
             (&["explain", "attempts=0"], "attempts:"),
             (&["explain", "base=3s&cap=1s"], "base:"),
             (

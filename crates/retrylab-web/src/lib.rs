@@ -49,3 +49,44 @@ pub fn canonical_of(query: &str) -> Result<String, String> {
 pub fn canonical_link(query: &str) -> Result<String, JsValue> {
     canonical_of(query).map_err(|e| JsValue::from_str(&e))
 }
+
+/// Runs a simulation link to the end; returns `"<fingerprint hex> <attempts> <successes>"`
+/// or the one-line error naming the bad key.
+pub fn simulate_of(query: &str) -> Result<String, String> {
+    let p: retry_model::Params = query
+        .parse()
+        .map_err(|e: retry_model::ConfigError| e.to_string())?;
+    let r = retry_model::sim::simulate(&p).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "{:016x} {} {}",
+        r.fingerprint, r.summary.attempts, r.summary.successes
+    ))
+}
+
+/// A simulation link's summary as a JavaScript object (the fields of `retry_model::sim::Summary`).
+#[wasm_bindgen]
+pub fn simulate_summary(query: &str) -> Result<JsValue, JsValue> {
+    let p: retry_model::Params = query
+        .parse()
+        .map_err(|e: retry_model::ConfigError| JsValue::from_str(&e.to_string()))?;
+    let r = retry_model::sim::simulate(&p).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    serde_wasm_bindgen::to_value(&r.summary).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The whole 2015 sweep (clients 10 to 190 step 10, five kinds, 100 runs each); returns the total
+/// write calls. Used to time the simulator in wasm against the native benchmark.
+#[wasm_bindgen]
+pub fn occ_sweep_calls() -> f64 {
+    let mut calls = 0u64;
+    for kind in ["none", "exponential", "full", "equal", "decorrelated"] {
+        for clients in (10..=190).step_by(10) {
+            if let Ok(r) = format!("preset=occ-2015&backoff={kind}&clients={clients}")
+                .parse()
+                .and_then(|p| retry_model::sim::simulate(&p))
+            {
+                calls += r.summary.attempts;
+            }
+        }
+    }
+    calls as f64
+}

@@ -31,6 +31,10 @@ fn by_id(id: &str) -> Option<Element> {
 /// Starts the page: restores the link, fills the menus, wires the events, draws.
 pub fn start() -> Result<(), JsValue> {
     console_error_panic_hook::set_once();
+    // Loaded outside a page (Node, for measurements): nothing to wire up.
+    if web_sys::window().and_then(|w| w.document()).is_none() {
+        return Ok(());
+    }
     let doc = document();
     fill_menus(&doc)?;
     let query = web_sys::window()

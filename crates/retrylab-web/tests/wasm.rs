@@ -56,3 +56,16 @@ fn bad_links_name_the_key() {
         assert!(js.starts_with("base:"), "{js}");
     }
 }
+
+#[test]
+fn simulations_match_native() {
+    const PINNED: &str = include_str!("../../../tests/golden/sim_fingerprints.txt");
+    let mut n = 0;
+    for line in PINNED.lines().filter(|l| !l.trim().is_empty()) {
+        let (want, query) = line.split_once(' ').expect("'<hash> <link>'");
+        let got = retrylab_web::simulate_of(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        assert_eq!(got.split(' ').next().unwrap(), want, "{query}");
+        n += 1;
+    }
+    assert!(n >= 8);
+}
