@@ -324,7 +324,6 @@ impl Backoff {
     /// A fresh per-request state.
     pub fn state(&self) -> BackoffState {
         BackoffState {
-            backoff: *self,
             retry: 0,
             previous: self.cfg.base,
         }
@@ -333,41 +332,27 @@ impl Backoff {
     /// The infinite iterator of waits for one request, drawing from `rng`.
     pub fn delays<'r>(&self, rng: &'r mut Rng) -> Delays<'r> {
         Delays {
+            backoff: *self,
             state: self.state(),
             rng,
         }
     }
-}
 
-/// The evolving part of a backoff: which retry comes next, and the previous decorrelated draw.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BackoffState {
-    backoff: Backoff,
-    retry: u32,       // retries drawn so far since the last reset
-    previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
-}
-
-impl BackoffState {
-    /// How many waits have been drawn since the last reset.
-    pub const fn retry(&self) -> u32 {
-        self.retry
+    /// Starts `state` again from the first retry's ceiling (gRPC does this after a pushback).
+    pub fn reset(&self, state: &mut BackoffState) {
+        *state = self.state();
     }
 
-    /// Starts again from the first retry's ceiling (gRPC does this after a pushback).
-    pub fn reset(&mut self) {
-        self.retry = 0;
-        self.previous = self.backoff.cfg.base;
-    }
-
-    /// Draws the next wait. `throttled` selects the throttling base when one is configured.
-    pub fn next_draw(&mut self, rng: &mut Rng, throttled: bool) -> Draw {
-        let cfg = &self.backoff.cfg;
+    /// Draws the next wait of the request whose state is `state`. `throttled` selects the
+    /// throttling base when one is configured.
+    pub fn next_draw(&self, state: &mut BackoffState, rng: &mut Rng, throttled: bool) -> Draw {
+        let cfg = &self.cfg;
         let base = match (throttled, cfg.throttle_base) {
             (true, Some(tb)) => tb,
             _ => cfg.base,
         };
-        let retry = self.retry;
-        self.retry = self.retry.saturating_add(1);
+        let retry = state.retry;
+        state.retry = state.retry.saturating_add(1);
         let (low, ceiling, wait) = match cfg.kind {
             BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
             BackoffKind::Constant | BackoffKind::Exponential => {
@@ -384,10 +369,10 @@ impl BackoffState {
                 (low, c, Micros(rng.uniform_inclusive(low.0, c.0)))
             }
             BackoffKind::Decorrelated => {
-                let hi = self.previous.0.saturating_mul(3);
+                let hi = state.previous.0.saturating_mul(3);
                 let drawn = rng.uniform_inclusive(base.0, hi);
                 let w = Micros(drawn.min(cfg.cap.0));
-                self.previous = w;
+                state.previous = w;
                 (base.min(cfg.cap), Micros(hi.min(cfg.cap.0)), w)
             }
         };
@@ -407,8 +392,24 @@ impl BackoffState {
     }
 }
 
+/// The evolving part of one request's backoff: which retry comes next, and the previous
+/// decorrelated draw. The configuration lives in the [`Backoff`], so this stays small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackoffState {
+    retry: u32,       // retries drawn so far since the last reset
+    previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
+}
+
+impl BackoffState {
+    /// How many waits have been drawn since the last reset.
+    pub const fn retry(&self) -> u32 {
+        self.retry
+    }
+}
+
 /// An endless iterator of waits (see [`Backoff::delays`]).
 pub struct Delays<'r> {
+    backoff: Backoff,
     state: BackoffState,
     rng: &'r mut Rng,
 }
@@ -416,7 +417,7 @@ pub struct Delays<'r> {
 impl Iterator for Delays<'_> {
     type Item = Draw;
     fn next(&mut self) -> Option<Draw> {
-        Some(self.state.next_draw(self.rng, false))
+        Some(self.backoff.next_draw(&mut self.state, self.rng, false))
     }
 }
 
@@ -503,8 +504,8 @@ mod tests {
             .validate()
             .unwrap();
         let mut s = b.state();
-        assert_eq!(s.next_draw(&mut rng, true).wait, ms(1000));
-        assert_eq!(s.next_draw(&mut rng, false).wait, ms(100));
+        assert_eq!(b.next_draw(&mut s, &mut rng, true).wait, ms(1000));
+        assert_eq!(b.next_draw(&mut s, &mut rng, false).wait, ms(100));
     }
 
     #[test]
@@ -563,10 +564,10 @@ mod tests {
             .validate()
             .unwrap();
         let mut s = b.state();
-        s.next_draw(&mut rng, false);
-        s.next_draw(&mut rng, false);
-        s.reset();
-        assert_eq!(s.next_draw(&mut rng, false).wait, ms(100));
+        b.next_draw(&mut s, &mut rng, false);
+        b.next_draw(&mut s, &mut rng, false);
+        b.reset(&mut s);
+        assert_eq!(b.next_draw(&mut s, &mut rng, false).wait, ms(100));
     }
 
     fn cfg_strategy() -> impl Strategy<Value = (u64, u64, u32, u64)> {

@@ -19,11 +19,12 @@
 //!     .with_reserve(Micros::from_millis(100));
 //! let mut budget = Budget::new(policy.budget, None);
 //! let mut rng = Rng::from_seed(1);
-//! let mut req = policy.validate().unwrap().start(Micros::ZERO, &mut budget);
-//! let plan = req.plan_attempt().unwrap();
+//! let valid = policy.validate().unwrap();
+//! let mut req = valid.start(Micros::ZERO, &mut budget);
+//! let plan = req.plan_attempt(&valid).unwrap();
 //! assert_eq!(plan.timeout, Micros::from_millis(400));
 //! // The attempt times out at 400 ms: 700 ms remain. A forced 250 ms wait does not fit.
-//! let after = req.after_attempt(Micros::from_millis(400), &ScriptedOutcome::new(Outcome::ConnectTimeout),
+//! let after = req.after_attempt(&valid, Micros::from_millis(400), &ScriptedOutcome::new(Outcome::ConnectTimeout),
 //!     &mut budget, &mut rng, Some(Micros::from_millis(250)));
 //! assert_eq!(after.stop, Some(retry_model::StopReason::WontFit));
 //! ```
@@ -328,7 +329,6 @@ impl ValidPolicy {
     pub fn start_at(&self, origin: Micros, now: Micros, budget: &mut Budget) -> RequestRetry {
         budget.on_original(now);
         RequestRetry {
-            policy: self.policy,
             backoff: self.backoff.state(),
             origin,
             now: now.max(origin),
@@ -427,7 +427,6 @@ pub struct AfterAttempt {
 /// repeat until a stop reason.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestRetry {
-    policy: RetryPolicy,
     backoff: BackoffState,
     origin: Micros, // when the request began; the deadline runs from here
     now: Micros,    // the request's clock, >= origin
@@ -460,20 +459,19 @@ impl RequestRetry {
         self.done = Some(reason);
     }
 
-    fn remaining_at(&self, t: Micros) -> Option<Micros> {
-        self.policy
-            .deadline
+    fn remaining_at(&self, p: &RetryPolicy, t: Micros) -> Option<Micros> {
+        p.deadline
             .map(|d| self.origin.saturating_add(d).saturating_sub(t))
     }
 
-    /// Plans the next attempt at the current time, or stops with `DeadlinePassed` when nothing
-    /// beyond the reserve remains.
-    pub fn plan_attempt(&mut self) -> Result<AttemptPlan, StopReason> {
+    /// Plans the next attempt at the current time under `policy` (the one that started the
+    /// request), or stops with `DeadlinePassed` when nothing beyond the reserve remains.
+    pub fn plan_attempt(&mut self, policy: &ValidPolicy) -> Result<AttemptPlan, StopReason> {
         if let Some(r) = self.done {
             return Err(r);
         }
-        let p = &self.policy;
-        let remaining = self.remaining_at(self.now);
+        let p = &policy.policy;
+        let remaining = self.remaining_at(p, self.now);
         let (timeout, why) = match remaining {
             None => (p.attempt_timeout, TimeoutWhy::NoDeadline),
             Some(rem) => {
@@ -505,17 +503,18 @@ impl RequestRetry {
     /// stays the same whether or not a wait is forced).
     pub fn after_attempt(
         &mut self,
+        policy: &ValidPolicy,
         end: Micros,
         outcome: &ScriptedOutcome,
         budget: &mut Budget,
         rng: &mut Rng,
         forced_wait: Option<Micros>,
     ) -> AfterAttempt {
-        let p = self.policy;
+        let p = &policy.policy;
         self.now = end;
         let classification = classify_with(p.classifier, outcome, p.operation);
         let attempts_left = p.max_attempts.saturating_sub(self.attempt);
-        let remaining = self.remaining_at(end);
+        let remaining = self.remaining_at(p, end);
         let mut out = AfterAttempt {
             classification,
             attempts_left,
@@ -567,7 +566,10 @@ impl RequestRetry {
             self.done = Some(stop(&mut out, StopReason::BudgetEmpty));
             return out;
         }
-        let draw = self.backoff.next_draw(rng, outcome.outcome.is_throttling());
+        let draw =
+            policy
+                .backoff
+                .next_draw(&mut self.backoff, rng, outcome.outcome.is_throttling());
         out.draw = Some(draw);
         let (wait, source) = match (forced_wait, classification.server_wait) {
             (Some(w), _) => (w, WaitSource::Forced),
@@ -606,7 +608,7 @@ impl RequestRetry {
         out.withdrawn = Some(taken);
         if classification.pushback {
             // gRPC: after a pushback the backoff starts again from the initial value.
-            self.backoff.reset();
+            policy.backoff.reset(&mut self.backoff);
         }
         self.now = end.saturating_add(wait);
         out

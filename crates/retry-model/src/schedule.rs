@@ -89,7 +89,7 @@ pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
         let mut rng = Rng::stream(p.seed, streams::SCHEDULE_BASE + u64::from(c));
         let mut state = backoff.state();
         for col in columns.iter_mut() {
-            let d = state.next_draw(&mut rng, false);
+            let d = backoff.next_draw(&mut state, &mut rng, false);
             col.waits.push(d.wait);
             if c == 0 {
                 col.low = match backoff.config().kind {

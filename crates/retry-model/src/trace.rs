@@ -128,7 +128,7 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
     let mut req = policy.start_at(Micros::ZERO, p.elapsed, &mut budget);
     let mut steps = Vec::new();
     let stop_reason = loop {
-        let plan = match req.plan_attempt() {
+        let plan = match req.plan_attempt(&policy) {
             Ok(plan) => plan,
             Err(reason) => break reason,
         };
@@ -159,7 +159,7 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
             };
         let end = plan.start.saturating_add(took);
         let forced = p.waits.get(index).copied().flatten();
-        let after = req.after_attempt(end, &outcome, &mut budget, &mut rng, forced);
+        let after = req.after_attempt(&policy, end, &outcome, &mut budget, &mut rng, forced);
         let budget_after = match policy.policy().budget {
             crate::budget::BudgetConfig::None => None,
             _ => Some(budget.level(end)),

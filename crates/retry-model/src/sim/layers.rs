@@ -50,7 +50,7 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
     let mut budget = Budget::new(BudgetConfig::None, None);
     let mut req = valid.start(now, &mut budget);
     loop {
-        let plan = match req.plan_attempt() {
+        let plan = match req.plan_attempt(&valid) {
             Ok(plan) => plan,
             Err(_) => return (Outcome::Status(503), req.now()),
         };
@@ -63,6 +63,7 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
         };
         let mut rng = core::mem::replace(&mut ctx.rng, Rng::from_seed(0));
         let after = req.after_attempt(
+            &valid,
             end,
             &ScriptedOutcome::new(seen),
             &mut budget,

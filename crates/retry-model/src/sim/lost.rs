@@ -133,7 +133,7 @@ impl Lost {
 
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<LostEv>) {
         let c = &mut self.checkouts[id as usize];
-        let plan = match c.retry.plan_attempt() {
+        let plan = match c.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
                 self.end(now, id, reason);
@@ -213,6 +213,7 @@ impl Lost {
         // Invalidate the other pending answer of this attempt (timeout or reply).
         c.gen = 0;
         let after = c.retry.after_attempt(
+            &self.policy,
             now,
             &ScriptedOutcome::new(outcome),
             &mut self.budget,

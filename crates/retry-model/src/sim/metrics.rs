@@ -51,6 +51,10 @@ impl Bin {
 #[derive(Clone, Debug)]
 pub struct Recorder {
     width: Micros,
+    // The bin last written and the time span it covers: time mostly moves forward in small
+    // steps, so most lookups skip the division.
+    cur: usize,
+    cur_span: (u64, u64),
     bins: Vec<Bin>,
     latency: Histogram,
     in_flight: u32,
@@ -71,6 +75,8 @@ impl Recorder {
         Recorder {
             width,
             bins: vec![Bin::default(); n],
+            cur: 0,
+            cur_span: (0, width.0),
             latency: Histogram::default(),
             in_flight: 0,
             last_end: Micros::ZERO,
@@ -86,8 +92,12 @@ impl Recorder {
     }
 
     fn bin(&mut self, t: Micros) -> &mut Bin {
-        let i = ((t.0 / self.width.0) as usize).min(self.bins.len() - 1);
-        &mut self.bins[i]
+        if t.0 < self.cur_span.0 || t.0 >= self.cur_span.1 {
+            let q = t.0 / self.width.0;
+            self.cur = (q as usize).min(self.bins.len() - 1);
+            self.cur_span = (q * self.width.0, (q + 1).saturating_mul(self.width.0));
+        }
+        &mut self.bins[self.cur]
     }
 
     /// A new request.

@@ -32,6 +32,7 @@ pub enum OccEv {
 /// One OCC run.
 pub struct Occ {
     version: u64,
+    policy: Backoff,
     backoff: Vec<BackoffState>,
     rng: Rng,
     normal: Rc<NormalTable>,
@@ -61,6 +62,7 @@ impl Occ {
     ) -> (Occ, Vec<(Micros, OccEv)>) {
         let mut occ = Occ {
             version: 0,
+            policy: *backoff,
             backoff: (0..clients).map(|_| backoff.state()).collect(),
             rng: Rng::stream(seed, STREAM_OCC + u64::from(run)),
             normal,
@@ -113,8 +115,9 @@ impl Model for Occ {
                     self.done += 1;
                 } else {
                     self.failures += 1;
-                    let wait = self.backoff[c as usize]
-                        .next_draw(&mut self.rng, false)
+                    let wait = self
+                        .policy
+                        .next_draw(&mut self.backoff[c as usize], &mut self.rng, false)
                         .wait;
                     let out = Micros(self.delay());
                     q.push(

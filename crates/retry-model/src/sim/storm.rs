@@ -25,7 +25,7 @@ use crate::outcome::{Outcome, ScriptedOutcome};
 use crate::policy::{RequestRetry, StopReason, ValidPolicy};
 use crate::rng::Rng;
 use crate::time::Micros;
-use alloc::collections::BTreeMap;
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 /// Random streams of a storm run (offset by the run number).
@@ -47,6 +47,14 @@ struct Pending {
     orphan: bool,
 }
 
+/// Answers of one settled tick, delivered together.
+#[derive(Clone, Copy)]
+struct Answer {
+    req: u32,
+    gen: u32,
+    ok: bool,
+}
+
 /// A storm event.
 #[derive(Clone, Copy, Debug)]
 pub enum Ev {
@@ -56,6 +64,8 @@ pub enum Ev {
     Send(u32),
     /// The server settles tick `k`.
     Tick(u64),
+    /// The answers of the oldest settled tick reach their clients.
+    Deliver,
     /// An attempt's answer reaches its client.
     Reply {
         /// The request.
@@ -81,7 +91,13 @@ pub struct Storm {
     breaker: Option<Breaker>,
     arrivals: Rng,
     backoff: Rng,
-    buckets: BTreeMap<u64, Vec<Pending>>,
+    // Attempts waiting for their tick, oldest tick first. Sends happen in time order and take the
+    // same `net` to arrive, so ticks only ever join at the back.
+    buckets: VecDeque<(u64, Vec<Pending>)>,
+    // Settled ticks whose answers are on their way, oldest first (one `Deliver` event each).
+    answers: VecDeque<Vec<Answer>>,
+    spare_pending: Vec<Vec<Pending>>,
+    spare_answers: Vec<Vec<Answer>>,
     per_tick_milli: u64,
     carry: u64,
     made: u64,
@@ -140,7 +156,10 @@ impl Storm {
             scope,
             arrivals: Rng::stream(p.seed, STREAM_ARRIVALS + stream),
             backoff: Rng::stream(p.seed, STREAM_BACKOFF + stream),
-            buckets: BTreeMap::new(),
+            buckets: VecDeque::new(),
+            answers: VecDeque::new(),
+            spare_pending: Vec::new(),
+            spare_answers: Vec::new(),
             per_tick_milli,
             carry: 0,
             made: 0,
@@ -234,7 +253,7 @@ impl Storm {
             }
         }
         let r = &mut self.reqs[id as usize];
-        let plan = match r.retry.plan_attempt() {
+        let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
                 self.finish(now, id, reason);
@@ -269,7 +288,11 @@ impl Storm {
             return;
         }
         let tick = self.sp.tick.0;
-        let k = arrive.0 / tick;
+        // Arrivals come in time order: reuse the last tick's number while it still holds.
+        let k = match self.buckets.back() {
+            Some((bk, _)) if arrive.0 >= bk * tick && arrive.0 < (bk + 1) * tick => *bk,
+            _ => arrive.0 / tick,
+        };
         let answer = Micros((k + 1) * tick).saturating_add(net);
         let orphan = answer > give_up;
         if orphan {
@@ -282,19 +305,27 @@ impl Storm {
                 },
             );
         }
-        let bucket = self.buckets.entry(k).or_default();
-        if bucket.is_empty() {
-            q.push(Micros((k + 1) * tick), Ev::Tick(k));
-        }
-        bucket.push(Pending {
+        let p = Pending {
             req: id,
             gen,
             orphan,
-        });
+        };
+        match self.buckets.back_mut() {
+            Some((bk, list)) if *bk == k => list.push(p),
+            _ => {
+                let mut list = self.spare_pending.pop().unwrap_or_default();
+                list.push(p);
+                self.buckets.push_back((k, list));
+                q.push(Micros((k + 1) * tick), Ev::Tick(k));
+            }
+        }
     }
 
     fn settle(&mut self, now: Micros, k: u64, q: &mut EventQueue<Ev>) {
-        let Some(list) = self.buckets.remove(&k) else {
+        if self.buckets.front().map(|(f, _)| *f) != Some(k) {
+            return;
+        }
+        let Some((_, mut list)) = self.buckets.pop_front() else {
             return;
         };
         let n = list.len() as u64;
@@ -313,25 +344,39 @@ impl Storm {
         let used = served * 1000 + (n - served) * rc;
         self.carry = credit.saturating_sub(used).min(999);
         self.rec.served(now, served as u32);
-        let net = self.sp.net;
-        for (i, p) in list.into_iter().enumerate() {
-            if p.orphan {
-                continue;
-            }
-            let outcome = if (i as u64) < served {
+        let mut out = self.spare_answers.pop().unwrap_or_default();
+        out.extend(
+            list.drain(..)
+                .enumerate()
+                .filter(|(_, p)| !p.orphan)
+                .map(|(i, p)| Answer {
+                    req: p.req,
+                    gen: p.gen,
+                    ok: (i as u64) < served,
+                }),
+        );
+        self.spare_pending.push(list);
+        if out.is_empty() {
+            self.spare_answers.push(out);
+        } else {
+            self.answers.push_back(out);
+            q.push(now.saturating_add(self.sp.net), Ev::Deliver);
+        }
+    }
+
+    fn deliver(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
+        let Some(mut batch) = self.answers.pop_front() else {
+            return;
+        };
+        for a in batch.drain(..) {
+            let outcome = if a.ok {
                 Outcome::Ok
             } else {
                 Outcome::Status(503)
             };
-            q.push(
-                now.saturating_add(net),
-                Ev::Reply {
-                    req: p.req,
-                    gen: p.gen,
-                    outcome,
-                },
-            );
+            self.reply(now, a.req, a.gen, outcome, q);
         }
+        self.spare_answers.push(batch);
     }
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
@@ -348,6 +393,7 @@ impl Storm {
         }
         let r = &mut self.reqs[id as usize];
         let after = r.retry.after_attempt(
+            &self.policy,
             now,
             &scripted,
             &mut self.budgets[bi],
@@ -358,7 +404,7 @@ impl Storm {
         if let Some(b) = self.breaker.as_mut() {
             b.record(now, outcome.is_ok());
         }
-        if bi == 0 {
+        if bi == 0 && self.policy.policy().budget != crate::budget::BudgetConfig::None {
             let level = self.budgets[0].level(now).milli;
             self.rec.budget(now, level);
         }
@@ -405,6 +451,7 @@ impl Model for Storm {
             }
             Ev::Send(id) => self.send(now, id, q),
             Ev::Tick(k) => self.settle(now, k, q),
+            Ev::Deliver => self.deliver(now, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
         }
     }
