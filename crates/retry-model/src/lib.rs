@@ -48,7 +48,7 @@ pub use classify::{
 };
 pub use error::ConfigError;
 pub use explain::{explain, Explanation, StepText};
-pub use link::{Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
+pub use link::{all_keys, Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use outcome::{Outcome, ScriptedOutcome};
 pub use policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,

@@ -79,9 +79,7 @@ impl Default for Params {
             latency: Micros::from_millis(20),
             seed: 1,
             outcomes: alloc::vec![
-                "connect_timeout"
-                    .parse()
-                    .unwrap_or(ScriptedOutcome::new(crate::Outcome::ConnectTimeout)),
+                ScriptedOutcome::new(crate::Outcome::ConnectTimeout),
                 ScriptedOutcome::new(crate::Outcome::Status(503)),
                 ScriptedOutcome::new(crate::Outcome::Ok),
             ],
@@ -93,7 +91,8 @@ impl Default for Params {
     }
 }
 
-/// Every key, in the order a link writes them (and applies them).
+/// The policy keys, then `seed`, `clients` and `v`; [`all_keys`] puts the simulation keys
+/// before the last three. A link writes and applies keys in that order.
 pub const KEYS: [&str; 37] = [
     "preset",
     "deadline",
