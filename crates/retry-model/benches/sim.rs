@@ -8,7 +8,7 @@
 //! Memory against duration: `cargo run --release -p retry-model --example memory`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use retry_model::sim::simulate;
+use retry_model::sim::{occ_study_sweep, simulate};
 use retry_model::Params;
 use std::hint::black_box;
 use std::time::Duration;
@@ -33,25 +33,11 @@ fn storms(c: &mut Criterion) {
     g.finish();
 }
 
-/// Every (kind, clients) cell of the 2015 sweep, 100 runs each.
-pub fn occ_sweep() -> u64 {
-    let mut calls = 0;
-    for kind in ["none", "exponential", "full", "equal", "decorrelated"] {
-        for clients in (10..=190).step_by(10) {
-            let p: Params = format!("preset=occ-2015&backoff={kind}&clients={clients}")
-                .parse()
-                .unwrap();
-            calls += simulate(&p).unwrap().summary.attempts;
-        }
-    }
-    calls
-}
-
 fn occ(c: &mut Criterion) {
     let mut g = c.benchmark_group("occ");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(30));
-    g.bench_function("sweep", |b| b.iter(|| black_box(occ_sweep())));
+    g.bench_function("sweep", |b| b.iter(|| black_box(occ_study_sweep())));
     g.finish();
 }
 

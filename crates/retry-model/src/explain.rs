@@ -47,17 +47,7 @@ fn h(m: Micros) -> String {
 }
 
 fn tokens(milli: u64) -> String {
-    let whole = milli / 1000;
-    let frac = milli % 1000;
-    if frac == 0 {
-        format!("{whole}")
-    } else {
-        let mut s = format!("{whole}.{frac:03}");
-        while s.ends_with('0') {
-            s.pop();
-        }
-        s
-    }
+    crate::text::milli_text(milli)
 }
 
 fn level(l: Level) -> String {

@@ -36,6 +36,7 @@ mod preset;
 mod rng;
 mod schedule;
 pub mod sim;
+mod text;
 mod time;
 mod trace;
 

@@ -25,7 +25,8 @@ use crate::error::ConfigError;
 use crate::outcome::ScriptedOutcome;
 use crate::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy, MAX_ATTEMPTS};
 use crate::preset::Preset;
-use crate::time::{parse_scaled, Micros};
+use crate::text::{decimal, dur, int, milli_text, parse_scaled, scaled};
+use crate::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -133,11 +134,6 @@ pub const KEYS: [&str; 37] = [
     "v",
 ];
 
-fn dur(field: &'static str, v: &str) -> Result<Micros, ConfigError> {
-    v.parse::<Micros>()
-        .map_err(|e| ConfigError::new(field, e.0))
-}
-
 fn opt_dur(field: &'static str, v: &str) -> Result<Option<Micros>, ConfigError> {
     if v == "none" {
         Ok(None)
@@ -159,51 +155,18 @@ fn boolean(field: &'static str, v: &str) -> Result<bool, ConfigError> {
     }
 }
 
-fn int(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    match v.parse::<u64>() {
-        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(
-            field,
-            format!("'{v}' is not a whole number in [{lo}, {hi}]"),
-        )),
-    }
-}
-
 /// A decimal with up to 3 places, as thousandths, in `[lo, hi]` thousandths.
 fn milli(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    match parse_scaled(v, 1000) {
-        Some(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(
-            field,
-            format!(
-                "'{v}' is not a number with at most 3 decimals in [{}, {}]",
-                fmt_milli(lo),
-                fmt_milli(hi)
-            ),
-        )),
-    }
+    let what = format!(
+        "a number with at most 3 decimals in [{}, {}]",
+        fmt_milli(lo),
+        fmt_milli(hi)
+    );
+    scaled(field, v, 1000, lo, hi, &what)
 }
 
 fn fmt_milli(m: u64) -> String {
-    fmt_scaled(m, 1000)
-}
-
-fn fmt_scaled(v: u64, scale: u64) -> String {
-    let whole = v / scale;
-    let frac = v % scale;
-    if frac == 0 {
-        return whole.to_string();
-    }
-    let width = match scale {
-        10 => 1,
-        100 => 2,
-        _ => 3,
-    };
-    let mut s = format!("{whole}.{frac:0width$}");
-    while s.ends_with('0') {
-        s.pop();
-    }
-    s
+    milli_text(m)
 }
 
 fn wrong_budget(field: &'static str, kind: &str) -> ConfigError {
@@ -445,7 +408,7 @@ impl Params {
                     return None;
                 };
                 match key {
-                    "ratio_percent" => fmt_scaled(u64::from(r.per_mille), 10),
+                    "ratio_percent" => decimal(u64::from(r.per_mille), 10),
                     "ratio_window" => r.window.to_string(),
                     _ => r.min_per_sec.to_string(),
                 }

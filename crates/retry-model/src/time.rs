@@ -13,6 +13,7 @@
 //! assert_eq!(Micros::from_millis(9900).human(), "9.9 s");
 //! ```
 
+use crate::text::{decimal, parse_scaled};
 use alloc::format;
 use alloc::string::{String, ToString};
 use core::fmt;
@@ -72,26 +73,6 @@ impl Micros {
             format!("{} µs", us)
         }
     }
-}
-
-/// `value / scale` written exactly, without trailing zeros.
-fn decimal(value: u64, scale: u64) -> String {
-    let whole = value / scale;
-    let frac = value % scale;
-    if frac == 0 {
-        return whole.to_string();
-    }
-    let mut digits = 0;
-    let mut s = scale;
-    while s > 1 {
-        s /= 10;
-        digits += 1;
-    }
-    let mut text = format!("{:0width$}", frac, width = digits);
-    while text.ends_with('0') {
-        text.pop();
-    }
-    format!("{}.{}", whole, text)
 }
 
 impl fmt::Display for Micros {
@@ -156,44 +137,6 @@ impl FromStr for Micros {
         }
         Ok(Micros(value))
     }
-}
-
-/// Parses a non-negative decimal `num` and multiplies it by `scale` exactly, in integers.
-/// Returns `None` when the text is not a plain decimal, overflows, or does not land on an integer.
-pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
-    let num = num.trim();
-    if num.is_empty() {
-        return None;
-    }
-    let (whole, frac) = match num.split_once('.') {
-        Some((w, f)) => (w, f),
-        None => (num, ""),
-    };
-    if whole.is_empty() && frac.is_empty() {
-        return None;
-    }
-    if !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let w: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut total = w.checked_mul(scale)?;
-    let mut unit = scale;
-    for b in frac.bytes() {
-        let d = u64::from(b - b'0');
-        if unit % 10 != 0 {
-            if d != 0 {
-                return None;
-            }
-            continue;
-        }
-        unit /= 10;
-        total = total.checked_add(d * unit)?;
-    }
-    Some(total)
 }
 
 #[cfg(test)]

@@ -77,16 +77,5 @@ pub fn simulate_summary(query: &str) -> Result<JsValue, JsValue> {
 /// write calls. Used to time the simulator in wasm against the native benchmark.
 #[wasm_bindgen]
 pub fn occ_sweep_calls() -> f64 {
-    let mut calls = 0u64;
-    for kind in ["none", "exponential", "full", "equal", "decorrelated"] {
-        for clients in (10..=190).step_by(10) {
-            if let Ok(r) = format!("preset=occ-2015&backoff={kind}&clients={clients}")
-                .parse()
-                .and_then(|p| retry_model::sim::simulate(&p))
-            {
-                calls += r.summary.attempts;
-            }
-        }
-    }
-    calls as f64
+    retry_model::sim::occ_study_sweep() as f64
 }

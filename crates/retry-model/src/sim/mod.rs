@@ -35,5 +35,5 @@ pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, ScenarioKind, SimParams, SIM_KEYS};
 pub use queue::EventQueue;
-pub use run::{simulate, Progress, Run, SimReport};
+pub use run::{occ_study_sweep, simulate, Progress, Run, SimReport};
 pub use storm::{Ev, Storm};

@@ -1,7 +1,8 @@
 //! The simulation's link keys (see `docs/link.md`, "Simulation keys").
 
 use crate::error::ConfigError;
-use crate::time::{parse_scaled, Micros};
+use crate::text::{decimal as fmt_scaled, dur_in as dur, int, scaled};
+use crate::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;
@@ -208,62 +209,6 @@ pub const SIM_KEYS: [&str; 27] = [
     "lose",
     "service",
 ];
-
-fn dur(field: &'static str, v: &str, lo: Micros, hi: Micros) -> Result<Micros, ConfigError> {
-    let d = v
-        .parse::<Micros>()
-        .map_err(|e| ConfigError::new(field, e.0))?;
-    if d < lo || d > hi {
-        return Err(ConfigError::new(
-            field,
-            format!("'{v}' must be in [{lo}, {hi}]"),
-        ));
-    }
-    Ok(d)
-}
-
-fn int(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    match v.parse::<u64>() {
-        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(
-            field,
-            format!("'{v}' is not a whole number in [{lo}, {hi}]"),
-        )),
-    }
-}
-
-fn scaled(
-    field: &'static str,
-    v: &str,
-    scale: u64,
-    lo: u64,
-    hi: u64,
-    what: &str,
-) -> Result<u64, ConfigError> {
-    match parse_scaled(v, scale) {
-        Some(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(field, format!("'{v}' is not {what}"))),
-    }
-}
-
-fn fmt_scaled(v: u64, scale: u64) -> String {
-    let whole = v / scale;
-    let mut frac = v % scale;
-    if frac == 0 {
-        return whole.to_string();
-    }
-    let mut width = 0;
-    let mut s = scale;
-    while s > 1 {
-        s /= 10;
-        width += 1;
-    }
-    while frac % 10 == 0 {
-        frac /= 10;
-        width -= 1;
-    }
-    format!("{whole}.{frac:0width$}")
-}
 
 impl SimParams {
     /// Sets one simulation key.
@@ -532,12 +477,5 @@ mod tests {
         ] {
             assert_eq!(p.set(k, v).unwrap_err().field, k, "{k}={v}");
         }
-    }
-
-    #[test]
-    fn decimals() {
-        assert_eq!(fmt_scaled(100, 1000), "0.1");
-        assert_eq!(fmt_scaled(40_500, 1000), "40.5");
-        assert_eq!(fmt_scaled(5, 1_000_000), "0.000005");
     }
 }

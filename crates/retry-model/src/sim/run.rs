@@ -313,3 +313,19 @@ fn occ_report(o: &Occ, clients: u32) -> Report {
 pub fn simulate(p: &Params) -> Result<SimReport, ConfigError> {
     Ok(Run::new(p)?.finish())
 }
+
+/// The whole 2015 sweep: clients 10 to 190 step 10, the five backoff kinds, 100 runs each
+/// (`preset=occ-2015`). Returns the total write calls; the benchmarks time it natively and in
+/// wasm.
+pub fn occ_study_sweep() -> u64 {
+    let mut calls = 0;
+    for kind in ["none", "exponential", "full", "equal", "decorrelated"] {
+        for clients in (10..=190).step_by(10) {
+            let link = format!("preset=occ-2015&backoff={kind}&clients={clients}");
+            if let Ok(r) = link.parse::<Params>().and_then(|p| simulate(&p)) {
+                calls += r.summary.attempts;
+            }
+        }
+    }
+    calls
+}
