@@ -82,6 +82,39 @@ fn occ_matches_the_2015_study_within_ten_percent() {
     }
 }
 
+/// Every client count from 10 to 190, every kind: within 10% of the original simulator's mean
+/// calls and completion time (100 runs each, like the original).
+#[test]
+fn occ_matches_the_original_at_every_client_count() {
+    const REFERENCE: &str = include_str!("../../../tests/golden/occ_2015_reference.csv");
+    let mut cells = 0;
+    for line in REFERENCE
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("clients"))
+    {
+        let f: Vec<&str> = line.split(',').collect();
+        let (clients, kind, calls, time): (u32, &str, f64, f64) = (
+            f[0].parse().unwrap(),
+            f[1],
+            f[2].parse().unwrap(),
+            f[3].parse().unwrap(),
+        );
+        let q = format!("preset=occ-2015&backoff={kind}&clients={clients}");
+        let r = run(&q);
+        let (c, t) = (r.summary.attempts as f64, r.summary.completion_ms);
+        assert!(
+            (c / calls - 1.0).abs() < 0.10,
+            "{clients} {kind}: {c} calls vs {calls}: retrylab run '{q}'"
+        );
+        assert!(
+            (t / time - 1.0).abs() < 0.10,
+            "{clients} {kind}: {t} ms vs {time}: retrylab run '{q}'"
+        );
+        cells += 1;
+    }
+    assert_eq!(cells, 95);
+}
+
 #[test]
 fn occ_reproduces_the_posts_verdicts() {
     let get = |k: &str| run(&format!("preset=occ-2015&backoff={k}&runs=30")).summary;
