@@ -11,13 +11,13 @@
 use super::engine::Model;
 use super::metrics::{Recorder, Report};
 use super::queue::EventQueue;
+use super::slab::Slab;
 use crate::budget::Budget;
 use crate::link::Params;
 use crate::outcome::{Outcome, ScriptedOutcome};
 use crate::policy::{RequestRetry, StopReason, ValidPolicy};
 use crate::rng::Rng;
 use crate::time::Micros;
-use alloc::vec::Vec;
 
 const STREAM_LOST: u64 = 5 << 40;
 
@@ -63,8 +63,7 @@ pub struct Lost {
     net: Micros,
     service: Micros,
     lose_ppm: u32,
-    checkouts: Vec<Checkout>,
-    free: Vec<u32>,
+    checkouts: Slab<Checkout>,
     budget: Budget,
     rng: Rng,
     made: u64,
@@ -98,8 +97,7 @@ impl Lost {
             net: sp.net,
             service: sp.service,
             lose_ppm: sp.lose_ppm,
-            checkouts: Vec::new(),
-            free: Vec::new(),
+            checkouts: Slab::default(),
             budget: Budget::new(policy.policy().budget, p.budget_start),
             rng: Rng::stream(p.seed, STREAM_LOST + u64::from(run)),
             made: 0,
@@ -132,7 +130,7 @@ impl Lost {
     }
 
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<LostEv>) {
-        let c = &mut self.checkouts[id as usize];
+        let c = &mut self.checkouts[id];
         let plan = match c.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
@@ -155,7 +153,7 @@ impl Lost {
     fn reach(&mut self, now: Micros, id: u32, gen: u32, q: &mut EventQueue<LostEv>) {
         let keyed = self.keyed;
         let net = self.net;
-        let c = &mut self.checkouts[id as usize];
+        let c = &mut self.checkouts[id];
         if keyed {
             match c.key {
                 KeyState::InFlight => {
@@ -183,7 +181,7 @@ impl Lost {
 
     fn commit(&mut self, now: Micros, id: u32, gen: u32, lose: bool, q: &mut EventQueue<LostEv>) {
         let net = self.net;
-        let c = &mut self.checkouts[id as usize];
+        let c = &mut self.checkouts[id];
         c.charges += 1;
         c.server_work -= 1;
         c.key = KeyState::Committed;
@@ -206,7 +204,7 @@ impl Lost {
         outcome: Outcome,
         q: &mut EventQueue<LostEv>,
     ) {
-        let c = &mut self.checkouts[id as usize];
+        let c = &mut self.checkouts[id];
         if !c.live || c.gen != gen {
             return;
         }
@@ -228,7 +226,7 @@ impl Lost {
     }
 
     fn end(&mut self, now: Micros, id: u32, reason: StopReason) {
-        let c = &mut self.checkouts[id as usize];
+        let c = &mut self.checkouts[id];
         if !c.live {
             return;
         }
@@ -241,7 +239,7 @@ impl Lost {
 
     /// Frees a checkout once the client is done and the endpoint holds no work for it.
     fn release(&mut self, id: u32) {
-        let c = &self.checkouts[id as usize];
+        let c = &self.checkouts[id];
         if c.live || c.server_work > 0 {
             return;
         }
@@ -251,7 +249,7 @@ impl Lost {
         if c.succeeded && c.charges != 1 {
             self.success_not_one += 1;
         }
-        self.free.push(id);
+        self.checkouts.release(id);
     }
 }
 
@@ -273,16 +271,7 @@ impl Model for Lost {
                     server_work: 0,
                     succeeded: false,
                 };
-                let id = match self.free.pop() {
-                    Some(id) => {
-                        self.checkouts[id as usize] = c;
-                        id
-                    }
-                    None => {
-                        self.checkouts.push(c);
-                        (self.checkouts.len() - 1) as u32
-                    }
-                };
+                let id = self.checkouts.insert(c);
                 self.rec.original(now);
                 self.send(now, id, q);
                 if self.made < self.planned {

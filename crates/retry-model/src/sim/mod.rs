@@ -25,6 +25,7 @@ mod occ;
 mod params;
 mod queue;
 mod run;
+mod slab;
 mod storm;
 
 pub use breaker::{Breaker, BreakerState};
@@ -36,4 +37,5 @@ pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, ScenarioKind, SimParams, SIM_KEYS};
 pub use queue::EventQueue;
 pub use run::{occ_study_sweep, simulate, Progress, Run, SimReport};
+pub use slab::Slab;
 pub use storm::{Ev, Storm};

@@ -19,6 +19,7 @@ use super::engine::Model;
 use super::metrics::Recorder;
 use super::params::{OutageKind, ScenarioKind, SimParams};
 use super::queue::EventQueue;
+use super::slab::Slab;
 use crate::budget::{Budget, Scope};
 use crate::link::Params;
 use crate::outcome::{Outcome, ScriptedOutcome};
@@ -84,8 +85,7 @@ pub struct Storm {
     policy: ValidPolicy,
     retry_after: Option<Micros>,
     clients: u32,
-    reqs: Vec<Req>,
-    free: Vec<u32>,
+    reqs: Slab<Req>,
     budgets: Vec<Budget>,
     scope: Scope,
     breaker: Option<Breaker>,
@@ -150,8 +150,7 @@ impl Storm {
             policy,
             retry_after: p.retry_after,
             clients,
-            reqs: Vec::new(),
-            free: Vec::new(),
+            reqs: Slab::default(),
             budgets,
             scope,
             arrivals: Rng::stream(p.seed, STREAM_ARRIVALS + stream),
@@ -211,16 +210,7 @@ impl Storm {
             gen: 0,
             live: true,
         };
-        let id = match self.free.pop() {
-            Some(id) => {
-                self.reqs[id as usize] = req;
-                id
-            }
-            None => {
-                self.reqs.push(req);
-                (self.reqs.len() - 1) as u32
-            }
-        };
+        let id = self.reqs.insert(req);
         self.rec.original(now);
         self.send(now, id, q);
     }
@@ -247,12 +237,12 @@ impl Storm {
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) {
         if let Some(b) = self.breaker.as_mut() {
             if !b.allow(now) {
-                self.reqs[id as usize].retry.stop(StopReason::BreakerOpen);
+                self.reqs[id].retry.stop(StopReason::BreakerOpen);
                 self.finish(now, id, StopReason::BreakerOpen);
                 return;
             }
         }
-        let r = &mut self.reqs[id as usize];
+        let r = &mut self.reqs[id];
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
@@ -381,7 +371,7 @@ impl Storm {
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
         let bi = {
-            let r = &self.reqs[id as usize];
+            let r = &self.reqs[id];
             if !r.live || r.gen != gen {
                 return;
             }
@@ -391,7 +381,7 @@ impl Storm {
         if outcome == Outcome::Status(503) {
             scripted.retry_after = self.retry_after;
         }
-        let r = &mut self.reqs[id as usize];
+        let r = &mut self.reqs[id];
         let after = r.retry.after_attempt(
             &self.policy,
             now,
@@ -416,14 +406,14 @@ impl Storm {
     }
 
     fn finish(&mut self, now: Micros, id: u32, reason: StopReason) {
-        let r = &mut self.reqs[id as usize];
+        let r = &mut self.reqs[id];
         if !r.live {
             return;
         }
         r.live = false;
         let latency = now.saturating_sub(r.start);
         self.rec.end(now, reason, latency);
-        self.free.push(id);
+        self.reqs.release(id);
     }
 }
 
