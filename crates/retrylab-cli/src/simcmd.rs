@@ -339,8 +339,9 @@ pub fn cmd_sweep(argv: &[String]) -> Result<String, String> {
     if total > 2000 {
         return Err(format!("--param: {total} combinations; at most 2000"));
     }
-    let mut rows_out: Vec<(Vec<String>, Summary)> = Vec::new();
-    let started = Instant::now();
+    // Build every combination's link first (errors name the value), then run them on all cores:
+    // rows are independent, so the output is the same whatever the number of threads.
+    let mut jobs: Vec<(Vec<String>, Params)> = Vec::with_capacity(total);
     for n in 0..total {
         let mut idx = n;
         let mut p = base.clone();
@@ -354,17 +355,55 @@ pub fn cmd_sweep(argv: &[String]) -> Result<String, String> {
         values.reverse();
         p.validate()
             .map_err(|e| format!("--param {}: {e}", values.join(",")))?;
-        if started.elapsed() > Duration::from_secs(1) {
-            eprint!("\r[sweep] {}/{} ", n + 1, total);
-        }
-        let r = simulate_with_progress(&p, &values.join(","))?;
-        rows_out.push((values, r.summary));
+        retry_model::sim::Run::new(&p).map_err(|e| format!("--param {}: {e}", values.join(",")))?;
+        jobs.push((values, p));
     }
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let mut results: Vec<Option<Summary>> = vec![None; total];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= total {
+                            break;
+                        }
+                        let r = retry_model::sim::simulate(&jobs[i].1).map(|r| r.summary);
+                        mine.push((i, r));
+                        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if started.elapsed() > Duration::from_secs(1) {
+                            eprint!("\r[sweep] {d}/{total} ");
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Ok(mine) = h.join() {
+                for (i, r) in mine {
+                    results[i] = r.ok();
+                }
+            }
+        }
+    });
     if started.elapsed() > Duration::from_secs(1) {
         eprintln!(
-            "\r[sweep] {total} runs in {:.1} s",
+            "\r[sweep] {total} runs in {:.1} s on {threads} threads",
             started.elapsed().as_secs_f64()
         );
+    }
+    let mut rows_out: Vec<(Vec<String>, Summary)> = Vec::with_capacity(total);
+    for ((values, _), r) in jobs.into_iter().zip(results) {
+        let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
+        rows_out.push((values, s));
     }
     let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
     let mut out = String::new();
