@@ -57,6 +57,6 @@ pub use policy::{
 };
 pub use preset::Preset;
 pub use rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
-pub use schedule::{schedule, RetryColumn, Schedule};
+pub use schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
 pub use time::{Micros, ParseDurationError};
 pub use trace::{streams, trace, Step, Trace};

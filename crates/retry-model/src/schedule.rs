@@ -71,12 +71,25 @@ impl Schedule {
     }
 }
 
+/// The most waits one schedule draws (clients x retries): enough for a dense picture, small
+/// enough that a page draws it without stalling.
+pub const MAX_SCHEDULE_DRAWS: u64 = 50_000;
+
 /// Draws the schedule of the link's policy for `p.clients` clients.
 pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
     let policy = p.validate()?;
     let backoff = policy.backoff();
     let retries = policy.policy().max_attempts.saturating_sub(1);
     let clients = p.clients.clamp(1, crate::link::MAX_CLIENTS);
+    let draws = u64::from(clients) * u64::from(retries);
+    if draws > MAX_SCHEDULE_DRAWS {
+        return Err(ConfigError::new(
+            "clients",
+            alloc::format!(
+                "the schedule would draw {clients} clients x {retries} retries = {draws} waits, over the limit of {MAX_SCHEDULE_DRAWS}: lower clients or attempts"
+            ),
+        ));
+    }
     let mut columns: Vec<RetryColumn> = (0..retries)
         .map(|r| RetryColumn {
             retry: r + 1,
@@ -150,6 +163,14 @@ mod tests {
         for (ra, rb) in a.retries.iter().zip(&b.retries) {
             assert_eq!(ra.waits[..], rb.waits[..5]);
         }
+    }
+
+    #[test]
+    fn large_schedules_are_refused_with_the_limit() {
+        let e = schedule(&"clients=10000&attempts=10".parse().unwrap()).unwrap_err();
+        assert_eq!(e.field, "clients");
+        assert!(e.rule.contains("90000 waits"), "{e}");
+        assert!(schedule(&"clients=5000&attempts=11".parse().unwrap()).is_ok());
     }
 
     #[test]
