@@ -139,6 +139,12 @@ try {
     assert.match(page.url(), /base=50ms/);
     await change(page, '#outcomes', '503,418');
     assert.match(await page.locator('#errors').innerText(), /outcomes: unknown outcome '418'/);
+    // A size past the cap is refused with the limit, and the page stays responsive.
+    await change(page, '#outcomes', '503,503,ok');
+    await change(page, '#attempts', 8);
+    await change(page, '#clients', 10000);
+    assert.match(await page.locator('#errors').innerText(), /clients: the schedule would draw 10000 clients x 7 retries = 70000 waits, over the limit of 50000/);
+    assert.equal(await attr(page, '#schedule', 'data-clients'), '20', 'the last good schedule stays');
     assert.deepEqual(errors, []);
     await context.close();
   });
