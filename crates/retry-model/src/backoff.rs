@@ -353,6 +353,16 @@ impl Backoff {
         };
         let retry = state.retry;
         state.retry = state.retry.saturating_add(1);
+        if cfg.kind == BackoffKind::None {
+            // The common case of a retry storm: nothing to compute.
+            return Draw {
+                k: u64::from(retry),
+                base,
+                ceiling: Micros::ZERO,
+                low: Micros::ZERO,
+                wait: cfg.floor,
+            };
+        }
         let (low, ceiling, wait) = match cfg.kind {
             BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
             BackoffKind::Constant | BackoffKind::Exponential => {
