@@ -274,6 +274,14 @@ fn scaled_ceiling(base: Micros, m: f64, k: u64, cap: Micros) -> Micros {
         return base.min(cap);
     }
     // Integer multiplier: exact repeated multiplication, stopping once past the cap.
+    if m == 2.0 {
+        // Doubling: a shift, saturating at the cap.
+        return if k >= 64 || u64::from(base.0.leading_zeros()) <= k {
+            cap
+        } else {
+            Micros((base.0 << k).min(cap.0))
+        };
+    }
     if m == libm::floor(m) {
         let mi = m as u64;
         let mut v = base.0;

@@ -81,13 +81,16 @@ impl Rng {
     /// there is no modulo bias and the result depends only on the bits drawn.
     pub fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next_u64()) * u128::from(n);
-            if (m as u64) >= threshold {
-                return (m >> 64) as u64;
+        let mut m = u128::from(self.next_u64()) * u128::from(n);
+        // The rejection threshold (2^64 mod n) is below n, so it only needs computing (a
+        // division) when the low half is below n, which is rare.
+        if (m as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u64) < threshold {
+                m = u128::from(self.next_u64()) * u128::from(n);
             }
         }
+        (m >> 64) as u64
     }
 
     /// An integer uniform in `[lo, hi]`, both ends included. Returns `lo` when `hi <= lo`.
