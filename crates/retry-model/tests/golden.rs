@@ -1,17 +1,12 @@
 //! Golden traces: the worked examples' full text, and pinned fingerprints that the wasm build
 //! checks too. To re-pin after an intended change: `RETRYLAB_BLESS=1 cargo test -p retry-model --test golden`.
 
+mod common;
+
 use retry_model::{explain, trace, Params};
 
 const LINKS: &str = include_str!("../../../tests/golden/links.txt");
 const FINGERPRINTS: &str = include_str!("../../../tests/golden/fingerprints.txt");
-
-fn links() -> impl Iterator<Item = &'static str> {
-    LINKS
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-}
 
 fn text(q: &str) -> String {
     let p: Params = q.parse().unwrap();
@@ -28,42 +23,18 @@ fn text(q: &str) -> String {
 }
 
 fn bless() -> bool {
-    std::env::var_os("RETRYLAB_BLESS").is_some()
+    std::env::var_os("RETRYLAB_BLESS").is_some() // also read by common::check_pinned
 }
 
 #[test]
 fn fingerprints_are_pinned() {
-    let computed: Vec<String> = links()
+    let computed: Vec<String> = common::links(LINKS)
         .map(|q| {
             let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
             format!("{:016x} {q}", trace(&p).unwrap().fingerprint())
         })
         .collect();
-    if bless() {
-        std::fs::write(
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../tests/golden/fingerprints.txt"
-            ),
-            computed.join("\n") + "\n",
-        )
-        .unwrap();
-        return;
-    }
-    let pinned: Vec<&str> = FINGERPRINTS.lines().collect();
-    assert_eq!(
-        pinned.len(),
-        computed.len(),
-        "fingerprints.txt is out of date: re-bless"
-    );
-    for (want, got) in pinned.iter().zip(&computed) {
-        assert_eq!(
-            *want,
-            got,
-            "trace changed; reproduce with: retrylab explain '{}'",
-            got.split_once(' ').unwrap().1
-        );
-    }
+    common::check_pinned("fingerprints.txt", FINGERPRINTS, &computed, "explain");
 }
 
 #[test]

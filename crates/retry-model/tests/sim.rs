@@ -1,6 +1,8 @@
 //! Simulation behaviour: determinism, conservation, the reference figures, the labs' claims.
 //! Failures print the link that reproduces them: `retrylab run '<link>'`.
 
+mod common;
+
 use proptest::prelude::*;
 use retry_model::sim::{simulate, Lost, Run, Sim, SimReport};
 use retry_model::{Params, StopReason};
@@ -350,35 +352,8 @@ proptest! {
 fn simulation_fingerprints_are_pinned() {
     const LINKS: &str = include_str!("../../../tests/golden/sim_links.txt");
     const PINNED: &str = include_str!("../../../tests/golden/sim_fingerprints.txt");
-    let computed: Vec<String> = LINKS
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    let computed: Vec<String> = common::links(LINKS)
         .map(|q| format!("{:016x} {q}", run(q).fingerprint))
         .collect();
-    if std::env::var_os("RETRYLAB_BLESS").is_some() {
-        std::fs::write(
-            concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../tests/golden/sim_fingerprints.txt"
-            ),
-            computed.join("\n") + "\n",
-        )
-        .unwrap();
-        return;
-    }
-    let pinned: Vec<&str> = PINNED.lines().collect();
-    assert_eq!(
-        pinned.len(),
-        computed.len(),
-        "sim_fingerprints.txt is out of date: re-bless"
-    );
-    for (want, got) in pinned.iter().zip(&computed) {
-        assert_eq!(
-            *want,
-            got,
-            "run changed; reproduce with: retrylab run '{}'",
-            got.split_once(' ').unwrap().1
-        );
-    }
+    common::check_pinned("sim_fingerprints.txt", PINNED, &computed, "run");
 }
