@@ -16,10 +16,22 @@ pub struct ConfigError {
 impl ConfigError {
     /// An error for `field` with the given rule.
     pub fn new(field: &'static str, rule: impl Into<String>) -> Self {
-        ConfigError {
-            field,
-            rule: rule.into(),
-        }
+        let rule = rule.into();
+        // One line whatever the input held: control characters are written as escapes.
+        let rule = if rule.chars().any(char::is_control) {
+            let mut out = String::new();
+            for c in rule.chars() {
+                if c.is_control() {
+                    out.extend(c.escape_default());
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        } else {
+            rule
+        };
+        ConfigError { field, rule }
     }
 }
 

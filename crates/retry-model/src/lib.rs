@@ -32,7 +32,7 @@ mod explain;
 mod link;
 mod outcome;
 mod policy;
-mod preset;
+
 mod rng;
 mod schedule;
 pub mod sim;
@@ -49,13 +49,14 @@ pub use classify::{
 };
 pub use error::ConfigError;
 pub use explain::{explain, Explanation, StepText};
-pub use link::{all_keys, Params, KEYS, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
+pub use link::keys as link_keys;
+pub use link::preset::Preset;
+pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use outcome::{Outcome, ScriptedOutcome};
 pub use policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
-pub use preset::Preset;
 pub use rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
 pub use schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
 pub use time::{Micros, ParseDurationError};

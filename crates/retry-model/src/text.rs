@@ -1,8 +1,6 @@
-//! Reading and writing the numbers of a link: exact decimals and checked ranges, shared by the
-//! policy keys and the simulation keys so every key words its errors the same way.
+//! Exact decimals: the numbers of a link and of durations, read and written without floats.
+//! Ranges and their messages live in the key table (`link::keys`).
 
-use crate::error::ConfigError;
-use crate::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 
@@ -62,55 +60,6 @@ pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
         total = total.checked_add(d * unit)?;
     }
     Some(total)
-}
-
-/// A whole number in `[lo, hi]`.
-pub(crate) fn int(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    match v.parse::<u64>() {
-        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(
-            field,
-            format!("'{v}' is not a whole number in [{lo}, {hi}]"),
-        )),
-    }
-}
-
-/// A decimal times `scale`, in `[lo, hi]` (scaled units); `what` words the accepted values.
-pub(crate) fn scaled(
-    field: &'static str,
-    v: &str,
-    scale: u64,
-    lo: u64,
-    hi: u64,
-    what: &str,
-) -> Result<u64, ConfigError> {
-    match parse_scaled(v, scale) {
-        Some(n) if (lo..=hi).contains(&n) => Ok(n),
-        _ => Err(ConfigError::new(field, format!("'{v}' is not {what}"))),
-    }
-}
-
-/// A duration (`250ms`, `2s`).
-pub(crate) fn dur(field: &'static str, v: &str) -> Result<Micros, ConfigError> {
-    v.parse::<Micros>()
-        .map_err(|e| ConfigError::new(field, e.0))
-}
-
-/// A duration in `[lo, hi]`.
-pub(crate) fn dur_in(
-    field: &'static str,
-    v: &str,
-    lo: Micros,
-    hi: Micros,
-) -> Result<Micros, ConfigError> {
-    let d = dur(field, v)?;
-    if d < lo || d > hi {
-        return Err(ConfigError::new(
-            field,
-            format!("'{v}' must be in [{lo}, {hi}]"),
-        ));
-    }
-    Ok(d)
 }
 
 /// Thousandths written as a decimal (`100` -> `0.1`).

@@ -34,7 +34,7 @@ pub use hist::Histogram;
 pub use lost::{Lost, LostEv};
 pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
-pub use params::{caps, BreakerConfig, OutageKind, ScenarioKind, SimParams, SIM_KEYS};
+pub use params::{caps, BreakerConfig, OutageKind, ScenarioKind, SimParams};
 pub use queue::EventQueue;
 pub use run::{occ_study_sweep, simulate, Progress, Run, SimReport};
 pub use slab::Slab;

@@ -1,7 +1,8 @@
 //! The simulation's link keys (see `docs/link.md`, "Simulation keys").
 
 use crate::error::ConfigError;
-use crate::text::{decimal as fmt_scaled, dur_in as dur, int, scaled};
+use crate::link::keys::Key;
+use crate::text::decimal as fmt_scaled;
 use crate::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -179,214 +180,92 @@ impl Default for SimParams {
     }
 }
 
-/// The simulation keys, in the order a link writes them.
-pub const SIM_KEYS: [&str; 27] = [
-    "scenario",
-    "rate",
-    "arrivals",
-    "duration",
-    "capacity",
-    "tick",
-    "reject_cost",
-    "outage_start",
-    "outage",
-    "outage_kind",
-    "net",
-    "net_sd",
-    "runs",
-    "bin",
-    "at",
-    "tenants",
-    "breaker",
-    "breaker_window",
-    "breaker_failures",
-    "breaker_min_calls",
-    "breaker_open",
-    "breaker_probes",
-    "layers",
-    "p",
-    "requests",
-    "lose",
-    "service",
-];
+/// Attempts per layer: 1 to [`caps::LAYERS`] numbers in [1, 100] whose product is at most
+/// [`caps::LAYER_PRODUCT`].
+fn parse_layers(k: &Key, v: &str) -> Result<Vec<u32>, ConfigError> {
+    let list: Vec<u32> = v
+        .split(',')
+        .map(|n| {
+            n.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
+    if list.is_empty() || list.len() > caps::LAYERS {
+        return Err(k.error(format!(
+            "give 1 to {} layers, got {}",
+            caps::LAYERS,
+            list.len()
+        )));
+    }
+    // At most 8 factors of at most 100: the product fits a u64 (1e16).
+    let product: u64 = list.iter().map(|n| u64::from(*n)).product();
+    if product > caps::LAYER_PRODUCT {
+        return Err(k.error(format!(
+            "the product of the attempts ({product}) exceeds {}",
+            caps::LAYER_PRODUCT
+        )));
+    }
+    Ok(list)
+}
 
 impl SimParams {
-    /// Sets one simulation key.
-    pub fn set(&mut self, key: &str, v: &str) -> Result<(), ConfigError> {
-        let day = Micros::MAX_LINK;
-        match key {
+    /// Sets one simulation key; its row in the key table checks the value.
+    pub fn set(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        match k.name {
             "scenario" => {
-                self.scenario = if v == "none" {
-                    None
-                } else {
-                    Some(ScenarioKind::ALL.into_iter().find(|s| s.name() == v).ok_or_else(|| {
-                        ConfigError::new("scenario", format!("unknown scenario '{v}': accepted none, outage, burst, occ, layers, lost"))
-                    })?)
-                }
+                let i = k.choice(v)?;
+                self.scenario = i.checked_sub(1).map(|i| ScenarioKind::ALL[i]);
             }
-            "rate" => {
-                self.rate_milli = scaled(
-                    "rate",
-                    v,
-                    1000,
-                    1,
-                    100_000_000,
-                    "a rate per second in [0.001, 100000] with at most 3 decimals",
-                )?
-            }
-            "arrivals" => {
-                self.poisson = match v {
-                    "constant" => false,
-                    "poisson" => true,
-                    _ => {
-                        return Err(ConfigError::new(
-                            "arrivals",
-                            format!("unknown arrivals '{v}': accepted constant, poisson"),
-                        ))
-                    }
-                }
-            }
-            "duration" => {
-                self.duration = dur(
-                    "duration",
-                    v,
-                    Micros::from_millis(1),
-                    Micros::from_secs(caps::DURATION_S),
-                )?
-            }
-            "capacity" => {
-                self.capacity_milli = scaled(
-                    "capacity",
-                    v,
-                    1000,
-                    1,
-                    100_000_000,
-                    "attempts per second in [0.001, 100000] with at most 3 decimals",
-                )?
-            }
-            "tick" => self.tick = dur("tick", v, Micros(100), Micros::from_secs(10))?,
-            "reject_cost" => {
-                self.reject_cost_milli = scaled(
-                    "reject_cost",
-                    v,
-                    1000,
-                    0,
-                    1000,
-                    "a fraction of a slot in [0, 1] with at most 3 decimals",
-                )?
-            }
-            "outage_start" => self.outage_start = dur("outage_start", v, Micros::ZERO, day)?,
-            "outage" => self.outage = dur("outage", v, Micros::ZERO, day)?,
+            "rate" => self.rate_milli = k.dec(v)?,
+            "arrivals" => self.poisson = k.choice(v)? == 1,
+            "duration" => self.duration = k.dur(v)?,
+            "capacity" => self.capacity_milli = k.dec(v)?,
+            "tick" => self.tick = k.dur(v)?,
+            "reject_cost" => self.reject_cost_milli = k.dec(v)?,
+            "outage_start" => self.outage_start = k.dur(v)?,
+            "outage" => self.outage = k.dur(v)?,
             "outage_kind" => {
-                self.outage_kind = match v {
-                    "503" => OutageKind::Status503,
-                    "connect_timeout" => OutageKind::ConnectTimeout,
-                    _ => {
-                        return Err(ConfigError::new(
-                            "outage_kind",
-                            format!("unknown kind '{v}': accepted 503, connect_timeout"),
-                        ))
-                    }
-                }
+                self.outage_kind =
+                    [OutageKind::Status503, OutageKind::ConnectTimeout][k.choice(v)?]
             }
-            "net" => self.net = dur("net", v, Micros::ZERO, Micros::from_secs(10))?,
-            "net_sd" => self.net_sd = dur("net_sd", v, Micros::ZERO, Micros::from_secs(10))?,
-            "runs" => self.runs = int("runs", v, 1, u64::from(caps::RUNS))? as u32,
-            "bin" => self.bin = dur("bin", v, Micros::from_millis(1), Micros::from_secs(3600))?,
-            "at" => {
-                self.at = if v == "none" {
-                    None
-                } else {
-                    Some(dur("at", v, Micros::ZERO, day)?)
-                }
-            }
-            "tenants" => self.tenants = int("tenants", v, 1, 10_000)? as u32,
+            "net" => self.net = k.dur(v)?,
+            "net_sd" => self.net_sd = k.dur(v)?,
+            "runs" => self.runs = k.int32(v)?,
+            "bin" => self.bin = k.dur(v)?,
+            "at" => self.at = k.opt_dur(v)?,
+            "tenants" => self.tenants = k.int32(v)?,
             "breaker" => {
-                self.breaker = match v {
-                    "off" => None,
-                    "on" => Some(self.breaker.unwrap_or_default()),
-                    _ => {
-                        return Err(ConfigError::new(
-                            "breaker",
-                            format!("'{v}' is not on or off"),
-                        ))
-                    }
+                self.breaker = if k.flag(v)? {
+                    Some(self.breaker.unwrap_or_default())
+                } else {
+                    None
                 }
             }
             "breaker_window" | "breaker_failures" | "breaker_min_calls" | "breaker_open"
             | "breaker_probes" => {
-                let field = SIM_KEYS
-                    .iter()
-                    .copied()
-                    .find(|k| *k == key)
-                    .unwrap_or("breaker");
                 let Some(b) = self.breaker.as_mut() else {
-                    return Err(ConfigError::new(field, "applies only with breaker=on"));
+                    return Err(k.error("applies only with breaker=on"));
                 };
-                match key {
-                    "breaker_window" => {
-                        b.window = dur(field, v, Micros::from_secs(1), Micros::from_secs(600))?
-                    }
-                    "breaker_failures" => b.failure_percent = int(field, v, 1, 100)? as u32,
-                    "breaker_min_calls" => b.min_calls = int(field, v, 1, 1_000_000)? as u32,
-                    "breaker_open" => {
-                        b.open_for = dur(field, v, Micros::from_millis(1), Micros::from_secs(3600))?
-                    }
-                    _ => b.probes = int(field, v, 1, 1000)? as u32,
+                match k.name {
+                    "breaker_window" => b.window = k.dur(v)?,
+                    "breaker_failures" => b.failure_percent = k.int32(v)?,
+                    "breaker_min_calls" => b.min_calls = k.int32(v)?,
+                    "breaker_open" => b.open_for = k.dur(v)?,
+                    _ => b.probes = k.int32(v)?,
                 }
             }
-            "layers" => {
-                let list: Vec<u32> = v
-                    .split(',')
-                    .map(|k| k.trim().parse::<u32>().ok().filter(|k| (1..=100).contains(k)))
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| ConfigError::new("layers", format!("'{v}' is not a comma-separated list of attempts per layer in [1, 100]")))?;
-                if list.is_empty() || list.len() > caps::LAYERS {
-                    return Err(ConfigError::new(
-                        "layers",
-                        format!("give 1 to {} layers", caps::LAYERS),
-                    ));
-                }
-                let product = list
-                    .iter()
-                    .fold(1u64, |a, k| a.saturating_mul(u64::from(*k)));
-                if product > caps::LAYER_PRODUCT {
-                    return Err(ConfigError::new(
-                        "layers",
-                        format!(
-                            "the product of the attempts ({product}) exceeds {}",
-                            caps::LAYER_PRODUCT
-                        ),
-                    ));
-                }
-                self.layers = list;
-            }
-            "p" => {
-                self.p_ppm = scaled(
-                    "p",
-                    v,
-                    1_000_000,
-                    0,
-                    1_000_000,
-                    "a probability in [0, 1] with at most 6 decimals",
-                )? as u32
-            }
-            "requests" => self.requests = int("requests", v, 1, 1_000_000)? as u32,
-            "lose" => {
-                self.lose_ppm = scaled(
-                    "lose",
-                    v,
-                    1_000_000,
-                    0,
-                    1_000_000,
-                    "a probability in [0, 1] with at most 6 decimals",
-                )? as u32
-            }
-            "service" => self.service = dur("service", v, Micros::ZERO, Micros::from_secs(60))?,
-            _ => {
+            "layers" => self.layers = parse_layers(k, v)?,
+            "p" => self.p_ppm = k.dec(v)? as u32,
+            "requests" => self.requests = k.int32(v)?,
+            "lose" => self.lose_ppm = k.dec(v)? as u32,
+            "service" => self.service = k.dur(v)?,
+            other => {
                 return Err(ConfigError::new(
                     "link",
-                    format!("unknown key '{key}': see docs/link.md for the accepted keys"),
+                    format!("'{other}' is not a simulation key"),
                 ))
             }
         }
@@ -443,17 +322,18 @@ impl SimParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::keys::{is_sim, row, TABLE};
 
     #[test]
     fn every_key_round_trips() {
         let mut p = SimParams::default();
-        p.set("breaker", "on").unwrap();
-        for key in SIM_KEYS {
-            let text = p.get(key).unwrap();
+        p.set(row("breaker"), "on").unwrap();
+        for k in TABLE.iter().filter(|k| is_sim(k)) {
+            let text = p.get(k.name).unwrap();
             let mut q = p.clone();
-            q.set(key, &text)
-                .unwrap_or_else(|e| panic!("{key}={text}: {e}"));
-            assert_eq!(q, p, "{key}");
+            q.set(k, &text)
+                .unwrap_or_else(|e| panic!("{}={text}: {e}", k.name));
+            assert_eq!(q, p, "{}", k.name);
         }
     }
 
@@ -475,7 +355,7 @@ mod tests {
             ("breaker_open", "5s"),
             ("outage_kind", "500"),
         ] {
-            assert_eq!(p.set(k, v).unwrap_err().field, k, "{k}={v}");
+            assert_eq!(p.set(row(k), v).unwrap_err().field, k, "{k}={v}");
         }
     }
 }

@@ -15,6 +15,10 @@
 //! assert_eq!(err.field, "base");
 //! ```
 
+mod applies;
+pub mod keys;
+pub mod preset;
+
 use crate::backoff::BackoffKind;
 use crate::budget::{
     AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, Scope,
@@ -23,15 +27,16 @@ use crate::budget::{
 use crate::classify::Classifier;
 use crate::error::ConfigError;
 use crate::outcome::ScriptedOutcome;
-use crate::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy, MAX_ATTEMPTS};
-use crate::preset::Preset;
-use crate::text::{decimal, dur, int, milli_text, parse_scaled, scaled};
+use crate::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy};
+use crate::text::{decimal, milli_text};
 use crate::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
+use keys::Key;
+use preset::Preset;
 
 /// The link version this build writes. It reads every version up to this one.
 pub const LINK_VERSION: u32 = 1;
@@ -92,257 +97,174 @@ impl Default for Params {
     }
 }
 
-/// The policy keys, then `seed`, `clients` and `v`; [`all_keys`] puts the simulation keys
-/// before the last three. A link writes and applies keys in that order.
-pub const KEYS: [&str; 37] = [
-    "preset",
-    "deadline",
-    "elapsed",
-    "attempt_timeout",
-    "reserve",
-    "fit",
-    "latency",
-    "attempts",
-    "backoff",
-    "base",
-    "cap",
-    "multiplier",
-    "first_exp",
-    "floor",
-    "throttle_base",
-    "classify",
-    "idempotent",
-    "key",
-    "outcomes",
-    "waits",
-    "retry_after",
-    "ra_mode",
-    "budget",
-    "budget_start",
-    "budget_scope",
-    "bucket_max",
-    "bucket_refill",
-    "ratio_percent",
-    "ratio_window",
-    "ratio_min_per_s",
-    "grpc_max_tokens",
-    "grpc_token_ratio",
-    "rate_per_window",
-    "rate_window",
-    "seed",
-    "clients",
-    "v",
-];
+fn wrong_budget(k: &Key, kind: &str) -> ConfigError {
+    k.error(format!("applies only with budget={kind}"))
+}
 
-fn opt_dur(field: &'static str, v: &str) -> Result<Option<Micros>, ConfigError> {
-    if v == "none" {
-        Ok(None)
+/// The budget a `budget` choice names (same order as [`keys::BUDGETS`]).
+fn budget_of(index: usize) -> BudgetConfig {
+    match keys::BUDGETS[index].0 {
+        "aws" => BudgetConfig::Aws(AwsQuotaConfig::STANDARD),
+        "aws2026" => BudgetConfig::Aws(AwsQuotaConfig::Y2026),
+        "bucket" => BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
+        "ratio" => BudgetConfig::Ratio(RatioConfig::FINAGLE),
+        "chapter" => BudgetConfig::Ratio(RatioConfig::CHAPTER),
+        "grpc" => BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE),
+        "rate" => BudgetConfig::Rate(RateConfig::SRE),
+        _ => BudgetConfig::None,
+    }
+}
+
+fn parse_outcomes(k: &Key, v: &str) -> Result<Vec<ScriptedOutcome>, ConfigError> {
+    let list: Vec<ScriptedOutcome> = if v.is_empty() {
+        Vec::new()
     } else {
-        dur(field, v)
-            .map(Some)
-            .map_err(|e| ConfigError::new(field, format!("{} (or none)", e.rule)))
+        v.split(',')
+            .map(ScriptedOutcome::from_str)
+            .collect::<Result<_, _>>()?
+    };
+    if list.len() > MAX_SCRIPT {
+        return Err(k.error(format!("at most {MAX_SCRIPT} outcomes, got {}", list.len())));
     }
+    Ok(list)
 }
 
-fn boolean(field: &'static str, v: &str) -> Result<bool, ConfigError> {
-    match v {
-        "true" | "yes" | "1" => Ok(true),
-        "false" | "no" | "0" => Ok(false),
-        _ => Err(ConfigError::new(
-            field,
-            format!("'{v}' is not true or false"),
-        )),
+fn parse_waits(k: &Key, v: &str) -> Result<Vec<Option<Micros>>, ConfigError> {
+    let list: Vec<Option<Micros>> = if v.is_empty() {
+        Vec::new()
+    } else {
+        v.split(',')
+            .map(|w| {
+                if w == "-" {
+                    Ok(None)
+                } else {
+                    keys::row("base").dur(w).map(Some)
+                }
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?
+    };
+    if list.len() > MAX_SCRIPT {
+        return Err(k.error(format!("at most {MAX_SCRIPT} waits, got {}", list.len())));
     }
-}
-
-/// A decimal with up to 3 places, as thousandths, in `[lo, hi]` thousandths.
-fn milli(field: &'static str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    let what = format!(
-        "a number with at most 3 decimals in [{}, {}]",
-        fmt_milli(lo),
-        fmt_milli(hi)
-    );
-    scaled(field, v, 1000, lo, hi, &what)
-}
-
-fn fmt_milli(m: u64) -> String {
-    milli_text(m)
-}
-
-fn wrong_budget(field: &'static str, kind: &str) -> ConfigError {
-    ConfigError::new(field, format!("applies only with budget={kind}"))
+    Ok(list)
 }
 
 impl Params {
-    /// Sets one key from its link text.
+    /// Sets one key from its link text. Every value is checked by the key's row in
+    /// [`keys::TABLE`]; cross-key rules are [`Params::validate`]'s.
     pub fn set(&mut self, key: &str, v: &str) -> Result<(), ConfigError> {
+        let Some(k) = keys::key(key) else {
+            return Err(ConfigError::new(
+                "link",
+                format!("unknown key '{key}': `retrylab keys` lists the accepted keys"),
+            ));
+        };
+        if keys::is_sim(k) {
+            return self.sim.set(k, v);
+        }
+        self.set_policy_key(k, v)
+    }
+
+    fn set_policy_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         let pol = &mut self.policy;
-        match key {
+        match k.name {
             "v" => {
-                let n = int("v", v, 1, u64::from(u32::MAX))
-                    .map_err(|_| ConfigError::new("v", format!("'{v}' is not a link version: this build reads 1 to {LINK_VERSION}")))?;
-                if n > u64::from(LINK_VERSION) {
-                    return Err(ConfigError::new("v", format!("link version {n} is newer than this build, which reads 1 to {LINK_VERSION}")));
+                let n = v
+                    .parse::<u64>()
+                    .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
+                if n == 0 || n > u64::from(LINK_VERSION) {
+                    return Err(k.error(format!(
+                        "link version {n} is not one this build reads (1 to {LINK_VERSION})"
+                    )));
                 }
             }
             "preset" => {
                 let p = Preset::from_name(v).ok_or_else(|| {
-                    let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
-                    ConfigError::new("preset", format!("unknown preset '{v}': accepted {}", names.join(", ")))
+                    k.error(format!(
+                        "unknown preset '{v}': accepted {}",
+                        &k.domain.accepted()[7..]
+                    ))
                 })?;
                 *self = Params::default();
                 self.preset = Some(p);
                 p.apply(self);
             }
-            "deadline" => pol.deadline = opt_dur("deadline", v)?,
-            "elapsed" => self.elapsed = dur("elapsed", v)?,
-            "attempt_timeout" => pol.attempt_timeout = dur("attempt_timeout", v)?,
-            "reserve" => pol.reserve = dur("reserve", v)?,
-            "fit" => {
-                pol.fit = match v {
-                    "full" => FitRule::Full,
-                    "cut" => FitRule::Cut,
-                    _ => return Err(ConfigError::new("fit", format!("unknown rule '{v}': accepted full, cut"))),
-                }
-            }
-            "latency" => self.latency = dur("latency", v)?,
-            "attempts" => {
-                pol.max_attempts = int("attempts", v, 1, u64::from(MAX_ATTEMPTS)).map_err(|e| {
-                    ConfigError::new("attempts", format!("{} (attempts include the first call)", e.rule))
-                })? as u32
-            }
-            "backoff" => pol.backoff.kind = BackoffKind::from_str(v)?,
-            "base" => pol.backoff.base = dur("base", v)?,
-            "cap" => pol.backoff.cap = dur("cap", v)?,
-            "multiplier" => {
-                pol.backoff.multiplier = match v.parse::<f64>() {
-                    Ok(m) if m.is_finite() && (1.0..=crate::backoff::MAX_MULTIPLIER).contains(&m) => m,
-                    _ => return Err(ConfigError::new("multiplier", format!("'{v}' is not a number in [1, 10]"))),
-                }
-            }
-            "first_exp" => pol.backoff.first_exp = int("first_exp", v, 0, 64)? as u32,
-            "floor" => pol.backoff.floor = dur("floor", v)?,
-            "throttle_base" => pol.backoff.throttle_base = opt_dur("throttle_base", v)?,
-            "classify" => {
-                pol.classifier = Classifier::ALL.into_iter().find(|c| c.name() == v).ok_or_else(|| {
-                    ConfigError::new("classify", format!("unknown classifier '{v}': accepted table, aws, grpc, stripe"))
-                })?
-            }
-            "idempotent" => pol.operation.idempotent = boolean("idempotent", v)?,
-            "key" => pol.operation.key = boolean("key", v)?,
-            "outcomes" => {
-                let list: Vec<ScriptedOutcome> = if v.is_empty() {
-                    Vec::new()
-                } else {
-                    v.split(',').map(ScriptedOutcome::from_str).collect::<Result<_, _>>()?
-                };
-                if list.len() > MAX_SCRIPT {
-                    return Err(ConfigError::new("outcomes", format!("at most {MAX_SCRIPT} outcomes, got {}", list.len())));
-                }
-                self.outcomes = list;
-            }
-            "waits" => {
-                let list: Vec<Option<Micros>> = if v.is_empty() {
-                    Vec::new()
-                } else {
-                    v.split(',')
-                        .map(|w| if w == "-" { Ok(None) } else { dur("waits", w).map(Some) })
-                        .collect::<Result<_, _>>()
-                        .map_err(|e| ConfigError::new("waits", format!("{} (use - to draw that wait)", e.rule)))?
-                };
-                if list.len() > MAX_SCRIPT {
-                    return Err(ConfigError::new("waits", format!("at most {MAX_SCRIPT} waits, got {}", list.len())));
-                }
-                self.waits = list;
-            }
-            "retry_after" => self.retry_after = opt_dur("retry_after", v)?,
+            "deadline" => pol.deadline = k.opt_dur(v)?,
+            "elapsed" => self.elapsed = k.dur(v)?,
+            "attempt_timeout" => pol.attempt_timeout = k.dur(v)?,
+            "reserve" => pol.reserve = k.dur(v)?,
+            "fit" => pol.fit = [FitRule::Full, FitRule::Cut][k.choice(v)?],
+            "latency" => self.latency = k.dur(v)?,
+            "attempts" => pol.max_attempts = k.int32(v)?,
+            "backoff" => pol.backoff.kind = BackoffKind::ALL[k.choice(v)?],
+            "base" => pol.backoff.base = k.dur(v)?,
+            "cap" => pol.backoff.cap = k.dur(v)?,
+            "multiplier" => pol.backoff.multiplier = k.dec(v)? as f64 / 1_000_000.0,
+            "first_exp" => pol.backoff.first_exp = k.int32(v)?,
+            "floor" => pol.backoff.floor = k.dur(v)?,
+            "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
+            "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
+            "idempotent" => pol.operation.idempotent = k.flag(v)?,
+            "key" => pol.operation.key = k.flag(v)?,
+            "outcomes" => self.outcomes = parse_outcomes(k, v)?,
+            "waits" => self.waits = parse_waits(k, v)?,
+            "retry_after" => self.retry_after = k.opt_dur(v)?,
             "ra_mode" => {
-                pol.retry_after_mode = match v {
-                    "server" => RetryAfterMode::Server,
-                    "aws2026" => RetryAfterMode::Aws2026,
-                    "stripe" => RetryAfterMode::Stripe,
-                    _ => return Err(ConfigError::new("ra_mode", format!("unknown mode '{v}': accepted server, aws2026, stripe"))),
-                }
+                pol.retry_after_mode = [
+                    RetryAfterMode::Server,
+                    RetryAfterMode::Aws2026,
+                    RetryAfterMode::Stripe,
+                ][k.choice(v)?]
             }
-            "budget" => {
-                pol.budget = match v {
-                    "none" => BudgetConfig::None,
-                    "aws" => BudgetConfig::Aws(AwsQuotaConfig::STANDARD),
-                    "aws2026" => BudgetConfig::Aws(AwsQuotaConfig::Y2026),
-                    "bucket" => BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
-                    "ratio" => BudgetConfig::Ratio(RatioConfig::FINAGLE),
-                    "chapter" => BudgetConfig::Ratio(RatioConfig::CHAPTER),
-                    "grpc" => BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE),
-                    "rate" => BudgetConfig::Rate(RateConfig::SRE),
-                    _ => {
-                        return Err(ConfigError::new(
-                            "budget",
-                            format!("unknown budget '{v}': accepted none, aws, aws2026, bucket, ratio, chapter, grpc, rate"),
-                        ))
-                    }
-                }
-            }
-            "budget_start" => self.budget_start = Some(milli("budget_start", v, 0, 1_000_000_000)?),
+            "budget" => pol.budget = budget_of(k.choice(v)?),
+            "budget_start" => self.budget_start = Some(k.dec(v)?),
             "budget_scope" => {
-                pol.scope = match v {
-                    "client" => Scope::Client,
-                    "process" => Scope::Process,
-                    "tenant" => Scope::Tenant,
-                    _ => return Err(ConfigError::new("budget_scope", format!("unknown scope '{v}': accepted client, process, tenant"))),
-                }
+                pol.scope = [Scope::Client, Scope::Process, Scope::Tenant][k.choice(v)?]
             }
             "bucket_max" | "bucket_refill" => {
-                let BudgetConfig::Bucket(b) = &mut pol.budget else { return Err(wrong_budget(static_key(key), "bucket")) };
-                if key == "bucket_max" {
-                    b.max_milli = milli("bucket_max", v, 1000, 1_000_000_000)?;
+                let BudgetConfig::Bucket(b) = &mut pol.budget else {
+                    return Err(wrong_budget(k, "bucket"));
+                };
+                if k.name == "bucket_max" {
+                    b.max_milli = k.dec(v)?;
                 } else {
-                    b.refill_milli = milli("bucket_refill", v, 1, 1_000_000)?;
+                    b.refill_milli = k.dec(v)?;
                 }
             }
             "ratio_percent" | "ratio_window" | "ratio_min_per_s" => {
-                let BudgetConfig::Ratio(r) = &mut pol.budget else { return Err(wrong_budget(static_key(key), "ratio")) };
-                match key {
-                    "ratio_percent" => {
-                        r.per_mille = match parse_scaled(v, 10) {
-                            Some(n) if (1..=10_000).contains(&n) => n as u32,
-                            _ => return Err(ConfigError::new("ratio_percent", format!("'{v}' is not a percentage with at most 1 decimal in [0.1, 1000]"))),
-                        }
-                    }
-                    "ratio_window" => {
-                        let w = dur("ratio_window", v)?;
-                        if w < Micros::from_secs(1) || w > Micros::from_secs(60) || w.0 % 1_000_000 != 0 {
-                            return Err(ConfigError::new("ratio_window", format!("'{v}' must be whole seconds in [1s, 60s]")));
-                        }
-                        r.window = w;
-                    }
-                    _ => r.min_per_sec = int("ratio_min_per_s", v, 0, 10_000)? as u32,
+                let BudgetConfig::Ratio(r) = &mut pol.budget else {
+                    return Err(wrong_budget(k, "ratio"));
+                };
+                match k.name {
+                    "ratio_percent" => r.per_mille = k.dec(v)? as u32,
+                    "ratio_window" => r.window = k.dur(v)?,
+                    _ => r.min_per_sec = k.int32(v)?,
                 }
             }
             "grpc_max_tokens" | "grpc_token_ratio" => {
-                let BudgetConfig::Grpc(g) = &mut pol.budget else { return Err(wrong_budget(static_key(key), "grpc")) };
-                if key == "grpc_max_tokens" {
-                    g.max_milli = int("grpc_max_tokens", v, 1, 1000)? * 1000;
+                let BudgetConfig::Grpc(g) = &mut pol.budget else {
+                    return Err(wrong_budget(k, "grpc"));
+                };
+                if k.name == "grpc_max_tokens" {
+                    g.max_milli = k.int(v)? * 1000;
                 } else {
-                    g.ratio_milli = milli("grpc_token_ratio", v, 1, 1_000_000)?;
+                    g.ratio_milli = k.dec(v)?;
                 }
             }
             "rate_per_window" | "rate_window" => {
-                let BudgetConfig::Rate(r) = &mut pol.budget else { return Err(wrong_budget(static_key(key), "rate")) };
-                if key == "rate_per_window" {
-                    r.per_window = int("rate_per_window", v, 1, 1_000_000)? as u32;
+                let BudgetConfig::Rate(r) = &mut pol.budget else {
+                    return Err(wrong_budget(k, "rate"));
+                };
+                if k.name == "rate_per_window" {
+                    r.per_window = k.int32(v)?;
                 } else {
-                    let w = dur("rate_window", v)?;
-                    if w < Micros::from_secs(1) || w > Micros::from_secs(3600) {
-                        return Err(ConfigError::new("rate_window", format!("'{v}' must be in [1s, 1h]")));
-                    }
-                    r.window = w;
+                    r.window = k.dur(v)?;
                 }
             }
-            "seed" => {
-                self.seed = v.parse::<u64>().map_err(|_| ConfigError::new("seed", format!("'{v}' is not a whole number in [0, 18446744073709551615]")))?
-            }
-            "clients" => self.clients = int("clients", v, 1, u64::from(MAX_CLIENTS))? as u32,
-            _ => return self.sim.set(key, v),
+            "seed" => self.seed = k.int(v)?,
+            "clients" => self.clients = k.int32(v)?,
+            other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
         }
         Ok(())
     }
@@ -391,13 +313,13 @@ impl Params {
                 BudgetConfig::Ratio(r) if r == RatioConfig::CHAPTER => "chapter".to_string(),
                 b => b.name().to_string(),
             },
-            "budget_start" => fmt_milli(self.budget_start?),
+            "budget_start" => milli_text(self.budget_start?),
             "budget_scope" => pol.scope.name().to_string(),
             "bucket_max" | "bucket_refill" => {
                 let BudgetConfig::Bucket(b) = pol.budget else {
                     return None;
                 };
-                fmt_milli(if key == "bucket_max" {
+                milli_text(if key == "bucket_max" {
                     b.max_milli
                 } else {
                     b.refill_milli
@@ -420,7 +342,7 @@ impl Params {
                 if key == "grpc_max_tokens" {
                     (g.max_milli / 1000).to_string()
                 } else {
-                    fmt_milli(g.ratio_milli)
+                    milli_text(g.ratio_milli)
                 }
             }
             "rate_per_window" | "rate_window" => {
@@ -492,20 +414,78 @@ impl Params {
                 return (p, errors);
             }
         }
-        for (_, k, v) in &pairs {
-            if k == "v" {
-                continue;
+        let start = p.clone();
+        let mut refused: Vec<ConfigError> = Vec::new();
+        // A key with no effect here is refused and left out; leaving it out can make another
+        // key refusable (`budget=none` after `budget_scope`), so this settles in a few rounds.
+        loop {
+            let mut round = Vec::new();
+            p = start.clone();
+            for (_, k, v) in &pairs {
+                if k == "v" || refused.iter().any(|e| e.field == k) {
+                    continue;
+                }
+                if let Err(e) = p.set(k, v) {
+                    round.push(e);
+                }
             }
-            if let Err(e) = p.set(k, v) {
-                errors.push(e);
+            let explicit: Vec<&str> = pairs
+                .iter()
+                .map(|(_, k, _)| k.as_str())
+                .filter(|k| !refused.iter().any(|e| e.field == *k))
+                .collect();
+            let more = p.inapplicable(&explicit);
+            if more.is_empty() {
+                errors.extend(round);
+                errors.extend(refused);
+                return (p, errors);
             }
+            refused.extend(more);
         }
-        (p, errors)
     }
 
     /// Checks the cross-key rules and returns the policy ready to run.
     pub fn validate(&self) -> Result<ValidPolicy, ConfigError> {
+        if let Some(e) = self.inapplicable(&[]).into_iter().next() {
+            return Err(e);
+        }
         self.policy.validate()
+    }
+
+    /// The keys the canonical link writes, with their text: `preset` if any, then every key
+    /// that differs from the preset (or the defaults), in table order.
+    pub fn written(&self) -> Vec<(&'static str, String)> {
+        let base = self.baseline();
+        // Budget sub-keys are compared with the chosen budget kind's own defaults.
+        let mut kind_base = base.clone();
+        if let Some(kind) = self.get("budget") {
+            if base.get("budget").as_deref() != Some(kind.as_str()) {
+                let _ = kind_base.set("budget", &kind);
+            }
+        }
+        // Breaker details likewise, with the breaker's own defaults.
+        if self.sim.breaker.is_some() && kind_base.sim.breaker.is_none() {
+            kind_base.sim.breaker = Some(crate::sim::BreakerConfig::default());
+        }
+        let mut out = Vec::new();
+        for key in all_keys() {
+            if key == "v" {
+                continue;
+            }
+            let mine = self.get(key);
+            let reference = if key == "budget" {
+                base.get(key)
+            } else {
+                kind_base.get(key)
+            };
+            if key != "preset" && mine == reference {
+                continue;
+            }
+            if let Some(v) = mine {
+                out.push((key, v));
+            }
+        }
+        out
     }
 
     /// The query written relative to `baseline` (the preset's settings, or the defaults).
@@ -520,17 +500,12 @@ impl Params {
 }
 
 fn static_key(key: &str) -> &'static str {
-    all_keys().find(|k| *k == key).unwrap_or("link")
+    keys::key(key).map_or("link", |k| k.name)
 }
 
-/// Every key a link may hold: the policy keys, then the simulation keys, then `seed`,
-/// `clients` and `v`, in the order a link writes and applies them.
+/// Every key a link may hold, in the order a link writes and applies them.
 pub fn all_keys() -> impl Iterator<Item = &'static str> {
-    let (head, tail) = KEYS.split_at(KEYS.len() - 3);
-    head.iter()
-        .chain(crate::sim::SIM_KEYS.iter())
-        .chain(tail.iter())
-        .copied()
+    keys::TABLE.iter().map(|k| k.name)
 }
 
 impl FromStr for Params {
@@ -551,32 +526,10 @@ impl FromStr for Params {
 impl fmt::Display for Params {
     /// The canonical query, without the leading `?`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let base = self.baseline();
-        // Budget sub-keys are compared with the chosen budget kind's own defaults.
-        let mut kind_base = base.clone();
-        if let Some(kind) = self.get("budget") {
-            if base.get("budget").as_deref() != Some(kind.as_str()) {
-                let _ = kind_base.set("budget", &kind);
-            }
-        }
         write!(f, "v={LINK_VERSION}")?;
-        for key in all_keys() {
-            if key == "v" {
-                continue;
-            }
-            let mine = self.get(key);
-            let reference = if key == "budget" {
-                base.get(key)
-            } else {
-                kind_base.get(key)
-            };
-            if key != "preset" && mine == reference {
-                continue;
-            }
-            if let Some(v) = mine {
-                write!(f, "&{key}=")?;
-                percent_encode(f, &v)?;
-            }
+        for (key, v) in self.written() {
+            write!(f, "&{key}=")?;
+            percent_encode(f, &v)?;
         }
         Ok(())
     }

@@ -287,8 +287,9 @@ impl Preset {
                 s.net_sd = Micros::from_millis(2);
                 s.runs = 100;
                 p.clients = 100;
+                // The study's clients retry until they succeed: no deadline, no attempt limit,
+                // which `scenario=occ` models whatever those keys say (it refuses them).
                 let pol = &mut p.policy;
-                pol.deadline = None;
                 pol.backoff = BackoffConfig::new(BackoffKind::Full)
                     .with_base(Micros::from_millis(5))
                     .with_cap(Micros::from_secs(2))

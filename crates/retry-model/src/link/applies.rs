@@ -1,0 +1,135 @@
+//! No setting silently does nothing: a key set where it has no effect is refused.
+//!
+//! Each key's row says where it acts (the one-request view, or some scenarios). A link that sets
+//! a key elsewhere (`scenario=lost&breaker=on`) is refused with a message naming the key and
+//! where it applies, so a student who turns the breaker on in the idempotency lab is told why
+//! nothing would change. A few keys act only beside another setting (`tenants` needs
+//! `budget_scope=tenant`); those rules are here too.
+//!
+//! ```
+//! use retry_model::Params;
+//! let e = "scenario=lost&breaker=on".parse::<Params>().unwrap_err();
+//! assert_eq!(e.field, "breaker");
+//! assert!(e.rule.contains("scenario=outage, burst"));
+//! ```
+
+use super::keys::{self, Applies};
+use super::Params;
+use crate::budget::{BudgetConfig, Scope};
+use crate::error::ConfigError;
+use crate::sim::ScenarioKind;
+use alloc::vec::Vec;
+
+impl Params {
+    /// Every key that is set (written in `explicit`, or differing from the preset or the
+    /// defaults) where it has no effect, as errors naming the key.
+    pub fn inapplicable(&self, explicit: &[&str]) -> Vec<ConfigError> {
+        let scenario = self.sim.scenario;
+        let here = Applies::of(scenario);
+        let mut set: Vec<&'static str> = self.written().into_iter().map(|(k, _)| k).collect();
+        for k in explicit {
+            if let Some(row) = keys::key(k) {
+                if !set.contains(&row.name) {
+                    set.push(row.name);
+                }
+            }
+        }
+        let mut errors = Vec::new();
+        for name in set {
+            let row = keys::row(name);
+            if !row.applies.contains(here) {
+                errors.push(row.not_here(scenario));
+            } else if let Some(rule) = self.needs(name, scenario) {
+                errors.push(row.error(rule));
+            }
+        }
+        errors
+    }
+
+    /// A key that acts only beside another setting: the rule it breaks, if it does.
+    fn needs(&self, name: &str, scenario: Option<ScenarioKind>) -> Option<&'static str> {
+        let pol = &self.policy;
+        let no_budget = pol.budget == BudgetConfig::None;
+        match name {
+            "budget_start" | "budget_scope" if no_budget => {
+                Some("has no effect with budget=none: choose a budget first")
+            }
+            "tenants" if pol.scope != Scope::Tenant => {
+                Some("has no effect unless budget_scope=tenant")
+            }
+            "clients" if scenario == Some(ScenarioKind::Outage) && pol.scope != Scope::Client => {
+                Some("has no effect in scenario=outage unless budget_scope=client (requests are spread over that many callers)")
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_idempotency_lab_refuses_what_it_does_not_model() {
+        let (p, errors) = Params::parse_lenient(
+            "scenario=lost&breaker=on&arrivals=poisson&budget_scope=tenant&tenants=7",
+        );
+        let fields: Vec<&str> = errors.iter().map(|e| e.field).collect();
+        assert_eq!(fields, ["budget_scope", "arrivals", "tenants", "breaker"]);
+        assert!(
+            errors[3].rule.contains("applies to scenario=outage, burst"),
+            "{}",
+            errors[3]
+        );
+        // The refused keys are left out; the rest of the link stands.
+        assert_eq!(p.to_string(), "v=1&scenario=lost");
+    }
+
+    #[test]
+    fn keys_refused_outside_their_scenarios() {
+        for (q, field) in [
+            ("breaker=on", "breaker"),
+            ("scenario=occ&attempts=5", "attempts"),
+            ("scenario=occ&budget=bucket", "budget"),
+            ("scenario=layers&budget=aws", "budget"),
+            ("scenario=layers&attempts=4", "attempts"),
+            ("scenario=outage&outcomes=503", "outcomes"),
+            ("scenario=burst&duration=5s", "duration"),
+            ("scenario=lost&capacity=10", "capacity"),
+            ("scenario=occ&bin=2s", "bin"),
+            ("scenario=outage&net_sd=1ms", "net_sd"),
+            ("budget_scope=client", "budget_scope"),
+            ("scenario=outage&budget=aws&tenants=4", "tenants"),
+            ("scenario=outage&clients=5", "clients"),
+            // Written with the default value, still a setting that would do nothing.
+            ("scenario=lost&breaker=off", "breaker"),
+        ] {
+            let e = q.parse::<Params>().unwrap_err();
+            assert_eq!(e.field, field, "{q}: {e}");
+            assert!(e.rule.contains("no effect"), "{q}: {e}");
+        }
+        for q in [
+            "scenario=outage&budget=aws&budget_scope=tenant&tenants=4",
+            "scenario=outage&budget=aws&budget_scope=client&clients=5",
+            "scenario=occ&backoff=equal&clients=50&net_sd=1ms",
+            "scenario=layers&layers=2,3&p=0.5",
+            "preset=payments-none&breaker=on",
+        ] {
+            q.parse::<Params>().unwrap_or_else(|e| panic!("{q}: {e}"));
+        }
+    }
+
+    #[test]
+    fn every_preset_sets_only_what_applies() {
+        for preset in crate::Preset::ALL {
+            let p: Params = alloc::format!("preset={}", preset.name()).parse().unwrap();
+            let mut bare = Params {
+                preset: None,
+                ..p.clone()
+            };
+            bare.preset = None;
+            let errors = bare.inapplicable(&[]);
+            assert!(errors.is_empty(), "{}: {:?}", preset.name(), errors);
+        }
+    }
+}

@@ -1,0 +1,780 @@
+//! The key table: every link key declared once.
+//!
+//! Why one table? A key used to be spelled in the parser, the formatter, the error strings, the
+//! page's controls and the docs, and those lists drifted (the attempts limit read 1000 in one
+//! place and 100 in two others). Now each key is one [`Key`] row: its name, default, accepted
+//! values ([`Domain`]), unit, the scenarios it applies to ([`Applies`]), a one-line meaning and
+//! its page control. Parsing checks every range through the row's domain, error messages word
+//! the accepted values from it, the page builds its controls from it, `retrylab keys` prints it
+//! and `docs/link.md` holds its Markdown rendering (a test compares them).
+//!
+//! ```
+//! use retry_model::link_keys::{key, Applies};
+//! let k = key("breaker").unwrap();
+//! assert!(k.applies.contains(Applies::OUTAGE));
+//! assert!(!k.applies.contains(Applies::LOST));
+//! assert_eq!(k.domain.accepted(), "on or off");
+//! ```
+
+use crate::error::ConfigError;
+use crate::policy::MAX_ATTEMPTS;
+use crate::sim::{caps, ScenarioKind};
+use crate::text::{decimal, parse_scaled};
+use crate::time::Micros;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// The values a key accepts. Every range a link can hold is checked here and nowhere else in
+/// the link layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// The link version: `1` to [`crate::LINK_VERSION`].
+    Version,
+    /// A preset name (see [`crate::Preset::ALL`]).
+    Preset,
+    /// A duration in `[lo, hi]`, a whole multiple of `step`; `none` too when `none` is set.
+    Dur {
+        /// Shortest accepted.
+        lo: Micros,
+        /// Longest accepted.
+        hi: Micros,
+        /// Accepted values are whole multiples of this.
+        step: Micros,
+        /// `none` is accepted too.
+        none: bool,
+    },
+    /// A whole number in `[lo, hi]`.
+    Int {
+        /// Smallest accepted.
+        lo: u64,
+        /// Largest accepted.
+        hi: u64,
+    },
+    /// A plain decimal, held exactly as an integer number of `1/scale`, in `[lo, hi]` of those.
+    Dec {
+        /// A power of ten: the number of decimals accepted.
+        scale: u64,
+        /// Smallest accepted, in `1/scale`.
+        lo: u64,
+        /// Largest accepted, in `1/scale`.
+        hi: u64,
+    },
+    /// One of a fixed list: `(link value, what the page's menu says)`.
+    Choice(&'static [(&'static str, &'static str)]),
+    /// `true` or `false` (`yes`/`no`, `1`/`0` are read too).
+    Flag,
+    /// `on` or `off`.
+    Switch,
+    /// A comma-separated list, parsed by the key's own code; the text says what it holds.
+    List(&'static str),
+}
+
+/// A parsed value, as the domain reads it.
+fn err(key: &'static str, v: &str, accepted: &str) -> ConfigError {
+    ConfigError::new(key, format!("'{}' is not {accepted}", shorten(v)))
+}
+
+/// At most 40 characters of a bad value, so a pasted essay gives a one-line message.
+fn shorten(v: &str) -> String {
+    if v.chars().count() <= 40 {
+        v.to_string()
+    } else {
+        let mut s: String = v.chars().take(40).collect();
+        s.push_str("...");
+        s
+    }
+}
+
+impl Domain {
+    /// The accepted values, in words (`a duration in [1ms, 1h]`, `one of none, bucket`).
+    pub fn accepted(&self) -> String {
+        match *self {
+            Domain::Version => format!("a link version in [1, {}]", crate::LINK_VERSION),
+            Domain::Preset => {
+                let names: Vec<&str> = crate::Preset::ALL.iter().map(|p| p.name()).collect();
+                format!("one of {}", names.join(", "))
+            }
+            Domain::Dur { lo, hi, step, none } => {
+                let whole = if step == Micros::from_secs(1) {
+                    " in whole seconds"
+                } else {
+                    ""
+                };
+                let none = if none { ", or none" } else { "" };
+                format!(
+                    "a duration in [{}, {}]{whole} (a number and a unit: us, ms, s, m, h){none}",
+                    dur_text(lo),
+                    dur_text(hi)
+                )
+            }
+            Domain::Int { lo, hi } => format!("a whole number in [{lo}, {hi}]"),
+            Domain::Dec { scale, lo, hi } => {
+                let places = decimals(scale);
+                let places = match places {
+                    0 => String::from("a whole number"),
+                    1 => String::from("a number with at most 1 decimal"),
+                    n => format!("a number with at most {n} decimals"),
+                };
+                format!(
+                    "{places} in [{}, {}]",
+                    decimal(lo, scale),
+                    decimal(hi, scale)
+                )
+            }
+            Domain::Choice(values) => {
+                let names: Vec<&str> = values.iter().map(|(v, _)| *v).collect();
+                format!("one of {}", names.join(", "))
+            }
+            Domain::Flag => String::from("true or false"),
+            Domain::Switch => String::from("on or off"),
+            Domain::List(what) => String::from(what),
+        }
+    }
+
+    /// The accepted values as the docs' table writes them (code-formatted names).
+    fn accepted_md(&self) -> String {
+        match *self {
+            Domain::Choice(values) => values
+                .iter()
+                .map(|(v, _)| format!("`{v}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Domain::Flag => String::from("`true`, `false`"),
+            Domain::Switch => String::from("`on`, `off`"),
+            Domain::Preset => String::from("see [presets.md](presets.md)"),
+            Domain::Dur { .. } => self
+                .accepted()
+                .replace(" (a number and a unit: us, ms, s, m, h)", ""),
+            _ => self.accepted(),
+        }
+    }
+}
+
+/// A range end as a person writes it: `24h`, `10m`, `250ms`.
+fn dur_text(d: Micros) -> String {
+    const HOUR: u64 = 3_600_000_000;
+    const MINUTE: u64 = 60_000_000;
+    match d.0 {
+        0 => String::from("0"),
+        us if us % HOUR == 0 => format!("{}h", us / HOUR),
+        us if us % MINUTE == 0 && us >= 10 * MINUTE => format!("{}m", us / MINUTE),
+        _ => d.to_string(),
+    }
+}
+
+fn decimals(scale: u64) -> u32 {
+    let mut n = 0;
+    let mut s = scale;
+    while s > 1 {
+        s /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// Where a key has an effect: the one-request view (no scenario) and each scenario, as bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Applies(u8);
+
+impl Applies {
+    /// The one-request view: the schedule and the step trace (`scenario=none`).
+    pub const REQUEST: Applies = Applies(1);
+    /// `scenario=outage`.
+    pub const OUTAGE: Applies = Applies(2);
+    /// `scenario=burst`.
+    pub const BURST: Applies = Applies(4);
+    /// `scenario=occ`.
+    pub const OCC: Applies = Applies(8);
+    /// `scenario=layers`.
+    pub const LAYERS: Applies = Applies(16);
+    /// `scenario=lost`.
+    pub const LOST: Applies = Applies(32);
+    /// Every scenario, and no scenario.
+    pub const ALL: Applies = Applies(63);
+    /// Every scenario, not the one-request view.
+    pub const SIMS: Applies = Applies(62);
+
+    /// Both sets.
+    pub const fn or(self, other: Applies) -> Applies {
+        Applies(self.0 | other.0)
+    }
+
+    /// Whether every place in `other` is in `self`.
+    pub const fn contains(self, other: Applies) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The place a link's scenario stands for.
+    pub const fn of(scenario: Option<ScenarioKind>) -> Applies {
+        match scenario {
+            None => Applies::REQUEST,
+            Some(ScenarioKind::Outage) => Applies::OUTAGE,
+            Some(ScenarioKind::Burst) => Applies::BURST,
+            Some(ScenarioKind::Occ) => Applies::OCC,
+            Some(ScenarioKind::Layers) => Applies::LAYERS,
+            Some(ScenarioKind::Lost) => Applies::LOST,
+        }
+    }
+
+    /// The places, in words: `scenario=none, outage, burst`.
+    pub fn describe(self) -> String {
+        if self == Applies::ALL {
+            return String::from("every scenario");
+        }
+        let mut names: Vec<&str> = Vec::new();
+        if self.contains(Applies::REQUEST) {
+            names.push("none");
+        }
+        for s in ScenarioKind::ALL {
+            if self.contains(Applies::of(Some(s))) {
+                names.push(s.name());
+            }
+        }
+        format!("scenario={}", names.join(", "))
+    }
+}
+
+/// Which group of the page's form a control sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// The retry policy.
+    Policy,
+    /// The schedule view and the seed.
+    Schedule,
+    /// One request's deadline and outcomes.
+    Request,
+    /// The simulated system.
+    System,
+}
+
+impl Group {
+    /// Every group, in page order.
+    pub const ALL: [Group; 4] = [
+        Group::Policy,
+        Group::Schedule,
+        Group::Request,
+        Group::System,
+    ];
+
+    /// The group's id on the page.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Group::Policy => "policy",
+            Group::Schedule => "schedule-view",
+            Group::Request => "request",
+            Group::System => "system",
+        }
+    }
+}
+
+/// What edits a key on the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// No control (the key is set by a preset or the link only).
+    None,
+    /// A menu of the domain's choices.
+    Select,
+    /// A number field holding the link text as is.
+    Number,
+    /// A number field in milliseconds (`250` is `250ms`); empty means `none` where allowed.
+    Millis,
+    /// A text field holding the link text as is.
+    Text,
+    /// A checkbox (`true`/`false`).
+    Check,
+}
+
+/// One link key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// The key as the link writes it.
+    pub name: &'static str,
+    /// Its value when neither the link nor a preset sets it (for budget and breaker details,
+    /// the value when that budget or the breaker is chosen).
+    pub default: &'static str,
+    /// What it accepts.
+    pub domain: Domain,
+    /// The unit of its value, if any.
+    pub unit: &'static str,
+    /// Where it has an effect; anywhere else it is refused.
+    pub applies: Applies,
+    /// What it means, in one line.
+    pub meaning: &'static str,
+    /// Its page control.
+    pub control: Control,
+    /// The control's label.
+    pub label: &'static str,
+    /// The form group of its control.
+    pub group: Group,
+}
+
+const fn dur(lo: Micros, hi: Micros) -> Domain {
+    Domain::Dur {
+        lo,
+        hi,
+        step: Micros(1),
+        none: false,
+    }
+}
+
+const fn dur_or_none(lo: Micros, hi: Micros) -> Domain {
+    Domain::Dur {
+        lo,
+        hi,
+        step: Micros(1),
+        none: true,
+    }
+}
+
+const fn int(lo: u64, hi: u64) -> Domain {
+    Domain::Int { lo, hi }
+}
+
+const fn dec(scale: u64, lo: u64, hi: u64) -> Domain {
+    Domain::Dec { scale, lo, hi }
+}
+
+const DAY: Micros = Micros::MAX_LINK;
+const ZERO: Micros = Micros::ZERO;
+const fn ms(n: u64) -> Micros {
+    Micros::from_millis(n)
+}
+const fn s(n: u64) -> Micros {
+    Micros::from_secs(n)
+}
+
+/// Where the retry policy acts: the one-request view and every scenario whose clients run it.
+const POLICY: Applies = Applies::REQUEST
+    .or(Applies::OUTAGE)
+    .or(Applies::BURST)
+    .or(Applies::LAYERS)
+    .or(Applies::LOST);
+/// The backoff shape, which the 2015 study uses too.
+const BACKOFF: Applies = POLICY.or(Applies::OCC);
+/// The retry budget (`layers` runs every layer without one); also the attempt limit, which
+/// `layers` takes per layer from its own key.
+const BUDGET: Applies = Applies::REQUEST
+    .or(Applies::OUTAGE)
+    .or(Applies::BURST)
+    .or(Applies::LOST);
+/// Settings only the scripted one-request view reads.
+const REQUEST: Applies = Applies::REQUEST;
+/// The tick server of the storms.
+const STORM: Applies = Applies::OUTAGE.or(Applies::BURST);
+/// Scenarios that keep a time series.
+const SERIES: Applies = STORM.or(Applies::LAYERS).or(Applies::LOST);
+
+/// The backoff kinds, as the link names them.
+pub const BACKOFF_KINDS: &[(&str, &str)] = &[
+    ("none", "none (retry at once)"),
+    ("constant", "constant"),
+    ("exponential", "exponential, no jitter"),
+    ("full", "full jitter"),
+    ("equal", "equal jitter"),
+    ("decorrelated", "decorrelated jitter"),
+];
+
+/// The budgets, as the link names them.
+pub const BUDGETS: &[(&str, &str)] = &[
+    ("none", "none"),
+    ("aws", "AWS quota (500 / 5 / 10 / 1)"),
+    ("aws2026", "AWS quota, 2026 (500 / 14 / 5)"),
+    ("bucket", "token bucket (10, +0.1 per success)"),
+    ("ratio", "ratio: 20% + 10/s over 10 s"),
+    ("chapter", "ratio: 10% over 10 s"),
+    ("grpc", "gRPC throttling (10, 0.1)"),
+    ("rate", "60 retries per minute"),
+];
+
+/// The scenarios, as the link names them.
+pub const SCENARIOS: &[(&str, &str)] = &[
+    ("none", "none: one request"),
+    ("outage", "outage"),
+    ("burst", "burst"),
+    ("occ", "the 2015 study"),
+    ("layers", "layers"),
+    ("lost", "lost responses"),
+];
+
+macro_rules! key {
+    ($name:literal, $default:literal, $domain:expr, $unit:literal, $applies:expr, $meaning:literal) => {
+        key!(
+            $name,
+            $default,
+            $domain,
+            $unit,
+            $applies,
+            $meaning,
+            Control::None,
+            "",
+            Group::System
+        )
+    };
+    ($name:literal, $default:literal, $domain:expr, $unit:literal, $applies:expr, $meaning:literal, $control:expr, $label:literal, $group:expr) => {
+        Key {
+            name: $name,
+            default: $default,
+            domain: $domain,
+            unit: $unit,
+            applies: $applies,
+            meaning: $meaning,
+            control: $control,
+            label: $label,
+            group: $group,
+        }
+    };
+}
+
+/// Every key, in the order a link writes and applies them (`v` is read first).
+pub const TABLE: &[Key] = &[
+    key!("preset", "none", Domain::Preset, "", Applies::ALL,
+        "start from a real client's settings or a worked example"),
+    key!("deadline", "10s", dur_or_none(ZERO, DAY), "duration", POLICY,
+        "the request's whole budget, measured from its start (must be > 0)",
+        Control::Millis, "Deadline (ms, empty for none)", Group::Request),
+    key!("elapsed", "0ms", dur(ZERO, DAY), "duration", REQUEST,
+        "time already spent before the first attempt",
+        Control::Millis, "Already spent (ms)", Group::Request),
+    key!("attempt_timeout", "3s", dur(Micros(1), DAY), "duration", POLICY,
+        "the per-attempt ceiling",
+        Control::Millis, "Per-attempt timeout (ms)", Group::Request),
+    key!("reserve", "0ms", dur(ZERO, DAY), "duration", POLICY,
+        "time kept back for the caller to answer (shorter than the deadline)",
+        Control::Millis, "Reserve (ms)", Group::Request),
+    key!("fit", "full", Domain::Choice(&[("full", "whole attempt must fit"), ("cut", "cut the last attempt to fit")]), "", POLICY,
+        "`full`: a retry must leave room for a whole attempt (`wait + attempt_timeout + reserve <= remaining`); `cut`: the next attempt may be cut short (`wait + reserve < remaining`)"),
+    key!("latency", "20ms", dur(ZERO, DAY), "duration", REQUEST,
+        "how long a non-timeout attempt takes unless its outcome says `took=`"),
+    key!("attempts", "3", int(1, MAX_ATTEMPTS as u64), "attempts", BUDGET,
+        "attempts including the first call: N attempts = 1 call + N-1 retries",
+        Control::Number, "Attempts (1 call + retries)", Group::Policy),
+    key!("backoff", "full", Domain::Choice(BACKOFF_KINDS), "", BACKOFF,
+        "the wait's shape (formulas below)",
+        Control::Select, "Backoff kind", Group::Policy),
+    key!("base", "100ms", dur(ZERO, DAY), "duration", BACKOFF,
+        "first ceiling; decorrelated's lower bound (at most cap; > 0 for decorrelated)",
+        Control::Millis, "Base (ms)", Group::Policy),
+    key!("cap", "20s", dur(Micros(1), DAY), "duration", BACKOFF,
+        "no wait exceeds it",
+        Control::Millis, "Cap (ms)", Group::Policy),
+    key!("multiplier", "2", dec(1_000_000, 1_000_000, 10_000_000), "", BACKOFF,
+        "growth per retry",
+        Control::Number, "Multiplier", Group::Policy),
+    key!("first_exp", "0", int(0, 64), "", BACKOFF,
+        "exponent before the first retry (the 2015 simulator uses 1)",
+        Control::Number, "First exponent", Group::Policy),
+    key!("floor", "0ms", dur(ZERO, DAY), "duration", BACKOFF,
+        "no computed wait is shorter (Stripe: 500 ms; at most cap)"),
+    key!("throttle_base", "none", dur_or_none(ZERO, DAY), "duration", REQUEST,
+        "base used after a 429 (AWS 2026: 1 s; at most cap); no simulated server answers 429"),
+    key!("classify", "table", Domain::Choice(&[("table", "the lab's table"), ("aws", "AWS SDKs"), ("grpc", "gRPC"), ("stripe", "Stripe")]), "", POLICY,
+        "whose rules decide what is retryable (below)"),
+    key!("idempotent", "false", Domain::Flag, "", POLICY,
+        "repeating the operation is harmless (GET, PUT)",
+        Control::Check, "idempotent", Group::Request),
+    key!("key", "false", Domain::Flag, "", POLICY,
+        "the request carries an idempotency key",
+        Control::Check, "idempotency key", Group::Request),
+    key!("outcomes", "connect_timeout,503,ok", Domain::List("a comma list of at most 100 outcome tokens (see docs/link.md)"), "", REQUEST,
+        "one per attempt; attempts past the end succeed",
+        Control::Text, "Outcomes, one per attempt", Group::Request),
+    key!("waits", "", Domain::List("a comma list of at most 100 durations or - (draw that wait)"), "", REQUEST,
+        "forced waits, one per retry; `-` draws it",
+        Control::Text, "Forced waits (- draws)", Group::Request),
+    key!("retry_after", "none", dur_or_none(ZERO, DAY), "duration", REQUEST.or(STORM),
+        "a Retry-After for every \"wait\" failure without its own (the storms' 503s too)"),
+    key!("ra_mode", "server", Domain::Choice(&[("server", "server's value"), ("aws2026", "AWS 2026"), ("stripe", "Stripe")]), "", REQUEST.or(STORM),
+        "how Retry-After becomes the wait (below)"),
+    key!("budget", "none", Domain::Choice(BUDGETS), "", BUDGET,
+        "the retry budget (below)",
+        Control::Select, "Retry budget", Group::Policy),
+    key!("budget_start", "full", dec(1000, 0, 1_000_000_000), "tokens", BUDGET,
+        "the budget's starting level (ratio: retries credited at t = 0; rate: retries left); needs a budget"),
+    key!("budget_scope", "process", Domain::Choice(&[("client", "per client"), ("process", "per process"), ("tenant", "per tenant")]), "", STORM,
+        "who shares one budget; needs a budget"),
+    key!("bucket_max", "10", dec(1000, 1000, 1_000_000_000), "tokens", BUDGET,
+        "with `budget=bucket`: tokens held at most"),
+    key!("bucket_refill", "0.1", dec(1000, 1, 1_000_000), "tokens", BUDGET,
+        "with `budget=bucket`: tokens added per success"),
+    key!("ratio_percent", "20", dec(10, 1, 10_000), "%", BUDGET,
+        "with `budget=ratio`/`chapter`: retries per 100 calls"),
+    key!("ratio_window", "10s", Domain::Dur { lo: s(1), hi: s(60), step: s(1), none: false }, "duration", BUDGET,
+        "with `budget=ratio`/`chapter`: how long a call counts"),
+    key!("ratio_min_per_s", "10", int(0, 10_000), "retries/s", BUDGET,
+        "with `budget=ratio`/`chapter`: retries per second always allowed"),
+    key!("grpc_max_tokens", "10", int(1, 1000), "tokens", BUDGET,
+        "with `budget=grpc`: maxTokens"),
+    key!("grpc_token_ratio", "0.1", dec(1000, 1, 1_000_000), "tokens", BUDGET,
+        "with `budget=grpc`: tokenRatio"),
+    key!("rate_per_window", "60", int(1, 1_000_000), "retries", BUDGET,
+        "with `budget=rate`: retries per window"),
+    key!("rate_window", "60s", dur(s(1), s(3600)), "duration", BUDGET,
+        "with `budget=rate`: the window"),
+    key!("scenario", "none", Domain::Choice(SCENARIOS), "", Applies::ALL,
+        "the system to simulate (`none`: one request, step by step)"),
+    key!("rate", "40", dec(1000, 1, 100_000_000), "requests/s", Applies::OUTAGE.or(Applies::LOST).or(Applies::LAYERS),
+        "original requests per second (`layers`: their spacing)"),
+    key!("arrivals", "constant", Domain::Choice(&[("constant", "evenly spaced"), ("poisson", "Poisson")]), "", Applies::OUTAGE,
+        "evenly spaced or Poisson arrivals"),
+    key!("duration", "60s", dur(ms(1), s(caps::DURATION_S)), "duration", Applies::OUTAGE.or(Applies::LOST),
+        "how long requests keep arriving"),
+    key!("capacity", "50", dec(1000, 1, 100_000_000), "attempts/s", STORM,
+        "attempts per second the server can serve"),
+    key!("tick", "10ms", dur(Micros(100), s(10)), "duration", STORM,
+        "the server's accounting tick: attempts in one tick compete for its capacity"),
+    key!("reject_cost", "0.1", dec(1000, 0, 1000), "slots", STORM,
+        "share of a slot one rejected attempt uses"),
+    key!("outage_start", "2s", dur(ZERO, DAY), "duration", STORM,
+        "when the outage starts"),
+    key!("outage", "5s", dur(ZERO, DAY), "duration", STORM,
+        "how long every attempt fails (0 for none)"),
+    key!("outage_kind", "503", Domain::Choice(&[("503", "an immediate 503"), ("connect_timeout", "connections time out")]), "", STORM,
+        "an immediate 503, or connections that time out"),
+    key!("net", "1ms", dur(ZERO, s(10)), "duration", Applies::SIMS,
+        "one-way network delay (its mean for `occ`)"),
+    key!("net_sd", "0ms", dur(ZERO, s(10)), "duration", Applies::OCC,
+        "standard deviation of the network delay (`\\|Normal(net, net_sd)\\|`)"),
+    key!("runs", "1", int(1, caps::RUNS as u64), "", Applies::SIMS,
+        "repetitions, each on its own streams of the seed; summaries are means"),
+    key!("bin", "1s", dur(ms(1), s(3600)), "duration", SERIES,
+        "width of the time series bins (widened to keep at most 20000)"),
+    key!("at", "none", dur_or_none(ZERO, DAY), "duration", SERIES,
+        "report attempts per second in the bin holding this time"),
+    key!("tenants", "1", int(1, 10_000), "", STORM,
+        "tenants requests are spread over; needs `budget_scope=tenant`"),
+    key!("breaker", "off", Domain::Switch, "", STORM,
+        "a circuit breaker beside the policy"),
+    key!("breaker_window", "10s", dur(s(1), s(600)), "duration", STORM,
+        "with `breaker=on`: the window calls and failures are counted over"),
+    key!("breaker_failures", "50", int(1, 100), "%", STORM,
+        "with `breaker=on`: opens at this percentage of failed calls..."),
+    key!("breaker_min_calls", "20", int(1, 1_000_000), "calls", STORM,
+        "...once the window holds this many calls"),
+    key!("breaker_open", "5s", dur(ms(1), s(3600)), "duration", STORM,
+        "with `breaker=on`: how long it stays open"),
+    key!("breaker_probes", "3", int(1, 1000), "probes", STORM,
+        "with `breaker=on`: half-open probes; all must succeed to close"),
+    key!("layers", "3,3,3", Domain::List("a comma list of 1 to 8 attempts per layer, each in [1, 100], product at most 1000000"), "", Applies::LAYERS,
+        "attempts per layer, top first"),
+    key!("p", "1", dec(1_000_000, 0, 1_000_000), "probability", Applies::LAYERS,
+        "probability that a bottom call fails"),
+    key!("requests", "1000", int(1, 1_000_000), "requests", Applies::LAYERS,
+        "user requests"),
+    key!("lose", "0.1", dec(1_000_000, 0, 1_000_000), "probability", Applies::LOST,
+        "probability that a committed charge's answer is lost"),
+    key!("service", "50ms", dur(ZERO, s(60)), "duration", Applies::LOST,
+        "how long the charge endpoint works before committing"),
+    key!("seed", "1", int(0, u64::MAX), "", Applies::ALL,
+        "the master seed of every random draw",
+        Control::Number, "Seed", Group::Schedule),
+    key!("clients", "20", int(1, crate::link::MAX_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
+        "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
+        Control::Number, "Clients", Group::Schedule),
+    key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),
+];
+
+/// The row for a key name.
+pub fn key(name: &str) -> Option<&'static Key> {
+    TABLE.iter().find(|k| k.name == name)
+}
+
+fn index(name: &str) -> usize {
+    TABLE.iter().position(|k| k.name == name).unwrap_or(0)
+}
+
+/// Whether a key is one of the simulation's (from `scenario` to `service` in the table).
+pub fn is_sim(k: &Key) -> bool {
+    let i = index(k.name);
+    i >= index("scenario") && i <= index("service")
+}
+
+/// The row for a key the caller knows exists (a programming error otherwise, caught by the
+/// table's own tests).
+pub(crate) fn row(name: &str) -> &'static Key {
+    key(name).unwrap_or(&TABLE[TABLE.len() - 1])
+}
+
+impl Key {
+    fn bad(&self, v: &str) -> ConfigError {
+        err(self.name, v, &self.domain.accepted())
+    }
+
+    /// A duration (or `None` for `none`, where accepted).
+    pub fn opt_dur(&self, v: &str) -> Result<Option<Micros>, ConfigError> {
+        let Domain::Dur { lo, hi, step, none } = self.domain else {
+            return Err(self.bad(v));
+        };
+        if none && v == "none" {
+            return Ok(None);
+        }
+        match v.parse::<Micros>() {
+            Ok(d) if d >= lo && d <= hi && d.0 % step.0.max(1) == 0 => Ok(Some(d)),
+            _ => Err(self.bad(v)),
+        }
+    }
+
+    /// A duration.
+    pub fn dur(&self, v: &str) -> Result<Micros, ConfigError> {
+        self.opt_dur(v)?.ok_or_else(|| self.bad(v))
+    }
+
+    /// A whole number.
+    pub fn int(&self, v: &str) -> Result<u64, ConfigError> {
+        let Domain::Int { lo, hi } = self.domain else {
+            return Err(self.bad(v));
+        };
+        match v.parse::<u64>() {
+            Ok(n) if (lo..=hi).contains(&n) && !v.starts_with('+') => Ok(n),
+            _ => Err(self.bad(v)),
+        }
+    }
+
+    /// A whole number that fits a `u32` (every `u32` key's range does).
+    pub fn int32(&self, v: &str) -> Result<u32, ConfigError> {
+        u32::try_from(self.int(v)?).map_err(|_| self.bad(v))
+    }
+
+    /// A decimal, as an integer number of `1/scale`.
+    pub fn dec(&self, v: &str) -> Result<u64, ConfigError> {
+        let Domain::Dec { scale, lo, hi } = self.domain else {
+            return Err(self.bad(v));
+        };
+        match parse_scaled(v, scale) {
+            Some(n) if (lo..=hi).contains(&n) => Ok(n),
+            _ => Err(self.bad(v)),
+        }
+    }
+
+    /// The index of a choice.
+    pub fn choice(&self, v: &str) -> Result<usize, ConfigError> {
+        let Domain::Choice(values) = self.domain else {
+            return Err(self.bad(v));
+        };
+        values
+            .iter()
+            .position(|(name, _)| *name == v)
+            .ok_or_else(|| self.bad(v))
+    }
+
+    /// A flag or a switch.
+    pub fn flag(&self, v: &str) -> Result<bool, ConfigError> {
+        match (self.domain, v) {
+            (Domain::Flag, "true" | "yes" | "1") | (Domain::Switch, "on") => Ok(true),
+            (Domain::Flag, "false" | "no" | "0") | (Domain::Switch, "off") => Ok(false),
+            _ => Err(self.bad(v)),
+        }
+    }
+
+    /// An error for this key with a rule of its own (list items, cross-key rules).
+    pub fn error(&self, rule: impl Into<String>) -> ConfigError {
+        ConfigError::new(self.name, rule)
+    }
+
+    /// The refusal for a key set where it has no effect.
+    pub fn not_here(&self, scenario: Option<ScenarioKind>) -> ConfigError {
+        let here = scenario.map_or("none", |s| s.name());
+        self.error(format!(
+            "has no effect with scenario={here}: it applies to {}",
+            self.applies.describe()
+        ))
+    }
+}
+
+/// The key table as Markdown, the way `docs/link.md` holds it.
+pub fn markdown() -> String {
+    let mut out = String::from(
+        "| key | default | accepted | unit | applies to | meaning |\n|---|---|---|---|---|---|\n",
+    );
+    for k in TABLE {
+        let default = match k.default {
+            "" => String::from("empty"),
+            "none" | "full" if k.domain == Domain::Preset || k.name == "budget_start" => {
+                String::from(k.default)
+            }
+            d => format!("`{d}`"),
+        };
+        let applies = if k.applies == Applies::ALL {
+            String::from("all")
+        } else {
+            k.applies.describe().replace("scenario=", "")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            k.name,
+            default,
+            k.domain.accepted_md().replace('|', "\\|"),
+            k.unit,
+            applies,
+            k.meaning
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::Params;
+
+    #[test]
+    fn names_are_unique_and_cover_the_link() {
+        for (i, k) in TABLE.iter().enumerate() {
+            assert!(
+                TABLE[i + 1..].iter().all(|o| o.name != k.name),
+                "{} twice",
+                k.name
+            );
+        }
+        assert_eq!(crate::all_keys().count(), TABLE.len());
+        for k in crate::all_keys() {
+            assert!(key(k).is_some(), "{k} missing from the table");
+        }
+    }
+
+    #[test]
+    fn defaults_are_what_params_hold() {
+        for k in TABLE {
+            let mut p = Params::default();
+            // Budget and breaker details hold their kind's defaults once that kind is chosen.
+            let with = match k.name {
+                n if n.starts_with("bucket_") => Some(("budget", "bucket")),
+                n if n.starts_with("ratio_") => Some(("budget", "ratio")),
+                n if n.starts_with("grpc_") => Some(("budget", "grpc")),
+                n if n.starts_with("rate_") => Some(("budget", "rate")),
+                n if n.starts_with("breaker_") => Some(("breaker", "on")),
+                _ => None,
+            };
+            if let Some((key, value)) = with {
+                p.set(key, value).unwrap();
+            }
+            let got = p.get(k.name);
+            let want = match (k.name, k.default) {
+                ("preset", _) | ("budget_start", _) => None,
+                (_, d) => Some(d.to_string()),
+            };
+            assert_eq!(got, want, "{}", k.name);
+        }
+    }
+
+    #[test]
+    fn accepted_values_are_generated() {
+        assert_eq!(
+            row("attempts").domain.accepted(),
+            format!("a whole number in [1, {MAX_ATTEMPTS}]")
+        );
+        assert_eq!(
+            row("budget").domain.accepted(),
+            "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate"
+        );
+        assert!(row("ratio_window")
+            .domain
+            .accepted()
+            .contains("in whole seconds"));
+        let e = row("multiplier").dec("1e1").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "multiplier: '1e1' is not a number with at most 6 decimals in [1, 10]"
+        );
+    }
+}
