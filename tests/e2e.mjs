@@ -179,6 +179,48 @@ try {
     await context.close();
   });
 
+  await check('controls come from the key table; a control with no effect is disabled and says why', async () => {
+    const { page, context, errors } = await openPage('?v=1&preset=payments-none');
+    // Every key with a control has its label from the table.
+    assert.equal(await page.getByLabel('Attempts (1 call + retries)').getAttribute('id'), 'attempts');
+    assert.equal(await page.getByLabel('Retry budget').getAttribute('id'), 'budget');
+    assert.equal(await page.locator('#outcomes').isDisabled(), true, 'outcomes do nothing in the outage scenario');
+    assert.equal(await page.locator('#outcomes-note').innerText(), 'outcomes: has no effect with scenario=outage: it applies to scenario=none');
+    assert.equal(await page.locator('#attempts').isDisabled(), false);
+    await change(page, '#preset', 'chapter');
+    assert.equal(await page.locator('#outcomes').isDisabled(), false);
+    assert.equal(await page.locator('#outcomes-note').innerText(), '');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a link setting a key with no effect is refused by name; the rest opens', async () => {
+    const { page, context, errors } = await openPage('?v=1&scenario=lost&breaker=on&seed=4');
+    assert.match(await page.locator('#errors').innerText(), /breaker: has no effect with scenario=lost: it applies to scenario=outage, burst/);
+    assert.equal(await page.locator('#seed').inputValue(), '4');
+    assert.ok(page.url().endsWith('?v=1&scenario=lost&seed=4'), page.url());
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('New seed draws a fresh seed into the link, and the link reproduces it', async () => {
+    const { page, context, errors } = await openPage('?v=1&seed=1');
+    const before = await canvasPixels(page);
+    const r = await renders(page);
+    await page.getByRole('button', { name: 'New seed' }).click();
+    await page.waitForFunction(b => Number(document.body.dataset.renders) > b, r);
+    const seed = await page.locator('#seed').inputValue();
+    assert.notEqual(seed, '1');
+    assert.ok(page.url().endsWith(`?v=1&seed=${seed}`), page.url());
+    const pixels = await canvasPixels(page);
+    assert.notEqual(pixels, before, 'another seed draws other waits');
+    const again = await openPage(`?v=1&seed=${seed}`);
+    assert.equal(await canvasPixels(again.page), pixels, 'the link with that seed draws the same');
+    await again.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {
     const { page, context, errors } = await openPage('?v=1&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
     const size = await page.evaluate(() => { const c = document.getElementById('schedule'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });

@@ -1,6 +1,7 @@
 //! Which control edits which link key, and how its text converts. No DOM here.
 
-use retry_model::Micros;
+use retry_model::link_keys::{self, Applies, Control, Key};
+use retry_model::{Micros, Params};
 
 /// How a control's value maps to link text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,30 +14,40 @@ pub enum Kind {
     Check,
 }
 
-/// Element id (equal to the link key) and kind, for every control on the page.
-pub const CONTROLS: [(&str, Kind); 17] = [
-    ("backoff", Kind::Plain),
-    ("base", Kind::Millis),
-    ("cap", Kind::Millis),
-    ("multiplier", Kind::Plain),
-    ("first_exp", Kind::Plain),
-    ("attempts", Kind::Plain),
-    ("clients", Kind::Plain),
-    ("seed", Kind::Plain),
-    ("deadline", Kind::Millis),
-    ("elapsed", Kind::Millis),
-    ("attempt_timeout", Kind::Millis),
-    ("reserve", Kind::Millis),
-    ("outcomes", Kind::Plain),
-    ("waits", Kind::Plain),
-    ("idempotent", Kind::Check),
-    ("key", Kind::Check),
-    ("budget", Kind::Plain),
-];
+/// How a key's page control converts, from its row in the key table.
+pub fn kind_of(control: Control) -> Option<Kind> {
+    match control {
+        Control::None => None,
+        Control::Millis => Some(Kind::Millis),
+        Control::Check => Some(Kind::Check),
+        Control::Select | Control::Number | Control::Text => Some(Kind::Plain),
+    }
+}
+
+/// Every key with a page control, in table order: its row and how its text converts. The
+/// element id is the key's name.
+pub fn controls() -> impl Iterator<Item = (&'static Key, Kind)> {
+    link_keys::TABLE
+        .iter()
+        .filter_map(|k| kind_of(k.control).map(|kind| (k, kind)))
+}
 
 /// The link key for an element id, as a `'static` string.
 pub fn key_of(id: &str) -> Option<(&'static str, Kind)> {
-    CONTROLS.iter().copied().find(|(k, _)| *k == id)
+    controls()
+        .find(|(k, _)| k.name == id)
+        .map(|(k, kind)| (k.name, kind))
+}
+
+/// Whether a key's control acts with the link's scenario; a control that does not is disabled
+/// on the page, with [`why_disabled`] beside it.
+pub fn applies(key: &Key, params: &Params) -> bool {
+    key.applies.contains(Applies::of(params.sim.scenario))
+}
+
+/// The note beside a disabled control.
+pub fn why_disabled(key: &Key, params: &Params) -> String {
+    key.not_here(params.sim.scenario).to_string()
 }
 
 /// Link text (`2s`, `none`) to what the control shows (`2000`, empty).
@@ -94,7 +105,8 @@ mod tests {
     #[test]
     fn every_control_is_a_link_key() {
         let p = Params::default();
-        for (key, kind) in CONTROLS {
+        for (k, kind) in controls() {
+            let key = k.name;
             let text = p
                 .get(key)
                 .unwrap_or_else(|| panic!("{key} is not a link key"));
@@ -103,5 +115,24 @@ mod tests {
             q.set(key, &back).unwrap();
             assert_eq!(q, p, "{key}");
         }
+        assert!(
+            controls().count() >= 17,
+            "the page's controls come from the key table"
+        );
+    }
+
+    #[test]
+    fn controls_that_do_not_apply_are_named() {
+        let p: Params = "preset=payments-none".parse().unwrap();
+        let outcomes = link_keys::key("outcomes").unwrap();
+        let attempts = link_keys::key("attempts").unwrap();
+        assert!(!applies(outcomes, &p));
+        assert!(applies(attempts, &p));
+        assert_eq!(
+            why_disabled(outcomes, &p),
+            "outcomes: has no effect with scenario=outage: it applies to scenario=none"
+        );
+        let occ: Params = "preset=occ-2015".parse().unwrap();
+        assert!(!applies(attempts, &occ));
     }
 }

@@ -21,6 +21,12 @@ pub fn start() -> Result<(), JsValue> {
     web::start()
 }
 
+/// A fresh seed from the platform's random source (`crypto.getRandomValues` in the browser).
+/// Only the page's "New seed" button uses it; every run then derives from the seed in the link.
+pub fn fresh_seed() -> Result<u64, String> {
+    getrandom::u64().map_err(|e| format!("seed: no random source: {e}"))
+}
+
 /// The trace fingerprint of a link, as 16 hex digits (the same as `retrylab fingerprint`).
 pub fn fingerprint_of(query: &str) -> Result<String, String> {
     let p: retry_model::Params = query
@@ -78,4 +84,17 @@ pub fn simulate_summary(query: &str) -> Result<JsValue, JsValue> {
 #[wasm_bindgen]
 pub fn occ_sweep_calls() -> f64 {
     retry_model::sim::occ_study_sweep() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fresh_seeds_differ_and_go_into_the_link() {
+        let (a, b) = (super::fresh_seed().unwrap(), super::fresh_seed().unwrap());
+        assert_ne!(a, b, "two draws of 64 random bits");
+        let link = format!("seed={a}");
+        let p: retry_model::Params = link.parse().unwrap();
+        assert_eq!(p.seed, a);
+        assert_eq!(p.to_string(), format!("v=1&{link}"));
+    }
 }

@@ -1,11 +1,12 @@
 //! DOM glue for wasm32: reads the controls, keeps the address bar in step with the state, draws.
 
 use crate::chart::{draw_schedule, CoordMap};
-use crate::controls::{key_of, to_control, to_link, Kind, CONTROLS};
+use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
 use crate::state::{Msg, State};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use retry_model::{explain, BackoffKind};
+use retry_model::explain;
+use retry_model::link_keys::{Control, Domain, Group};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -36,6 +37,7 @@ pub fn start() -> Result<(), JsValue> {
         return Ok(());
     }
     let doc = document();
+    build_controls(&doc)?;
     fill_menus(&doc)?;
     let query = web_sys::window()
         .map(|w| w.location().search().unwrap_or_default())
@@ -84,6 +86,24 @@ pub fn start() -> Result<(), JsValue> {
             .ok_or("no #controls")?
             .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())?;
         handler.forget(); // page-lifetime handler
+    }
+
+    {
+        // A fresh seed from the platform's generator, written into the link: the run it gives
+        // stays reproducible from the address bar.
+        let app = app.clone();
+        let on_click = Closure::<dyn FnMut()>::new(move || {
+            let Ok(seed) = crate::fresh_seed() else {
+                return;
+            };
+            let mut a = app.borrow_mut();
+            a.state.update(Msg::Set("seed", seed.to_string()));
+            render(&mut a, true);
+        });
+        by_id("new-seed")
+            .ok_or("no #new-seed")?
+            .add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref())?;
+        on_click.forget(); // page-lifetime handler
     }
 
     let canvas = by_id("schedule").ok_or("no #schedule")?;
@@ -142,6 +162,73 @@ fn control_value(el: &Element) -> (String, bool) {
     }
 }
 
+/// Builds every key's control from the key table into its form group: a label, the field
+/// (a menu of the domain's choices, a number, a text or a checkbox) and a note that says why the
+/// control is disabled when its key has no effect with the link's scenario.
+fn build_controls(doc: &Document) -> Result<(), JsValue> {
+    for group in Group::ALL {
+        let Some(set) = by_id(group.id()) else {
+            continue;
+        };
+        for (k, _) in controls().filter(|(k, _)| k.group == group) {
+            let label = doc.create_element("label")?;
+            label.set_attribute("for", k.name)?;
+            label.set_text_content(Some(k.label));
+            let field = match (k.control, k.domain) {
+                (Control::Select, Domain::Choice(choices)) => {
+                    let sel = doc.create_element("select")?;
+                    for (value, text) in choices {
+                        let o = doc.create_element("option")?;
+                        o.set_attribute("value", value)?;
+                        o.set_text_content(Some(text));
+                        sel.append_child(&o)?;
+                    }
+                    sel
+                }
+                (control, domain) => {
+                    let input = doc.create_element("input")?;
+                    let kind = match control {
+                        Control::Check => "checkbox",
+                        Control::Text => "text",
+                        _ => "number",
+                    };
+                    input.set_attribute("type", kind)?;
+                    if kind == "text" {
+                        input.set_attribute("spellcheck", "false")?;
+                    }
+                    if let (Control::Number, Domain::Int { lo, hi }) = (control, domain) {
+                        input.set_attribute("min", &lo.to_string())?;
+                        input.set_attribute("max", &hi.to_string())?;
+                        input.set_attribute("step", "1")?;
+                    } else if kind == "number" {
+                        input.set_attribute("min", "0")?;
+                        input.set_attribute("step", "any")?;
+                    }
+                    input
+                }
+            };
+            field.set_id(k.name);
+            field.set_attribute("title", k.meaning)?;
+            field.set_attribute("aria-describedby", &format!("{}-note", k.name))?;
+            let note = doc.create_element("span")?;
+            note.set_id(&format!("{}-note", k.name));
+            note.set_class_name("note");
+            if k.control == Control::Check {
+                let wrap = doc.create_element("span")?;
+                wrap.set_class_name("checks");
+                wrap.append_child(&field)?;
+                wrap.append_child(&label)?;
+                set.append_child(&wrap)?;
+            } else {
+                set.append_child(&label)?;
+                set.append_child(&field)?;
+            }
+            set.append_child(&note)?;
+        }
+    }
+    Ok(())
+}
+
 fn fill_menus(doc: &Document) -> Result<(), JsValue> {
     let preset = by_id("preset").ok_or("no #preset")?;
     for (name, title) in State::presets() {
@@ -149,13 +236,6 @@ fn fill_menus(doc: &Document) -> Result<(), JsValue> {
         o.set_attribute("value", name)?;
         o.set_text_content(Some(title));
         preset.append_child(&o)?;
-    }
-    let backoff = by_id("backoff").ok_or("no #backoff")?;
-    for k in BackoffKind::ALL {
-        let o = doc.create_element("option")?;
-        o.set_attribute("value", k.name())?;
-        o.set_text_content(Some(k.name()));
-        backoff.append_child(&o)?;
     }
     Ok(())
 }
@@ -170,9 +250,23 @@ fn render(a: &mut App, write_controls: bool) {
         let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{}", s.link())));
     }
     let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
-    for (key, kind) in CONTROLS {
+    for (k, kind) in controls() {
+        let key = k.name;
         let Some(el) = by_id(key) else { continue };
         let invalid = s.errors.iter().any(|e| e.field == key);
+        let on = applies(k, &s.params);
+        if let Some(note) = by_id(&format!("{key}-note")) {
+            note.set_text_content(Some(&if on {
+                String::new()
+            } else {
+                why_disabled(k, &s.params)
+            }));
+        }
+        if on {
+            let _ = el.remove_attribute("disabled");
+        } else {
+            let _ = el.set_attribute("disabled", "");
+        }
         let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
         if !write_controls && key == active {
             continue;
