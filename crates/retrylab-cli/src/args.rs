@@ -1,64 +1,172 @@
-//! A small flag parser: positional arguments and `--flag value` / `--flag=value` pairs.
+//! The command line, declared with clap's derive: every subcommand has `--help`, the program has
+//! `--version`. Parse errors are folded into the CLI's one-line form (`--format: ...`) with
+//! exit status 2, like every other bad input.
 
-use std::collections::BTreeMap;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{Args, Parser, Subcommand};
 
-/// Parsed command line: positionals in order, flags by name.
-pub struct Args {
-    pub positional: Vec<String>,
-    pub flags: BTreeMap<String, String>,
+/// Retry Lab on the command line: the same links as the page, the same numbers.
+#[derive(Parser, Debug)]
+#[command(name = "retrylab", version, about, long_about = None)]
+#[command(
+    after_help = "The link keys are listed by `retrylab keys` and documented in docs/link.md."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-impl Args {
-    /// Splits `argv`; every flag takes a value. `allowed` lists the flags the command knows.
-    pub fn parse(argv: &[String], allowed: &[&str]) -> Result<Args, String> {
-        let mut positional = Vec::new();
-        let mut flags = BTreeMap::new();
-        let mut i = 0;
-        while i < argv.len() {
-            let a = &argv[i];
-            if let Some(name) = a.strip_prefix("--") {
-                let (name, value) = match name.split_once('=') {
-                    Some((n, v)) => (n.to_string(), v.to_string()),
-                    None => {
-                        i += 1;
-                        let v = argv
-                            .get(i)
-                            .ok_or_else(|| format!("--{name}: needs a value"))?;
-                        (name.to_string(), v.clone())
-                    }
-                };
-                if !allowed.contains(&name.as_str()) {
-                    let list: Vec<String> = allowed.iter().map(|f| format!("--{f}")).collect();
-                    return Err(format!(
-                        "--{name}: unknown flag; accepted {}",
-                        if list.is_empty() {
-                            "none".to_string()
-                        } else {
-                            list.join(", ")
-                        }
-                    ));
-                }
-                if flags.insert(name.clone(), value).is_some() {
-                    return Err(format!("--{name}: given more than once"));
-                }
-            } else {
-                positional.push(a.clone());
-            }
-            i += 1;
-        }
-        Ok(Args { positional, flags })
-    }
+/// One link (a query like 'preset=chapter&attempts=4', or a whole URL; quote it).
+#[derive(Args, Debug)]
+pub struct Query {
+    /// The link: a query or a whole URL, in quotes so the shell keeps the `&`.
+    pub query: String,
+}
 
-    /// The value of `--format`, checked against `accepted`.
-    pub fn format(&self, accepted: &[&'static str]) -> Result<&'static str, String> {
-        match self.flags.get("format") {
-            None => Ok(accepted[0]),
-            Some(f) => accepted.iter().copied().find(|a| a == f).ok_or_else(|| {
-                format!(
-                    "--format: unknown format '{f}'; accepted {}",
-                    accepted.join(", ")
-                )
-            }),
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// One request, step by step: every number of its deadline arithmetic.
+    Explain {
+        #[command(flatten)]
+        link: Query,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
+    /// The waits many clients draw before each retry.
+    Schedule {
+        #[command(flatten)]
+        link: Query,
+        /// Clients to draw for (overrides the link's `clients`).
+        #[arg(long)]
+        clients: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
+        format: String,
+    },
+    /// How retries at several layers multiply (e.g. 3,3,3 -> 27 bottom calls).
+    Amplify {
+        /// Attempts per layer, top first, e.g. 3,3,3.
+        layers: String,
+        /// Probability that a bottom call fails (the expected calls are shown beside the worst case).
+        #[arg(long)]
+        p: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+        format: String,
+    },
+    /// Runs a link's scenario and prints its summary (and series).
+    Run {
+        #[command(flatten)]
+        link: Query,
+        /// Output format.
+        #[arg(long, default_value = "table", value_parser = ["table", "json", "csv", "markdown"])]
+        format: String,
+    },
+    /// Runs two links on the same system and seed and prints them side by side.
+    Compare {
+        /// The first link.
+        a: String,
+        /// The second link.
+        b: String,
+        /// Output format.
+        #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
+        format: String,
+    },
+    /// Runs a link over a grid of values, one row per combination.
+    Sweep {
+        #[command(flatten)]
+        link: Query,
+        /// key=a..b/step or key=x,y,z; repeat for a grid.
+        #[arg(long = "param", value_name = "KEY=VALUES")]
+        param: Vec<String>,
+        /// Output format.
+        #[arg(long, default_value = "markdown", value_parser = ["markdown", "csv", "json"])]
+        format: String,
+    },
+    /// Prints the canonical link.
+    Link {
+        #[command(flatten)]
+        link: Query,
+    },
+    /// Prints the trace's 64-bit hash.
+    Fingerprint {
+        #[command(flatten)]
+        link: Query,
+    },
+    /// Lists the presets.
+    Presets {
+        /// Output format.
+        #[arg(long, default_value = "table", value_parser = ["table", "markdown"])]
+        format: String,
+    },
+    /// Lists every link key with its default, accepted values and where it applies.
+    Keys {
+        /// Output format (`markdown` is the table docs/link.md holds).
+        #[arg(long, default_value = "table", value_parser = ["table", "markdown"])]
+        format: String,
+    },
+}
+
+/// What parsing the command line gave: a command, or text to print and exit 0 with (help,
+/// version), or a one-line error.
+pub enum Parsed {
+    /// A command to run.
+    Run(Cli),
+    /// `--help` or `--version`.
+    Print(String),
+}
+
+/// Parses `argv` (without the program name).
+pub fn parse(argv: &[String]) -> Result<Parsed, String> {
+    let all = std::iter::once("retrylab".to_string()).chain(argv.iter().cloned());
+    match Cli::try_parse_from(all) {
+        Ok(cli) => Ok(Parsed::Run(cli)),
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                Ok(Parsed::Print(e.render().to_string()))
+            }
+            _ => Err(one_line(&e)),
+        },
+    }
+}
+
+/// A clap error as one line naming the flag or argument: `--format: 'xml' is not accepted;
+/// accepted text, json`.
+fn one_line(e: &clap::Error) -> String {
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg)
+        .map(|a| a.split_whitespace().next().unwrap_or("").to_string())
+        .unwrap_or_default();
+    match e.kind() {
+        ErrorKind::InvalidValue => format!(
+            "{arg}: '{}' is not accepted; accepted {}",
+            text(ContextKind::InvalidValue).unwrap_or_default(),
+            text(ContextKind::ValidValue).unwrap_or_default()
+        ),
+        ErrorKind::UnknownArgument => format!("{arg}: unknown flag; see --help"),
+        ErrorKind::InvalidSubcommand => format!(
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, presets, keys (see --help)",
+            text(ContextKind::InvalidSubcommand).unwrap_or_default()
+        ),
+        ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),
+        _ => {
+            // Anything else: clap's own words, folded into one line.
+            let rendered = e.render().to_string();
+            let lines: Vec<&str> = rendered
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+                .collect();
+            lines.join(" ").trim_start_matches("error: ").to_string()
         }
     }
 }

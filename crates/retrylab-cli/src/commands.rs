@@ -1,63 +1,53 @@
 //! The commands. Each returns its whole output as a string, or a one-line error.
 
-use crate::args::Args;
+use crate::args::{self, Command, Parsed};
 use retry_model::{amplify, explain, schedule, trace, Params, MAX_CLIENTS};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-const USAGE: &str = "usage:
-  retrylab explain '<query or URL>' [--format text|json]
-  retrylab schedule '<query or URL>' [--clients N] [--format table|json|csv]
-  retrylab amplify 3,3,3 [--p 0.5] [--format table|json]
-  retrylab run '<query or URL>' [--format table|json|csv|markdown]
-  retrylab compare '<A>' '<B>' [--format markdown|json]
-  retrylab sweep '<query>' --param clients=10..190/10 [--param backoff=full,equal] [--format markdown|csv|json]
-  retrylab link '<query or URL>'      print the canonical link
-  retrylab fingerprint '<query or URL>' print the trace's 64-bit hash
-The query keys are documented in docs/link.md.
-";
-
-/// Dispatches `argv` (without the program name).
+/// Parses `argv` (without the program name) and runs the command.
 pub fn run(argv: &[String]) -> Result<String, String> {
-    let Some(cmd) = argv.first() else {
-        return Ok(USAGE.to_string());
+    let cli = match args::parse(argv)? {
+        Parsed::Run(cli) => cli,
+        Parsed::Print(text) => return Ok(text),
     };
-    let rest = &argv[1..];
-    match cmd.as_str() {
-        "explain" => cmd_explain(&Args::parse(rest, &["format"])?),
-        "schedule" => cmd_schedule(&Args::parse(rest, &["format", "clients"])?),
-        "amplify" => cmd_amplify(&Args::parse(rest, &["format", "p"])?),
-        "run" => crate::simcmd::cmd_run(&Args::parse(rest, &["format"])?),
-        "compare" => crate::simcmd::cmd_compare(&Args::parse(rest, &["format"])?),
-        "sweep" => crate::simcmd::cmd_sweep(rest),
-        "link" => Ok(format!("{}\n", params(&Args::parse(rest, &[])?)?)),
-        "fingerprint" => {
-            let p = params(&Args::parse(rest, &[])?)?;
+    match cli.command {
+        Command::Explain { link, format } => cmd_explain(&link.query, &format),
+        Command::Schedule {
+            link,
+            clients,
+            format,
+        } => cmd_schedule(&link.query, clients.as_deref(), &format),
+        Command::Amplify { layers, p, format } => cmd_amplify(&layers, p.as_deref(), &format),
+        Command::Run { link, format } => crate::simcmd::cmd_run(&link.query, &format),
+        Command::Compare { a, b, format } => crate::simcmd::cmd_compare(&a, &b, &format),
+        Command::Sweep {
+            link,
+            param,
+            format,
+        } => crate::simcmd::cmd_sweep(&link.query, &param, &format),
+        Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
+        Command::Fingerprint { link } => {
+            let p = params(&link.query)?;
             let t = trace(&p).map_err(|e| e.to_string())?;
             Ok(format!("{:016x}\n", t.fingerprint()))
         }
-        "help" | "--help" | "-h" => Ok(USAGE.to_string()),
-        other => Err(format!("unknown command '{other}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, help")),
+        Command::Presets { format } => Ok(crate::listing::presets(&format)),
+        Command::Keys { format } => Ok(crate::listing::keys(&format)),
     }
 }
 
-fn params(a: &Args) -> Result<Params, String> {
-    match a.positional.as_slice() {
-        [q] => q.parse::<Params>().map_err(|e| e.to_string()),
-        [] => {
-            Err("missing the query: pass one link or query in quotes, e.g. 'preset=chapter'".into())
-        }
-        _ => Err("expected one query; quote it so the shell keeps the & inside".into()),
-    }
+/// Reads a link.
+pub fn params(query: &str) -> Result<Params, String> {
+    query.parse::<Params>().map_err(|e| e.to_string())
 }
 
 fn ms(m: retry_model::Micros) -> Value {
     json!(m.as_millis_f64())
 }
 
-fn cmd_explain(a: &Args) -> Result<String, String> {
-    let fmt = a.format(&["text", "json"])?;
-    let p = params(a)?;
+fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
+    let p = params(query)?;
     let t = trace(&p).map_err(|e| e.to_string())?;
     if fmt == "json" {
         let steps: Vec<Value> = t
@@ -123,10 +113,9 @@ fn cmd_explain(a: &Args) -> Result<String, String> {
     Ok(out)
 }
 
-fn cmd_schedule(a: &Args) -> Result<String, String> {
-    let fmt = a.format(&["table", "json", "csv"])?;
-    let mut p = params(a)?;
-    if let Some(c) = a.flags.get("clients") {
+fn cmd_schedule(query: &str, clients: Option<&str>, fmt: &str) -> Result<String, String> {
+    let mut p = params(query)?;
+    if let Some(c) = clients {
         p.clients = match c.parse::<u32>() {
             Ok(n) if (1..=MAX_CLIENTS).contains(&n) => n,
             _ => {
@@ -136,7 +125,11 @@ fn cmd_schedule(a: &Args) -> Result<String, String> {
             }
         };
     }
-    let s = schedule(&p).map_err(|e| e.to_string())?;
+    let s = schedule(&p).map_err(|e| match clients {
+        // The flag set the value, so the message names the flag.
+        Some(_) if e.field == "clients" => format!("--clients: {}", e.rule),
+        _ => e.to_string(),
+    })?;
     let mut out = String::new();
     match fmt {
         "json" => {
@@ -205,19 +198,13 @@ fn cmd_schedule(a: &Args) -> Result<String, String> {
     Ok(out)
 }
 
-fn cmd_amplify(a: &Args) -> Result<String, String> {
-    let fmt = a.format(&["table", "json"])?;
-    let layers_text = match a.positional.as_slice() {
-        [l] => l,
-        [] => return Err("missing the layers: attempts per layer, top first, e.g. 3,3,3".into()),
-        _ => return Err("expected one list of layers, e.g. 3,3,3".into()),
-    };
+fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, String> {
     let layers: Vec<u32> = layers_text
         .split(',')
         .map(|k| k.trim().parse::<u32>())
         .collect::<Result<_, _>>()
         .map_err(|_| format!("layers: '{layers_text}' is not a comma-separated list of attempts per layer in [1, 100]"))?;
-    let p = match a.flags.get("p") {
+    let p = match p {
         None => 1.0,
         Some(v) => match v.parse::<f64>() {
             Ok(x) if x.is_finite() && (0.0..=1.0).contains(&x) => x,
@@ -488,8 +475,47 @@ mod tests {
     }
 
     #[test]
+    fn version_help_presets_and_keys() {
+        assert_eq!(
+            run_s(&["--version"]).unwrap(),
+            format!("retrylab {}\n", env!("CARGO_PKG_VERSION"))
+        );
+        for cmd in [
+            "explain",
+            "schedule",
+            "amplify",
+            "run",
+            "compare",
+            "sweep",
+            "link",
+            "fingerprint",
+            "presets",
+            "keys",
+        ] {
+            let help = run_s(&[cmd, "--help"]).unwrap_or_else(|e| panic!("{cmd} --help: {e}"));
+            assert!(
+                help.contains(&format!("Usage: retrylab {cmd}")),
+                "{cmd}: {help}"
+            );
+        }
+        assert!(run_s(&["sweep", "--help"])
+            .unwrap()
+            .contains("--param <KEY=VALUES>"));
+        let presets = run_s(&["presets"]).unwrap();
+        assert_eq!(presets.lines().count(), retry_model::Preset::ALL.len());
+        assert!(presets.contains("guide-700ms"));
+        let keys = run_s(&["keys"]).unwrap();
+        assert!(keys.contains("attempts  default 3"));
+        assert!(keys.contains("accepts a whole number in [1, 1000]"));
+        assert_eq!(
+            run_s(&["keys", "--format", "markdown"]).unwrap(),
+            retry_model::link_keys::markdown()
+        );
+    }
+
+    #[test]
     fn errors_are_one_line_naming_the_key_or_flag() {
-        let cases: [(&[&str], &str); 13] = [
+        let cases: [(&[&str], &str); 15] = [
             (&["run", "attempts=3"], "scenario:"),
             (&["run", "scenario=outage&rate=100000&duration=1h"], "rate:"),
             (&["run", "preset=burst-lab", "--format", "xml"], "--format:"),
@@ -502,6 +528,11 @@ mod tests {
             ),
             (&["explain", "bogus=1"], "unknown key 'bogus'"),
             (&["schedule", "attempts=3", "--clients", "0"], "--clients:"),
+            (
+                &["schedule", "attempts=8", "--clients", "10000"],
+                "--clients: the schedule",
+            ),
+            (&["explain", "seed=%0A"], "seed: '\\n' is not"),
             (&["amplify", "3,x"], "layers:"),
             (&["amplify", "3,3", "--p", "2"], "--p:"),
             (&["explain", "seed=1", "--verbose", "1"], "--verbose:"),

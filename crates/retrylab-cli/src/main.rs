@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+mod listing;
 mod simcmd;
 
 use std::process::ExitCode;

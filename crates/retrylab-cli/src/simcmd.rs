@@ -1,6 +1,5 @@
 //! The simulation commands: `run`, `compare`, `sweep`.
 
-use crate::args::Args;
 use retry_model::sim::{Run, SimReport, Summary};
 use retry_model::{Params, StopReason};
 use serde_json::{json, Value};
@@ -136,17 +135,7 @@ fn rows(s: &Summary) -> Vec<(String, String)> {
     out
 }
 
-pub fn cmd_run(a: &Args) -> Result<String, String> {
-    let fmt = a.format(&["table", "json", "csv", "markdown"])?;
-    let text = match a.positional.as_slice() {
-        [q] => q,
-        [] => {
-            return Err(
-                "missing the query: pass one link in quotes, e.g. 'preset=burst-lab'".into(),
-            )
-        }
-        _ => return Err("expected one query; quote it so the shell keeps the & inside".into()),
-    };
+pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let p = params(text)?;
     let r = simulate_with_progress(&p, "run")?;
     let mut out = String::new();
@@ -224,12 +213,7 @@ pub fn cmd_run(a: &Args) -> Result<String, String> {
     Ok(out)
 }
 
-pub fn cmd_compare(a: &Args) -> Result<String, String> {
-    let fmt = a.format(&["markdown", "json"])?;
-    let (qa, qb) = match a.positional.as_slice() {
-        [x, y] => (x, y),
-        _ => return Err("expected two queries: retrylab compare '<A>' '<B>'".into()),
-    };
+pub fn cmd_compare(qa: &str, qb: &str, fmt: &str) -> Result<String, String> {
     let (pa, pb) = (
         params(qa).map_err(|e| format!("A: {e}"))?,
         params(qb).map_err(|e| format!("B: {e}"))?,
@@ -297,37 +281,8 @@ fn param_values(spec: &str) -> Result<(String, Vec<String>), String> {
     Ok((key.to_string(), list))
 }
 
-pub fn cmd_sweep(argv: &[String]) -> Result<String, String> {
-    // --param may repeat, so it is read here rather than by the single-valued flag parser.
-    let mut specs = Vec::new();
-    let mut rest = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        if argv[i] == "--param" {
-            specs.push(
-                argv.get(i + 1)
-                    .ok_or("--param: needs a value such as clients=10..190/10")?
-                    .clone(),
-            );
-            i += 2;
-        } else if let Some(v) = argv[i].strip_prefix("--param=") {
-            specs.push(v.to_string());
-            i += 1;
-        } else {
-            rest.push(argv[i].clone());
-            i += 1;
-        }
-    }
-    let a = Args::parse(&rest, &["format"])?;
-    let fmt = a.format(&["markdown", "csv", "json"])?;
-    let base = match a.positional.as_slice() {
-        [q] => params(q)?,
-        _ => {
-            return Err(
-                "expected one query: retrylab sweep '<query>' --param clients=10..190/10".into(),
-            )
-        }
-    };
+pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
+    let base = params(query)?;
     if specs.is_empty() {
         return Err("--param: give at least one, e.g. --param clients=10..190/10".into());
     }
