@@ -163,10 +163,20 @@ impl FromStr for ScriptedOutcome {
         let mut parts = s.trim().split(':');
         let head = parts.next().unwrap_or("");
         let mut out = ScriptedOutcome::new(head.parse()?);
-        for m in parts {
+        let mut seen: [&str; 4] = [""; 4];
+        for (i, m) in parts.enumerate() {
             let (name, value) = m.split_once('=').ok_or_else(|| {
                 ConfigError::new("outcomes", format!("modifier '{m}' in '{s}' needs a value: ra=DUR, ssr=yes|no, pushback=MS, took=DUR"))
             })?;
+            if seen.contains(&name) {
+                return Err(ConfigError::new(
+                    "outcomes",
+                    format!("modifier '{name}' appears twice in '{s}'"),
+                ));
+            }
+            if let Some(slot) = seen.get_mut(i) {
+                *slot = name;
+            }
             let dur = |v: &str| {
                 v.parse::<Micros>()
                     .map_err(|e| ConfigError::new("outcomes", format!("{name} in '{s}': {e}")))

@@ -384,6 +384,13 @@ impl Params {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             let (k, v) = match (percent_decode(k), percent_decode(v)) {
                 (Some(k), Some(v)) => (k, v),
+                (Some(k), None) if keys::key(&k).is_some() => {
+                    errors.push(ConfigError::new(
+                        static_key(&k),
+                        format!("'{v}' has a broken %-escape"),
+                    ));
+                    continue;
+                }
                 _ => {
                     errors.push(ConfigError::new(
                         "link",
@@ -599,6 +606,12 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let cases = [
+            // Found by hostile input: the key is named, never `link`, and exponents are refused
+            // as they are for durations.
+            ("seed=%zz", "seed"),
+            ("outcomes=503:ra=1s:ra=2s", "outcomes"),
+            ("multiplier=1e1", "multiplier"),
+            ("cap=1d", "cap"),
             ("attempts=0", "attempts"),
             ("attempts=1001", "attempts"),
             ("attempts=x", "attempts"),
@@ -626,6 +639,25 @@ mod tests {
             let e = q.parse::<Params>().unwrap_err();
             assert_eq!(e.field, field, "{q}: {e}");
         }
+    }
+
+    #[test]
+    fn messages_are_one_line_whatever_the_input() {
+        for q in ["seed=%0A", "base=%071s", "outcomes=%1B[31m", "preset=%0Ax"] {
+            let e = q.parse::<Params>().unwrap_err();
+            let text = e.to_string();
+            assert!(!text.chars().any(char::is_control), "{q}: {text:?}");
+        }
+        let e = "seed=%0A".parse::<Params>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "seed: '\\n' is not a whole number in [0, 18446744073709551615]"
+        );
+        let e = "cap=1d".parse::<Params>().unwrap_err();
+        assert!(
+            e.rule.contains("a number and a unit: us, ms, s, m, h"),
+            "{e}"
+        );
     }
 
     #[test]
