@@ -22,8 +22,9 @@ use crate::error::ConfigError;
 use alloc::format;
 use alloc::vec::Vec;
 
-/// The most layers a stack may have.
-pub const MAX_LAYERS: usize = 12;
+/// The most layers a stack may have (the `layers` key's limit too). With at most 100 attempts
+/// per layer, the worst case is at most 100^8 = 10^16, so it is always exact in a `u64`.
+pub const MAX_LAYERS: usize = 8;
 
 /// One layer's row of the table, top layer first.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +92,8 @@ pub fn amplify(layers: &[u32], p: f64) -> Result<Amplification, ConfigError> {
     let (expected, failure, rows) = chain(layers, p);
     let worst_case = layers
         .iter()
-        .fold(1u64, |acc, k| acc.saturating_mul(u64::from(*k)));
+        .try_fold(1u64, |acc, k| acc.checked_mul(u64::from(*k)))
+        .ok_or_else(|| ConfigError::new("layers", "the product of the attempts overflows"))?;
     let mut fix_layers = alloc::vec![1u32; layers.len()];
     if let (Some(last), Some(k)) = (fix_layers.last_mut(), layers.last()) {
         *last = *k;
@@ -168,6 +170,16 @@ fn expected_tries(q: f64, k: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn worst_case_is_exact_or_refused() {
+        let big = amplify(&[100; 8], 1.0).unwrap();
+        assert_eq!(big.worst_case, 10_000_000_000_000_000);
+        let e = amplify(&[100, 100, 100, 100, 100, 100, 100, 100, 100, 19], 1.0).unwrap_err();
+        assert_eq!(e.field, "layers");
+        assert!(e.rule.contains("1 to 8 layers"), "{e}");
+        assert_eq!(MAX_LAYERS, crate::sim::caps::LAYERS);
+    }
     #[allow(unused_imports)]
     use crate::rng::Rng;
     use proptest::prelude::*;

@@ -387,7 +387,9 @@ impl Backoff {
                 (low, c, Micros(rng.uniform_inclusive(low.0, c.0)))
             }
             BackoffKind::Decorrelated => {
-                let hi = state.previous.0.saturating_mul(3);
+                // The range is [base, 3 * previous], but never inverted: after a throttled
+                // failure the throttling base may exceed three times the previous wait.
+                let hi = state.previous.0.saturating_mul(3).max(base.0);
                 let drawn = rng.uniform_inclusive(base.0, hi);
                 let w = Micros(drawn.min(cfg.cap.0));
                 state.previous = w;
@@ -511,6 +513,28 @@ mod tests {
             .validate()
             .unwrap();
         assert!(b.delays(&mut rng).take(50).all(|d| d.wait >= ms(500)));
+    }
+
+    #[test]
+    fn decorrelated_after_throttling_never_inverts_its_range() {
+        let b = BackoffConfig::new(BackoffKind::Decorrelated)
+            .with_base(ms(100))
+            .with_cap(ms(20_000))
+            .with_throttle_base(Some(ms(1000)))
+            .validate()
+            .unwrap();
+        for seed in 0..200 {
+            let mut rng = Rng::stream(seed, 0);
+            let mut st = b.state();
+            let d = b.next_draw(&mut st, &mut rng, true);
+            assert!(d.low <= d.wait && d.wait <= d.ceiling, "{d:?}");
+            assert_eq!(d.low, ms(1000));
+            assert_eq!(
+                d.ceiling,
+                ms(1000),
+                "3 x 100 ms is below the 1 s base: the range is [1 s, 1 s]"
+            );
+        }
     }
 
     #[test]

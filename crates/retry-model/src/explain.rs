@@ -194,6 +194,16 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                     d.k,
                     h(d.ceiling)
                 ),
+                // After throttling the base is the throttling base, which may exceed three
+                // times the previous wait; the range then starts and ends at it.
+                BackoffKind::Decorrelated if d.base != pol.backoff.base => format!(
+                    "range [{}, min({}, max({}, 3 x previous))] = [{}, {}]",
+                    h(d.low),
+                    h(pol.backoff.cap),
+                    h(d.base),
+                    h(d.low),
+                    h(d.ceiling)
+                ),
                 BackoffKind::Decorrelated => format!(
                     "range [{}, min({}, 3 x previous)] = [{}, {}]",
                     h(d.low),

@@ -475,6 +475,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_too_large_is_refused_even_when_the_count_overflows() {
+        let mut args = vec!["sweep", "preset=occ-2015"];
+        for _ in 0..64 {
+            args.extend(["--param", "seed=1,2"]);
+        }
+        let e = run_s(&args).unwrap_err();
+        assert!(e.starts_with("--param: 2 x 2 x"), "{e}");
+        assert!(e.contains("more than the 2000 rows"), "{e}");
+        let e = run_s(&[
+            "sweep",
+            "preset=occ-2015",
+            "--param",
+            "clients=1..999",
+            "--param",
+            "seed=1,2,3",
+        ])
+        .unwrap_err();
+        assert!(e.contains("999 x 3 combinations"), "{e}");
+    }
+
+    #[test]
     fn version_help_presets_and_keys() {
         assert_eq!(
             run_s(&["--version"]).unwrap(),

@@ -281,6 +281,9 @@ fn param_values(spec: &str) -> Result<(String, Vec<String>), String> {
     Ok((key.to_string(), list))
 }
 
+/// The most rows (combinations of `--param` values) one sweep runs.
+pub const MAX_ROWS: usize = 2000;
+
 pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
     let base = params(query)?;
     if specs.is_empty() {
@@ -290,10 +293,16 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
         .iter()
         .map(|s| param_values(s))
         .collect::<Result<_, _>>()?;
-    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
-    if total > 2000 {
-        return Err(format!("--param: {total} combinations; at most 2000"));
-    }
+    let total = axes.iter().try_fold(1usize, |acc, (_, v)| {
+        acc.checked_mul(v.len()).filter(|n| *n <= MAX_ROWS)
+    });
+    let Some(total) = total else {
+        let sizes: Vec<String> = axes.iter().map(|(_, v)| v.len().to_string()).collect();
+        return Err(format!(
+            "--param: {} combinations is more than the {MAX_ROWS} rows a sweep runs",
+            sizes.join(" x ")
+        ));
+    };
     // Build every combination's link first (errors name the value), then run them on all cores:
     // rows are independent, so the output is the same whatever the number of threads.
     let mut jobs: Vec<(Vec<String>, Params)> = Vec::with_capacity(total);

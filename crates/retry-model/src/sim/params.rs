@@ -96,8 +96,8 @@ pub mod caps {
     pub const RUNS: u32 = 1000;
     /// Most OCC clients.
     pub const OCC_CLIENTS: u32 = 1000;
-    /// Most layers.
-    pub const LAYERS: usize = 8;
+    /// Most layers (the same limit as `retrylab amplify`).
+    pub const LAYERS: usize = crate::amplify::MAX_LAYERS;
     /// Most bottom calls one layered request may make (the product of the attempts).
     pub const LAYER_PRODUCT: u64 = 1_000_000;
 }
