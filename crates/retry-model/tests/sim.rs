@@ -377,3 +377,33 @@ fn simulation_fingerprints_are_pinned() {
         .collect();
     common::check_pinned("sim_fingerprints.txt", PINNED, &computed, "run");
 }
+
+/// Found by hostile input: an attempt timeout no longer than the network delay used to release a
+/// checkout while its attempt was still on the wire; the slot was reused and the late attempt
+/// was charged to another checkout (1,600 "duplicates" with no retries at all).
+#[test]
+fn lost_keeps_a_checkout_until_its_attempts_arrive() {
+    for q in [
+        "scenario=lost&attempt_timeout=1ms",
+        "scenario=lost&deadline=1us",
+        "scenario=lost&net=50ms&attempt_timeout=40ms",
+        "preset=lost-key&deadline=1us",
+        "preset=lost-nokey&attempt_timeout=1ms",
+    ] {
+        let r = run(q);
+        let s = &r.summary;
+        assert!(s.served <= s.attempts, "served {} of {} attempts: retrylab run '{q}'", s.served, s.attempts);
+        let retries = s.attempts - s.originals;
+        assert!(
+            s.duplicates <= retries,
+            "{} duplicate charges from {retries} retries: retrylab run '{q}'",
+            s.duplicates
+        );
+        assert_eq!(ended(&r), s.originals, "retrylab run '{q}'");
+    }
+    // Without retries every attempt reaches the endpoint once and is charged once.
+    let r = run("scenario=lost&attempt_timeout=1ms");
+    assert_eq!(r.summary.attempts, r.summary.originals);
+    assert_eq!(r.summary.duplicates, 0);
+    assert_eq!(r.summary.served, r.summary.attempts);
+}

@@ -35,7 +35,10 @@ struct Checkout {
     live: bool,
     key: KeyState,
     charges: u32,
-    server_work: u32,
+    // Attempts sent that have not reached the endpoint yet. The slot is kept until they arrive,
+    // even when the client gave up first (a timeout no longer than the network delay).
+    on_wire: u32,
+    server_work: u32, // attempts the endpoint is working on
     succeeded: bool,
 }
 
@@ -142,6 +145,7 @@ impl Lost {
         c.gen = self.next_gen;
         let gen = c.gen;
         self.rec.attempt(now, plan.attempt > 1);
+        c.on_wire += 1;
         // The client gives up at the timeout unless an answer comes first.
         q.push(
             now.saturating_add(plan.timeout),
@@ -154,6 +158,7 @@ impl Lost {
         let keyed = self.keyed;
         let net = self.net;
         let c = &mut self.checkouts[id];
+        c.on_wire -= 1;
         if keyed {
             match c.key {
                 KeyState::InFlight => {
@@ -161,11 +166,13 @@ impl Lost {
                         now.saturating_add(net),
                         LostEv::Reply(id, gen, Outcome::KeyInFlight),
                     );
+                    self.release(id);
                     return;
                 }
                 KeyState::Committed => {
                     // The endpoint replays the first answer; no new charge.
                     q.push(now.saturating_add(net), LostEv::Reply(id, gen, Outcome::Ok));
+                    self.release(id);
                     return;
                 }
                 KeyState::Unseen => c.key = KeyState::InFlight,
@@ -240,7 +247,7 @@ impl Lost {
     /// Frees a checkout once the client is done and the endpoint holds no work for it.
     fn release(&mut self, id: u32) {
         let c = &self.checkouts[id];
-        if c.live || c.server_work > 0 {
+        if c.live || c.server_work > 0 || c.on_wire > 0 {
             return;
         }
         if c.charges > 1 {
@@ -268,6 +275,7 @@ impl Model for Lost {
                     live: true,
                     key: KeyState::Unseen,
                     charges: 0,
+                    on_wire: 0,
                     server_work: 0,
                     succeeded: false,
                 };
