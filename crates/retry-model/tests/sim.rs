@@ -392,7 +392,12 @@ fn lost_keeps_a_checkout_until_its_attempts_arrive() {
     ] {
         let r = run(q);
         let s = &r.summary;
-        assert!(s.served <= s.attempts, "served {} of {} attempts: retrylab run '{q}'", s.served, s.attempts);
+        assert!(
+            s.served <= s.attempts,
+            "served {} of {} attempts: retrylab run '{q}'",
+            s.served,
+            s.attempts
+        );
         let retries = s.attempts - s.originals;
         assert!(
             s.duplicates <= retries,
@@ -406,4 +411,54 @@ fn lost_keeps_a_checkout_until_its_attempts_arrive() {
     assert_eq!(r.summary.attempts, r.summary.originals);
     assert_eq!(r.summary.duplicates, 0);
     assert_eq!(r.summary.served, r.summary.attempts);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Found by hostile input: the tick server banked less than a slot, so a server with less
+    /// than one slot per tick served almost nothing (40/s against 50/s at a 10 ms tick: 63.5%).
+    /// A server of capacity c serves every attempt of constant arrivals below c, for any tick
+    /// from 100 us to 1 s and any c from 0.001 to 100000 per second.
+    #[test]
+    fn a_server_below_capacity_serves_everything(
+        c_milli in prop_oneof![1u64..1_000, 1_000u64..100_000, 100_000u64..100_000_000],
+        share in 1u64..1000,
+        tick_us in prop_oneof![100u64..1_000, 1_000u64..100_000, 100_000u64..=1_000_000],
+    ) {
+        let rate_milli = c_milli * share / 1000;
+        prop_assume!(rate_milli >= 1 && rate_milli < c_milli);
+        let duration_ms = (2_000_000_000 / rate_milli).clamp(1, 3_600_000);
+        let q = format!(
+            "scenario=outage&outage=0s&attempts=1&deadline=none&attempt_timeout=3s&rate={}&capacity={}&tick={tick_us}us&duration={duration_ms}ms",
+            text(rate_milli), text(c_milli)
+        );
+        let s = run(&q).summary;
+        prop_assert!(s.originals > 0);
+        prop_assert_eq!(s.successes, s.originals, "retrylab run '{}'", q);
+    }
+}
+
+/// Thousandths as the link writes them.
+fn text(milli: u64) -> String {
+    if milli % 1000 == 0 {
+        format!("{}", milli / 1000)
+    } else {
+        format!("{}.{:03}", milli / 1000, milli % 1000)
+    }
+}
+
+#[test]
+fn the_issue_examples_of_a_slow_tick_server() {
+    for q in [
+        "scenario=outage&rate=40&capacity=50&outage=0s&duration=60s&seed=42",
+        "scenario=outage&rate=45&capacity=50&tick=1ms&outage=0s&duration=60s",
+    ] {
+        let s = run(q).summary;
+        assert_eq!(s.successes, s.originals, "retrylab run '{q}'");
+        assert_eq!(
+            s.attempts, s.originals,
+            "no retries needed: retrylab run '{q}'"
+        );
+    }
 }

@@ -29,6 +29,9 @@ use crate::time::Micros;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
+/// One slot (a whole attempt of capacity) in the bank's units: thousandths times microseconds.
+const SLOT: u128 = 1_000 * 1_000_000;
+
 /// Random streams of a storm run (offset by the run number).
 const STREAM_ARRIVALS: u64 = 1 << 40;
 const STREAM_BACKOFF: u64 = 2 << 40;
@@ -99,7 +102,13 @@ pub struct Storm {
     spare_pending: Vec<Vec<Pending>>,
     spare_answers: Vec<Vec<Answer>>,
     per_tick_milli: u64,
-    carry: u64,
+    carry: u64, // in [0, 999]: thousandths of a slot left by the last settled tick
+    // The bank, in thousandths of a slot times microseconds (a slot is `SLOT`): capacity left
+    // unused by quiet ticks, at most one slot, so a server with less than a slot per tick still
+    // serves a request every few ticks. In [0, SLOT].
+    bank: u128,
+    per_tick_exact: u128, // capacity per tick in the bank's units, exactly
+    last_settled: Option<u64>,
     made: u64,
     planned: u64,
     next_gen: u32,
@@ -138,6 +147,7 @@ impl Storm {
             .collect();
         let per_tick_milli =
             (u128::from(sp.capacity_milli) * u128::from(sp.tick.0) / 1_000_000) as u64;
+        let per_tick_exact = u128::from(sp.capacity_milli) * u128::from(sp.tick.0);
         let mut rec = Recorder::new(sp.bin, horizon);
         let per_bin =
             (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64;
@@ -161,6 +171,10 @@ impl Storm {
             spare_answers: Vec::new(),
             per_tick_milli,
             carry: 0,
+            // An idle server starts ready to take one request.
+            bank: SLOT,
+            per_tick_exact,
+            last_settled: None,
             made: 0,
             planned,
             next_gen: 0,
@@ -311,14 +325,29 @@ impl Storm {
         }
     }
 
-    fn settle(&mut self, now: Micros, k: u64, q: &mut EventQueue<Ev>) {
-        if self.buckets.front().map(|(f, _)| *f) != Some(k) {
-            return;
+    /// How many of the `n` attempts of tick `k` the server serves.
+    ///
+    /// The bank first takes in the capacity of the quiet ticks since the last settled one (up to
+    /// one slot). When this tick's capacity and the bank cover every attempt, all are served.
+    /// Otherwise the tick is overloaded: rejecting costs `reject_cost` of a slot each, and the
+    /// tick's own capacity plus the last busy tick's carry serve
+    /// `floor((c - reject_cost * n) / (1 - reject_cost))` of them; a bank built while idle does
+    /// not survive an overload, which is what keeps a synchronised wave of retries (the burst
+    /// lab) exactly as futile whatever the gaps between the waves.
+    fn serve(&mut self, k: u64, n: u64) -> u64 {
+        let idle = self
+            .last_settled
+            .map_or(0, |last| k.saturating_sub(last + 1));
+        self.last_settled = Some(k);
+        self.bank = (self.bank + self.per_tick_exact.saturating_mul(u128::from(idle))).min(SLOT);
+        let avail = self.bank + self.per_tick_exact;
+        let need = u128::from(n) * SLOT;
+        if need <= avail {
+            let left = avail - need;
+            self.bank = left.min(SLOT);
+            self.carry = ((left / 1_000_000) as u64).min(999);
+            return n;
         }
-        let Some((_, mut list)) = self.buckets.pop_front() else {
-            return;
-        };
-        let n = list.len() as u64;
         let credit = self.per_tick_milli + self.carry;
         let rc = self.sp.reject_cost_milli;
         let served = if rc >= 1000 {
@@ -333,6 +362,19 @@ impl Storm {
         };
         let used = served * 1000 + (n - served) * rc;
         self.carry = credit.saturating_sub(used).min(999);
+        self.bank = u128::from(self.carry) * 1_000_000;
+        served
+    }
+
+    fn settle(&mut self, now: Micros, k: u64, q: &mut EventQueue<Ev>) {
+        if self.buckets.front().map(|(f, _)| *f) != Some(k) {
+            return;
+        }
+        let Some((_, mut list)) = self.buckets.pop_front() else {
+            return;
+        };
+        let n = list.len() as u64;
+        let served = self.serve(k, n);
         self.rec.served(now, served as u32);
         let mut out = self.spare_answers.pop().unwrap_or_default();
         out.extend(
