@@ -30,12 +30,23 @@ fn main() {
         "{:<48} {:>10} {:>12} {:>14}",
         "link", "originals", "attempts", "peak heap KiB"
     );
+    let mut links = Vec::new();
     for scenario in [
         "preset=payments-jitter&bin=10s",
         "preset=payments-none&bin=10s",
     ] {
         for duration in ["60s", "600s", "1h"] {
-            let q = format!("{scenario}&duration={duration}");
+            links.push(format!("{scenario}&duration={duration}"));
+        }
+    }
+    // Repetitions keep one series (the first run's), so memory does not grow with `runs`.
+    for runs in [1, 10, 100] {
+        links.push(format!(
+            "scenario=outage&rate=5&duration=1h&bin=181ms&runs={runs}"
+        ));
+    }
+    {
+        for q in links {
             let p: Params = q.parse().unwrap();
             NOW.store(0, Ordering::Relaxed);
             PEAK.store(0, Ordering::Relaxed);

@@ -318,6 +318,29 @@ impl ValidPolicy {
         &self.backoff
     }
 
+    /// The longest one request can last: its deadline, or without one every attempt's timeout
+    /// plus the longest wait before each retry (the cap, the floor, the throttling base or a
+    /// server's `retry_after`, whichever is longest). Progress bars measure against it.
+    pub fn longest_request(&self, retry_after: Option<Micros>) -> Micros {
+        let p = &self.policy;
+        if let Some(d) = p.deadline {
+            return d;
+        }
+        let b = &p.backoff;
+        let wait = b
+            .cap
+            .max(b.floor)
+            .max(b.throttle_base.unwrap_or(Micros::ZERO))
+            .max(retry_after.unwrap_or(Micros::ZERO));
+        let n = u64::from(p.max_attempts);
+        Micros(
+            p.attempt_timeout
+                .0
+                .saturating_mul(n)
+                .saturating_add(wait.0.saturating_mul(n.saturating_sub(1))),
+        )
+    }
+
     /// Starts one request at `now`: its deadline runs from `now`. Counts the original call
     /// against the budget.
     pub fn start(&self, now: Micros, budget: &mut Budget) -> RequestRetry {

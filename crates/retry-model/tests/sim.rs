@@ -462,3 +462,34 @@ fn the_issue_examples_of_a_slow_tick_server() {
         );
     }
 }
+
+/// Progress is honest: `layers` runs in slices too, and a run without a deadline whose waits
+/// outlast the old 60 s guess does not read 100% while it goes on.
+#[test]
+fn progress_is_sliced_and_never_done_early() {
+    for q in [
+        "preset=layers-333&requests=200",
+        "scenario=outage&deadline=none&backoff=constant&base=30s&cap=30s&attempts=4&outage=10s&outage_start=0s&duration=2s&rate=5",
+    ] {
+        let p: Params = q.parse().unwrap();
+        let mut r = Run::new(&p).unwrap();
+        let (mut slices, mut last) = (0, 0.0);
+        loop {
+            let prog = r.step(1);
+            slices += 1;
+            if prog.done {
+                assert_eq!(prog.fraction, 1.0);
+                break;
+            }
+            assert!(prog.fraction < 1.0, "{q}: {} before the end", prog.fraction);
+            assert!(prog.fraction >= last, "{q}: progress went back");
+            last = prog.fraction;
+        }
+        assert!(slices > 5, "{q}: ran in {slices} slices");
+        // Layers count requests done; the storm counts simulated time against the longest a
+        // request can last (here 4 x 3 s + 3 x 30 s after the last arrival), an upper bound.
+        assert!(last > 0.25, "{q}: the last progress before the end was {last}");
+        let whole = simulate(&p).unwrap();
+        assert_eq!(r.finish().fingerprint, whole.fingerprint, "{q}");
+    }
+}

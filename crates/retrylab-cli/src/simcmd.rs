@@ -7,25 +7,35 @@ use std::fmt::Write;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 
-/// Runs a link, printing progress on stderr when it takes more than a second.
+/// Events per slice: small enough that a slice takes well under a second even when one event
+/// settles a tick of thousands of attempts (a burst at its caps).
+const SLICE: u64 = 2_000;
+
+/// Runs `run` to the end in slices, calling `report(fraction)` after each.
+fn drive(run: &mut Run, mut report: impl FnMut(f64)) {
+    loop {
+        let prog = run.step(SLICE);
+        if prog.done {
+            return;
+        }
+        report(prog.fraction);
+    }
+}
+
+/// Runs a link, printing progress on stderr about every second once it takes more than one.
 pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, String> {
     let mut run = Run::new(p).map_err(|e| e.to_string())?;
     let started = Instant::now();
     let mut last = started;
     let mut shown = false;
-    loop {
-        let prog = run.step(500_000);
-        if prog.done {
-            break;
-        }
-        if last.elapsed() > Duration::from_millis(500) && started.elapsed() > Duration::from_secs(1)
-        {
+    drive(&mut run, |fraction| {
+        if last.elapsed() >= Duration::from_secs(1) {
             last = Instant::now();
             shown = true;
-            eprint!("\r[{label}] {:5.1}% ", prog.fraction * 100.0);
+            eprint!("\r[{label}] {:5.1}% ", fraction * 100.0);
             let _ = std::io::stderr().flush();
         }
-    }
+    });
     if shown {
         eprintln!(
             "\r[{label}] done in {:.1} s",
@@ -281,6 +291,71 @@ fn param_values(spec: &str) -> Result<(String, Vec<String>), String> {
     Ok((key.to_string(), list))
 }
 
+/// Runs every row on all cores (rows are independent, so the output is the same whatever the
+/// number of threads) with `std::thread::scope`: workers take the next row from a shared index
+/// and publish their row's progress; this thread prints the whole sweep's progress about every
+/// second once it has taken more than one.
+fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
+    use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+    use std::sync::Mutex;
+    let total = jobs.len();
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total.max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    // Per worker: thousandths of its current row.
+    let partial: Vec<AtomicU32> = (0..threads).map(|_| AtomicU32::new(0)).collect();
+    let results: Mutex<Vec<Option<Summary>>> = Mutex::new(vec![None; total]);
+    std::thread::scope(|scope| {
+        for w in 0..threads {
+            let (next, done, partial, results) = (&next, &done, &partial, &results);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Relaxed);
+                if i >= total {
+                    break;
+                }
+                let summary = Run::new(&jobs[i].1).ok().map(|mut run| {
+                    drive(&mut run, |f| partial[w].store((f * 1000.0) as u32, Relaxed));
+                    run.finish().summary
+                });
+                partial[w].store(0, Relaxed);
+                if let Ok(mut r) = results.lock() {
+                    r[i] = summary;
+                }
+                done.fetch_add(1, Relaxed);
+            });
+        }
+        let mut shown = false;
+        let mut last = started;
+        while done.load(Relaxed) < total {
+            std::thread::sleep(Duration::from_millis(50));
+            if started.elapsed() >= Duration::from_secs(1)
+                && last.elapsed() >= Duration::from_millis(500)
+            {
+                last = Instant::now();
+                let d = done.load(Relaxed);
+                let within: f64 = partial
+                    .iter()
+                    .map(|p| f64::from(p.load(Relaxed)) / 1000.0)
+                    .sum();
+                let pct = (d as f64 + within) / total as f64 * 100.0;
+                eprint!("\r[sweep] {d}/{total} rows, {pct:5.1}% ");
+                let _ = std::io::stderr().flush();
+                shown = true;
+            }
+        }
+        if shown {
+            eprintln!(
+                "\r[sweep] {total} rows in {:.1} s on {threads} threads",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    });
+    results.into_inner().unwrap_or_default()
+}
+
 /// The most rows (combinations of `--param` values) one sweep runs.
 pub const MAX_ROWS: usize = 2000;
 
@@ -317,53 +392,11 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
             values.push(v.clone());
         }
         values.reverse();
-        p.validate()
-            .map_err(|e| format!("--param {}: {e}", values.join(",")))?;
-        retry_model::sim::Run::new(&p).map_err(|e| format!("--param {}: {e}", values.join(",")))?;
+        // Checks the row's values and caps; it builds the first repetition and runs nothing.
+        Run::new(&p).map_err(|e| format!("--param {}: {e}", values.join(",")))?;
         jobs.push((values, p));
     }
-    let started = Instant::now();
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(total.max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let mut results: Vec<Option<Summary>> = vec![None; total];
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= total {
-                            break;
-                        }
-                        let r = retry_model::sim::simulate(&jobs[i].1).map(|r| r.summary);
-                        mine.push((i, r));
-                        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                        if started.elapsed() > Duration::from_secs(1) {
-                            eprint!("\r[sweep] {d}/{total} ");
-                        }
-                    }
-                    mine
-                })
-            })
-            .collect();
-        for h in handles {
-            if let Ok(mine) = h.join() {
-                for (i, r) in mine {
-                    results[i] = r.ok();
-                }
-            }
-        }
-    });
-    if started.elapsed() > Duration::from_secs(1) {
-        eprintln!(
-            "\r[sweep] {total} runs in {:.1} s on {threads} threads",
-            started.elapsed().as_secs_f64()
-        );
-    }
+    let results = run_rows(&jobs);
     let mut rows_out: Vec<(Vec<String>, Summary)> = Vec::with_capacity(total);
     for ((values, _), r) in jobs.into_iter().zip(results) {
         let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;

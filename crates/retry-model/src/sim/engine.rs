@@ -1,14 +1,48 @@
 //! The discrete-event driver: a model, its event queue, and `step`/`run`.
 
+use super::metrics::Report;
 use super::queue::EventQueue;
 use crate::time::Micros;
 
-/// A simulated system: it handles one event at a time and may schedule more.
+/// A simulated system: it handles one event at a time and may schedule more. Every scenario
+/// is one (`outage` and `burst` share [`super::Storm`]), so [`super::Run`] drives any of them
+/// the same way, in slices.
 pub trait Model {
     /// The events it schedules.
     type Event: Copy;
     /// Handles `event` at `now`.
     fn handle(&mut self, now: Micros, event: Self::Event, queue: &mut EventQueue<Self::Event>);
+    /// How far the run has come at `now`, in [0, 1): an honest share of its work or of the
+    /// longest it can last.
+    fn progress(&self, now: Micros) -> f64;
+    /// What was measured, once no event is left; `at` is the link's `at`.
+    fn finish(self, at: Option<Micros>) -> Report;
+}
+
+/// One repetition of any scenario, as [`super::Run`] holds it.
+pub trait Repetition {
+    /// Handles up to `n` events; returns whether it is done and how many it handled.
+    fn step(&mut self, n: u64) -> (bool, u64);
+    /// [`Model::progress`] at the current clock.
+    fn progress(&self) -> f64;
+    /// [`Model::finish`].
+    fn finish(self: Box<Self>, at: Option<Micros>) -> Report;
+}
+
+impl<M: Model> Repetition for Sim<M> {
+    fn step(&mut self, n: u64) -> (bool, u64) {
+        let before = self.events;
+        let done = Sim::step(self, n);
+        (done, self.events - before)
+    }
+
+    fn progress(&self) -> f64 {
+        self.model.progress(self.now).clamp(0.0, 0.999)
+    }
+
+    fn finish(self: Box<Self>, at: Option<Micros>) -> Report {
+        self.model.finish(at)
+    }
 }
 
 /// A model with its clock and pending events.

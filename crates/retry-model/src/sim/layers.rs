@@ -7,7 +7,9 @@
 //! request makes exactly the product of the attempts in bottom calls: 27, 64, 243. The fix,
 //! retrying at one layer only, is the preset `layers-fix` (`layers=1,1,3`).
 
+use super::engine::Model;
 use super::metrics::{Recorder, Report};
+use super::queue::EventQueue;
 use crate::budget::{Budget, BudgetConfig};
 use crate::link::Params;
 use crate::outcome::{Outcome, ScriptedOutcome};
@@ -84,35 +86,86 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
     }
 }
 
-/// Runs repetition `run` of the link's layered stack.
-pub fn run(p: &Params, policy: &ValidPolicy, run: u32) -> Report {
-    let sp = &p.sim;
-    let gap = Micros((1_000_000_000u128 / u128::from(sp.rate_milli.max(1))) as u64);
-    let horizon =
-        Micros(gap.0.saturating_mul(u64::from(sp.requests))).saturating_add(Micros::from_secs(60));
-    let mut rec = Recorder::new(sp.bin, horizon);
-    let mut ctx = Ctx {
-        layers: &sp.layers,
-        policy,
-        p_ppm: sp.p_ppm,
-        net: sp.net,
-        rng: Rng::stream(p.seed, STREAM_LAYERS + u64::from(run)),
-        bottom: 0,
-    };
-    for i in 0..u64::from(sp.requests) {
-        let start = Micros(gap.0.saturating_mul(i));
-        rec.original(start);
-        let before = ctx.bottom;
+/// The layered stack as a model: one event per user request, which runs that request's whole
+/// call tree (at most [`super::caps::LAYER_PRODUCT`] bottom calls), so a run goes in slices of
+/// requests like every other scenario.
+pub struct Layers {
+    layers: alloc::vec::Vec<u32>,
+    policy: ValidPolicy,
+    p_ppm: u32,
+    net: Micros,
+    rng: Rng,
+    gap: Micros,
+    requests: u32,
+    done: u32,
+    rec: Recorder,
+}
+
+/// A `layers` event: user request `i` starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Request(pub u32);
+
+impl Layers {
+    /// Repetition `run` of the link's layered stack, with its first event.
+    pub fn new(p: &Params, policy: ValidPolicy, run: u32) -> (Layers, (Micros, Request)) {
+        let sp = &p.sim;
+        let gap = Micros((1_000_000_000u128 / u128::from(sp.rate_milli.max(1))) as u64);
+        let horizon = Micros(gap.0.saturating_mul(u64::from(sp.requests)))
+            .saturating_add(Micros::from_secs(60));
+        let m = Layers {
+            layers: sp.layers.clone(),
+            policy,
+            p_ppm: sp.p_ppm,
+            net: sp.net,
+            rng: Rng::stream(p.seed, STREAM_LAYERS + u64::from(run)),
+            gap,
+            requests: sp.requests,
+            done: 0,
+            rec: Recorder::new(sp.bin, horizon),
+        };
+        (m, (Micros::ZERO, Request(0)))
+    }
+}
+
+impl Model for Layers {
+    type Event = Request;
+
+    fn handle(&mut self, start: Micros, ev: Request, q: &mut EventQueue<Request>) {
+        let mut ctx = Ctx {
+            layers: &self.layers,
+            policy: &self.policy,
+            p_ppm: self.p_ppm,
+            net: self.net,
+            rng: core::mem::replace(&mut self.rng, Rng::from_seed(0)),
+            bottom: 0,
+        };
+        self.rec.original(start);
         let (outcome, end) = call(&mut ctx, 0, start);
-        for _ in before..ctx.bottom {
-            rec.attempt(start, false);
+        for _ in 0..ctx.bottom {
+            self.rec.attempt(start, false);
         }
+        self.rng = ctx.rng;
         let reason = if outcome.is_ok() {
             StopReason::Success
         } else {
             StopReason::AttemptsUsedUp
         };
-        rec.end(end, reason, end.saturating_sub(start));
+        self.rec.end(end, reason, end.saturating_sub(start));
+        self.done += 1;
+        let next = ev.0 + 1;
+        if next < self.requests {
+            q.push(
+                Micros(self.gap.0.saturating_mul(u64::from(next))),
+                Request(next),
+            );
+        }
     }
-    rec.finish(sp.at)
+
+    fn progress(&self, _now: Micros) -> f64 {
+        f64::from(self.done) / f64::from(self.requests.max(1))
+    }
+
+    fn finish(self, at: Option<Micros>) -> Report {
+        self.rec.finish(at)
+    }
 }

@@ -117,19 +117,10 @@ impl Lost {
 
     /// The latest time anything can happen, for progress.
     pub fn horizon(&self) -> Micros {
-        self.duration.saturating_add(
-            self.policy
-                .policy()
-                .deadline
-                .unwrap_or(Micros::from_secs(60)),
-        )
-    }
-
-    /// Closes the run; duplicates are the charges beyond one per charged checkout.
-    pub fn finish(mut self, at: Option<Micros>) -> Report {
-        self.rec
-            .duplicates(self.charges.saturating_sub(self.charged_checkouts));
-        self.rec.finish(at)
+        self.duration
+            .saturating_add(self.policy.longest_request(None))
+            .saturating_add(self.service)
+            .saturating_add(self.net.saturating_add(self.net))
     }
 
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<LostEv>) {
@@ -262,6 +253,17 @@ impl Lost {
 
 impl Model for Lost {
     type Event = LostEv;
+
+    fn progress(&self, now: Micros) -> f64 {
+        now.0 as f64 / self.horizon().0.max(1) as f64
+    }
+
+    /// Closes the run; duplicates are the charges beyond one per charged checkout.
+    fn finish(mut self, at: Option<Micros>) -> Report {
+        self.rec
+            .duplicates(self.charges.saturating_sub(self.charged_checkouts));
+        self.rec.finish(at)
+    }
 
     fn handle(&mut self, now: Micros, ev: LostEv, q: &mut EventQueue<LostEv>) {
         match ev {

@@ -237,7 +237,7 @@ impl Recorder {
 }
 
 /// A run's totals.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Summary {
     /// Original requests.
@@ -300,7 +300,7 @@ impl Summary {
 }
 
 /// A run's summary and its time series.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Report {
     /// Totals.

@@ -29,8 +29,9 @@ mod slab;
 mod storm;
 
 pub use breaker::{Breaker, BreakerState};
-pub use engine::{Model, Sim};
+pub use engine::{Model, Repetition, Sim};
 pub use hist::Histogram;
+pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv};
 pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};

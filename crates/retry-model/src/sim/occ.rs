@@ -9,6 +9,7 @@
 //! per client by the same [`BackoffState`] the retry policy uses; attempts are not limited.
 
 use super::engine::Model;
+use super::metrics::{Report, Summary};
 use super::queue::EventQueue;
 use crate::backoff::{Backoff, BackoffState};
 use crate::rng::{NormalTable, Rng};
@@ -93,6 +94,35 @@ impl Occ {
 
 impl Model for Occ {
     type Event = OccEv;
+
+    fn progress(&self, _now: Micros) -> f64 {
+        f64::from(self.done) / self.backoff.len().max(1) as f64
+    }
+
+    /// The study's figures: write calls and when the last answer arrived (no time series).
+    fn finish(self, _at: Option<Micros>) -> Report {
+        let c = self.backoff.len() as u64;
+        let ratio = |n: f64| if c == 0 { 0.0 } else { n / c as f64 };
+        Report {
+            summary: Summary {
+                originals: c,
+                attempts: self.writes,
+                amplification: ratio(self.writes as f64),
+                successes: u64::from(self.done),
+                success_rate: ratio(f64::from(self.done)),
+                peak_attempts_per_s: 0.0,
+                attempts_per_s_at: None,
+                completion_ms: self.last.as_millis_f64(),
+                p50_ms: None,
+                p99_ms: None,
+                duplicates: 0,
+                failures: [0; 7],
+                served: self.writes,
+            },
+            bin_ms: 0.0,
+            bins: Vec::new(),
+        }
+    }
 
     fn handle(&mut self, now: Micros, ev: OccEv, q: &mut EventQueue<OccEv>) {
         match ev {

@@ -8,8 +8,8 @@
 //! assert_eq!(r.summary.successes, 50);
 //! ```
 
-use super::engine::Sim;
-use super::layers;
+use super::engine::{Repetition, Sim};
+use super::layers::Layers;
 use super::lost::Lost;
 use super::metrics::{Report, Summary};
 use super::occ::Occ;
@@ -18,15 +18,9 @@ use super::storm::{planned_originals, Storm};
 use crate::error::ConfigError;
 use crate::link::Params;
 use crate::policy::ValidPolicy;
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::vec::Vec;
-
-#[allow(clippy::large_enum_variant)] // one lives at a time
-enum Current {
-    Storm(Sim<Storm>),
-    Occ(Sim<Occ>),
-    Lost(Sim<Lost>),
-}
 
 /// What a whole run (all its repetitions) produced.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,8 +55,11 @@ pub struct Run {
     policy: ValidPolicy,
     kind: ScenarioKind,
     run: u32,
-    current: Option<Current>,
-    reports: Vec<Report>,
+    current: Option<Box<dyn Repetition>>,
+    // The first repetition's report (its series is the one shown) and every repetition's
+    // summary: memory stays one series whatever `runs` is.
+    first: Option<Report>,
+    summaries: Vec<Summary>,
     fingerprint: crate::trace::Fnv,
     normal: Option<alloc::rc::Rc<crate::rng::NormalTable>>,
 }
@@ -140,7 +137,8 @@ impl Run {
             kind,
             run: 0,
             current: None,
-            reports: Vec::new(),
+            first: None,
+            summaries: Vec::new(),
             fingerprint: crate::trace::Fnv::new(),
             normal: None,
         };
@@ -148,12 +146,13 @@ impl Run {
         Ok(run)
     }
 
+    /// The next repetition of the scenario: the one place that maps a scenario to its model.
     fn start_repetition(&mut self) {
-        let p = &self.p;
-        self.current = match self.kind {
+        let (p, policy, run) = (&self.p, self.policy, self.run);
+        let rep: Box<dyn Repetition> = match self.kind {
             ScenarioKind::Outage | ScenarioKind::Burst => {
-                let (m, first) = Storm::new(p, self.policy, self.kind, self.run);
-                Some(Current::Storm(Sim::new(m, [first])))
+                let (m, first) = Storm::new(p, policy, self.kind, run);
+                Box::new(Sim::new(m, [first]))
             }
             ScenarioKind::Occ => {
                 let table = self
@@ -162,25 +161,25 @@ impl Run {
                     .clone();
                 let (m, first) = Occ::new(
                     p.clients,
-                    self.policy.backoff(),
+                    policy.backoff(),
                     p.sim.net,
                     p.sim.net_sd,
                     p.seed,
-                    self.run,
+                    run,
                     table,
                 );
-                Some(Current::Occ(Sim::new(m, first)))
+                Box::new(Sim::new(m, first))
             }
             ScenarioKind::Lost => {
-                let (m, first) = Lost::new(p, self.policy, self.run);
-                Some(Current::Lost(Sim::new(m, [first])))
+                let (m, first) = Lost::new(p, policy, run);
+                Box::new(Sim::new(m, [first]))
             }
             ScenarioKind::Layers => {
-                let report = layers::run(p, &self.policy, self.run);
-                self.finish_repetition(report);
-                None
+                let (m, first) = Layers::new(p, policy, run);
+                Box::new(Sim::new(m, [first]))
             }
         };
+        self.current = Some(rep);
     }
 
     fn finish_repetition(&mut self, report: Report) {
@@ -193,7 +192,10 @@ impl Run {
             self.fingerprint.u64(u64::from(b.attempts));
             self.fingerprint.u64(u64::from(b.successes));
         }
-        self.reports.push(report);
+        self.summaries.push(report.summary.clone());
+        if self.first.is_none() {
+            self.first = Some(report);
+        }
         self.run += 1;
     }
 
@@ -212,45 +214,19 @@ impl Run {
                 self.start_repetition();
                 continue;
             }
-            let (done, now, horizon, handled) = match self.current.as_mut() {
-                Some(Current::Storm(s)) => {
-                    let before = s.events();
-                    let d = s.step(budget);
-                    (d, s.now(), s.model.horizon(), s.events() - before)
-                }
-                Some(Current::Occ(s)) => {
-                    let before = s.events();
-                    let d = s.step(budget);
-                    (
-                        d,
-                        crate::Micros(s.model.done.into()),
-                        crate::Micros(self.p.clients.into()),
-                        s.events() - before,
-                    )
-                }
-                Some(Current::Lost(s)) => {
-                    let before = s.events();
-                    let d = s.step(budget);
-                    (d, s.now(), s.model.horizon(), s.events() - before)
-                }
-                None => continue,
+            let Some(rep) = self.current.as_mut() else {
+                continue;
             };
+            let (done, handled) = rep.step(budget);
             budget = budget.saturating_sub(handled.max(1));
             if done {
-                let report = match self.current.take() {
-                    Some(Current::Storm(s)) => s.model.rec.finish(self.p.sim.at),
-                    Some(Current::Occ(s)) => occ_report(&s.model, self.p.clients),
-                    Some(Current::Lost(s)) => s.model.finish(self.p.sim.at),
-                    None => continue,
-                };
-                self.finish_repetition(report);
+                if let Some(rep) = self.current.take() {
+                    let report = rep.finish(self.p.sim.at);
+                    self.finish_repetition(report);
+                }
                 continue;
             }
-            let within = if horizon.0 == 0 {
-                0.0
-            } else {
-                (now.0 as f64 / horizon.0 as f64).min(1.0)
-            };
+            let within = rep.progress();
             let fraction = (f64::from(self.run) + within) / f64::from(self.p.sim.runs);
             if budget == 0 {
                 return Progress {
@@ -265,9 +241,9 @@ impl Run {
     /// Runs what is left and returns the report.
     pub fn finish(mut self) -> SimReport {
         while !self.step(1 << 22).done {}
-        let summaries: Vec<&Summary> = self.reports.iter().map(|r| &r.summary).collect();
+        let summaries: Vec<&Summary> = self.summaries.iter().collect();
         let summary = Summary::mean(&summaries);
-        let series = self.reports.swap_remove(0);
+        let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,
             runs: self.p.sim.runs,
@@ -275,37 +251,6 @@ impl Run {
             series,
             fingerprint: self.fingerprint.0,
         }
-    }
-}
-
-fn occ_report(o: &Occ, clients: u32) -> Report {
-    let c = u64::from(clients);
-    Report {
-        summary: Summary {
-            originals: c,
-            attempts: o.writes,
-            amplification: if c == 0 {
-                0.0
-            } else {
-                o.writes as f64 / c as f64
-            },
-            successes: u64::from(o.done),
-            success_rate: if c == 0 {
-                0.0
-            } else {
-                f64::from(o.done) / c as f64
-            },
-            peak_attempts_per_s: 0.0,
-            attempts_per_s_at: None,
-            completion_ms: o.last.as_millis_f64(),
-            p50_ms: None,
-            p99_ms: None,
-            duplicates: 0,
-            failures: [0; 7],
-            served: o.writes,
-        },
-        bin_ms: 0.0,
-        bins: Vec::new(),
     }
 }
 

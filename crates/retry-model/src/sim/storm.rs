@@ -16,7 +16,7 @@
 
 use super::breaker::Breaker;
 use super::engine::Model;
-use super::metrics::Recorder;
+use super::metrics::{Recorder, Report};
 use super::params::{OutageKind, ScenarioKind, SimParams};
 use super::queue::EventQueue;
 use super::slab::Slab;
@@ -190,12 +190,10 @@ impl Storm {
         } else {
             self.sp.duration
         };
-        arrivals.saturating_add(
-            self.policy
-                .policy()
-                .deadline
-                .unwrap_or(Micros::from_secs(60)),
-        )
+        arrivals
+            .saturating_add(self.policy.longest_request(self.retry_after))
+            .saturating_add(self.sp.tick)
+            .saturating_add(self.sp.net.saturating_add(self.sp.net))
     }
 
     fn budget_index(&self, client: u32) -> usize {
@@ -466,6 +464,14 @@ pub fn planned_originals(sp: &SimParams) -> u64 {
 
 impl Model for Storm {
     type Event = Ev;
+
+    fn progress(&self, now: Micros) -> f64 {
+        now.0 as f64 / self.horizon().0.max(1) as f64
+    }
+
+    fn finish(self, at: Option<Micros>) -> Report {
+        self.rec.finish(at)
+    }
 
     fn handle(&mut self, now: Micros, ev: Ev, q: &mut EventQueue<Ev>) {
         match ev {
