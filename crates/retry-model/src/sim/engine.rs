@@ -3,6 +3,7 @@
 use super::metrics::Report;
 use super::queue::EventQueue;
 use crate::time::Micros;
+use alloc::boxed::Box;
 
 /// A simulated system: it handles one event at a time and may schedule more. Every scenario
 /// is one (`outage` and `burst` share [`super::Storm`]), so [`super::Run`] drives any of them

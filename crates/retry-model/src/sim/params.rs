@@ -100,6 +100,12 @@ pub mod caps {
     pub const LAYERS: usize = crate::amplify::MAX_LAYERS;
     /// Most bottom calls one layered request may make (the product of the attempts).
     pub const LAYER_PRODUCT: u64 = 1_000_000;
+    /// Most original requests over all runs (`runs` x requests, or x `clients` for `burst`).
+    pub const ALL_RUNS_ORIGINALS: u64 = 10 * ORIGINALS;
+    /// Most `occ` work over all runs: `clients`^2 x `runs`.
+    pub const OCC_WORK: u64 = 400_000_000;
+    /// Most bottom calls over all runs of `layers`: `requests` x `runs` x the layer product.
+    pub const LAYER_CALLS: u64 = 50_000_000;
 }
 
 /// Every simulation setting.

@@ -87,22 +87,26 @@ impl Run {
                         format!("rate x duration = {n} requests exceeds the cap of {}: lower rate or duration", caps::ORIGINALS),
                     ));
                 }
-                if n * runs > 10 * caps::ORIGINALS {
+                if n * runs > caps::ALL_RUNS_ORIGINALS {
                     return Err(ConfigError::new(
                         "runs",
                         format!(
                             "runs x requests = {} exceeds the cap of {}",
                             n * runs,
-                            10 * caps::ORIGINALS
+                            caps::ALL_RUNS_ORIGINALS
                         ),
                     ));
                 }
             }
             ScenarioKind::Burst => {
-                if u64::from(p.clients) * runs > 10 * caps::ORIGINALS {
+                let n = u64::from(p.clients) * runs;
+                if n > caps::ALL_RUNS_ORIGINALS {
                     return Err(ConfigError::new(
                         "runs",
-                        "runs x clients exceeds the cap of 20000000",
+                        format!(
+                            "runs x clients = {n} exceeds the cap of {}",
+                            caps::ALL_RUNS_ORIGINALS
+                        ),
                     ));
                 }
             }
@@ -117,17 +121,27 @@ impl Run {
                     ));
                 }
                 let work = u64::from(p.clients).pow(2) * runs;
-                if work > 400_000_000 {
+                if work > caps::OCC_WORK {
                     return Err(ConfigError::new(
                         "runs",
-                        format!("clients^2 x runs = {work} exceeds the cap of 400000000"),
+                        format!(
+                            "clients^2 x runs = {work} exceeds the cap of {}",
+                            caps::OCC_WORK
+                        ),
                     ));
                 }
             }
             ScenarioKind::Layers => {
                 let product: u64 = p.sim.layers.iter().map(|k| u64::from(*k)).product();
-                if product * u64::from(p.sim.requests) * runs > 50_000_000 {
-                    return Err(ConfigError::new("requests", "requests x runs x the product of the layer attempts exceeds the cap of 50000000"));
+                let calls = product * u64::from(p.sim.requests) * runs;
+                if calls > caps::LAYER_CALLS {
+                    return Err(ConfigError::new(
+                        "requests",
+                        format!(
+                            "requests x runs x the product of the layer attempts = {calls} exceeds the cap of {}",
+                            caps::LAYER_CALLS
+                        ),
+                    ));
                 }
             }
         }
