@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: native unit, property and golden tests; the no_std build of the core; the
+# Runs every test: formatting and clippy; native unit, property and golden tests; the no_std build of the core; the
 # wasm tests in Node; the release page build; the browser test in headless Chromium.
 # Installs what is missing first.
 set -euo pipefail
@@ -8,6 +8,11 @@ scripts/setup.sh --browser
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 export TRUNK_SKIP_VERSION_CHECK=true
 step() { printf '\n== %s\n' "$*"; }
+
+step "format and lints (cargo fmt --check; clippy natively and for the page on wasm32)"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo clippy -p retrylab-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 
 step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked

@@ -187,6 +187,7 @@ try {
     assert.equal(await page.locator('#outcomes').isDisabled(), true, 'outcomes do nothing in the outage scenario');
     assert.equal(await page.locator('#outcomes-note').innerText(), 'outcomes: has no effect with scenario=outage: it applies to scenario=none');
     assert.equal(await page.locator('#attempts').isDisabled(), false);
+    await page.screenshot({ path: join(ARTIFACTS, 'disabled.png') });
     await change(page, '#preset', 'chapter');
     assert.equal(await page.locator('#outcomes').isDisabled(), false);
     assert.equal(await page.locator('#outcomes-note').innerText(), '');

@@ -1,3 +1,4 @@
+#![allow(unsafe_code)] // a counting global allocator is the measurement
 //! Peak heap memory of a storm run as its duration grows: it should stay flat, because memory is
 //! the requests in flight plus fixed bins. `cargo run --release -p retry-model --example memory`
 

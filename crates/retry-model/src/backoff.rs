@@ -400,7 +400,9 @@ impl Backoff {
             BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
                 u64::from(cfg.first_exp) + u64::from(retry)
             }
-            _ => u64::from(retry),
+            BackoffKind::None | BackoffKind::Constant | BackoffKind::Decorrelated => {
+                u64::from(retry)
+            }
         };
         Draw {
             k,

@@ -221,7 +221,9 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
                         h(d.wait)
                     )
                 }
-                _ => String::new(),
+                BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => {
+                    String::new()
+                }
             };
             lines.push(format!(
                 "backoff {}: {}{}",

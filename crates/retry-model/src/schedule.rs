@@ -109,7 +109,11 @@ pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
                     crate::BackoffKind::Decorrelated => {
                         backoff.config().base.max(backoff.config().floor)
                     }
-                    _ => d.low.max(backoff.config().floor),
+                    crate::BackoffKind::None
+                    | crate::BackoffKind::Constant
+                    | crate::BackoffKind::Exponential
+                    | crate::BackoffKind::Full
+                    | crate::BackoffKind::Equal => d.low.max(backoff.config().floor),
                 };
             }
         }

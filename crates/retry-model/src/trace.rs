@@ -160,10 +160,8 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
         let end = plan.start.saturating_add(took);
         let forced = p.waits.get(index).copied().flatten();
         let after = req.after_attempt(&policy, end, &outcome, &mut budget, &mut rng, forced);
-        let budget_after = match policy.policy().budget {
-            crate::budget::BudgetConfig::None => None,
-            _ => Some(budget.level(end)),
-        };
+        let budget_after = (policy.policy().budget != crate::budget::BudgetConfig::None)
+            .then(|| budget.level(end));
         steps.push(Step {
             plan,
             outcome,

@@ -120,6 +120,7 @@ pub enum Parsed {
 }
 
 /// Parses `argv` (without the program name).
+#[allow(clippy::wildcard_enum_match_arm)] // clap's ErrorKind is non-exhaustive
 pub fn parse(argv: &[String]) -> Result<Parsed, String> {
     let all = std::iter::once("retrylab".to_string()).chain(argv.iter().cloned());
     match Cli::try_parse_from(all) {
@@ -137,6 +138,7 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
 
 /// A clap error as one line naming the flag or argument: `--format: 'xml' is not accepted;
 /// accepted text, json`.
+#[allow(clippy::wildcard_enum_match_arm)] // clap's ErrorKind is non-exhaustive
 fn one_line(e: &clap::Error) -> String {
     let text = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => Some(s.clone()),

@@ -68,7 +68,7 @@ pub fn to_control(kind: Kind, link_text: &str) -> String {
             }
             Err(_) => String::new(),
         },
-        _ => link_text.to_string(),
+        Kind::Plain | Kind::Check => link_text.to_string(),
     }
 }
 

@@ -190,7 +190,9 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
                     let kind = match control {
                         Control::Check => "checkbox",
                         Control::Text => "text",
-                        _ => "number",
+                        Control::Number | Control::Millis | Control::Select | Control::None => {
+                            "number"
+                        }
                     };
                     input.set_attribute("type", kind)?;
                     if kind == "text" {
@@ -224,6 +226,14 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
                 set.append_child(&field)?;
             }
             set.append_child(&note)?;
+        }
+        // Buttons written in the page (New seed) go after the group's fields.
+        if let Ok(buttons) = set.query_selector_all("button") {
+            for i in 0..buttons.length() {
+                if let Some(b) = buttons.item(i) {
+                    set.append_child(&b)?;
+                }
+            }
         }
     }
     Ok(())

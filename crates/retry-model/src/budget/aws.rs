@@ -39,3 +39,39 @@ impl AwsQuotaConfig {
         no_retry_increment: 1,
     };
 }
+
+/// The live quota.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct AwsQuota {
+    cfg: AwsQuotaConfig,
+    tokens: super::Tokens,
+}
+
+impl AwsQuota {
+    pub(super) fn new(cfg: AwsQuotaConfig, start: Option<u64>) -> Self {
+        AwsQuota {
+            cfg,
+            tokens: super::Tokens::new(u64::from(cfg.capacity) * 1000, start),
+        }
+    }
+}
+
+impl super::Behaviour for AwsQuota {
+    fn level(&self, _now: crate::Micros) -> super::Level {
+        self.tokens.level()
+    }
+    fn cost(&self, kind: super::RetryCost) -> u64 {
+        1000 * u64::from(match kind {
+            super::RetryCost::Normal => self.cfg.retry_cost,
+            super::RetryCost::Timeout => self.cfg.timeout_cost,
+            super::RetryCost::Throttle => self.cfg.throttle_cost,
+        })
+    }
+    fn withdraw(&mut self, _now: crate::Micros, cost: u64) -> u64 {
+        self.tokens.take(cost)
+    }
+    fn on_success(&mut self, last_taken: Option<u64>) {
+        self.tokens
+            .add(last_taken.unwrap_or(u64::from(self.cfg.no_retry_increment) * 1000));
+    }
+}

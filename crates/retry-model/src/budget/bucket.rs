@@ -21,3 +21,34 @@ impl TokenBucketConfig {
         refill_milli: 100,
     };
 }
+
+/// The live bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TokenBucket {
+    cfg: TokenBucketConfig,
+    tokens: super::Tokens,
+}
+
+impl TokenBucket {
+    pub(super) fn new(cfg: TokenBucketConfig, start: Option<u64>) -> Self {
+        TokenBucket {
+            cfg,
+            tokens: super::Tokens::new(cfg.max_milli, start),
+        }
+    }
+}
+
+impl super::Behaviour for TokenBucket {
+    fn level(&self, _now: crate::Micros) -> super::Level {
+        self.tokens.level()
+    }
+    fn cost(&self, _kind: super::RetryCost) -> u64 {
+        1000 // one whole token
+    }
+    fn withdraw(&mut self, _now: crate::Micros, cost: u64) -> u64 {
+        self.tokens.take(cost)
+    }
+    fn on_success(&mut self, _last_taken: Option<u64>) {
+        self.tokens.add(self.cfg.refill_milli);
+    }
+}

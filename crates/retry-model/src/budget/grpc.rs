@@ -21,3 +21,44 @@ impl GrpcThrottleConfig {
         ratio_milli: 100,
     };
 }
+
+/// The live throttle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct GrpcThrottle {
+    cfg: GrpcThrottleConfig,
+    tokens: super::Tokens,
+}
+
+impl GrpcThrottle {
+    pub(super) fn new(cfg: GrpcThrottleConfig, start: Option<u64>) -> Self {
+        GrpcThrottle {
+            cfg,
+            tokens: super::Tokens::new(cfg.max_milli, start),
+        }
+    }
+}
+
+impl super::Behaviour for GrpcThrottle {
+    fn level(&self, _now: crate::Micros) -> super::Level {
+        self.tokens.level()
+    }
+    fn cost(&self, _kind: super::RetryCost) -> u64 {
+        0 // it gates; failures, not retries, take its tokens
+    }
+    /// Retries only while the count is above half the maximum.
+    fn allows(&self, level: super::Level, _cost: u64) -> (bool, Option<u64>) {
+        let threshold = self.cfg.max_milli / 2;
+        (level.milli > threshold, Some(threshold))
+    }
+    fn withdraw(&mut self, _now: crate::Micros, _cost: u64) -> u64 {
+        0
+    }
+    fn on_success(&mut self, _last_taken: Option<u64>) {
+        self.tokens.add(self.cfg.ratio_milli);
+    }
+    fn on_failure(&mut self, qualified: bool) {
+        if qualified {
+            self.tokens.take(1000);
+        }
+    }
+}

@@ -133,44 +133,129 @@ pub struct BudgetCheck {
     pub threshold_milli: Option<u64>,
 }
 
+/// What every budget does with the events of the requests it covers. Each kind implements it
+/// in its own file, beside its config; [`Budget`] only dispatches.
+trait Behaviour {
+    /// The level at `now`.
+    fn level(&self, now: Micros) -> Level;
+    /// What a retry of this kind costs, in thousandths (0 for budgets that only gate).
+    fn cost(&self, kind: RetryCost) -> u64;
+    /// Whether a retry costing `cost` may go at this level, and the threshold it is held to.
+    fn allows(&self, level: Level, cost: u64) -> (bool, Option<u64>) {
+        (level.milli >= cost, None)
+    }
+    /// Takes `cost` for a retry at `now`; returns what was taken.
+    fn withdraw(&mut self, now: Micros, cost: u64) -> u64;
+    /// An original call (not a retry) at `now`.
+    fn on_original(&mut self, _now: Micros) {}
+    /// A success; `last_taken` is what the request's last retry withdrew, if it retried.
+    fn on_success(&mut self, _last_taken: Option<u64>) {}
+    /// A failed attempt; `qualified` when it counts for gRPC throttling.
+    fn on_failure(&mut self, _qualified: bool) {}
+}
+
+/// A pool of tokens in thousandths, in `[0, max]`: the AWS quota, the bucket and gRPC
+/// throttling keep one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tokens {
+    milli: u64, // in [0, max]
+    max: u64,
+}
+
+impl Tokens {
+    /// Full, or at `start` (clamped to the maximum) when given.
+    fn new(max: u64, start: Option<u64>) -> Tokens {
+        Tokens {
+            milli: start.map_or(max, |s| s.min(max)),
+            max,
+        }
+    }
+
+    fn level(&self) -> Level {
+        Level {
+            milli: self.milli,
+            max_milli: self.max,
+        }
+    }
+
+    /// Takes up to `n`; returns what it took.
+    fn take(&mut self, n: u64) -> u64 {
+        let taken = n.min(self.milli);
+        self.milli -= taken;
+        taken
+    }
+
+    fn add(&mut self, n: u64) {
+        self.milli = self.milli.saturating_add(n).min(self.max);
+    }
+}
+
+/// No budget: every retry may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Unlimited;
+
+impl Behaviour for Unlimited {
+    fn level(&self, _now: Micros) -> Level {
+        Level {
+            milli: 0,
+            max_milli: 0,
+        }
+    }
+    fn cost(&self, _kind: RetryCost) -> u64 {
+        0
+    }
+    fn allows(&self, _level: Level, _cost: u64) -> (bool, Option<u64>) {
+        (true, None)
+    }
+    fn withdraw(&mut self, _now: Micros, _cost: u64) -> u64 {
+        0
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Live {
+    None(Unlimited),
+    Aws(aws::AwsQuota),
+    Bucket(bucket::TokenBucket),
+    Ratio(ratio::RatioBudget),
+    Grpc(grpc::GrpcThrottle),
+    Rate(rate::RateBudget),
+}
+
+/// Calls the same [`Behaviour`] method on whichever budget is live.
+macro_rules! each {
+    ($live:expr, $b:ident => $call:expr) => {
+        match $live {
+            Live::None($b) => $call,
+            Live::Aws($b) => $call,
+            Live::Bucket($b) => $call,
+            Live::Ratio($b) => $call,
+            Live::Grpc($b) => $call,
+            Live::Rate($b) => $call,
+        }
+    };
+}
+
 /// A live budget.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Budget {
     config: BudgetConfig,
-    tokens: u64,                // AWS, bucket, gRPC: thousandths in [0, max]
-    window: Option<SlotWindow>, // ratio: net deposits; rate: retries taken
+    live: Live,
 }
 
 impl Budget {
     /// A budget at its initial level, or at `start_milli` (clamped to the maximum) when given.
     /// For a ratio budget `start_milli` credits that many thousandths of a retry at time 0.
     pub fn new(config: BudgetConfig, start_milli: Option<u64>) -> Self {
-        let max = Self::max_tokens(&config);
-        let tokens = start_milli.map_or(max, |s| s.min(max));
-        let window = match config {
-            BudgetConfig::Ratio(r) => {
-                let mut w = SlotWindow::new(r.window);
-                if let Some(s) = start_milli {
-                    w.add(Micros::ZERO, s.min(i64::MAX as u64) as i64);
-                }
-                Some(w)
-            }
-            BudgetConfig::Rate(r) => {
-                let mut w = SlotWindow::new(r.window);
-                if let Some(s) = start_milli {
-                    // Start with only `s` retries left in the first window.
-                    let used = (u64::from(r.per_window) * 1000).saturating_sub(s);
-                    w.add(Micros::ZERO, (used / 1000) as i64);
-                }
-                Some(w)
-            }
-            _ => None,
+        let live = match config {
+            BudgetConfig::None => Live::None(Unlimited),
+            BudgetConfig::Aws(c) => Live::Aws(aws::AwsQuota::new(c, start_milli)),
+            BudgetConfig::Bucket(c) => Live::Bucket(bucket::TokenBucket::new(c, start_milli)),
+            BudgetConfig::Ratio(c) => Live::Ratio(ratio::RatioBudget::new(c, start_milli)),
+            BudgetConfig::Grpc(c) => Live::Grpc(grpc::GrpcThrottle::new(c, start_milli)),
+            BudgetConfig::Rate(c) => Live::Rate(rate::RateBudget::new(c, start_milli)),
         };
-        Budget {
-            config,
-            tokens,
-            window,
-        }
+        Budget { config, live }
     }
 
     /// The configuration.
@@ -178,159 +263,47 @@ impl Budget {
         &self.config
     }
 
-    fn max_tokens(config: &BudgetConfig) -> u64 {
-        match config {
-            BudgetConfig::Aws(a) => u64::from(a.capacity) * 1000,
-            BudgetConfig::Bucket(b) => b.max_milli,
-            BudgetConfig::Grpc(g) => g.max_milli,
-            _ => 0,
-        }
-    }
-
     /// The level at `now`.
     pub fn level(&self, now: Micros) -> Level {
-        match &self.config {
-            BudgetConfig::None => Level {
-                milli: 0,
-                max_milli: 0,
-            },
-            BudgetConfig::Aws(_) | BudgetConfig::Bucket(_) | BudgetConfig::Grpc(_) => Level {
-                milli: self.tokens,
-                max_milli: Self::max_tokens(&self.config),
-            },
-            BudgetConfig::Ratio(r) => {
-                let sum = self.window.as_ref().map_or(0, |w| w.sum(now)) + r.reserve_milli();
-                Level {
-                    milli: sum.max(0) as u64,
-                    max_milli: sum.max(0) as u64,
-                }
-            }
-            BudgetConfig::Rate(r) => {
-                let used = self.window.as_ref().map_or(0, |w| w.sum(now)).max(0) as u64;
-                let max = u64::from(r.per_window);
-                Level {
-                    milli: max.saturating_sub(used) * 1000,
-                    max_milli: max * 1000,
-                }
-            }
-        }
-    }
-
-    fn cost(&self, kind: RetryCost) -> u64 {
-        match &self.config {
-            BudgetConfig::None | BudgetConfig::Grpc(_) => 0,
-            BudgetConfig::Aws(a) => {
-                1000 * u64::from(match kind {
-                    RetryCost::Normal => a.retry_cost,
-                    RetryCost::Timeout => a.timeout_cost,
-                    RetryCost::Throttle => a.throttle_cost,
-                })
-            }
-            BudgetConfig::Bucket(_) | BudgetConfig::Ratio(_) | BudgetConfig::Rate(_) => 1000,
-        }
+        each!(&self.live, b => b.level(now))
     }
 
     /// May a retry of this kind happen at `now`? Changes nothing.
     pub fn check(&self, now: Micros, kind: RetryCost) -> BudgetCheck {
-        if self.config == BudgetConfig::None {
-            let level = Level {
-                milli: 0,
-                max_milli: 0,
-            };
-            return BudgetCheck {
-                allowed: true,
-                level,
-                cost_milli: 0,
-                threshold_milli: None,
-            };
-        }
-        let level = self.level(now);
-        let cost_milli = self.cost(kind);
-        match &self.config {
-            BudgetConfig::None => BudgetCheck {
-                allowed: true,
-                level,
-                cost_milli,
-                threshold_milli: None,
-            },
-            BudgetConfig::Grpc(g) => {
-                let threshold = g.max_milli / 2;
-                BudgetCheck {
-                    allowed: self.tokens > threshold,
-                    level,
-                    cost_milli,
-                    threshold_milli: Some(threshold),
-                }
-            }
-            _ => BudgetCheck {
-                allowed: level.milli >= cost_milli,
-                level,
-                cost_milli,
-                threshold_milli: None,
-            },
+        let (level, cost_milli) = each!(&self.live, b => (b.level(now), b.cost(kind)));
+        let (allowed, threshold_milli) = each!(&self.live, b => b.allows(level, cost_milli));
+        BudgetCheck {
+            allowed,
+            level,
+            cost_milli,
+            threshold_milli,
         }
     }
 
     /// Takes what a retry of this kind costs and returns the amount taken (thousandths). Call
     /// only after [`Budget::check`] allowed it; never takes the level below zero.
     pub fn withdraw(&mut self, now: Micros, kind: RetryCost) -> u64 {
-        let cost = self.cost(kind);
-        match &self.config {
-            BudgetConfig::None | BudgetConfig::Grpc(_) => 0,
-            BudgetConfig::Aws(_) | BudgetConfig::Bucket(_) => {
-                let taken = cost.min(self.tokens);
-                self.tokens -= taken;
-                taken
-            }
-            BudgetConfig::Ratio(_) => {
-                if let Some(w) = self.window.as_mut() {
-                    w.add(now, -(cost as i64));
-                }
-                cost
-            }
-            BudgetConfig::Rate(_) => {
-                if let Some(w) = self.window.as_mut() {
-                    w.add(now, 1);
-                }
-                cost
-            }
-        }
+        each!(&mut self.live, b => {
+            let cost = b.cost(kind);
+            b.withdraw(now, cost)
+        })
     }
 
     /// Records an original call (not a retry). Ratio budgets earn their deposit here.
     pub fn on_original(&mut self, now: Micros) {
-        if let BudgetConfig::Ratio(r) = &self.config {
-            let deposit = i64::from(r.per_mille);
-            if let Some(w) = self.window.as_mut() {
-                w.add(now, deposit);
-            }
-        }
+        each!(&mut self.live, b => b.on_original(now))
     }
 
     /// Records a success. `last_taken` is what this request's last retry withdrew, if it retried
     /// (the AWS quota refunds exactly that; a first-try success adds the no-retry increment).
     pub fn on_success(&mut self, _now: Micros, last_taken: Option<u64>) {
-        let max = Self::max_tokens(&self.config);
-        let add = match &self.config {
-            BudgetConfig::Aws(a) => match last_taken {
-                Some(t) => t,
-                None => u64::from(a.no_retry_increment) * 1000,
-            },
-            BudgetConfig::Bucket(b) => b.refill_milli,
-            BudgetConfig::Grpc(g) => g.ratio_milli,
-            _ => 0,
-        };
-        self.tokens = self.tokens.saturating_add(add).min(max);
+        each!(&mut self.live, b => b.on_success(last_taken))
     }
 
     /// Records a failed attempt. gRPC throttling takes one token for a failure that counts
     /// (`qualified`: a retryable status or a "do not retry" pushback); the others ignore it.
     pub fn on_failure(&mut self, _now: Micros, qualified: bool) {
-        if let BudgetConfig::Grpc(_) = self.config {
-            if qualified {
-                self.tokens = self.tokens.saturating_sub(1000);
-            }
-        }
+        each!(&mut self.live, b => b.on_failure(qualified))
     }
 }
 

@@ -20,3 +20,40 @@ impl RateConfig {
         window: Micros::from_secs(60),
     };
 }
+
+/// The live rate budget: retries taken over the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct RateBudget {
+    cfg: RateConfig,
+    window: super::SlotWindow,
+}
+
+impl RateBudget {
+    /// `start` leaves only that many thousandths of a retry in the first window.
+    pub(super) fn new(cfg: RateConfig, start: Option<u64>) -> Self {
+        let mut window = super::SlotWindow::new(cfg.window);
+        if let Some(s) = start {
+            let used = (u64::from(cfg.per_window) * 1000).saturating_sub(s);
+            window.add(Micros::ZERO, (used / 1000) as i64);
+        }
+        RateBudget { cfg, window }
+    }
+}
+
+impl super::Behaviour for RateBudget {
+    fn level(&self, now: Micros) -> super::Level {
+        let used = self.window.sum(now).max(0) as u64;
+        let max = u64::from(self.cfg.per_window);
+        super::Level {
+            milli: max.saturating_sub(used) * 1000,
+            max_milli: max * 1000,
+        }
+    }
+    fn cost(&self, _kind: super::RetryCost) -> u64 {
+        1000
+    }
+    fn withdraw(&mut self, now: Micros, cost: u64) -> u64 {
+        self.window.add(now, 1);
+        cost
+    }
+}

@@ -39,3 +39,41 @@ impl RatioConfig {
         i64::from(self.min_per_sec) * (self.window.0 / 1_000_000) as i64 * 1000
     }
 }
+
+/// The live ratio budget: net deposits over the window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct RatioBudget {
+    cfg: RatioConfig,
+    window: super::SlotWindow,
+}
+
+impl RatioBudget {
+    /// `start` credits that many thousandths of a retry at time 0.
+    pub(super) fn new(cfg: RatioConfig, start: Option<u64>) -> Self {
+        let mut window = super::SlotWindow::new(cfg.window);
+        if let Some(s) = start {
+            window.add(Micros::ZERO, s.min(i64::MAX as u64) as i64);
+        }
+        RatioBudget { cfg, window }
+    }
+}
+
+impl super::Behaviour for RatioBudget {
+    fn level(&self, now: Micros) -> super::Level {
+        let sum = (self.window.sum(now) + self.cfg.reserve_milli()).max(0) as u64;
+        super::Level {
+            milli: sum,
+            max_milli: sum,
+        }
+    }
+    fn cost(&self, _kind: super::RetryCost) -> u64 {
+        1000
+    }
+    fn withdraw(&mut self, now: Micros, cost: u64) -> u64 {
+        self.window.add(now, -(cost as i64));
+        cost
+    }
+    fn on_original(&mut self, now: Micros) {
+        self.window.add(now, i64::from(self.cfg.per_mille));
+    }
+}

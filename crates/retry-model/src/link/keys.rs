@@ -146,7 +146,9 @@ impl Domain {
             Domain::Dur { .. } => self
                 .accepted()
                 .replace(" (a number and a unit: us, ms, s, m, h)", ""),
-            _ => self.accepted(),
+            Domain::Version | Domain::Int { .. } | Domain::Dec { .. } | Domain::List(_) => {
+                self.accepted()
+            }
         }
     }
 }

@@ -173,10 +173,13 @@ impl Params {
                 let n = v
                     .parse::<u64>()
                     .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
-                if n == 0 || n > u64::from(LINK_VERSION) {
+                if n > u64::from(LINK_VERSION) {
                     return Err(k.error(format!(
-                        "link version {n} is not one this build reads (1 to {LINK_VERSION})"
+                        "link version {n} is newer than this build, which reads 1 to {LINK_VERSION}"
                     )));
+                }
+                if n == 0 {
+                    return Err(k.error(format!("'{v}' is not {}", k.domain.accepted())));
                 }
             }
             "preset" => {
@@ -309,10 +312,13 @@ impl Params {
                 .join(","),
             "retry_after" => return od(self.retry_after),
             "ra_mode" => pol.retry_after_mode.name().to_string(),
-            "budget" => match pol.budget {
-                BudgetConfig::Ratio(r) if r == RatioConfig::CHAPTER => "chapter".to_string(),
-                b => b.name().to_string(),
-            },
+            "budget" => {
+                if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
+                    "chapter".to_string()
+                } else {
+                    pol.budget.name().to_string()
+                }
+            }
             "budget_start" => milli_text(self.budget_start?),
             "budget_scope" => pol.scope.name().to_string(),
             "bucket_max" | "bucket_refill" => {

@@ -337,15 +337,12 @@ impl Preset {
             Preset::MetastableNone | Preset::MetastableBudget | Preset::MetastableBreaker => {
                 payments(p);
                 p.sim.outage = Micros::from_secs(1);
-                match self {
-                    Preset::MetastableBudget => {
-                        p.policy.budget =
-                            BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
-                    }
-                    Preset::MetastableBreaker => {
-                        p.sim.breaker = Some(crate::sim::BreakerConfig::default())
-                    }
-                    _ => {}
+                if self == Preset::MetastableBudget {
+                    p.policy.budget =
+                        BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
+                }
+                if self == Preset::MetastableBreaker {
+                    p.sim.breaker = Some(crate::sim::BreakerConfig::default());
                 }
             }
         }

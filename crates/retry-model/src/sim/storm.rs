@@ -128,11 +128,17 @@ impl Storm {
         let clients = p.clients.max(1);
         let planned = match kind {
             ScenarioKind::Burst => u64::from(clients),
-            _ => planned_originals(&sp),
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => planned_originals(&sp),
         };
         let horizon = match kind {
             ScenarioKind::Burst => Micros::ZERO,
-            _ => sp.duration,
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => sp.duration,
         }
         .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
         .saturating_add(Micros::from_secs(1));
