@@ -19,6 +19,12 @@ for t in wasm32-unknown-unknown wasm32v1-none; do
   if grep -qx "$t" <<<"$installed"; then say "rust target $t: present"; else say "rust target $t: installing"; rustup target add "$t"; fi
 done
 
+# 1b. clippy and rustfmt, which the test script runs.
+components=$(rustup component list --installed)
+for c in clippy rustfmt; do
+  if grep -q "^$c" <<<"$components"; then say "rust component $c: present"; else say "rust component $c: installing"; rustup component add "$c"; fi
+done
+
 # 2. wasm-bindgen CLI at exactly the version Cargo.lock pins.
 wbg=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$wbg" ]; then
