@@ -3,8 +3,9 @@
 //! Why not `rand`'s `SmallRng` or `StdRng`? Their algorithm is allowed to change between releases
 //! and `SmallRng` is a different generator on 32-bit targets such as wasm32 than on x86_64, so a
 //! shared link would draw different jitter in the browser and in the CLI. This module pins one
-//! named algorithm, xoshiro256** (Blackman and Vigna, 2018), seeded through SplitMix64, and a
-//! reference-vector test below fails if a single bit of it changes.
+//! named algorithm, xoshiro256** (Blackman and Vigna, 2018) from the `rand_xoshiro` crate,
+//! seeded through SplitMix64 (`seed_from_u64`), and a reference-vector test below fails if a
+//! single bit of it changes.
 //!
 //! Every stream is derived from the link's one master seed and a stream number, so client 7's
 //! jitter does not change when client 8 is added.
@@ -18,37 +19,49 @@
 //! assert!(w <= 100);
 //! ```
 
-/// xoshiro256** with SplitMix64 seeding.
+use core::convert::Infallible;
+use rand_core::{Rng as _, SeedableRng, TryRng};
+use rand_xoshiro::{SplitMix64, Xoshiro256StarStar};
+
+/// xoshiro256** with SplitMix64 seeding: `rand_xoshiro`'s generator behind the `rand_core`
+/// traits, with the lab's own samplers on top.
+///
+/// The samplers (`below`, `uniform_inclusive`, `next_f64`, `normal`) are the project's own
+/// rather than `rand`'s distributions on purpose: their results depend only on the 64-bit words
+/// drawn and on plain integer or IEEE arithmetic, so they are bit-identical natively and in
+/// wasm and cannot change with a `rand` release; they are pinned by the tests below and by every
+/// golden fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
-    s: [u64; 4],
+    inner: Xoshiro256StarStar,
 }
 
-/// One step of SplitMix64: the standard way to expand a 64-bit seed into generator state.
+/// SplitMix64 output for `state`, advancing it: the standard way to expand a 64-bit seed, here
+/// `rand_xoshiro`'s `SplitMix64`.
 pub fn splitmix64(state: &mut u64) -> u64 {
+    let mut g = SplitMix64::seed_from_u64(*state);
+    let out = g.next_u64();
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    out
 }
 
 impl Rng {
     /// A generator with the raw xoshiro256** state `s` (not all zero).
-    pub const fn from_state(s: [u64; 4]) -> Self {
-        Rng { s }
+    pub fn from_state(s: [u64; 4]) -> Self {
+        let mut bytes = [0u8; 32];
+        for (chunk, word) in bytes.chunks_exact_mut(8).zip(s) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        Rng {
+            inner: Xoshiro256StarStar::from_seed(bytes),
+        }
     }
 
-    /// A generator seeded from a 64-bit seed through SplitMix64.
+    /// A generator seeded from a 64-bit seed through SplitMix64 (`seed_from_u64`).
     pub fn from_seed(seed: u64) -> Self {
-        let mut sm = seed;
-        let s = [
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ];
-        Rng { s }
+        Rng {
+            inner: Xoshiro256StarStar::seed_from_u64(seed),
+        }
     }
 
     /// Stream number `stream` of master seed `seed`. Streams are independent for practical
@@ -60,16 +73,9 @@ impl Rng {
     }
 
     /// The next 64 random bits.
+    #[inline]
     pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.inner.next_u64()
     }
 
     /// A float uniform in `[0, 1)` with 53 random bits.
@@ -204,6 +210,22 @@ pub fn inverse_normal_cdf(p: f64) -> f64 {
         let q = libm::sqrt(-2.0 * libm::log(1.0 - p));
         -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
             / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    }
+}
+
+impl TryRng for Rng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.inner.try_next_u32()
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.inner.try_next_u64()
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), Infallible> {
+        self.inner.try_fill_bytes(dest)
     }
 }
 

@@ -134,8 +134,8 @@ proptest! {
                         Err(e) => prop_assert!(is_key(e.field), "{}: {}", q, e),
                         Ok(mut run) => {
                             // A while, not to the end: enough to reach the arithmetic.
-                            for _ in 0..20 {
-                                if run.step(2_000).done {
+                            for _ in 0..10 {
+                                if run.step(1_000).done {
                                     break;
                                 }
                             }
@@ -212,8 +212,8 @@ proptest! {
             match Run::new(&p) {
                 Err(e) => prop_assert!(is_key(e.field), "{}: {}", q, e),
                 Ok(mut run) => {
-                    for _ in 0..20 {
-                        if run.step(2_000).done {
+                    for _ in 0..10 {
+                        if run.step(1_000).done {
                             break;
                         }
                     }
