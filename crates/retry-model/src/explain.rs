@@ -10,12 +10,14 @@
 //! assert_eq!(text.steps[0].lines[1], "remaining 9.9 s -> timeout = min(3 s, 9.9 s) = 3 s (the per-attempt ceiling)");
 //! ```
 
-use crate::backoff::BackoffKind;
+use crate::backoff::{BackoffKind, Draw};
 use crate::budget::{BudgetConfig, Level};
 use crate::link::Params;
-use crate::policy::{FitRule, TimeoutWhy, WaitSource};
+use crate::policy::{
+    AfterAttempt, AttemptPlan, FitCheck, FitRule, RetryPolicy, TimeoutWhy, WaitSource,
+};
 use crate::time::Micros;
-use crate::trace::Trace;
+use crate::trace::{Step, Trace};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -56,250 +58,14 @@ fn level(l: Level) -> String {
 
 /// Writes the trace of `p` as lines of arithmetic.
 pub fn explain(p: &Params, t: &Trace) -> Explanation {
-    let pol = &p.policy;
-    let mut intro = Vec::new();
-    intro.push(format!(
-        "{} attempts = 1 call + {} retries; backoff {}; {}",
-        pol.max_attempts,
-        pol.max_attempts - 1,
-        pol.backoff.kind,
-        match pol.deadline {
-            Some(d) => format!(
-                "deadline {} with {} already spent, {} per attempt, {} reserve",
-                h(d),
-                h(p.elapsed),
-                h(pol.attempt_timeout),
-                h(pol.reserve)
-            ),
-            None => format!("no deadline, {} per attempt", h(pol.attempt_timeout)),
-        }
-    ));
-    intro.push(format!(
-        "operation: {}{}",
-        if pol.operation.idempotent {
-            "idempotent"
-        } else {
-            "not idempotent"
-        },
-        if pol.operation.key {
-            ", with an idempotency key"
-        } else {
-            ", no idempotency key"
-        }
-    ));
-    let mut steps = Vec::new();
-    for s in &t.steps {
-        let mut lines = Vec::new();
-        let plan = &s.plan;
-        lines.push(format!(
-            "attempt {} of {} at t = {}",
-            plan.attempt,
-            pol.max_attempts,
-            h(plan.start)
-        ));
-        lines.push(match (plan.remaining, plan.why) {
-            (None, _) | (_, TimeoutWhy::NoDeadline) => format!(
-                "no deadline -> timeout = {} (the per-attempt ceiling)",
-                h(plan.timeout)
-            ),
-            (Some(rem), why) => {
-                let inner = if pol.reserve == Micros::ZERO {
-                    h(rem)
-                } else {
-                    format!("{} - {} reserve", h(rem), h(pol.reserve))
-                };
-                format!(
-                    "remaining {} -> timeout = min({}, {}) = {} ({})",
-                    h(rem),
-                    h(pol.attempt_timeout),
-                    inner,
-                    h(plan.timeout),
-                    if why == TimeoutWhy::Ceiling {
-                        "the per-attempt ceiling"
-                    } else {
-                        "cut to what remains"
-                    }
-                )
-            }
-        });
-        let c = &s.after.classification;
-        lines.push(format!(
-            "outcome {} after {}{} -> {} ({}): {}",
-            s.outcome,
-            h(s.took),
-            if s.cut_off {
-                " (the answer was slower than the timeout, so the client gave up)"
-            } else {
-                ""
-            },
-            c.verdict.name(),
-            c.reason.name(),
-            c.reason.explain()
-        ));
-        let a = &s.after;
-        if a.stop == Some(crate::StopReason::Success) {
-            if let Some(l) = s.budget_after {
-                lines.push(format!("budget after the success: {}", level(l)));
-            }
-            steps.push(StepText {
-                attempt: plan.attempt,
-                lines,
-            });
-            continue;
-        }
-        if c.retryable {
-            lines.push(format!(
-                "attempts: {} of {} used, {} left",
-                plan.attempt, pol.max_attempts, a.attempts_left
-            ));
-        }
-        if let (Some(rem), true) = (a.remaining, c.retryable) {
-            let before = plan.remaining.unwrap_or(rem);
-            lines.push(format!(
-                "remaining {} - {} = {}",
-                h(before),
-                h(s.took),
-                h(rem)
-            ));
-        }
-        if let (Some(b), false) = (a.budget, matches!(pol.budget, BudgetConfig::None)) {
-            let rule = match (pol.budget, b.threshold_milli) {
-                (_, Some(th)) => format!(
-                    "tokens {} > {} (half the maximum)?",
-                    tokens(b.level.milli),
-                    tokens(th)
-                ),
-                _ => format!(
-                    "{} available, a retry costs {}",
-                    level(b.level),
-                    tokens(b.cost_milli)
-                ),
-            };
-            lines.push(format!(
-                "budget ({}): {} -> {}",
-                pol.budget.name(),
-                rule,
-                if b.allowed { "allowed" } else { "refused" }
-            ));
-        }
-        if let Some(d) = a.draw {
-            let ceiling = match pol.backoff.kind {
-                BackoffKind::None => "no backoff: wait 0".to_string(),
-                BackoffKind::Constant => format!("constant wait {}", h(d.ceiling)),
-                BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => format!(
-                    "ceiling = min({}, {} x {}^{}) = {}",
-                    h(pol.backoff.cap),
-                    h(d.base),
-                    pol.backoff.multiplier,
-                    d.k,
-                    h(d.ceiling)
-                ),
-                // After throttling the base is the throttling base, which may exceed three
-                // times the previous wait; the range then starts and ends at it.
-                BackoffKind::Decorrelated if d.base != pol.backoff.base => format!(
-                    "range [{}, min({}, max({}, 3 x previous))] = [{}, {}]",
-                    h(d.low),
-                    h(pol.backoff.cap),
-                    h(d.base),
-                    h(d.low),
-                    h(d.ceiling)
-                ),
-                BackoffKind::Decorrelated => format!(
-                    "range [{}, min({}, 3 x previous)] = [{}, {}]",
-                    h(d.low),
-                    h(pol.backoff.cap),
-                    h(d.low),
-                    h(d.ceiling)
-                ),
-            };
-            let drawn = match pol.backoff.kind {
-                BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => {
-                    format!(
-                        "; drawn uniformly in [{}, {}]: {}",
-                        h(d.low),
-                        h(d.ceiling),
-                        h(d.wait)
-                    )
-                }
-                BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => {
-                    String::new()
-                }
-            };
-            lines.push(format!(
-                "backoff {}: {}{}",
-                pol.backoff.kind, ceiling, drawn
-            ));
-        }
-        if let (Some(w), Some(src)) = (a.wait, a.wait_source) {
-            lines.push(match src {
-                WaitSource::Backoff => format!("wait {} (the backoff's)", h(w)),
-                WaitSource::Forced => format!(
-                    "wait {} (forced by the link, instead of the drawn one)",
-                    h(w)
-                ),
-                WaitSource::RetryAfter => format!(
-                    "wait {} (the server's Retry-After, {} mode, replaces the backoff)",
-                    h(w),
-                    pol.retry_after_mode.name()
-                ),
-                WaitSource::Pushback => format!(
-                    "wait {} (the server's gRPC pushback; the backoff restarts from its base)",
-                    h(w)
-                ),
-            });
-        }
-        if let Some(f) = a.fit {
-            lines.push(match pol.fit {
-                FitRule::Full => format!(
-                    "fits? {} wait + {} next attempt + {} reserve = {} {} {} remaining -> {}",
-                    h(a.wait.unwrap_or(Micros::ZERO)),
-                    h(f.next_timeout),
-                    h(pol.reserve),
-                    h(f.need),
-                    if f.fits { "<=" } else { ">" },
-                    h(f.remaining),
-                    if f.fits {
-                        "fits"
-                    } else {
-                        "refused before sleeping"
-                    }
-                ),
-                FitRule::Cut => format!(
-                    "fits? {} wait + {} reserve = {} {} {} remaining -> {}",
-                    h(a.wait.unwrap_or(Micros::ZERO)),
-                    h(pol.reserve),
-                    h(f.need),
-                    if f.fits { "<" } else { ">=" },
-                    h(f.remaining),
-                    if f.fits {
-                        "fits (the next attempt may be cut short)"
-                    } else {
-                        "refused before sleeping"
-                    }
-                ),
-            });
-        }
-        if let Some(l) = s.budget_after {
-            if a.withdrawn.is_some() {
-                lines.push(format!("budget after the retry: {}", level(l)));
-            }
-        }
-        match a.stop {
-            None => lines.push(format!(
-                "decision: retry after {}, at t = {}",
-                h(a.wait.unwrap_or(Micros::ZERO)),
-                h(s.plan
-                    .start
-                    .saturating_add(s.took)
-                    .saturating_add(a.wait.unwrap_or(Micros::ZERO)))
-            )),
-            Some(r) => lines.push(format!("decision: stop ({})", r.name())),
-        }
-        steps.push(StepText {
-            attempt: plan.attempt,
-            lines,
-        });
-    }
+    let steps = t
+        .steps
+        .iter()
+        .map(|s| StepText {
+            attempt: s.plan.attempt,
+            lines: step_lines(p, s),
+        })
+        .collect();
     let outcome = format!(
         "stopped at t = {} after {} attempt{}: {} ({})",
         h(t.end),
@@ -309,9 +75,260 @@ pub fn explain(p: &Params, t: &Trace) -> Explanation {
         t.stop_reason.explain()
     );
     Explanation {
-        intro,
+        intro: intro(p),
         steps,
         outcome,
+    }
+}
+
+/// The policy in two lines: attempts, backoff and deadline; the operation.
+fn intro(p: &Params) -> Vec<String> {
+    let pol = &p.policy;
+    let deadline = match pol.deadline {
+        Some(d) => format!(
+            "deadline {} with {} already spent, {} per attempt, {} reserve",
+            h(d),
+            h(p.elapsed),
+            h(pol.attempt_timeout),
+            h(pol.reserve)
+        ),
+        None => format!("no deadline, {} per attempt", h(pol.attempt_timeout)),
+    };
+    let idempotent = if pol.operation.idempotent {
+        "idempotent"
+    } else {
+        "not idempotent"
+    };
+    let key = if pol.operation.key {
+        ", with an idempotency key"
+    } else {
+        ", no idempotency key"
+    };
+    alloc::vec![
+        format!(
+            "{} attempts = 1 call + {} retries; backoff {}; {deadline}",
+            pol.max_attempts,
+            pol.max_attempts - 1,
+            pol.backoff.kind,
+        ),
+        format!("operation: {idempotent}{key}"),
+    ]
+}
+
+/// One attempt's lines, in the order the policy works: its timeout, its outcome, then (when it
+/// may retry) attempts left, time left, the budget, the backoff, the wait, the fit check and the
+/// decision.
+fn step_lines(p: &Params, s: &Step) -> Vec<String> {
+    let pol = &p.policy;
+    let (plan, a) = (&s.plan, &s.after);
+    let c = &a.classification;
+    let mut lines = alloc::vec![
+        format!(
+            "attempt {} of {} at t = {}",
+            plan.attempt,
+            pol.max_attempts,
+            h(plan.start)
+        ),
+        timeout_line(pol, plan),
+        outcome_line(s),
+    ];
+    if a.stop == Some(crate::StopReason::Success) {
+        if let Some(l) = s.budget_after {
+            lines.push(format!("budget after the success: {}", level(l)));
+        }
+        return lines;
+    }
+    if c.retryable {
+        lines.push(format!(
+            "attempts: {} of {} used, {} left",
+            plan.attempt, pol.max_attempts, a.attempts_left
+        ));
+    }
+    if let (Some(rem), true) = (a.remaining, c.retryable) {
+        let before = plan.remaining.unwrap_or(rem);
+        lines.push(format!("remaining {} - {} = {}", h(before), h(s.took), h(rem)));
+    }
+    lines.extend(budget_line(pol, a));
+    lines.extend(a.draw.map(|d| backoff_line(pol, &d)));
+    lines.extend(wait_line(pol, a));
+    lines.extend(a.fit.map(|f| fit_line(pol, a, &f)));
+    if let (Some(l), Some(_)) = (s.budget_after, a.withdrawn) {
+        lines.push(format!("budget after the retry: {}", level(l)));
+    }
+    lines.push(match a.stop {
+        None => format!(
+            "decision: retry after {}, at t = {}",
+            h(a.wait.unwrap_or(Micros::ZERO)),
+            h(plan
+                .start
+                .saturating_add(s.took)
+                .saturating_add(a.wait.unwrap_or(Micros::ZERO)))
+        ),
+        Some(r) => format!("decision: stop ({})", r.name()),
+    });
+    lines
+}
+
+/// `remaining 9.9 s -> timeout = min(3 s, 9.9 s) = 3 s (the per-attempt ceiling)`.
+fn timeout_line(pol: &RetryPolicy, plan: &AttemptPlan) -> String {
+    match (plan.remaining, plan.why) {
+        (None, _) | (_, TimeoutWhy::NoDeadline) => format!(
+            "no deadline -> timeout = {} (the per-attempt ceiling)",
+            h(plan.timeout)
+        ),
+        (Some(rem), why) => {
+            let inner = if pol.reserve == Micros::ZERO {
+                h(rem)
+            } else {
+                format!("{} - {} reserve", h(rem), h(pol.reserve))
+            };
+            let why = if why == TimeoutWhy::Ceiling {
+                "the per-attempt ceiling"
+            } else {
+                "cut to what remains"
+            };
+            format!(
+                "remaining {} -> timeout = min({}, {}) = {} ({why})",
+                h(rem),
+                h(pol.attempt_timeout),
+                inner,
+                h(plan.timeout),
+            )
+        }
+    }
+}
+
+/// The outcome and its classification.
+fn outcome_line(s: &Step) -> String {
+    let c = &s.after.classification;
+    let cut = if s.cut_off {
+        " (the answer was slower than the timeout, so the client gave up)"
+    } else {
+        ""
+    };
+    format!(
+        "outcome {} after {}{cut} -> {} ({}): {}",
+        s.outcome,
+        h(s.took),
+        c.verdict.name(),
+        c.reason.name(),
+        c.reason.explain()
+    )
+}
+
+/// The budget's check, when there is a budget.
+fn budget_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
+    let b = a.budget.filter(|_| pol.budget != BudgetConfig::None)?;
+    let rule = match b.threshold_milli {
+        Some(th) => format!(
+            "tokens {} > {} (half the maximum)?",
+            tokens(b.level.milli),
+            tokens(th)
+        ),
+        None => format!(
+            "{} available, a retry costs {}",
+            level(b.level),
+            tokens(b.cost_milli)
+        ),
+    };
+    let verdict = if b.allowed { "allowed" } else { "refused" };
+    Some(format!("budget ({}): {rule} -> {verdict}", pol.budget.name()))
+}
+
+/// The backoff's ceiling or range and, for the jittered kinds, the draw.
+fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
+    let b = &pol.backoff;
+    let ceiling = match b.kind {
+        BackoffKind::None => "no backoff: wait 0".to_string(),
+        BackoffKind::Constant => format!("constant wait {}", h(d.ceiling)),
+        BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => format!(
+            "ceiling = min({}, {} x {}^{}) = {}",
+            h(b.cap),
+            h(d.base),
+            b.multiplier,
+            d.k,
+            h(d.ceiling)
+        ),
+        // After throttling the base is the throttling base, which may exceed three times the
+        // previous wait; the range then starts and ends at it.
+        BackoffKind::Decorrelated if d.base != b.base => format!(
+            "range [{}, min({}, max({}, 3 x previous))] = [{}, {}]",
+            h(d.low),
+            h(b.cap),
+            h(d.base),
+            h(d.low),
+            h(d.ceiling)
+        ),
+        BackoffKind::Decorrelated => format!(
+            "range [{}, min({}, 3 x previous)] = [{}, {}]",
+            h(d.low),
+            h(b.cap),
+            h(d.low),
+            h(d.ceiling)
+        ),
+    };
+    let drawn = match b.kind {
+        BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => format!(
+            "; drawn uniformly in [{}, {}]: {}",
+            h(d.low),
+            h(d.ceiling),
+            h(d.wait)
+        ),
+        BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => String::new(),
+    };
+    format!("backoff {}: {ceiling}{drawn}", b.kind)
+}
+
+/// The wait and where it came from.
+fn wait_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
+    let (w, src) = (a.wait?, a.wait_source?);
+    Some(match src {
+        WaitSource::Backoff => format!("wait {} (the backoff's)", h(w)),
+        WaitSource::Forced => format!(
+            "wait {} (forced by the link, instead of the drawn one)",
+            h(w)
+        ),
+        WaitSource::RetryAfter => format!(
+            "wait {} (the server's Retry-After, {} mode, replaces the backoff)",
+            h(w),
+            pol.retry_after_mode.name()
+        ),
+        WaitSource::Pushback => format!(
+            "wait {} (the server's gRPC pushback; the backoff restarts from its base)",
+            h(w)
+        ),
+    })
+}
+
+/// "Will the next attempt fit?", under the link's fit rule.
+fn fit_line(pol: &RetryPolicy, a: &AfterAttempt, f: &FitCheck) -> String {
+    let wait = h(a.wait.unwrap_or(Micros::ZERO));
+    match pol.fit {
+        FitRule::Full => format!(
+            "fits? {wait} wait + {} next attempt + {} reserve = {} {} {} remaining -> {}",
+            h(f.next_timeout),
+            h(pol.reserve),
+            h(f.need),
+            if f.fits { "<=" } else { ">" },
+            h(f.remaining),
+            if f.fits {
+                "fits"
+            } else {
+                "refused before sleeping"
+            }
+        ),
+        FitRule::Cut => format!(
+            "fits? {wait} wait + {} reserve = {} {} {} remaining -> {}",
+            h(pol.reserve),
+            h(f.need),
+            if f.fits { "<" } else { ">=" },
+            h(f.remaining),
+            if f.fits {
+                "fits (the next attempt may be cut short)"
+            } else {
+                "refused before sleeping"
+            }
+        ),
     }
 }
 
