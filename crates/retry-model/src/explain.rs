@@ -146,7 +146,12 @@ fn step_lines(p: &Params, s: &Step) -> Vec<String> {
     }
     if let (Some(rem), true) = (a.remaining, c.retryable) {
         let before = plan.remaining.unwrap_or(rem);
-        lines.push(format!("remaining {} - {} = {}", h(before), h(s.took), h(rem)));
+        lines.push(format!(
+            "remaining {} - {} = {}",
+            h(before),
+            h(s.took),
+            h(rem)
+        ));
     }
     lines.extend(budget_line(pol, a));
     lines.extend(a.draw.map(|d| backoff_line(pol, &d)));
@@ -232,7 +237,10 @@ fn budget_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
         ),
     };
     let verdict = if b.allowed { "allowed" } else { "refused" };
-    Some(format!("budget ({}): {rule} -> {verdict}", pol.budget.name()))
+    Some(format!(
+        "budget ({}): {rule} -> {verdict}",
+        pol.budget.name()
+    ))
 }
 
 /// The backoff's ceiling or range and, for the jittered kinds, the draw.

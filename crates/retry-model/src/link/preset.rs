@@ -174,177 +174,214 @@ impl Preset {
         Preset::ALL.into_iter().find(|p| p.name() == s)
     }
 
-    /// Applies the preset on top of `p` (which is normally the defaults).
+    /// Applies the preset on top of `p` (which is normally the defaults): one function per
+    /// preset below, grouped as the library clients, the worked examples and the scenarios.
     pub fn apply(self, p: &mut Params) {
-        let pol = &mut p.policy;
         match self {
-            Preset::AwsStandard => {
-                pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_secs(1))
-                    .with_cap(Micros::from_secs(20));
-                pol.budget = BudgetConfig::Aws(AwsQuotaConfig::STANDARD);
-                pol.classifier = Classifier::Aws;
-            }
-            Preset::Aws2026 => {
-                pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(50))
-                    .with_cap(Micros::from_secs(20))
-                    .with_throttle_base(Some(Micros::from_secs(1)));
-                pol.budget = BudgetConfig::Aws(AwsQuotaConfig::Y2026);
-                pol.classifier = Classifier::Aws;
-                pol.retry_after_mode = RetryAfterMode::Aws2026;
-            }
-            Preset::Grpc => {
-                pol.max_attempts = 4;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(100))
-                    .with_cap(Micros::from_secs(1));
-                pol.budget = BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE);
-                pol.classifier = Classifier::Grpc;
-            }
-            Preset::Tenacity => {
-                pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(100))
-                    .with_cap(Micros::from_secs(2));
-            }
-            Preset::Stripe => {
-                pol.max_attempts = 3;
-                pol.backoff = BackoffConfig::new(BackoffKind::Equal)
-                    .with_base(Micros::from_millis(500))
-                    .with_cap(Micros::from_secs(5))
-                    .with_floor(Micros::from_millis(500));
-                pol.classifier = Classifier::Stripe;
-                pol.retry_after_mode = RetryAfterMode::Stripe;
-                pol.operation.key = true;
-            }
-            Preset::Brooker2015 => {
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(5))
-                    .with_cap(Micros::from_secs(2))
-                    .with_first_exp(1);
-                pol.max_attempts = 10;
-            }
-            Preset::Chapter => {
-                pol.max_attempts = 3;
-                pol.deadline = Some(Micros::from_secs(10));
-                pol.attempt_timeout = Micros::from_secs(3);
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(100))
-                    .with_cap(Micros::from_secs(2));
-                p.elapsed = Micros::from_millis(100);
-                p.outcomes = vec![ScriptedOutcome::new(Outcome::ConnectTimeout); 3];
-                p.waits = vec![
-                    Some(Micros::from_millis(100)),
-                    Some(Micros::from_millis(200)),
-                ];
-            }
-            Preset::Guide700ms => {
-                pol.max_attempts = 3;
-                pol.deadline = Some(Micros::from_millis(1100));
-                pol.reserve = Micros::from_millis(100);
-                pol.attempt_timeout = Micros::from_millis(400);
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(100))
-                    .with_cap(Micros::from_millis(800));
-                p.outcomes = vec![
-                    ScriptedOutcome::new(Outcome::ConnectTimeout),
-                    ScriptedOutcome::new(Outcome::Ok),
-                ];
-                p.waits = vec![Some(Micros::from_millis(250))];
-            }
-            Preset::PaymentsNone | Preset::PaymentsJitter => {
-                payments(p);
-                if self == Preset::PaymentsJitter {
-                    let pol = &mut p.policy;
-                    pol.max_attempts = 2;
-                    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                        .with_base(Micros::from_millis(300))
-                        .with_cap(Micros::from_secs(5));
-                }
-            }
-            Preset::BurstLab => {
-                let s = &mut p.sim;
-                s.scenario = Some(ScenarioKind::Burst);
-                s.capacity_milli = 5_000_000; // 50 per 10 ms tick
-                s.tick = Micros::from_millis(10);
-                s.reject_cost_milli = 100;
-                s.bin = Micros::from_millis(100);
-                p.clients = 500;
-                let pol = &mut p.policy;
-                pol.max_attempts = 10;
-                pol.deadline = None;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(10))
-                    .with_cap(Micros::from_secs(2));
-            }
-            Preset::Occ2015 => {
-                let s = &mut p.sim;
-                s.scenario = Some(ScenarioKind::Occ);
-                s.net = Micros::from_millis(10);
-                s.net_sd = Micros::from_millis(2);
-                s.runs = 100;
-                p.clients = 100;
-                // The study's clients retry until they succeed: no deadline, no attempt limit,
-                // which `scenario=occ` models whatever those keys say (it refuses them).
-                let pol = &mut p.policy;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(5))
-                    .with_cap(Micros::from_secs(2))
-                    .with_first_exp(1);
-            }
-            Preset::Layers333 | Preset::LayersFix => {
-                let s = &mut p.sim;
-                s.scenario = Some(ScenarioKind::Layers);
-                s.layers = if self == Preset::Layers333 {
-                    vec![3, 3, 3]
-                } else {
-                    vec![1, 1, 3]
-                };
-                s.p_ppm = 1_000_000;
-                s.requests = 100;
-                s.rate_milli = 10_000;
-                let pol = &mut p.policy;
-                pol.deadline = None;
-                pol.attempt_timeout = Micros::from_secs(60);
-                pol.operation.idempotent = true;
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(10))
-                    .with_cap(Micros::from_millis(100));
-            }
-            Preset::LostNoKey | Preset::LostKey => {
-                let s = &mut p.sim;
-                s.scenario = Some(ScenarioKind::Lost);
-                s.rate_milli = 20_000;
-                s.duration = Micros::from_secs(60);
-                s.lose_ppm = 100_000;
-                s.service = Micros::from_millis(50);
-                s.net = Micros::from_millis(5);
-                let pol = &mut p.policy;
-                pol.max_attempts = 3;
-                pol.attempt_timeout = Micros::from_secs(1);
-                pol.backoff = BackoffConfig::new(BackoffKind::Full)
-                    .with_base(Micros::from_millis(100))
-                    .with_cap(Micros::from_secs(2));
-                if self == Preset::LostKey {
-                    pol.operation.key = true;
-                } else {
-                    pol.operation.idempotent = true;
-                }
-            }
+            Preset::AwsStandard => aws_standard(p),
+            Preset::Aws2026 => aws_2026(p),
+            Preset::Grpc => grpc(p),
+            Preset::Tenacity => tenacity(p),
+            Preset::Stripe => stripe(p),
+            Preset::Brooker2015 => brooker_2015(p),
+            Preset::Chapter => chapter(p),
+            Preset::Guide700ms => guide_700ms(p),
+            Preset::PaymentsNone | Preset::PaymentsJitter => payments_course(p, self),
+            Preset::BurstLab => burst_lab(p),
+            Preset::Occ2015 => occ_2015(p),
+            Preset::Layers333 | Preset::LayersFix => layers(p, self),
+            Preset::LostNoKey | Preset::LostKey => lost(p, self),
             Preset::MetastableNone | Preset::MetastableBudget | Preset::MetastableBreaker => {
-                payments(p);
-                p.sim.outage = Micros::from_secs(1);
-                if self == Preset::MetastableBudget {
-                    p.policy.budget =
-                        BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
-                }
-                if self == Preset::MetastableBreaker {
-                    p.sim.breaker = Some(crate::sim::BreakerConfig::default());
-                }
+                metastable(p, self)
             }
         }
+    }
+}
+
+fn aws_standard(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_secs(1))
+        .with_cap(Micros::from_secs(20));
+    pol.budget = BudgetConfig::Aws(AwsQuotaConfig::STANDARD);
+    pol.classifier = Classifier::Aws;
+}
+
+fn aws_2026(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(50))
+        .with_cap(Micros::from_secs(20))
+        .with_throttle_base(Some(Micros::from_secs(1)));
+    pol.budget = BudgetConfig::Aws(AwsQuotaConfig::Y2026);
+    pol.classifier = Classifier::Aws;
+    pol.retry_after_mode = RetryAfterMode::Aws2026;
+}
+
+fn grpc(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 4;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(100))
+        .with_cap(Micros::from_secs(1));
+    pol.budget = BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE);
+    pol.classifier = Classifier::Grpc;
+}
+
+fn tenacity(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(100))
+        .with_cap(Micros::from_secs(2));
+}
+
+fn stripe(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.backoff = BackoffConfig::new(BackoffKind::Equal)
+        .with_base(Micros::from_millis(500))
+        .with_cap(Micros::from_secs(5))
+        .with_floor(Micros::from_millis(500));
+    pol.classifier = Classifier::Stripe;
+    pol.retry_after_mode = RetryAfterMode::Stripe;
+    pol.operation.key = true;
+}
+
+fn brooker_2015(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(5))
+        .with_cap(Micros::from_secs(2))
+        .with_first_exp(1);
+    pol.max_attempts = 10;
+}
+
+fn chapter(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.deadline = Some(Micros::from_secs(10));
+    pol.attempt_timeout = Micros::from_secs(3);
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(100))
+        .with_cap(Micros::from_secs(2));
+    p.elapsed = Micros::from_millis(100);
+    p.outcomes = vec![ScriptedOutcome::new(Outcome::ConnectTimeout); 3];
+    p.waits = vec![
+        Some(Micros::from_millis(100)),
+        Some(Micros::from_millis(200)),
+    ];
+}
+
+fn guide_700ms(p: &mut Params) {
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.deadline = Some(Micros::from_millis(1100));
+    pol.reserve = Micros::from_millis(100);
+    pol.attempt_timeout = Micros::from_millis(400);
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(100))
+        .with_cap(Micros::from_millis(800));
+    p.outcomes = vec![
+        ScriptedOutcome::new(Outcome::ConnectTimeout),
+        ScriptedOutcome::new(Outcome::Ok),
+    ];
+    p.waits = vec![Some(Micros::from_millis(250))];
+}
+
+fn payments_course(p: &mut Params, which: Preset) {
+    payments(p);
+    if which == Preset::PaymentsJitter {
+        let pol = &mut p.policy;
+        pol.max_attempts = 2;
+        pol.backoff = BackoffConfig::new(BackoffKind::Full)
+            .with_base(Micros::from_millis(300))
+            .with_cap(Micros::from_secs(5));
+    }
+}
+
+fn burst_lab(p: &mut Params) {
+    let s = &mut p.sim;
+    s.scenario = Some(ScenarioKind::Burst);
+    s.capacity_milli = 5_000_000; // 50 per 10 ms tick
+    s.tick = Micros::from_millis(10);
+    s.reject_cost_milli = 100;
+    s.bin = Micros::from_millis(100);
+    p.clients = 500;
+    let pol = &mut p.policy;
+    pol.max_attempts = 10;
+    pol.deadline = None;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(10))
+        .with_cap(Micros::from_secs(2));
+}
+
+fn occ_2015(p: &mut Params) {
+    let s = &mut p.sim;
+    s.scenario = Some(ScenarioKind::Occ);
+    s.net = Micros::from_millis(10);
+    s.net_sd = Micros::from_millis(2);
+    s.runs = 100;
+    p.clients = 100;
+    // The study's clients retry until they succeed: no deadline, no attempt limit,
+    // which `scenario=occ` models whatever those keys say (it refuses them).
+    let pol = &mut p.policy;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(5))
+        .with_cap(Micros::from_secs(2))
+        .with_first_exp(1);
+}
+
+fn layers(p: &mut Params, which: Preset) {
+    let s = &mut p.sim;
+    s.scenario = Some(ScenarioKind::Layers);
+    s.layers = if which == Preset::Layers333 {
+        vec![3, 3, 3]
+    } else {
+        vec![1, 1, 3]
+    };
+    s.p_ppm = 1_000_000;
+    s.requests = 100;
+    s.rate_milli = 10_000;
+    let pol = &mut p.policy;
+    pol.deadline = None;
+    pol.attempt_timeout = Micros::from_secs(60);
+    pol.operation.idempotent = true;
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(10))
+        .with_cap(Micros::from_millis(100));
+}
+
+fn lost(p: &mut Params, which: Preset) {
+    let s = &mut p.sim;
+    s.scenario = Some(ScenarioKind::Lost);
+    s.rate_milli = 20_000;
+    s.duration = Micros::from_secs(60);
+    s.lose_ppm = 100_000;
+    s.service = Micros::from_millis(50);
+    s.net = Micros::from_millis(5);
+    let pol = &mut p.policy;
+    pol.max_attempts = 3;
+    pol.attempt_timeout = Micros::from_secs(1);
+    pol.backoff = BackoffConfig::new(BackoffKind::Full)
+        .with_base(Micros::from_millis(100))
+        .with_cap(Micros::from_secs(2));
+    if which == Preset::LostKey {
+        pol.operation.key = true;
+    } else {
+        pol.operation.idempotent = true;
+    }
+}
+
+fn metastable(p: &mut Params, which: Preset) {
+    payments(p);
+    p.sim.outage = Micros::from_secs(1);
+    if which == Preset::MetastableBudget {
+        p.policy.budget = BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
+    }
+    if which == Preset::MetastableBreaker {
+        p.sim.breaker = Some(crate::sim::BreakerConfig::default());
     }
 }
