@@ -48,6 +48,22 @@ impl CoordMap {
     }
 }
 
+/// Every dot in data coordinates (retry number plus the client's offset, wait in ms), retry by
+/// retry.
+fn dot_positions(s: &Schedule) -> Vec<Dot> {
+    s.retries
+        .iter()
+        .flat_map(|col| {
+            col.waits.iter().enumerate().map(move |(c, w)| Dot {
+                x: f64::from(col.retry) + spread(c as u32, s.clients),
+                y: w.as_millis_f64(),
+                client: c as u32,
+                retry: col.retry,
+            })
+        })
+        .collect()
+}
+
 /// The horizontal offset of client `c` of `n` inside its retry's column, in `[-0.36, 0.36]`.
 pub fn spread(c: u32, n: u32) -> f64 {
     if n <= 1 {
@@ -130,34 +146,29 @@ pub fn draw_schedule<DB: DrawingBackend>(
     } else {
         3.0
     }) * scale;
-    let mut map = CoordMap::default();
-    let dots = s.retries.iter().flat_map(|col| {
-        col.waits.iter().enumerate().map(move |(c, w)| {
-            (
-                f64::from(col.retry) + spread(c as u32, clients),
-                w.as_millis_f64(),
-            )
-        })
-    });
+    // Each dot's position in data space, computed once: drawn, then mapped to pixels.
+    let dots = dot_positions(s);
     chart
-        .draw_series(dots.map(|(x, y)| Circle::new((x, y), r as i32, DOT.mix(0.55).filled())))
+        .draw_series(
+            dots.iter()
+                .map(|d| Circle::new((d.x, d.y), r as i32, DOT.mix(0.55).filled())),
+        )
         .map_err(|e| e.to_string())?
         .label("drawn wait (one dot per client)")
         .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(3.0), DOT.filled()));
-    for col in &s.retries {
-        for (c, w) in col.waits.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(
-                f64::from(col.retry) + spread(c as u32, clients),
-                w.as_millis_f64(),
-            ));
-            map.dots.push(Dot {
-                x: f64::from(x),
-                y: f64::from(y),
-                client: c as u32,
-                retry: col.retry,
-            });
-        }
-    }
+    let map = CoordMap {
+        dots: dots
+            .iter()
+            .map(|d| {
+                let (x, y) = chart.backend_coord(&(d.x, d.y));
+                Dot {
+                    x: f64::from(x),
+                    y: f64::from(y),
+                    ..*d
+                }
+            })
+            .collect(),
+    };
     let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
     chart
         .draw_series(s.retries.iter().map(|col| {
@@ -197,14 +208,10 @@ pub fn draw_schedule<DB: DrawingBackend>(
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], mean_style));
     }
     if let Some(h) = highlight.filter(|h| *h < clients) {
-        let path: Vec<(f64, f64)> = s
-            .retries
+        let path: Vec<(f64, f64)> = dots
             .iter()
-            .filter_map(|col| {
-                col.waits
-                    .get(h as usize)
-                    .map(|w| (f64::from(col.retry) + spread(h, clients), w.as_millis_f64()))
-            })
+            .filter(|d| d.client == h)
+            .map(|d| (d.x, d.y))
             .collect();
         let style = ShapeStyle::from(&HIGHLIGHT).stroke_width(px(2.0) as u32);
         chart
