@@ -1,8 +1,8 @@
 //! The commands. Each returns its whole output as a string, or a one-line error.
 
 use crate::args::{self, Command, Parsed};
+use crate::json;
 use retry_model::{amplify, explain, schedule, trace, Params, MAX_CLIENTS};
-use serde_json::{json, Value};
 use std::fmt::Write;
 
 /// Parses `argv` (without the program name) and runs the command.
@@ -42,61 +42,11 @@ pub fn params(query: &str) -> Result<Params, String> {
     query.parse::<Params>().map_err(|e| e.to_string())
 }
 
-fn ms(m: retry_model::Micros) -> Value {
-    json!(m.as_millis_f64())
-}
-
 fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
     let p = params(query)?;
     let t = trace(&p).map_err(|e| e.to_string())?;
     if fmt == "json" {
-        let steps: Vec<Value> = t
-            .steps
-            .iter()
-            .map(|s| {
-                let af = &s.after;
-                json!({
-                    "attempt": s.plan.attempt,
-                    "t_ms": ms(s.plan.start),
-                    "remaining_ms": s.plan.remaining.map(ms),
-                    "timeout_ms": ms(s.plan.timeout),
-                    "timeout_why": s.plan.why,
-                    "outcome": s.outcome.to_string(),
-                    "took_ms": ms(s.took),
-                    "cut_off": s.cut_off,
-                    "verdict": af.classification.verdict.name(),
-                    "retryable": af.classification.retryable,
-                    "reason": af.classification.reason.name(),
-                    "explanation": af.classification.reason.explain(),
-                    "attempts_left": af.attempts_left,
-                    "remaining_after_ms": af.remaining.map(ms),
-                    "budget": af.budget.map(|b| json!({
-                        "allowed": b.allowed,
-                        "level": b.level.milli as f64 / 1000.0,
-                        "cost": b.cost_milli as f64 / 1000.0,
-                    })),
-                    "budget_after": s.budget_after.map(|l| l.milli as f64 / 1000.0),
-                    "ceiling_ms": af.draw.map(|d| ms(d.ceiling)),
-                    "drawn_ms": af.draw.map(|d| ms(d.wait)),
-                    "wait_ms": af.wait.map(ms),
-                    "wait_source": af.wait_source,
-                    "need_ms": af.fit.map(|f| ms(f.need)),
-                    "fits": af.fit.map(|f| f.fits),
-                    "decision": af.stop.map_or("retry", |r| r.name()),
-                })
-            })
-            .collect();
-        let v = json!({
-            "link": p.to_string(),
-            "steps": steps,
-            "stop_reason": t.stop_reason.name(),
-            "end_ms": ms(t.end),
-            "fingerprint": format!("{:016x}", t.fingerprint()),
-        });
-        return Ok(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        ));
+        return json::pretty(&json::Explain::new(&p, &t));
     }
     let e = explain(&p, &t);
     let mut out = String::new();
@@ -132,26 +82,7 @@ fn cmd_schedule(query: &str, clients: Option<&str>, fmt: &str) -> Result<String,
     })?;
     let mut out = String::new();
     match fmt {
-        "json" => {
-            let retries: Vec<Value> = s
-                .retries
-                .iter()
-                .map(|r| {
-                    json!({
-                        "retry": r.retry,
-                        "low_ms": ms(r.low),
-                        "ceiling_ms": ms(r.ceiling),
-                        "waits_ms": r.waits.iter().map(|w| ms(*w)).collect::<Vec<_>>(),
-                    })
-                })
-                .collect();
-            let v = json!({ "link": p.to_string(), "clients": s.clients, "retries": retries });
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-            );
-        }
+        "json" => out.push_str(&json::pretty(&json::ScheduleDoc::new(&p, &s))?),
         "csv" => {
             let _ = writeln!(out, "retry,client,low_ms,ceiling_ms,wait_ms");
             for r in &s.retries {
@@ -213,26 +144,7 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
     };
     let r = amplify(&layers, p).map_err(|e| e.to_string())?;
     if fmt == "json" {
-        let v = json!({
-            "layers": r.layers,
-            "p": r.p,
-            "worst_case": r.worst_case,
-            "expected": r.expected,
-            "failure_probability": r.failure_probability,
-            "rows": r.rows.iter().map(|row| json!({
-                "layer": row.layer,
-                "attempts": row.attempts,
-                "worst_calls_in": row.worst_calls_in,
-                "worst_calls_out": row.worst_calls_out,
-                "expected_calls_out": row.expected_calls_out,
-                "failure_probability": row.failure_probability,
-            })).collect::<Vec<_>>(),
-            "fix": { "layers": r.fix_layers, "worst_case": r.fix_worst_case, "expected": r.fix_expected },
-        });
-        return Ok(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        ));
+        return json::pretty(&json::AmplifyDoc::new(&r));
     }
     let mut out = String::new();
     let product: Vec<String> = r.layers.iter().map(|k| k.to_string()).collect();
@@ -280,6 +192,7 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     fn run_s(args: &[&str]) -> Result<String, String> {
         run(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())

@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+mod json;
 mod listing;
 mod simcmd;
 

@@ -1,8 +1,8 @@
 //! The simulation commands: `run`, `compare`, `sweep`.
 
+use crate::json;
 use retry_model::sim::{Run, SimReport, Summary};
 use retry_model::{Params, StopReason};
-use serde_json::{json, Value};
 use std::fmt::Write;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
@@ -47,55 +47,6 @@ pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, Stri
 
 fn params(text: &str) -> Result<Params, String> {
     text.parse::<Params>().map_err(|e| e.to_string())
-}
-
-fn opt(v: Option<f64>) -> Value {
-    v.map_or(Value::Null, |x| json!(x))
-}
-
-fn summary_json(s: &Summary) -> Value {
-    let failures: serde_json::Map<String, Value> = StopReason::ALL
-        .iter()
-        .filter(|r| **r != StopReason::Success)
-        .map(|r| (r.name().to_string(), json!(s.failures[r.index()])))
-        .collect();
-    json!({
-        "originals": s.originals,
-        "attempts": s.attempts,
-        "amplification": s.amplification,
-        "successes": s.successes,
-        "success_rate": s.success_rate,
-        "peak_attempts_per_s": s.peak_attempts_per_s,
-        "attempts_per_s_at": opt(s.attempts_per_s_at),
-        "completion_ms": s.completion_ms,
-        "p50_ms": opt(s.p50_ms),
-        "p99_ms": opt(s.p99_ms),
-        "duplicates": s.duplicates,
-        "failures": failures,
-        "served": s.served,
-    })
-}
-
-fn series_json(r: &SimReport) -> Value {
-    let b = &r.series.bins;
-    let col = |f: &dyn Fn(&retry_model::sim::Bin) -> Value| Value::Array(b.iter().map(f).collect());
-    let failures: serde_json::Map<String, Value> = StopReason::ALL
-        .iter()
-        .filter(|r| **r != StopReason::Success)
-        .map(|r| (r.name().to_string(), col(&|x| json!(x.failures[r.index()]))))
-        .collect();
-    json!({
-        "bin_ms": r.series.bin_ms,
-        "t_ms": Value::Array((0..b.len()).map(|i| json!(i as f64 * r.series.bin_ms)).collect()),
-        "originals": col(&|x| json!(x.originals)),
-        "attempts": col(&|x| json!(x.attempts)),
-        "retries": col(&|x| json!(x.retries)),
-        "successes": col(&|x| json!(x.successes)),
-        "failures": failures,
-        "utilisation": col(&|x| json!(x.utilisation())),
-        "budget": col(&|x| json!(x.budget_milli as f64 / 1000.0)),
-        "in_flight": col(&|x| json!(x.in_flight)),
-    })
 }
 
 fn ms(v: Option<f64>) -> String {
@@ -150,21 +101,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let r = simulate_with_progress(&p, "run")?;
     let mut out = String::new();
     match fmt {
-        "json" => {
-            let v = json!({
-                "link": p.to_string(),
-                "scenario": r.scenario.name(),
-                "runs": r.runs,
-                "summary": summary_json(&r.summary),
-                "series": series_json(&r),
-                "fingerprint": format!("{:016x}", r.fingerprint),
-            });
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-            );
-        }
+        "json" => out.push_str(&json::pretty(&json::RunDoc::new(&p, &r))?),
         "csv" => {
             let names: Vec<&str> = StopReason::ALL
                 .iter()
@@ -231,14 +168,7 @@ pub fn cmd_compare(qa: &str, qb: &str, fmt: &str) -> Result<String, String> {
     let ra = simulate_with_progress(&pa, "A")?;
     let rb = simulate_with_progress(&pb, "B")?;
     if fmt == "json" {
-        let v = json!({
-            "a": { "link": pa.to_string(), "summary": summary_json(&ra.summary) },
-            "b": { "link": pb.to_string(), "summary": summary_json(&rb.summary) },
-        });
-        return Ok(format!(
-            "{}\n",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        ));
+        return json::pretty(&json::CompareDoc::new(&pa, &ra.summary, &pb, &rb.summary));
     }
     let mut out = String::new();
     let _ = writeln!(out, "A: `?{pa}`  \nB: `?{pb}`\n");
@@ -405,25 +335,9 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
     let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
     let mut out = String::new();
     match fmt {
-        "json" => {
-            let v: Vec<Value> = rows_out
-                .iter()
-                .map(|(vals, s)| {
-                    let mut m = serde_json::Map::new();
-                    for (k, v) in keys.iter().zip(vals) {
-                        m.insert((*k).to_string(), json!(v));
-                    }
-                    m.insert("summary".into(), summary_json(s));
-                    Value::Object(m)
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&json!({ "link": base.to_string(), "rows": v }))
-                    .map_err(|e| e.to_string())?
-            );
-        }
+        "json" => out.push_str(&json::pretty(&json::SweepDoc::new(
+            &base, &keys, &rows_out,
+        ))?),
         "csv" => {
             let _ = writeln!(out, "{},originals,attempts,amplification,successes,success_rate,peak_attempts_per_s,completion_ms,p50_ms,p99_ms,duplicates", keys.join(","));
             for (vals, s) in &rows_out {
