@@ -17,6 +17,7 @@
 //! ```
 
 use crate::error::ConfigError;
+use crate::backoff::MAX_MULTIPLIER;
 use crate::policy::MAX_ATTEMPTS;
 use crate::sim::{caps, ScenarioKind};
 use crate::text::{decimal, parse_scaled};
@@ -460,7 +461,7 @@ pub const TABLE: &[Key] = &[
     key!("cap", "20s", dur(Micros(1), DAY), "duration", BACKOFF,
         "no wait exceeds it",
         Control::Millis, "Cap (ms)", Group::Policy),
-    key!("multiplier", "2", dec(1_000_000, 1_000_000, 10_000_000), "", BACKOFF,
+    key!("multiplier", "2", dec(1_000_000, 1_000_000, (MAX_MULTIPLIER * 1e6) as u64), "", BACKOFF,
         "growth per retry",
         Control::Number, "Multiplier", Group::Policy),
     key!("first_exp", "0", int(0, 64), "", BACKOFF,
