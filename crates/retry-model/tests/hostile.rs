@@ -207,6 +207,9 @@ proptest! {
         for e in &errors {
             prop_assert!(is_key(e.field), "{}: {}", q, e);
         }
+        // What the page would put in the address bar reads back to the same settings.
+        let (again, _) = Params::parse_lenient(&p.to_string());
+        prop_assert_eq!(&again, &p, "{} -> {}", q, p);
         if p.validate().is_ok() {
             let _ = trace(&p).map(|t| explain(&p, &t));
             match Run::new(&p) {

@@ -248,7 +248,10 @@ fn layers_multiply() {
 fn lost_model(q: &str) -> Lost {
     let p: Params = q.parse().unwrap();
     let policy = p.validate().unwrap();
-    let (m, first) = Lost::new(&p, policy, 0);
+    let Some(retry_model::sim::Scenario::Lost(settings)) = &p.sim.scenario else {
+        panic!("{q} is not a lost link");
+    };
+    let (m, first) = Lost::new(&p, settings, policy, 0);
     let mut s = Sim::new(m, [first]);
     s.run();
     s.model

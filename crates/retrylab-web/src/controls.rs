@@ -42,12 +42,12 @@ pub fn key_of(id: &str) -> Option<(&'static str, Kind)> {
 /// Whether a key's control acts with the link's scenario; a control that does not is disabled
 /// on the page, with [`why_disabled`] beside it.
 pub fn applies(key: &Key, params: &Params) -> bool {
-    key.applies.contains(Applies::of(params.sim.scenario))
+    key.applies.contains(Applies::of(params.sim.kind()))
 }
 
 /// The note beside a disabled control.
 pub fn why_disabled(key: &Key, params: &Params) -> String {
-    key.not_here(params.sim.scenario).to_string()
+    key.not_here(params.sim.kind()).to_string()
 }
 
 /// Link text (`2s`, `none`) to what the control shows (`2000`, empty).

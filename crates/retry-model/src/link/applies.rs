@@ -1,5 +1,9 @@
 //! No setting silently does nothing: a key set where it has no effect is refused.
 //!
+//! Simulation keys are refused by their types (a scenario's settings hold only what it reads,
+//! `sim::settings`); this file refuses the policy keys a scenario does not use (`attempts` in
+//! `occ`, `outcomes` in any simulation) and the keys that need another setting.
+//!
 //! Each key's row says where it acts (the one-request view, or some scenarios). A link that sets
 //! a key elsewhere (`scenario=lost&breaker=on`) is refused with a message naming the key and
 //! where it applies, so a student who turns the breaker on in the idempotency lab is told why
@@ -24,7 +28,7 @@ impl Params {
     /// Every key that is set (written in `explicit`, or differing from the preset or the
     /// defaults) where it has no effect, as errors naming the key.
     pub fn inapplicable(&self, explicit: &[&str]) -> Vec<ConfigError> {
-        let scenario = self.sim.scenario;
+        let scenario = self.sim.kind();
         let here = Applies::of(scenario);
         let mut set: Vec<&'static str> = self.written().into_iter().map(|(k, _)| k).collect();
         for k in explicit {

@@ -16,8 +16,8 @@
 //! assert_eq!(k.domain.accepted(), "on or off");
 //! ```
 
-use crate::error::ConfigError;
 use crate::backoff::MAX_MULTIPLIER;
+use crate::error::ConfigError;
 use crate::policy::MAX_ATTEMPTS;
 use crate::sim::{caps, ScenarioKind};
 use crate::text::{decimal, parse_scaled};
@@ -528,11 +528,11 @@ pub const TABLE: &[Key] = &[
         "the server's accounting tick: attempts in one tick compete for its capacity"),
     key!("reject_cost", "0.1", dec(1000, 0, 1000), "slots", STORM,
         "share of a slot one rejected attempt uses"),
-    key!("outage_start", "2s", dur(ZERO, DAY), "duration", STORM,
+    key!("outage_start", "2s", dur(ZERO, DAY), "duration", Applies::OUTAGE,
         "when the outage starts"),
-    key!("outage", "5s", dur(ZERO, DAY), "duration", STORM,
+    key!("outage", "5s", dur(ZERO, DAY), "duration", Applies::OUTAGE,
         "how long every attempt fails (0 for none)"),
-    key!("outage_kind", "503", Domain::Choice(&[("503", "an immediate 503"), ("connect_timeout", "connections time out")]), "", STORM,
+    key!("outage_kind", "503", Domain::Choice(&[("503", "an immediate 503"), ("connect_timeout", "connections time out")]), "", Applies::OUTAGE,
         "an immediate 503, or connections that time out"),
     key!("net", "1ms", dur(ZERO, s(10)), "duration", Applies::SIMS,
         "one-way network delay (its mean for `occ`)"),
@@ -748,6 +748,14 @@ mod tests {
                 n if n.starts_with("breaker_") => Some(("breaker", "on")),
                 _ => None,
             };
+            // A scenario's key holds its default once a scenario that owns it is chosen.
+            if is_sim(k) && k.name != "scenario" {
+                let owner = ScenarioKind::ALL
+                    .into_iter()
+                    .find(|s| k.applies.contains(Applies::of(Some(*s))))
+                    .unwrap();
+                p.set("scenario", owner.name()).unwrap();
+            }
             if let Some((key, value)) = with {
                 p.set(key, value).unwrap();
             }
@@ -757,6 +765,28 @@ mod tests {
                 (_, d) => Some(d.to_string()),
             };
             assert_eq!(got, want, "{}", k.name);
+        }
+    }
+
+    /// The table's "applies to" for a simulation key is exactly the scenarios whose settings
+    /// own it (`sim::settings`): the docs and the page say what the types enforce.
+    #[test]
+    fn applies_matches_the_scenarios_settings() {
+        for k in TABLE.iter().filter(|k| is_sim(k) && k.name != "scenario") {
+            for kind in ScenarioKind::ALL {
+                let mut p = Params::default();
+                p.set("scenario", kind.name()).unwrap();
+                let _ = p.set("breaker", "on");
+                let owns = p.get(k.name).is_some();
+                assert_eq!(
+                    owns,
+                    k.applies.contains(Applies::of(Some(kind))),
+                    "{} in {}",
+                    k.name,
+                    kind.name()
+                );
+            }
+            assert!(!k.applies.contains(Applies::REQUEST), "{}", k.name);
         }
     }
 

@@ -476,9 +476,16 @@ impl Params {
                 let _ = kind_base.set("budget", &kind);
             }
         }
-        // Breaker details likewise, with the breaker's own defaults.
-        if self.sim.breaker.is_some() && kind_base.sim.breaker.is_none() {
-            kind_base.sim.breaker = Some(crate::sim::BreakerConfig::default());
+        // A scenario's settings are compared with that scenario's defaults, and breaker details
+        // with the breaker's.
+        if self.sim.kind() != kind_base.sim.kind() {
+            kind_base.sim.scenario = self.sim.kind().map(crate::sim::Scenario::new);
+        }
+        let scenario_base = kind_base.clone();
+        if self.get("breaker").as_deref() == Some("on")
+            && kind_base.get("breaker").as_deref() == Some("off")
+        {
+            let _ = kind_base.set("breaker", "on");
         }
         let mut out = Vec::new();
         for key in all_keys() {
@@ -486,10 +493,12 @@ impl Params {
                 continue;
             }
             let mine = self.get(key);
-            let reference = if key == "budget" {
-                base.get(key)
-            } else {
-                kind_base.get(key)
+            // A switch is compared with the baseline before it was turned on, its details with
+            // the baseline after.
+            let reference = match key {
+                "budget" | "scenario" => base.get(key),
+                "breaker" => scenario_base.get(key),
+                _ => kind_base.get(key),
             };
             if key != "preset" && mine == reference {
                 continue;
@@ -673,6 +682,24 @@ mod tests {
         assert_eq!(p.seed, 9);
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].field, "base");
+    }
+
+    #[test]
+    fn switches_and_their_details_round_trip() {
+        for q in [
+            "v=1&scenario=outage&breaker=on",
+            "v=1&scenario=outage&breaker=on&breaker_open=2s",
+            "v=1&preset=metastable-breaker&breaker=off",
+            "v=1&preset=metastable-breaker&breaker_probes=5",
+            "v=1&budget=bucket",
+            "v=1&budget=bucket&bucket_max=5",
+            "v=1&preset=payments-none&scenario=lost",
+            "v=1&scenario=layers&runs=3",
+        ] {
+            let p: Params = q.parse().unwrap();
+            assert_eq!(p.to_string(), q);
+            assert_eq!(p.to_string().parse::<Params>().unwrap(), p, "{q}");
+        }
     }
 
     #[test]

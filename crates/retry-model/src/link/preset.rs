@@ -11,22 +11,37 @@ use crate::classify::Classifier;
 use crate::link::Params;
 use crate::outcome::{Outcome, ScriptedOutcome};
 use crate::policy::RetryAfterMode;
-use crate::sim::ScenarioKind;
+use crate::sim::{
+    Arrivals, BreakerConfig, Burst, LayersSettings, LostSettings, OccSettings, Outage, Runs,
+    Scenario, Series, Server,
+};
 use crate::time::Micros;
 use alloc::vec;
 
 /// The course project's payments system under the no-control policy.
-fn payments(p: &mut Params) {
-    let s = &mut p.sim;
-    s.scenario = Some(ScenarioKind::Outage);
-    s.rate_milli = 40_000;
-    s.duration = Micros::from_secs(60);
-    s.capacity_milli = 50_000;
-    s.tick = Micros::from_millis(50);
-    s.reject_cost_milli = 100;
-    s.outage_start = Micros::from_secs(2);
-    s.outage = Micros::from_secs(5);
-    s.at = Some(Micros::from_secs(30));
+/// `outage` is the outage's length (5 s in the course, 1 s for the metastable presets);
+/// `breaker` the circuit breaker, if any.
+fn payments(p: &mut Params, outage: Micros, breaker: Option<BreakerConfig>) {
+    p.sim.scenario = Some(Scenario::Outage(Outage {
+        server: Server {
+            capacity_milli: 50_000,
+            tick: Micros::from_millis(50),
+            reject_cost_milli: 100,
+            breaker,
+            series: Series {
+                at: Some(Micros::from_secs(30)),
+                ..Series::default()
+            },
+            ..Server::default()
+        },
+        arrivals: Arrivals {
+            rate_milli: 40_000,
+            duration: Micros::from_secs(60),
+        },
+        outage_start: Micros::from_secs(2),
+        outage,
+        ..Outage::default()
+    }));
     let pol = &mut p.policy;
     pol.max_attempts = crate::policy::MAX_ATTEMPTS;
     pol.deadline = Some(Micros::from_secs(10));
@@ -292,7 +307,7 @@ fn guide_700ms(p: &mut Params) {
 }
 
 fn payments_course(p: &mut Params, which: Preset) {
-    payments(p);
+    payments(p, Micros::from_secs(5), None);
     if which == Preset::PaymentsJitter {
         let pol = &mut p.policy;
         pol.max_attempts = 2;
@@ -303,12 +318,18 @@ fn payments_course(p: &mut Params, which: Preset) {
 }
 
 fn burst_lab(p: &mut Params) {
-    let s = &mut p.sim;
-    s.scenario = Some(ScenarioKind::Burst);
-    s.capacity_milli = 5_000_000; // 50 per 10 ms tick
-    s.tick = Micros::from_millis(10);
-    s.reject_cost_milli = 100;
-    s.bin = Micros::from_millis(100);
+    p.sim.scenario = Some(Scenario::Burst(Burst {
+        server: Server {
+            capacity_milli: 5_000_000, // 50 per 10 ms tick
+            tick: Micros::from_millis(10),
+            reject_cost_milli: 100,
+            series: Series {
+                bin: Micros::from_millis(100),
+                at: None,
+            },
+            ..Server::default()
+        },
+    }));
     p.clients = 500;
     let pol = &mut p.policy;
     pol.max_attempts = 10;
@@ -319,11 +340,11 @@ fn burst_lab(p: &mut Params) {
 }
 
 fn occ_2015(p: &mut Params) {
-    let s = &mut p.sim;
-    s.scenario = Some(ScenarioKind::Occ);
-    s.net = Micros::from_millis(10);
-    s.net_sd = Micros::from_millis(2);
-    s.runs = 100;
+    p.sim.scenario = Some(Scenario::Occ(OccSettings {
+        net: Micros::from_millis(10),
+        net_sd: Micros::from_millis(2),
+    }));
+    p.sim.runs = Runs(100);
     p.clients = 100;
     // The study's clients retry until they succeed: no deadline, no attempt limit,
     // which `scenario=occ` models whatever those keys say (it refuses them).
@@ -335,16 +356,17 @@ fn occ_2015(p: &mut Params) {
 }
 
 fn layers(p: &mut Params, which: Preset) {
-    let s = &mut p.sim;
-    s.scenario = Some(ScenarioKind::Layers);
-    s.layers = if which == Preset::Layers333 {
-        vec![3, 3, 3]
-    } else {
-        vec![1, 1, 3]
-    };
-    s.p_ppm = 1_000_000;
-    s.requests = 100;
-    s.rate_milli = 10_000;
+    p.sim.scenario = Some(Scenario::Layers(LayersSettings {
+        layers: if which == Preset::Layers333 {
+            vec![3, 3, 3]
+        } else {
+            vec![1, 1, 3]
+        },
+        p_ppm: 1_000_000,
+        requests: 100,
+        rate_milli: 10_000,
+        ..LayersSettings::default()
+    }));
     let pol = &mut p.policy;
     pol.deadline = None;
     pol.attempt_timeout = Micros::from_secs(60);
@@ -355,13 +377,16 @@ fn layers(p: &mut Params, which: Preset) {
 }
 
 fn lost(p: &mut Params, which: Preset) {
-    let s = &mut p.sim;
-    s.scenario = Some(ScenarioKind::Lost);
-    s.rate_milli = 20_000;
-    s.duration = Micros::from_secs(60);
-    s.lose_ppm = 100_000;
-    s.service = Micros::from_millis(50);
-    s.net = Micros::from_millis(5);
+    p.sim.scenario = Some(Scenario::Lost(LostSettings {
+        arrivals: Arrivals {
+            rate_milli: 20_000,
+            duration: Micros::from_secs(60),
+        },
+        lose_ppm: 100_000,
+        service: Micros::from_millis(50),
+        net: Micros::from_millis(5),
+        ..LostSettings::default()
+    }));
     let pol = &mut p.policy;
     pol.max_attempts = 3;
     pol.attempt_timeout = Micros::from_secs(1);
@@ -376,12 +401,9 @@ fn lost(p: &mut Params, which: Preset) {
 }
 
 fn metastable(p: &mut Params, which: Preset) {
-    payments(p);
-    p.sim.outage = Micros::from_secs(1);
+    let breaker = (which == Preset::MetastableBreaker).then(BreakerConfig::default);
+    payments(p, Micros::from_secs(1), breaker);
     if which == Preset::MetastableBudget {
         p.policy.budget = BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
-    }
-    if which == Preset::MetastableBreaker {
-        p.sim.breaker = Some(crate::sim::BreakerConfig::default());
     }
 }

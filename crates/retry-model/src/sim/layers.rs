@@ -107,8 +107,12 @@ pub struct Request(pub u32);
 
 impl Layers {
     /// Repetition `run` of the link's layered stack, with its first event.
-    pub fn new(p: &Params, policy: ValidPolicy, run: u32) -> (Layers, (Micros, Request)) {
-        let sp = &p.sim;
+    pub fn new(
+        p: &Params,
+        sp: &super::LayersSettings,
+        policy: ValidPolicy,
+        run: u32,
+    ) -> (Layers, (Micros, Request)) {
         let gap = Micros((1_000_000_000u128 / u128::from(sp.rate_milli.max(1))) as u64);
         let horizon = Micros(gap.0.saturating_mul(u64::from(sp.requests)))
             .saturating_add(Micros::from_secs(60));
@@ -121,7 +125,7 @@ impl Layers {
             gap,
             requests: sp.requests,
             done: 0,
-            rec: Recorder::new(sp.bin, horizon),
+            rec: Recorder::new(sp.series.bin, horizon),
         };
         (m, (Micros::ZERO, Request(0)))
     }

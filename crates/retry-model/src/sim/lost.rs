@@ -85,18 +85,23 @@ pub struct Lost {
 
 impl Lost {
     /// Repetition `run` of the link's scenario, with its first event.
-    pub fn new(p: &Params, policy: ValidPolicy, run: u32) -> (Lost, (Micros, LostEv)) {
-        let sp = &p.sim;
-        let planned = super::storm::planned_originals(sp);
+    pub fn new(
+        p: &Params,
+        sp: &super::LostSettings,
+        policy: ValidPolicy,
+        run: u32,
+    ) -> (Lost, (Micros, LostEv)) {
+        let planned = sp.arrivals.planned();
         let horizon = sp
+            .arrivals
             .duration
             .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
             .saturating_add(Micros::from_secs(1));
         let lost = Lost {
             policy,
             keyed: policy.policy().operation.key,
-            rate_milli: sp.rate_milli,
-            duration: sp.duration,
+            rate_milli: sp.arrivals.rate_milli,
+            duration: sp.arrivals.duration,
             net: sp.net,
             service: sp.service,
             lose_ppm: sp.lose_ppm,
@@ -105,7 +110,7 @@ impl Lost {
             rng: Rng::stream(p.seed, STREAM_LOST + u64::from(run)),
             made: 0,
             planned,
-            rec: Recorder::new(sp.bin, horizon),
+            rec: Recorder::new(sp.series.bin, horizon),
             charges: 0,
             double_charged: 0,
             success_not_one: 0,

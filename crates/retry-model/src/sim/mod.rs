@@ -25,6 +25,7 @@ mod occ;
 mod params;
 mod queue;
 mod run;
+mod settings;
 mod slab;
 mod storm;
 
@@ -35,8 +36,12 @@ pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv};
 pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
-pub use params::{caps, BreakerConfig, OutageKind, ScenarioKind, SimParams};
+pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
 pub use queue::EventQueue;
 pub use run::{occ_study_sweep, simulate, Progress, Run, SimReport};
+pub use settings::{
+    Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,
+    Scenario, Series, Server,
+};
 pub use slab::Slab;
 pub use storm::{Ev, Storm};

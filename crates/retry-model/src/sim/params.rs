@@ -1,13 +1,10 @@
 //! The simulation's link keys (see `docs/link.md`, "Simulation keys").
 
+use super::settings::{Scenario, Series};
 use crate::error::ConfigError;
 use crate::link::keys::Key;
-use crate::text::decimal as fmt_scaled;
 use crate::time::Micros;
-use alloc::format;
 use alloc::string::{String, ToString};
-use alloc::vec;
-use alloc::vec::Vec;
 
 /// Which system a run simulates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -108,220 +105,72 @@ pub mod caps {
     pub const LAYER_CALLS: u64 = 50_000_000;
 }
 
-/// Every simulation setting.
-#[derive(Clone, Debug, PartialEq)]
+/// The simulation's part of a link: the scenario, with the settings it owns, and the
+/// repetitions. A key belongs to the scenarios whose settings hold it (see
+/// [`super::settings`]), so a key set for another scenario has nowhere to go and is refused.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SimParams {
-    /// The scenario; `None` for no simulation.
-    pub scenario: Option<ScenarioKind>,
-    /// Arrivals per second, in thousandths.
-    pub rate_milli: u64,
-    /// Poisson (true) or evenly spaced (false) arrivals.
-    pub poisson: bool,
-    /// How long arrivals keep coming.
-    pub duration: Micros,
-    /// Server capacity per second, in thousandths of an attempt.
-    pub capacity_milli: u64,
-    /// The server's accounting tick.
-    pub tick: Micros,
-    /// Capacity one rejected attempt uses, in thousandths of a slot (0 to 1000).
-    pub reject_cost_milli: u64,
-    /// When the outage starts.
-    pub outage_start: Micros,
-    /// How long it lasts (0: no outage).
-    pub outage: Micros,
-    /// How the outage fails attempts.
-    pub outage_kind: OutageKind,
-    /// One-way network delay (the mean, for `occ`).
-    pub net: Micros,
-    /// Standard deviation of the network delay (`occ` only).
-    pub net_sd: Micros,
-    /// Repetitions, each from its own stream of the seed; summaries are averaged.
-    pub runs: u32,
-    /// Bin width of the series.
-    pub bin: Micros,
-    /// A time at which to report attempts per second.
-    pub at: Option<Micros>,
-    /// Tenants (for `budget_scope=tenant`).
-    pub tenants: u32,
-    /// The circuit breaker, if any.
-    pub breaker: Option<BreakerConfig>,
-    /// Attempts per layer, top first (`layers`).
-    pub layers: Vec<u32>,
-    /// Probability that a bottom call fails, in millionths (`layers`).
-    pub p_ppm: u32,
-    /// User requests (`layers`).
-    pub requests: u32,
-    /// Probability that a committed charge's response is lost, in millionths (`lost`).
-    pub lose_ppm: u32,
-    /// How long the charge endpoint works before committing (`lost`).
-    pub service: Micros,
+    /// The scenario and its settings; `None` for no simulation.
+    pub scenario: Option<Scenario>,
+    /// Repetitions, each from its own stream of the seed; summaries are averaged. In
+    /// [1, `caps::RUNS`].
+    pub runs: Runs,
 }
 
-impl Default for SimParams {
+/// Repetitions of a run, in [1, `caps::RUNS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Runs(pub u32);
+
+impl Default for Runs {
     fn default() -> Self {
-        SimParams {
-            scenario: None,
-            rate_milli: 40_000,
-            poisson: false,
-            duration: Micros::from_secs(60),
-            capacity_milli: 50_000,
-            tick: Micros::from_millis(10),
-            reject_cost_milli: 100,
-            outage_start: Micros::from_secs(2),
-            outage: Micros::from_secs(5),
-            outage_kind: OutageKind::Status503,
-            net: Micros::from_millis(1),
-            net_sd: Micros::ZERO,
-            runs: 1,
-            bin: Micros::from_secs(1),
-            at: None,
-            tenants: 1,
-            breaker: None,
-            layers: vec![3, 3, 3],
-            p_ppm: 1_000_000,
-            requests: 1000,
-            lose_ppm: 100_000,
-            service: Micros::from_millis(50),
-        }
+        Runs(1)
     }
-}
-
-/// Attempts per layer: 1 to [`caps::LAYERS`] numbers in [1, 100] whose product is at most
-/// [`caps::LAYER_PRODUCT`].
-fn parse_layers(k: &Key, v: &str) -> Result<Vec<u32>, ConfigError> {
-    let list: Vec<u32> = v
-        .split(',')
-        .map(|n| {
-            n.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-        })
-        .collect::<Option<_>>()
-        .ok_or_else(|| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
-    if list.is_empty() || list.len() > caps::LAYERS {
-        return Err(k.error(format!(
-            "give 1 to {} layers, got {}",
-            caps::LAYERS,
-            list.len()
-        )));
-    }
-    // At most 8 factors of at most 100: the product fits a u64 (1e16).
-    let product: u64 = list.iter().map(|n| u64::from(*n)).product();
-    if product > caps::LAYER_PRODUCT {
-        return Err(k.error(format!(
-            "the product of the attempts ({product}) exceeds {}",
-            caps::LAYER_PRODUCT
-        )));
-    }
-    Ok(list)
 }
 
 impl SimParams {
-    /// Sets one simulation key; its row in the key table checks the value.
+    /// The scenario's kind.
+    pub fn kind(&self) -> Option<ScenarioKind> {
+        self.scenario.as_ref().map(Scenario::kind)
+    }
+
+    /// Sets one simulation key; its row in the key table checks the value. A key that the
+    /// link's scenario does not own is refused, naming where it applies.
     pub fn set(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         match k.name {
             "scenario" => {
                 let i = k.choice(v)?;
-                self.scenario = i.checked_sub(1).map(|i| ScenarioKind::ALL[i]);
-            }
-            "rate" => self.rate_milli = k.dec(v)?,
-            "arrivals" => self.poisson = k.choice(v)? == 1,
-            "duration" => self.duration = k.dur(v)?,
-            "capacity" => self.capacity_milli = k.dec(v)?,
-            "tick" => self.tick = k.dur(v)?,
-            "reject_cost" => self.reject_cost_milli = k.dec(v)?,
-            "outage_start" => self.outage_start = k.dur(v)?,
-            "outage" => self.outage = k.dur(v)?,
-            "outage_kind" => {
-                self.outage_kind =
-                    [OutageKind::Status503, OutageKind::ConnectTimeout][k.choice(v)?]
-            }
-            "net" => self.net = k.dur(v)?,
-            "net_sd" => self.net_sd = k.dur(v)?,
-            "runs" => self.runs = k.int32(v)?,
-            "bin" => self.bin = k.dur(v)?,
-            "at" => self.at = k.opt_dur(v)?,
-            "tenants" => self.tenants = k.int32(v)?,
-            "breaker" => {
-                self.breaker = if k.flag(v)? {
-                    Some(self.breaker.unwrap_or_default())
-                } else {
-                    None
+                let kind = i.checked_sub(1).map(|i| ScenarioKind::ALL[i]);
+                if kind != self.kind() {
+                    self.scenario = kind.map(Scenario::new);
                 }
+                Ok(())
             }
-            "breaker_window" | "breaker_failures" | "breaker_min_calls" | "breaker_open"
-            | "breaker_probes" => {
-                let Some(b) = self.breaker.as_mut() else {
-                    return Err(k.error("applies only with breaker=on"));
-                };
-                match k.name {
-                    "breaker_window" => b.window = k.dur(v)?,
-                    "breaker_failures" => b.failure_percent = k.int32(v)?,
-                    "breaker_min_calls" => b.min_calls = k.int32(v)?,
-                    "breaker_open" => b.open_for = k.dur(v)?,
-                    _ => b.probes = k.int32(v)?,
-                }
+            "runs" if self.scenario.is_some() => {
+                self.runs = Runs(k.int32(v)?);
+                Ok(())
             }
-            "layers" => self.layers = parse_layers(k, v)?,
-            "p" => self.p_ppm = k.dec(v)? as u32,
-            "requests" => self.requests = k.int32(v)?,
-            "lose" => self.lose_ppm = k.dec(v)? as u32,
-            "service" => self.service = k.dur(v)?,
-            other => {
-                return Err(ConfigError::new(
-                    "link",
-                    format!("'{other}' is not a simulation key"),
-                ))
+            _ => {
+                let kind = self.kind();
+                self.scenario
+                    .as_mut()
+                    .and_then(|s| s.set(k, v))
+                    .unwrap_or_else(|| Err(k.not_here(kind)))
             }
         }
-        Ok(())
     }
 
-    /// One simulation key's link text, or `None` when it does not apply.
+    /// One simulation key's link text, or `None` when the link's scenario does not own it.
     pub fn get(&self, key: &str) -> Option<String> {
-        let b = self.breaker;
-        Some(match key {
-            "scenario" => self.scenario.map_or("none", |s| s.name()).to_string(),
-            "rate" => fmt_scaled(self.rate_milli, 1000),
-            "arrivals" => (if self.poisson { "poisson" } else { "constant" }).to_string(),
-            "duration" => self.duration.to_string(),
-            "capacity" => fmt_scaled(self.capacity_milli, 1000),
-            "tick" => self.tick.to_string(),
-            "reject_cost" => fmt_scaled(self.reject_cost_milli, 1000),
-            "outage_start" => self.outage_start.to_string(),
-            "outage" => self.outage.to_string(),
-            "outage_kind" => (match self.outage_kind {
-                OutageKind::Status503 => "503",
-                OutageKind::ConnectTimeout => "connect_timeout",
-            })
-            .to_string(),
-            "net" => self.net.to_string(),
-            "net_sd" => self.net_sd.to_string(),
-            "runs" => self.runs.to_string(),
-            "bin" => self.bin.to_string(),
-            "at" => self
-                .at
-                .map_or_else(|| "none".to_string(), |a| a.to_string()),
-            "tenants" => self.tenants.to_string(),
-            "breaker" => (if b.is_some() { "on" } else { "off" }).to_string(),
-            "breaker_window" => b?.window.to_string(),
-            "breaker_failures" => b?.failure_percent.to_string(),
-            "breaker_min_calls" => b?.min_calls.to_string(),
-            "breaker_open" => b?.open_for.to_string(),
-            "breaker_probes" => b?.probes.to_string(),
-            "layers" => self
-                .layers
-                .iter()
-                .map(|k| k.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            "p" => fmt_scaled(u64::from(self.p_ppm), 1_000_000),
-            "requests" => self.requests.to_string(),
-            "lose" => fmt_scaled(u64::from(self.lose_ppm), 1_000_000),
-            "service" => self.service.to_string(),
-            _ => return None,
-        })
+        match key {
+            "scenario" => Some(self.kind().map_or("none", |s| s.name()).to_string()),
+            "runs" => self.scenario.as_ref().map(|_| self.runs.0.to_string()),
+            _ => self.scenario.as_ref()?.get(key),
+        }
+    }
+
+    /// The bin width and `at` of a scenario that keeps a time series.
+    pub fn series(&self) -> Option<&Series> {
+        self.scenario.as_ref()?.series()
     }
 }
 
@@ -331,21 +180,33 @@ mod tests {
     use crate::link::keys::{is_sim, row, TABLE};
 
     #[test]
-    fn every_key_round_trips() {
-        let mut p = SimParams::default();
-        p.set(row("breaker"), "on").unwrap();
-        for k in TABLE.iter().filter(|k| is_sim(k)) {
-            let text = p.get(k.name).unwrap();
-            let mut q = p.clone();
-            q.set(k, &text)
-                .unwrap_or_else(|e| panic!("{}={text}: {e}", k.name));
-            assert_eq!(q, p, "{}", k.name);
+    fn every_key_round_trips_in_every_scenario_that_owns_it() {
+        for kind in ScenarioKind::ALL {
+            let mut p = SimParams::default();
+            p.set(row("scenario"), kind.name()).unwrap();
+            let _ = p.set(row("breaker"), "on");
+            for k in TABLE.iter().filter(|k| is_sim(k)) {
+                let Some(text) = p.get(k.name) else {
+                    assert_eq!(
+                        p.set(k, "1").unwrap_err().rule,
+                        k.not_here(Some(kind)).rule,
+                        "{}",
+                        k.name
+                    );
+                    continue;
+                };
+                let mut q = p.clone();
+                q.set(k, &text)
+                    .unwrap_or_else(|e| panic!("{}={text}: {e}", k.name));
+                assert_eq!(q, p, "{}", k.name);
+            }
         }
     }
 
     #[test]
     fn errors_name_the_key() {
         let mut p = SimParams::default();
+        p.set(row("scenario"), "outage").unwrap();
         for (k, v) in [
             ("scenario", "storm"),
             ("rate", "-1"),
@@ -355,11 +216,16 @@ mod tests {
             ("reject_cost", "1.5"),
             ("runs", "0"),
             ("runs", "1001"),
+            ("breaker_open", "5s"),
+            ("outage_kind", "500"),
+        ] {
+            assert_eq!(p.set(row(k), v).unwrap_err().field, k, "{k}={v}");
+        }
+        p.set(row("scenario"), "layers").unwrap();
+        for (k, v) in [
             ("layers", "3,0"),
             ("layers", "100,100,100,100"),
             ("p", "1.2"),
-            ("breaker_open", "5s"),
-            ("outage_kind", "500"),
         ] {
             assert_eq!(p.set(row(k), v).unwrap_err().field, k, "{k}={v}");
         }

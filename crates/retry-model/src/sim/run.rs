@@ -9,12 +9,13 @@
 //! ```
 
 use super::engine::{Repetition, Sim};
-use super::layers::Layers;
-use super::lost::Lost;
+use super::layers::Layers as LayersModel;
+use super::lost::Lost as LostModel;
 use super::metrics::{Report, Summary};
 use super::occ::Occ;
 use super::params::{caps, ScenarioKind};
-use super::storm::{planned_originals, Storm};
+use super::settings::{Lost, Outage, Scenario};
+use super::storm::Storm;
 use crate::error::ConfigError;
 use crate::link::Params;
 use crate::policy::ValidPolicy;
@@ -68,13 +69,14 @@ impl Run {
     /// Checks the link (values and caps) and prepares the first repetition.
     pub fn new(p: &Params) -> Result<Run, ConfigError> {
         let policy = p.validate()?;
-        let kind = p.sim.scenario.ok_or_else(|| {
+        let scenario = p.sim.scenario.as_ref().ok_or_else(|| {
             ConfigError::new("scenario", "no scenario to run: set scenario=outage, burst, occ, layers or lost (or a scenario preset)")
         })?;
-        let runs = u64::from(p.sim.runs);
-        match kind {
-            ScenarioKind::Outage | ScenarioKind::Lost => {
-                let n = planned_originals(&p.sim);
+        let kind = scenario.kind();
+        let runs = u64::from(p.sim.runs.0);
+        match scenario {
+            Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
+                let n = arrivals.planned();
                 if n == 0 {
                     return Err(ConfigError::new(
                         "duration",
@@ -98,7 +100,7 @@ impl Run {
                     ));
                 }
             }
-            ScenarioKind::Burst => {
+            Scenario::Burst(_) => {
                 let n = u64::from(p.clients) * runs;
                 if n > caps::ALL_RUNS_ORIGINALS {
                     return Err(ConfigError::new(
@@ -110,7 +112,7 @@ impl Run {
                     ));
                 }
             }
-            ScenarioKind::Occ => {
+            Scenario::Occ(_) => {
                 if p.clients > caps::OCC_CLIENTS {
                     return Err(ConfigError::new(
                         "clients",
@@ -131,9 +133,8 @@ impl Run {
                     ));
                 }
             }
-            ScenarioKind::Layers => {
-                let product: u64 = p.sim.layers.iter().map(|k| u64::from(*k)).product();
-                let calls = product * u64::from(p.sim.requests) * runs;
+            Scenario::Layers(l) => {
+                let calls = l.product() * u64::from(l.requests) * runs;
                 if calls > caps::LAYER_CALLS {
                     return Err(ConfigError::new(
                         "requests",
@@ -163,12 +164,15 @@ impl Run {
     /// The next repetition of the scenario: the one place that maps a scenario to its model.
     fn start_repetition(&mut self) {
         let (p, policy, run) = (&self.p, self.policy, self.run);
-        let rep: Box<dyn Repetition> = match self.kind {
-            ScenarioKind::Outage | ScenarioKind::Burst => {
+        let Some(scenario) = p.sim.scenario.as_ref() else {
+            return; // `Run::new` refused a link without one
+        };
+        let rep: Box<dyn Repetition> = match scenario {
+            Scenario::Outage(_) | Scenario::Burst(_) => {
                 let (m, first) = Storm::new(p, policy, self.kind, run);
                 Box::new(Sim::new(m, [first]))
             }
-            ScenarioKind::Occ => {
+            Scenario::Occ(o) => {
                 let table = self
                     .normal
                     .get_or_insert_with(|| alloc::rc::Rc::new(crate::rng::NormalTable::new()))
@@ -176,20 +180,20 @@ impl Run {
                 let (m, first) = Occ::new(
                     p.clients,
                     policy.backoff(),
-                    p.sim.net,
-                    p.sim.net_sd,
+                    o.net,
+                    o.net_sd,
                     p.seed,
                     run,
                     table,
                 );
                 Box::new(Sim::new(m, first))
             }
-            ScenarioKind::Lost => {
-                let (m, first) = Lost::new(p, policy, run);
+            Scenario::Lost(l) => {
+                let (m, first) = LostModel::new(p, l, policy, run);
                 Box::new(Sim::new(m, [first]))
             }
-            ScenarioKind::Layers => {
-                let (m, first) = Layers::new(p, policy, run);
+            Scenario::Layers(l) => {
+                let (m, first) = LayersModel::new(p, l, policy, run);
                 Box::new(Sim::new(m, [first]))
             }
         };
@@ -217,7 +221,7 @@ impl Run {
     pub fn step(&mut self, events: u64) -> Progress {
         let mut budget = events;
         loop {
-            if self.run >= self.p.sim.runs {
+            if self.run >= self.p.sim.runs.0 {
                 return Progress {
                     done: true,
                     fraction: 1.0,
@@ -235,13 +239,13 @@ impl Run {
             budget = budget.saturating_sub(handled.max(1));
             if done {
                 if let Some(rep) = self.current.take() {
-                    let report = rep.finish(self.p.sim.at);
+                    let report = rep.finish(self.p.sim.series().and_then(|s| s.at));
                     self.finish_repetition(report);
                 }
                 continue;
             }
             let within = rep.progress();
-            let fraction = (f64::from(self.run) + within) / f64::from(self.p.sim.runs);
+            let fraction = (f64::from(self.run) + within) / f64::from(self.p.sim.runs.0);
             if budget == 0 {
                 return Progress {
                     done: false,
@@ -260,7 +264,7 @@ impl Run {
         let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,
-            runs: self.p.sim.runs,
+            runs: self.p.sim.runs.0,
             summary,
             series,
             fingerprint: self.fingerprint.0,

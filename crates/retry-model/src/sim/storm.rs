@@ -17,8 +17,9 @@
 use super::breaker::Breaker;
 use super::engine::Model;
 use super::metrics::{Recorder, Report};
-use super::params::{OutageKind, ScenarioKind, SimParams};
+use super::params::{BreakerConfig, OutageKind, ScenarioKind};
 use super::queue::EventQueue;
+use super::settings::{Scenario, Server};
 use super::slab::Slab;
 use crate::budget::{Budget, Scope};
 use crate::link::Params;
@@ -81,10 +82,65 @@ pub enum Ev {
     },
 }
 
+/// What a storm reads: the server, and for `outage` its arrivals and outage window (a burst
+/// has no arrivals after t = 0 and no outage).
+#[derive(Clone)]
+struct StormCfg {
+    rate_milli: u64,
+    poisson: bool,
+    duration: Micros,
+    capacity_milli: u64,
+    tick: Micros,
+    reject_cost_milli: u64,
+    outage_start: Micros,
+    outage: Micros,
+    outage_kind: OutageKind,
+    net: Micros,
+    tenants: u32,
+    breaker: Option<BreakerConfig>,
+    bin: Micros,
+}
+
+impl StormCfg {
+    fn of(s: &Scenario) -> StormCfg {
+        let from_server = |sv: &Server| StormCfg {
+            rate_milli: 1,
+            poisson: false,
+            duration: Micros::ZERO,
+            capacity_milli: sv.capacity_milli,
+            tick: sv.tick,
+            reject_cost_milli: sv.reject_cost_milli,
+            outage_start: Micros::ZERO,
+            outage: Micros::ZERO,
+            outage_kind: OutageKind::Status503,
+            net: sv.net,
+            tenants: sv.tenants,
+            breaker: sv.breaker,
+            bin: sv.series.bin,
+        };
+        match s {
+            Scenario::Outage(o) => StormCfg {
+                rate_milli: o.arrivals.rate_milli,
+                poisson: o.poisson,
+                duration: o.arrivals.duration,
+                outage_start: o.outage_start,
+                outage: o.outage,
+                outage_kind: o.outage_kind,
+                ..from_server(&o.server)
+            },
+            Scenario::Burst(b) => from_server(&b.server),
+            // Only `outage` and `burst` run as storms (see `Run::start_repetition`).
+            Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => {
+                from_server(&Server::default())
+            }
+        }
+    }
+}
+
 /// The storm model.
 pub struct Storm {
     kind: ScenarioKind,
-    sp: SimParams,
+    sp: StormCfg,
     policy: ValidPolicy,
     retry_after: Option<Micros>,
     clients: u32,
@@ -124,14 +180,20 @@ impl Storm {
         kind: ScenarioKind,
         run: u32,
     ) -> (Storm, (Micros, Ev)) {
-        let sp = p.sim.clone();
+        let sp = p
+            .sim
+            .scenario
+            .as_ref()
+            .map_or_else(|| StormCfg::of(&Scenario::new(kind)), StormCfg::of);
         let clients = p.clients.max(1);
         let planned = match kind {
             ScenarioKind::Burst => u64::from(clients),
             ScenarioKind::Outage
             | ScenarioKind::Occ
             | ScenarioKind::Layers
-            | ScenarioKind::Lost => planned_originals(&sp),
+            | ScenarioKind::Lost => {
+                (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
+            }
         };
         let horizon = match kind {
             ScenarioKind::Burst => Micros::ZERO,
@@ -461,11 +523,6 @@ impl Storm {
         self.rec.end(now, reason, latency);
         self.reqs.release(id);
     }
-}
-
-/// Originals an `outage` run will make (constant arrivals; Poisson makes about as many).
-pub fn planned_originals(sp: &SimParams) -> u64 {
-    (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
 }
 
 impl Model for Storm {
