@@ -436,8 +436,42 @@ mod tests {
             .unwrap()
             .contains("--param <KEY=VALUES>"));
         let presets = run_s(&["presets"]).unwrap();
-        assert_eq!(presets.lines().count(), retry_model::Preset::ALL.len());
+        assert_eq!(presets.lines().count(), 2 * retry_model::Preset::ALL.len());
         assert!(presets.contains("guide-700ms"));
+        // Each preset's keys, as a link that reproduces it.
+        let chapter = presets
+            .lines()
+            .skip_while(|l| !l.starts_with("chapter"))
+            .nth(1)
+            .unwrap();
+        let link = chapter.trim().strip_prefix("sets ").unwrap();
+        let p: Params = link.parse().unwrap();
+        let q: Params = "preset=chapter".parse().unwrap();
+        assert_eq!(
+            Params {
+                preset: q.preset,
+                ..p
+            },
+            q
+        );
+        for (name, line) in presets
+            .lines()
+            .step_by(2)
+            .zip(presets.lines().skip(1).step_by(2))
+        {
+            let name = name.split_whitespace().next().unwrap();
+            let link = line.trim().strip_prefix("sets ").unwrap();
+            let p: Params = link.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let q: Params = format!("preset={name}").parse().unwrap();
+            assert_eq!(
+                Params {
+                    preset: q.preset,
+                    ..p
+                },
+                q,
+                "{name}"
+            );
+        }
         let keys = run_s(&["keys"]).unwrap();
         assert!(keys.contains("attempts  default 3"));
         assert!(keys.contains("accepts a whole number in [1, 1000]"));

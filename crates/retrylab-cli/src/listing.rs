@@ -4,13 +4,36 @@ use retry_model::link_keys::{self, Applies};
 use retry_model::Preset;
 use std::fmt::Write;
 
-/// Every preset: its link name and title.
+/// A preset's settings as one link: `attempts=3&backoff=full&...`.
+fn settings(p: Preset) -> String {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for &(k, v) in p.settings().iter().flat_map(|group| group.iter()) {
+        // A later group overrides an earlier one's key.
+        match pairs.iter_mut().find(|(seen, _)| *seen == k) {
+            Some(pair) => pair.1 = v,
+            None => pairs.push((k, v)),
+        }
+    }
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// Every preset: its link name, title and the keys it sets.
 pub fn presets(fmt: &str) -> String {
     let mut out = String::new();
     if fmt == "markdown" {
-        out.push_str("| preset | what it is |\n|---|---|\n");
+        out.push_str("| preset | what it is | sets |\n|---|---|---|\n");
         for p in Preset::ALL {
-            let _ = writeln!(out, "| `{}` | {} |", p.name(), p.title());
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | `{}` |",
+                p.name(),
+                p.title(),
+                settings(p)
+            );
         }
         return out;
     }
@@ -21,6 +44,7 @@ pub fn presets(fmt: &str) -> String {
         .unwrap_or(0);
     for p in Preset::ALL {
         let _ = writeln!(out, "{:width$}  {}", p.name(), p.title());
+        let _ = writeln!(out, "{:width$}  sets {}", "", settings(p));
     }
     out
 }

@@ -191,7 +191,7 @@ impl Params {
                 })?;
                 *self = Params::default();
                 self.preset = Some(p);
-                p.apply(self);
+                self.apply_preset(p);
             }
             "deadline" => pol.deadline = k.opt_dur(v)?,
             "elapsed" => self.elapsed = k.dur(v)?,
@@ -457,6 +457,21 @@ impl Params {
         }
     }
 
+    /// Sets a preset's keys (link text, see [`Preset::settings`]) in table order; a later group
+    /// overrides an earlier one. Every preset's keys are valid (`presets_round_trip`).
+    fn apply_preset(&mut self, preset: Preset) {
+        let mut pairs: Vec<(&str, &str)> = preset
+            .settings()
+            .iter()
+            .flat_map(|group| group.iter().copied())
+            .collect();
+        // Stable: within one key, the later group's value is applied last.
+        pairs.sort_by_key(|(k, _)| all_keys().position(|n| n == *k));
+        for (k, v) in pairs {
+            let _ = self.set(k, v);
+        }
+    }
+
     /// Checks the cross-key rules and returns the policy ready to run.
     pub fn validate(&self) -> Result<ValidPolicy, ConfigError> {
         if let Some(e) = self.inapplicable(&[]).into_iter().next() {
@@ -515,7 +530,7 @@ impl Params {
         let mut b = Params::default();
         if let Some(p) = self.preset {
             b.preset = Some(p);
-            p.apply(&mut b);
+            b.apply_preset(p);
         }
         b
     }

@@ -5,49 +5,52 @@
 //! `U(0, min(cap, base * 2^k))`; Stripe's jitter is what the lab calls equal jitter), and
 //! `docs/presets.md` gives the source of every constant.
 
-use crate::backoff::{BackoffConfig, BackoffKind};
-use crate::budget::{AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig};
-use crate::classify::Classifier;
-use crate::link::Params;
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::policy::RetryAfterMode;
-use crate::sim::{
-    Arrivals, BreakerConfig, Burst, LayersSettings, LostSettings, OccSettings, Outage, Runs,
-    Scenario, Series, Server,
-};
-use crate::time::Micros;
-use alloc::vec;
+/// The course project's payments system under the no-control policy: 40 checkouts/s against a
+/// 50/s service with a 5 s outage, retried at once until the 10 s deadline.
+const PAYMENTS: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("rate", "40"),
+    ("duration", "60s"),
+    ("capacity", "50"),
+    ("tick", "50ms"),
+    ("reject_cost", "0.1"),
+    ("outage_start", "2s"),
+    ("outage", "5s"),
+    ("at", "30s"),
+    ("attempts", "1000"),
+    ("deadline", "10s"),
+    ("attempt_timeout", "3s"),
+    ("backoff", "none"),
+];
 
-/// The course project's payments system under the no-control policy.
-/// `outage` is the outage's length (5 s in the course, 1 s for the metastable presets);
-/// `breaker` the circuit breaker, if any.
-fn payments(p: &mut Params, outage: Micros, breaker: Option<BreakerConfig>) {
-    p.sim.scenario = Some(Scenario::Outage(Outage {
-        server: Server {
-            capacity_milli: 50_000,
-            tick: Micros::from_millis(50),
-            reject_cost_milli: 100,
-            breaker,
-            series: Series {
-                at: Some(Micros::from_secs(30)),
-                ..Series::default()
-            },
-            ..Server::default()
-        },
-        arrivals: Arrivals {
-            rate_milli: 40_000,
-            duration: Micros::from_secs(60),
-        },
-        outage_start: Micros::from_secs(2),
-        outage,
-        ..Outage::default()
-    }));
-    let pol = &mut p.policy;
-    pol.max_attempts = crate::policy::MAX_ATTEMPTS;
-    pol.deadline = Some(Micros::from_secs(10));
-    pol.attempt_timeout = Micros::from_secs(3);
-    pol.backoff = BackoffConfig::new(BackoffKind::None);
-}
+/// Three layers over a dependency that always fails, 100 user requests at 10/s.
+const LAYERS: &[(&str, &str)] = &[
+    ("scenario", "layers"),
+    ("p", "1"),
+    ("requests", "100"),
+    ("rate", "10"),
+    ("deadline", "none"),
+    ("attempt_timeout", "60s"),
+    ("idempotent", "true"),
+    ("backoff", "full"),
+    ("base", "10ms"),
+    ("cap", "100ms"),
+];
+
+/// A charge endpoint losing 10% of its answers, 20 checkouts/s for 60 s.
+const LOST: &[(&str, &str)] = &[
+    ("scenario", "lost"),
+    ("rate", "20"),
+    ("duration", "60s"),
+    ("lose", "0.1"),
+    ("service", "50ms"),
+    ("net", "5ms"),
+    ("attempts", "3"),
+    ("attempt_timeout", "1s"),
+    ("backoff", "full"),
+    ("base", "100ms"),
+    ("cap", "2s"),
+];
 
 /// A named group of settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -129,9 +132,10 @@ impl Preset {
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
     pub fn is_scenario(self) -> bool {
-        let mut p = Params::default();
-        self.apply(&mut p);
-        p.sim.scenario.is_some()
+        self.settings()
+            .iter()
+            .flat_map(|group| group.iter())
+            .any(|(k, v)| *k == "scenario" && *v != "none")
     }
 
     /// The link name.
@@ -189,221 +193,148 @@ impl Preset {
         Preset::ALL.into_iter().find(|p| p.name() == s)
     }
 
-    /// Applies the preset on top of `p` (which is normally the defaults): one function per
-    /// preset below, grouped as the library clients, the worked examples and the scenarios.
-    pub fn apply(self, p: &mut Params) {
+    /// The preset's settings as link text, in groups applied in order (a later group's key
+    /// overrides an earlier one's). Applied to the defaults in the key table's order, they give
+    /// exactly the preset: a preset is a link, so the docs and `retrylab presets` can show it.
+    pub const fn settings(self) -> &'static [&'static [(&'static str, &'static str)]] {
         match self {
-            Preset::AwsStandard => aws_standard(p),
-            Preset::Aws2026 => aws_2026(p),
-            Preset::Grpc => grpc(p),
-            Preset::Tenacity => tenacity(p),
-            Preset::Stripe => stripe(p),
-            Preset::Brooker2015 => brooker_2015(p),
-            Preset::Chapter => chapter(p),
-            Preset::Guide700ms => guide_700ms(p),
-            Preset::PaymentsNone | Preset::PaymentsJitter => payments_course(p, self),
-            Preset::BurstLab => burst_lab(p),
-            Preset::Occ2015 => occ_2015(p),
-            Preset::Layers333 | Preset::LayersFix => layers(p, self),
-            Preset::LostNoKey | Preset::LostKey => lost(p, self),
-            Preset::MetastableNone | Preset::MetastableBudget | Preset::MetastableBreaker => {
-                metastable(p, self)
-            }
+            Preset::AwsStandard => &[&[
+                ("attempts", "3"),
+                ("backoff", "full"),
+                ("base", "1s"),
+                ("cap", "20s"),
+                ("budget", "aws"),
+                ("classify", "aws"),
+            ]],
+            Preset::Aws2026 => &[&[
+                ("attempts", "3"),
+                ("backoff", "full"),
+                ("base", "50ms"),
+                ("cap", "20s"),
+                ("throttle_base", "1s"),
+                ("budget", "aws2026"),
+                ("classify", "aws"),
+                ("ra_mode", "aws2026"),
+            ]],
+            Preset::Grpc => &[&[
+                ("attempts", "4"),
+                ("backoff", "full"),
+                ("base", "100ms"),
+                ("cap", "1s"),
+                ("budget", "grpc"),
+                ("classify", "grpc"),
+            ]],
+            Preset::Tenacity => &[&[
+                ("attempts", "3"),
+                ("backoff", "full"),
+                ("base", "100ms"),
+                ("cap", "2s"),
+            ]],
+            Preset::Stripe => &[&[
+                ("attempts", "3"),
+                ("backoff", "equal"),
+                ("base", "500ms"),
+                ("cap", "5s"),
+                ("floor", "500ms"),
+                ("classify", "stripe"),
+                ("ra_mode", "stripe"),
+                ("key", "true"),
+            ]],
+            Preset::Brooker2015 => &[&[
+                ("attempts", "10"),
+                ("backoff", "full"),
+                ("base", "5ms"),
+                ("cap", "2s"),
+                ("first_exp", "1"),
+            ]],
+            Preset::Chapter => &[&[
+                ("attempts", "3"),
+                ("deadline", "10s"),
+                ("elapsed", "100ms"),
+                ("attempt_timeout", "3s"),
+                ("backoff", "full"),
+                ("base", "100ms"),
+                ("cap", "2s"),
+                (
+                    "outcomes",
+                    "connect_timeout,connect_timeout,connect_timeout",
+                ),
+                ("waits", "100ms,200ms"),
+            ]],
+            Preset::Guide700ms => &[&[
+                ("attempts", "3"),
+                ("deadline", "1100ms"),
+                ("reserve", "100ms"),
+                ("attempt_timeout", "400ms"),
+                ("backoff", "full"),
+                ("base", "100ms"),
+                ("cap", "800ms"),
+                ("outcomes", "connect_timeout,ok"),
+                ("waits", "250ms"),
+            ]],
+            Preset::PaymentsNone => &[PAYMENTS],
+            Preset::PaymentsJitter => &[
+                PAYMENTS,
+                &[
+                    ("attempts", "2"),
+                    ("backoff", "full"),
+                    ("base", "300ms"),
+                    ("cap", "5s"),
+                ],
+            ],
+            Preset::BurstLab => &[&[
+                ("scenario", "burst"),
+                ("capacity", "5000"), // 50 per 10 ms tick
+                ("tick", "10ms"),
+                ("reject_cost", "0.1"),
+                ("bin", "100ms"),
+                ("clients", "500"),
+                ("attempts", "10"),
+                ("deadline", "none"),
+                ("backoff", "full"),
+                ("base", "10ms"),
+                ("cap", "2s"),
+            ]],
+            // The study's clients retry until they succeed: no deadline and no attempt limit,
+            // which `scenario=occ` models whatever those keys say (it refuses them).
+            Preset::Occ2015 => &[&[
+                ("scenario", "occ"),
+                ("net", "10ms"),
+                ("net_sd", "2ms"),
+                ("runs", "100"),
+                ("clients", "100"),
+                ("backoff", "full"),
+                ("base", "5ms"),
+                ("cap", "2s"),
+                ("first_exp", "1"),
+            ]],
+            Preset::Layers333 => &[LAYERS, &[("layers", "3,3,3")]],
+            Preset::LayersFix => &[LAYERS, &[("layers", "1,1,3")]],
+            Preset::LostNoKey => &[LOST, &[("idempotent", "true")]],
+            Preset::LostKey => &[LOST, &[("key", "true")]],
+            Preset::MetastableNone => &[PAYMENTS, &[("outage", "1s")]],
+            Preset::MetastableBudget => &[PAYMENTS, &[("outage", "1s"), ("budget", "bucket")]],
+            Preset::MetastableBreaker => &[PAYMENTS, &[("outage", "1s"), ("breaker", "on")]],
         }
     }
 }
 
-fn aws_standard(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_secs(1))
-        .with_cap(Micros::from_secs(20));
-    pol.budget = BudgetConfig::Aws(AwsQuotaConfig::STANDARD);
-    pol.classifier = Classifier::Aws;
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn aws_2026(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(50))
-        .with_cap(Micros::from_secs(20))
-        .with_throttle_base(Some(Micros::from_secs(1)));
-    pol.budget = BudgetConfig::Aws(AwsQuotaConfig::Y2026);
-    pol.classifier = Classifier::Aws;
-    pol.retry_after_mode = RetryAfterMode::Aws2026;
-}
-
-fn grpc(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 4;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(100))
-        .with_cap(Micros::from_secs(1));
-    pol.budget = BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE);
-    pol.classifier = Classifier::Grpc;
-}
-
-fn tenacity(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(100))
-        .with_cap(Micros::from_secs(2));
-}
-
-fn stripe(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.backoff = BackoffConfig::new(BackoffKind::Equal)
-        .with_base(Micros::from_millis(500))
-        .with_cap(Micros::from_secs(5))
-        .with_floor(Micros::from_millis(500));
-    pol.classifier = Classifier::Stripe;
-    pol.retry_after_mode = RetryAfterMode::Stripe;
-    pol.operation.key = true;
-}
-
-fn brooker_2015(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(5))
-        .with_cap(Micros::from_secs(2))
-        .with_first_exp(1);
-    pol.max_attempts = 10;
-}
-
-fn chapter(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.deadline = Some(Micros::from_secs(10));
-    pol.attempt_timeout = Micros::from_secs(3);
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(100))
-        .with_cap(Micros::from_secs(2));
-    p.elapsed = Micros::from_millis(100);
-    p.outcomes = vec![ScriptedOutcome::new(Outcome::ConnectTimeout); 3];
-    p.waits = vec![
-        Some(Micros::from_millis(100)),
-        Some(Micros::from_millis(200)),
-    ];
-}
-
-fn guide_700ms(p: &mut Params) {
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.deadline = Some(Micros::from_millis(1100));
-    pol.reserve = Micros::from_millis(100);
-    pol.attempt_timeout = Micros::from_millis(400);
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(100))
-        .with_cap(Micros::from_millis(800));
-    p.outcomes = vec![
-        ScriptedOutcome::new(Outcome::ConnectTimeout),
-        ScriptedOutcome::new(Outcome::Ok),
-    ];
-    p.waits = vec![Some(Micros::from_millis(250))];
-}
-
-fn payments_course(p: &mut Params, which: Preset) {
-    payments(p, Micros::from_secs(5), None);
-    if which == Preset::PaymentsJitter {
-        let pol = &mut p.policy;
-        pol.max_attempts = 2;
-        pol.backoff = BackoffConfig::new(BackoffKind::Full)
-            .with_base(Micros::from_millis(300))
-            .with_cap(Micros::from_secs(5));
-    }
-}
-
-fn burst_lab(p: &mut Params) {
-    p.sim.scenario = Some(Scenario::Burst(Burst {
-        server: Server {
-            capacity_milli: 5_000_000, // 50 per 10 ms tick
-            tick: Micros::from_millis(10),
-            reject_cost_milli: 100,
-            series: Series {
-                bin: Micros::from_millis(100),
-                at: None,
-            },
-            ..Server::default()
-        },
-    }));
-    p.clients = 500;
-    let pol = &mut p.policy;
-    pol.max_attempts = 10;
-    pol.deadline = None;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(10))
-        .with_cap(Micros::from_secs(2));
-}
-
-fn occ_2015(p: &mut Params) {
-    p.sim.scenario = Some(Scenario::Occ(OccSettings {
-        net: Micros::from_millis(10),
-        net_sd: Micros::from_millis(2),
-    }));
-    p.sim.runs = Runs(100);
-    p.clients = 100;
-    // The study's clients retry until they succeed: no deadline, no attempt limit,
-    // which `scenario=occ` models whatever those keys say (it refuses them).
-    let pol = &mut p.policy;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(5))
-        .with_cap(Micros::from_secs(2))
-        .with_first_exp(1);
-}
-
-fn layers(p: &mut Params, which: Preset) {
-    p.sim.scenario = Some(Scenario::Layers(LayersSettings {
-        layers: if which == Preset::Layers333 {
-            vec![3, 3, 3]
-        } else {
-            vec![1, 1, 3]
-        },
-        p_ppm: 1_000_000,
-        requests: 100,
-        rate_milli: 10_000,
-        ..LayersSettings::default()
-    }));
-    let pol = &mut p.policy;
-    pol.deadline = None;
-    pol.attempt_timeout = Micros::from_secs(60);
-    pol.operation.idempotent = true;
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(10))
-        .with_cap(Micros::from_millis(100));
-}
-
-fn lost(p: &mut Params, which: Preset) {
-    p.sim.scenario = Some(Scenario::Lost(LostSettings {
-        arrivals: Arrivals {
-            rate_milli: 20_000,
-            duration: Micros::from_secs(60),
-        },
-        lose_ppm: 100_000,
-        service: Micros::from_millis(50),
-        net: Micros::from_millis(5),
-        ..LostSettings::default()
-    }));
-    let pol = &mut p.policy;
-    pol.max_attempts = 3;
-    pol.attempt_timeout = Micros::from_secs(1);
-    pol.backoff = BackoffConfig::new(BackoffKind::Full)
-        .with_base(Micros::from_millis(100))
-        .with_cap(Micros::from_secs(2));
-    if which == Preset::LostKey {
-        pol.operation.key = true;
-    } else {
-        pol.operation.idempotent = true;
-    }
-}
-
-fn metastable(p: &mut Params, which: Preset) {
-    let breaker = (which == Preset::MetastableBreaker).then(BreakerConfig::default);
-    payments(p, Micros::from_secs(1), breaker);
-    if which == Preset::MetastableBudget {
-        p.policy.budget = BudgetConfig::Bucket(crate::budget::TokenBucketConfig::CHEAT_SHEET);
+    #[test]
+    fn settings_are_link_keys_each_once_per_group() {
+        for preset in Preset::ALL {
+            for group in preset.settings() {
+                for (i, (k, _)) in group.iter().enumerate() {
+                    assert!(crate::all_keys().any(|n| n == *k), "{preset:?}: {k}");
+                    assert!(
+                        group[i + 1..].iter().all(|(o, _)| o != k),
+                        "{preset:?}: {k} twice"
+                    );
+                }
+            }
+        }
     }
 }
