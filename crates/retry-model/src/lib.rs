@@ -23,41 +23,34 @@
 
 extern crate alloc;
 
-mod amplify;
-mod backoff;
-pub mod budget;
-mod classify;
-mod error;
-mod explain;
+// The layers, bottom up: the policy (`retry`), the simulator (`sim`), the link over both
+// (`link`), and one request step by step (`request`). No file imports one above its layer's
+// users in a cycle (`scripts/import-cycles.py` checks it).
 mod link;
-mod outcome;
-mod policy;
-
-mod rng;
-mod schedule;
+mod request;
+mod retry;
 pub mod sim;
-mod text;
-mod time;
-mod trace;
 
-pub use amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
-pub use backoff::{
-    Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER,
-};
-pub use classify::{
-    classify, classify_with, Classification, Classifier, Operation, Reason, Verdict,
-};
-pub use error::ConfigError;
-pub use explain::{explain, Explanation, StepText};
+pub use retry::budget;
+
 pub use link::keys as link_keys;
 pub use link::preset::Preset;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
-pub use outcome::{Outcome, ScriptedOutcome};
-pub use policy::{
+pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
+pub use request::explain::{explain, Explanation, StepText};
+pub use request::schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
+pub use request::trace::{streams, trace, Step, Trace};
+pub use retry::backoff::{
+    Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER,
+};
+pub use retry::classify::{
+    classify, classify_with, Classification, Classifier, Operation, Reason, Verdict,
+};
+pub use retry::error::ConfigError;
+pub use retry::outcome::{Outcome, ScriptedOutcome};
+pub use retry::policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
-pub use rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
-pub use schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
-pub use time::{Micros, ParseDurationError};
-pub use trace::{streams, trace, Step, Trace};
+pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
+pub use retry::time::{Micros, ParseDurationError};

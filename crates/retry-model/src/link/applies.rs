@@ -19,8 +19,8 @@
 
 use super::keys::{self, Applies};
 use super::Params;
-use crate::budget::{BudgetConfig, Scope};
-use crate::error::ConfigError;
+use crate::retry::budget::{BudgetConfig, Scope};
+use crate::retry::error::ConfigError;
 use crate::sim::ScenarioKind;
 use alloc::vec::Vec;
 

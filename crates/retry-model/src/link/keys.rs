@@ -16,21 +16,30 @@
 //! assert_eq!(k.domain.accepted(), "on or off");
 //! ```
 
-use crate::backoff::MAX_MULTIPLIER;
-use crate::error::ConfigError;
-use crate::policy::MAX_ATTEMPTS;
-use crate::sim::{caps, ScenarioKind};
-use crate::text::{decimal, parse_scaled};
-use crate::time::Micros;
+use crate::retry::backoff::MAX_MULTIPLIER;
+use crate::retry::error::ConfigError;
+use crate::retry::policy::MAX_ATTEMPTS;
+use crate::retry::text::{decimal, parse_scaled};
+use crate::retry::time::Micros;
+use crate::sim::kinds::{caps, ScenarioKind};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+
+/// The link version this build writes. It reads every version up to this one.
+pub const LINK_VERSION: u32 = 1;
+/// The most simulated clients a schedule may draw for.
+pub const MAX_CLIENTS: u32 = 10_000;
+/// The longest a link may be, in bytes.
+pub const MAX_LINK_LEN: usize = 8_192;
+/// The most scripted outcomes or forced waits a link may list.
+pub const MAX_SCRIPT: usize = 100;
 
 /// The values a key accepts. Every range a link can hold is checked here and nowhere else in
 /// the link layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
-    /// The link version: `1` to [`crate::LINK_VERSION`].
+    /// The link version: `1` to [`LINK_VERSION`].
     Version,
     /// A preset name (see [`crate::Preset::ALL`]).
     Preset,
@@ -91,9 +100,12 @@ impl Domain {
     /// The accepted values, in words (`a duration in [1ms, 1h]`, `one of none, bucket`).
     pub fn accepted(&self) -> String {
         match *self {
-            Domain::Version => format!("a link version in [1, {}]", crate::LINK_VERSION),
+            Domain::Version => format!("a link version in [1, {}]", LINK_VERSION),
             Domain::Preset => {
-                let names: Vec<&str> = crate::Preset::ALL.iter().map(|p| p.name()).collect();
+                let names: Vec<&str> = super::preset::Preset::ALL
+                    .iter()
+                    .map(|p| p.name())
+                    .collect();
                 format!("one of {}", names.join(", "))
             }
             Domain::Dur { lo, hi, step, none } => {
@@ -571,7 +583,7 @@ pub const TABLE: &[Key] = &[
     key!("seed", "1", int(0, u64::MAX), "", Applies::ALL,
         "the master seed of every random draw",
         Control::Number, "Seed", Group::Schedule),
-    key!("clients", "20", int(1, crate::link::MAX_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
+    key!("clients", "20", int(1, MAX_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
         "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
         Control::Number, "Clients", Group::Schedule),
     key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),

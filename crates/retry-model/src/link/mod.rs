@@ -19,17 +19,17 @@ mod applies;
 pub mod keys;
 pub mod preset;
 
-use crate::backoff::BackoffKind;
-use crate::budget::{
+use crate::retry::backoff::BackoffKind;
+use crate::retry::budget::{
     AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, Scope,
     TokenBucketConfig,
 };
-use crate::classify::Classifier;
-use crate::error::ConfigError;
-use crate::outcome::ScriptedOutcome;
-use crate::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy};
-use crate::text::{decimal, milli_text};
-use crate::time::Micros;
+use crate::retry::classify::Classifier;
+use crate::retry::error::ConfigError;
+use crate::retry::outcome::ScriptedOutcome;
+use crate::retry::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy};
+use crate::retry::text::{decimal, milli_text};
+use crate::retry::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -38,14 +38,7 @@ use core::str::FromStr;
 use keys::Key;
 use preset::Preset;
 
-/// The link version this build writes. It reads every version up to this one.
-pub const LINK_VERSION: u32 = 1;
-/// The most simulated clients a schedule may draw for.
-pub const MAX_CLIENTS: u32 = 10_000;
-/// The longest a link may be, in bytes.
-pub const MAX_LINK_LEN: usize = 8_192;
-/// The most scripted outcomes or forced waits a link may list.
-pub const MAX_SCRIPT: usize = 100;
+pub use keys::{LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 
 /// Every setting a link can carry.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,8 +7,8 @@
 //! if one fails it opens again.
 
 use super::params::BreakerConfig;
-use crate::budget::SlotWindow;
-use crate::time::Micros;
+use crate::retry::budget::SlotWindow;
+use crate::retry::time::Micros;
 
 /// The breaker's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

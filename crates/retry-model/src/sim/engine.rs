@@ -2,7 +2,7 @@
 
 use super::metrics::Report;
 use super::queue::EventQueue;
-use crate::time::Micros;
+use crate::retry::time::Micros;
 use alloc::boxed::Box;
 
 /// A simulated system: it handles one event at a time and may schedule more. Every scenario

@@ -1,7 +1,7 @@
 //! A fixed-size latency histogram: about 1.5% relative precision from 1 µs to centuries, in
 //! 3776 counters, so memory does not grow with the number of requests.
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 use alloc::vec;
 use alloc::vec::Vec;
 

@@ -10,12 +10,12 @@
 use super::engine::Model;
 use super::metrics::{Recorder, Report};
 use super::queue::EventQueue;
-use crate::budget::{Budget, BudgetConfig};
 use crate::link::Params;
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::policy::{StopReason, ValidPolicy};
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::budget::{Budget, BudgetConfig};
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{StopReason, ValidPolicy};
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 
 const STREAM_LAYERS: u64 = 4 << 40;
 

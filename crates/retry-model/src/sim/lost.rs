@@ -12,12 +12,12 @@ use super::engine::Model;
 use super::metrics::{Recorder, Report};
 use super::queue::EventQueue;
 use super::slab::Slab;
-use crate::budget::Budget;
 use crate::link::Params;
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::policy::{RequestRetry, StopReason, ValidPolicy};
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::budget::Budget;
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 
 const STREAM_LOST: u64 = 5 << 40;
 

@@ -4,8 +4,8 @@
 //! histogram, whatever the number of requests.
 
 use super::hist::Histogram;
-use crate::policy::StopReason;
-use crate::time::Micros;
+use crate::retry::policy::StopReason;
+use crate::retry::time::Micros;
 use alloc::vec;
 use alloc::vec::Vec;
 

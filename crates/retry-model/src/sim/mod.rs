@@ -18,6 +18,7 @@
 mod breaker;
 mod engine;
 mod hist;
+pub mod kinds;
 mod layers;
 mod lost;
 mod metrics;

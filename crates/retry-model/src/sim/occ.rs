@@ -11,9 +11,9 @@
 use super::engine::Model;
 use super::metrics::{Report, Summary};
 use super::queue::EventQueue;
-use crate::backoff::{Backoff, BackoffState};
-use crate::rng::{NormalTable, Rng};
-use crate::time::Micros;
+use crate::retry::backoff::{Backoff, BackoffState};
+use crate::retry::rng::{NormalTable, Rng};
+use crate::retry::time::Micros;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 

@@ -3,7 +3,7 @@
 //! Two events at the same microsecond pop in the order they were pushed, so a run is a pure
 //! function of its seed and parameters, with no dependence on heap internals.
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 use alloc::collections::BinaryHeap;
 use core::cmp::Ordering;
 

@@ -16,9 +16,9 @@ use super::occ::Occ;
 use super::params::{caps, ScenarioKind};
 use super::settings::{Lost, Outage, Scenario};
 use super::storm::Storm;
-use crate::error::ConfigError;
 use crate::link::Params;
-use crate::policy::ValidPolicy;
+use crate::retry::error::ConfigError;
+use crate::retry::policy::ValidPolicy;
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::vec::Vec;
@@ -61,8 +61,8 @@ pub struct Run {
     // summary: memory stays one series whatever `runs` is.
     first: Option<Report>,
     summaries: Vec<Summary>,
-    fingerprint: crate::trace::Fnv,
-    normal: Option<alloc::rc::Rc<crate::rng::NormalTable>>,
+    fingerprint: crate::request::trace::Fnv,
+    normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
 }
 
 impl Run {
@@ -154,7 +154,7 @@ impl Run {
             current: None,
             first: None,
             summaries: Vec::new(),
-            fingerprint: crate::trace::Fnv::new(),
+            fingerprint: crate::request::trace::Fnv::new(),
             normal: None,
         };
         run.start_repetition();
@@ -175,7 +175,9 @@ impl Run {
             Scenario::Occ(o) => {
                 let table = self
                     .normal
-                    .get_or_insert_with(|| alloc::rc::Rc::new(crate::rng::NormalTable::new()))
+                    .get_or_insert_with(
+                        || alloc::rc::Rc::new(crate::retry::rng::NormalTable::new()),
+                    )
                     .clone();
                 let (m, first) = Occ::new(
                     p.clients,

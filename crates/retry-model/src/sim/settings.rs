@@ -14,11 +14,11 @@
 //! assert_eq!(lost.lose_ppm, 200_000);
 //! ```
 
-use super::params::{caps, BreakerConfig, OutageKind, ScenarioKind};
-use crate::error::ConfigError;
+use super::kinds::{caps, BreakerConfig, OutageKind, ScenarioKind};
 use crate::link::keys::Key;
-use crate::text::decimal;
-use crate::time::Micros;
+use crate::retry::error::ConfigError;
+use crate::retry::text::decimal;
+use crate::retry::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec;

@@ -21,12 +21,12 @@ use super::params::{BreakerConfig, OutageKind, ScenarioKind};
 use super::queue::EventQueue;
 use super::settings::{Scenario, Server};
 use super::slab::Slab;
-use crate::budget::{Budget, Scope};
 use crate::link::Params;
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::policy::{RequestRetry, StopReason, ValidPolicy};
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::budget::{Budget, Scope};
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
@@ -502,7 +502,7 @@ impl Storm {
         if let Some(b) = self.breaker.as_mut() {
             b.record(now, outcome.is_ok());
         }
-        if bi == 0 && self.policy.policy().budget != crate::budget::BudgetConfig::None {
+        if bi == 0 && self.policy.policy().budget != crate::retry::budget::BudgetConfig::None {
             let level = self.budgets[0].level(now).milli;
             self.rec.budget(now, level);
         }

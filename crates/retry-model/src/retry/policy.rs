@@ -29,13 +29,13 @@
 //! assert_eq!(after.stop, Some(retry_model::StopReason::WontFit));
 //! ```
 
-use crate::backoff::{Backoff, BackoffConfig, BackoffState, Draw};
-use crate::budget::{Budget, BudgetCheck, BudgetConfig, RetryCost, Scope};
-use crate::classify::{classify_with, Classification, Classifier, Operation};
-use crate::error::ConfigError;
-use crate::outcome::ScriptedOutcome;
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::backoff::{Backoff, BackoffConfig, BackoffState, Draw};
+use crate::retry::budget::{Budget, BudgetCheck, BudgetConfig, RetryCost, Scope};
+use crate::retry::classify::{classify_with, Classification, Classifier, Operation};
+use crate::retry::error::ConfigError;
+use crate::retry::outcome::ScriptedOutcome;
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 use alloc::format;
 
 /// The most attempts a policy may allow.
@@ -560,7 +560,7 @@ impl RequestRetry {
             return out;
         }
         let qualified = classification.retryable
-            || classification.reason == crate::classify::Reason::PushbackNegative;
+            || classification.reason == crate::retry::classify::Reason::PushbackNegative;
         budget.on_failure(end, qualified);
         if !classification.retryable {
             self.done = Some(stop(&mut out, StopReason::NotRetryable));

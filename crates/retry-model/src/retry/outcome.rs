@@ -17,8 +17,8 @@
 //! assert_eq!(o.to_string(), "503:ra=2s");
 //! ```
 
-use crate::error::ConfigError;
-use crate::time::Micros;
+use crate::retry::error::ConfigError;
+use crate::retry::time::Micros;
 use alloc::format;
 use alloc::string::String;
 use core::fmt;

@@ -33,7 +33,7 @@ pub use grpc::GrpcThrottleConfig;
 pub use rate::RateConfig;
 pub use ratio::RatioConfig;
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 pub use window::SlotWindow;
 
 /// Which budget, with its constants.
@@ -311,7 +311,7 @@ impl Budget {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use crate::rng::Rng;
+    use crate::retry::rng::Rng;
     use proptest::prelude::*;
 
     const T0: Micros = Micros::ZERO;

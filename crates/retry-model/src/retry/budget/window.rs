@@ -1,6 +1,6 @@
 //! A sliding window of ten slots, the shape tower and Finagle use for their retry budgets.
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 
 /// Ten slots covering `window`; each slot sums the amounts recorded during its tenth of the
 /// window. Entries older than the window drop out as time moves on.

@@ -2,7 +2,7 @@
 //!
 //! The trace runs the same [`RequestRetry`](crate::RequestRetry) state machine as the
 //! simulation, with the outcomes scripted by the link and, where the link forces them, the waits.
-//! A front end renders each step as text (see [`crate::explain`]) or as JSON.
+//! A front end renders each step as text (see [`crate::request::explain`]) or as JSON.
 //!
 //! ```
 //! use retry_model::{trace, Params, StopReason};
@@ -13,13 +13,13 @@
 //! assert_eq!(t.stop_reason, StopReason::AttemptsUsedUp);
 //! ```
 
-use crate::budget::{Budget, Level};
-use crate::error::ConfigError;
 use crate::link::Params;
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::policy::{AfterAttempt, AttemptPlan, StopReason};
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::budget::{Budget, Level};
+use crate::retry::error::ConfigError;
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{AfterAttempt, AttemptPlan, StopReason};
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 use alloc::string::ToString;
 use alloc::vec::Vec;
 
@@ -160,7 +160,7 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
         let end = plan.start.saturating_add(took);
         let forced = p.waits.get(index).copied().flatten();
         let after = req.after_attempt(&policy, end, &outcome, &mut budget, &mut rng, forced);
-        let budget_after = (policy.policy().budget != crate::budget::BudgetConfig::None)
+        let budget_after = (policy.policy().budget != crate::retry::budget::BudgetConfig::None)
             .then(|| budget.level(end));
         steps.push(Step {
             plan,
@@ -185,9 +185,9 @@ pub fn trace(p: &Params) -> Result<Trace, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{TimeoutWhy, WaitSource};
+    use crate::retry::policy::{TimeoutWhy, WaitSource};
     #[allow(unused_imports)]
-    use crate::rng::Rng;
+    use crate::retry::rng::Rng;
     use proptest::prelude::*;
 
     fn t(q: &str) -> Trace {

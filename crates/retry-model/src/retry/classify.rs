@@ -25,8 +25,8 @@
 //! assert!(c.retryable);
 //! ```
 
-use crate::outcome::{Outcome, ScriptedOutcome};
-use crate::time::Micros;
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::time::Micros;
 
 /// What kind of operation the request is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

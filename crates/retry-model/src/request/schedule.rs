@@ -14,11 +14,11 @@
 //! assert!(s.retries.iter().all(|r| r.waits.iter().all(|w| *w <= r.ceiling)));
 //! ```
 
-use crate::error::ConfigError;
 use crate::link::Params;
-use crate::rng::Rng;
-use crate::time::Micros;
-use crate::trace::streams;
+use crate::request::trace::streams;
+use crate::retry::error::ConfigError;
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 use alloc::vec::Vec;
 
 /// One retry across all clients.

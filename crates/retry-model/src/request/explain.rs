@@ -10,14 +10,14 @@
 //! assert_eq!(text.steps[0].lines[1], "remaining 9.9 s -> timeout = min(3 s, 9.9 s) = 3 s (the per-attempt ceiling)");
 //! ```
 
-use crate::backoff::{BackoffKind, Draw};
-use crate::budget::{BudgetConfig, Level};
 use crate::link::Params;
-use crate::policy::{
+use crate::request::trace::{Step, Trace};
+use crate::retry::backoff::{BackoffKind, Draw};
+use crate::retry::budget::{BudgetConfig, Level};
+use crate::retry::policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RetryPolicy, TimeoutWhy, WaitSource,
 };
-use crate::time::Micros;
-use crate::trace::{Step, Trace};
+use crate::retry::time::Micros;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -49,7 +49,7 @@ fn h(m: Micros) -> String {
 }
 
 fn tokens(milli: u64) -> String {
-    crate::text::milli_text(milli)
+    crate::retry::text::milli_text(milli)
 }
 
 fn level(l: Level) -> String {
@@ -343,7 +343,7 @@ fn fit_line(pol: &RetryPolicy, a: &AfterAttempt, f: &FitCheck) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::trace;
+    use crate::request::trace::trace;
 
     fn lines(q: &str) -> Explanation {
         let p: Params = q.parse().unwrap();

@@ -6,7 +6,7 @@
 //! service can still retry. This is Finagle's and tower's design, counted exactly: tower turns
 //! 30% into "1 retry per 3 calls" (33%); here 30% is 30%.
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 
 /// Ratio, window and floor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,7 @@
 //! assert_eq!(Micros::from_millis(9900).human(), "9.9 s");
 //! ```
 
-use crate::text::{decimal, parse_scaled};
+use crate::retry::text::{decimal, parse_scaled};
 use alloc::format;
 use alloc::string::{String, ToString};
 use core::fmt;

@@ -18,13 +18,13 @@
 //! assert_eq!(amplify(&[3; 5], 1.0).unwrap().worst_case, 243);
 //! ```
 
-use crate::error::ConfigError;
+use crate::retry::error::ConfigError;
 use alloc::format;
 use alloc::vec::Vec;
 
-/// The most layers a stack may have (the `layers` key's limit too). With at most 100 attempts
+/// The most layers a stack may have: the `layers` key's limit too. With at most 100 attempts
 /// per layer, the worst case is at most 100^8 = 10^16, so it is always exact in a `u64`.
-pub const MAX_LAYERS: usize = 8;
+pub const MAX_LAYERS: usize = crate::sim::caps::LAYERS;
 
 /// One layer's row of the table, top layer first.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,10 +178,10 @@ mod tests {
         let e = amplify(&[100, 100, 100, 100, 100, 100, 100, 100, 100, 19], 1.0).unwrap_err();
         assert_eq!(e.field, "layers");
         assert!(e.rule.contains("1 to 8 layers"), "{e}");
-        assert_eq!(MAX_LAYERS, crate::sim::caps::LAYERS);
+        assert_eq!(MAX_LAYERS, 8);
     }
     #[allow(unused_imports)]
-    use crate::rng::Rng;
+    use crate::retry::rng::Rng;
     use proptest::prelude::*;
 
     #[test]

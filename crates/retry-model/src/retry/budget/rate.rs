@@ -1,7 +1,7 @@
 //! A fixed process rate: at most `per_window` retries in any sliding `window` (the SRE book's
 //! example is 60 retries per minute per process).
 
-use crate::time::Micros;
+use crate::retry::time::Micros;
 
 /// The rate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -31,9 +31,9 @@
 //! }
 //! ```
 
-use crate::error::ConfigError;
-use crate::rng::Rng;
-use crate::time::Micros;
+use crate::retry::error::ConfigError;
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
 use alloc::format;
 use core::fmt;
 use core::str::FromStr;
@@ -447,7 +447,7 @@ impl Iterator for Delays<'_> {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use crate::rng::Rng;
+    use crate::retry::rng::Rng;
     use proptest::prelude::*;
 
     fn ms(v: u64) -> Micros {
