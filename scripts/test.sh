@@ -9,10 +9,11 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 export TRUNK_SKIP_VERSION_CHECK=true
 step() { printf '\n== %s\n' "$*"; }
 
-step "format and lints (cargo fmt --check; clippy natively and for the page on wasm32)"
+step "format, lints and layout (cargo fmt --check; clippy natively and on wasm32; no import cycles)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo clippy -p retrylab-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+python3 scripts/check-layers.py
 
 step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked

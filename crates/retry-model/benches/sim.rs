@@ -9,7 +9,8 @@
 //! Memory against duration: `cargo run --release -p retry-model --example memory`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use retry_model::sim::{occ_study_sweep, simulate};
+use retry_model::occ_study_sweep;
+use retry_model::sim::simulate;
 use retry_model::Params;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};

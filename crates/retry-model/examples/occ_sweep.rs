@@ -5,7 +5,7 @@ use std::time::Instant;
 
 fn main() {
     let start = Instant::now();
-    let calls = retry_model::sim::occ_study_sweep();
+    let calls = retry_model::occ_study_sweep();
     println!(
         "native: {calls} write calls in {:.3} s",
         start.elapsed().as_secs_f64()

@@ -251,7 +251,8 @@ fn lost_model(q: &str) -> Lost {
     let Some(retry_model::sim::Scenario::Lost(settings)) = &p.sim.scenario else {
         panic!("{q} is not a lost link");
     };
-    let (m, first) = Lost::new(&p, settings, policy, 0);
+    let input = retry_model::sim::RunInput::try_from(&p).unwrap();
+    let (m, first) = Lost::new(&input, settings, policy, 0);
     let mut s = Sim::new(m, [first]);
     s.run();
     s.model

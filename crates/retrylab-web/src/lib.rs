@@ -83,7 +83,7 @@ pub fn simulate_summary(query: &str) -> Result<JsValue, JsValue> {
 /// write calls. Used to time the simulator in wasm against the native benchmark.
 #[wasm_bindgen]
 pub fn occ_sweep_calls() -> f64 {
-    retry_model::sim::occ_study_sweep() as f64
+    retry_model::occ_study_sweep() as f64
 }
 
 #[cfg(test)]

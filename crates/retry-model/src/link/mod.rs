@@ -18,6 +18,8 @@
 mod applies;
 pub mod keys;
 pub mod preset;
+pub(crate) mod run;
+mod sim_keys;
 
 use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{

@@ -6,6 +6,7 @@ pub(crate) mod backoff;
 pub mod budget;
 pub(crate) mod classify;
 pub(crate) mod error;
+pub(crate) mod fnv;
 pub(crate) mod outcome;
 pub(crate) mod policy;
 pub(crate) mod rng;

@@ -8,9 +8,9 @@
 //! retrying at one layer only, is the preset `layers-fix` (`layers=1,1,3`).
 
 use super::engine::Model;
+use super::input::RunInput;
 use super::metrics::{Recorder, Report};
 use super::queue::EventQueue;
-use crate::link::Params;
 use crate::retry::budget::{Budget, BudgetConfig};
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{StopReason, ValidPolicy};
@@ -108,7 +108,7 @@ pub struct Request(pub u32);
 impl Layers {
     /// Repetition `run` of the link's layered stack, with its first event.
     pub fn new(
-        p: &Params,
+        p: &RunInput,
         sp: &super::LayersSettings,
         policy: ValidPolicy,
         run: u32,

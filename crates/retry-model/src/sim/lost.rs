@@ -9,10 +9,10 @@
 //! charge is made. The scenario counts durable charges per checkout, not responses.
 
 use super::engine::Model;
+use super::input::RunInput;
 use super::metrics::{Recorder, Report};
 use super::queue::EventQueue;
 use super::slab::Slab;
-use crate::link::Params;
 use crate::retry::budget::Budget;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
@@ -86,7 +86,7 @@ pub struct Lost {
 impl Lost {
     /// Repetition `run` of the link's scenario, with its first event.
     pub fn new(
-        p: &Params,
+        p: &RunInput,
         sp: &super::LostSettings,
         policy: ValidPolicy,
         run: u32,

@@ -18,6 +18,7 @@
 mod breaker;
 mod engine;
 mod hist;
+mod input;
 pub mod kinds;
 mod layers;
 mod lost;
@@ -33,13 +34,14 @@ mod storm;
 pub use breaker::{Breaker, BreakerState};
 pub use engine::{Model, Repetition, Sim};
 pub use hist::Histogram;
+pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv};
 pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
 pub use queue::EventQueue;
-pub use run::{occ_study_sweep, simulate, Progress, Run, SimReport};
+pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
     Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,
     Scenario, Series, Server,

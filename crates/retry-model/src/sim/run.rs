@@ -9,6 +9,7 @@
 //! ```
 
 use super::engine::{Repetition, Sim};
+use super::input::RunInput;
 use super::layers::Layers as LayersModel;
 use super::lost::Lost as LostModel;
 use super::metrics::{Report, Summary};
@@ -16,7 +17,6 @@ use super::occ::Occ;
 use super::params::{caps, ScenarioKind};
 use super::settings::{Lost, Outage, Scenario};
 use super::storm::Storm;
-use crate::link::Params;
 use crate::retry::error::ConfigError;
 use crate::retry::policy::ValidPolicy;
 use alloc::boxed::Box;
@@ -52,7 +52,7 @@ pub struct Progress {
 
 /// A run in progress.
 pub struct Run {
-    p: Params,
+    p: RunInput,
     policy: ValidPolicy,
     kind: ScenarioKind,
     run: u32,
@@ -61,14 +61,18 @@ pub struct Run {
     // summary: memory stays one series whatever `runs` is.
     first: Option<Report>,
     summaries: Vec<Summary>,
-    fingerprint: crate::request::trace::Fnv,
+    fingerprint: crate::retry::fnv::Fnv,
     normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
 }
 
 impl Run {
     /// Checks the link (values and caps) and prepares the first repetition.
-    pub fn new(p: &Params) -> Result<Run, ConfigError> {
-        let policy = p.validate()?;
+    pub fn new<I>(input: I) -> Result<Run, ConfigError>
+    where
+        I: TryInto<RunInput, Error = ConfigError>,
+    {
+        let p = &input.try_into()?;
+        let policy = p.policy;
         let scenario = p.sim.scenario.as_ref().ok_or_else(|| {
             ConfigError::new("scenario", "no scenario to run: set scenario=outage, burst, occ, layers or lost (or a scenario preset)")
         })?;
@@ -154,7 +158,7 @@ impl Run {
             current: None,
             first: None,
             summaries: Vec::new(),
-            fingerprint: crate::request::trace::Fnv::new(),
+            fingerprint: crate::retry::fnv::Fnv::new(),
             normal: None,
         };
         run.start_repetition();
@@ -275,22 +279,9 @@ impl Run {
 }
 
 /// Runs the link's scenario to the end.
-pub fn simulate(p: &Params) -> Result<SimReport, ConfigError> {
-    Ok(Run::new(p)?.finish())
-}
-
-/// The whole 2015 sweep: clients 10 to 190 step 10, the five backoff kinds, 100 runs each
-/// (`preset=occ-2015`). Returns the total write calls; the benchmarks time it natively and in
-/// wasm.
-pub fn occ_study_sweep() -> u64 {
-    let mut calls = 0;
-    for kind in ["none", "exponential", "full", "equal", "decorrelated"] {
-        for clients in (10..=190).step_by(10) {
-            let link = format!("preset=occ-2015&backoff={kind}&clients={clients}");
-            if let Ok(r) = link.parse::<Params>().and_then(|p| simulate(&p)) {
-                calls += r.summary.attempts;
-            }
-        }
-    }
-    calls
+pub fn simulate<I>(input: I) -> Result<SimReport, ConfigError>
+where
+    I: TryInto<RunInput, Error = ConfigError>,
+{
+    Ok(Run::new(input)?.finish())
 }

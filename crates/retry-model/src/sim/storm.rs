@@ -16,12 +16,12 @@
 
 use super::breaker::Breaker;
 use super::engine::Model;
+use super::input::RunInput;
 use super::metrics::{Recorder, Report};
 use super::params::{BreakerConfig, OutageKind, ScenarioKind};
 use super::queue::EventQueue;
 use super::settings::{Scenario, Server};
 use super::slab::Slab;
-use crate::link::Params;
 use crate::retry::budget::{Budget, Scope};
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
@@ -175,7 +175,7 @@ pub struct Storm {
 impl Storm {
     /// A storm for the link, run number `run`. Returns the model and its first event.
     pub fn new(
-        p: &Params,
+        p: &RunInput,
         policy: ValidPolicy,
         kind: ScenarioKind,
         run: u32,
