@@ -32,3 +32,54 @@ fn link_md_holds_the_key_table() {
         "docs/link.md key table has a different number of rows"
     );
 }
+
+/// ARCHITECTURE.md stays true: every source file of the three crates is named in it (as
+/// `name`, `name/` or `name.rs`).
+#[test]
+fn architecture_names_every_source_file() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(format!("{root}/ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(format!("{root}/crates"))];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n != "target") {
+                    stack.push(path);
+                }
+                continue;
+            }
+            let in_src = path.components().any(|c| c.as_os_str() == "src");
+            if !in_src || path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+            let name = match stem.as_str() {
+                "lib" | "main" => continue,
+                "mod" => path
+                    .parent()
+                    .and_then(|p| p.file_name())
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_string(),
+                _ => stem,
+            };
+            let named = [
+                format!("`{name}`"),
+                format!("`{name}/`"),
+                format!("{name}.rs"),
+                format!("`{name}("),
+            ]
+            .iter()
+            .any(|n| doc.contains(n.as_str()));
+            if !named {
+                missing.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name: {missing:?}"
+    );
+}
