@@ -195,6 +195,21 @@ try {
     await context.close();
   });
 
+  await check('switching to no backoff resets base and says so; base is then disabled', async () => {
+    const { page, context, errors } = await openPage('?v=1&base=10ms');
+    await change(page, '#backoff', 'none');
+    assert.match(await page.locator('#notices').innerText(), /^base reset: has no effect with backoff=none/);
+    assert.equal(await page.locator('#base').isDisabled(), true);
+    assert.match(await page.locator('#base-note').innerText(), /^base: has no effect with backoff=none/);
+    assert.ok(page.url().endsWith('?v=1&backoff=none'), page.url());
+    assert.equal(await attr(page, '#errors', 'data-count'), '0');
+    await change(page, '#backoff', 'full');
+    assert.equal(await page.locator('#base').isDisabled(), false);
+    assert.equal(await page.locator('#notices').innerText(), '');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a link setting a key with no effect is refused by name; the rest opens', async () => {
     const { page, context, errors } = await openPage('?v=1&scenario=lost&breaker=on&seed=4');
     assert.match(await page.locator('#errors').innerText(), /breaker: has no effect with scenario=lost: it applies to scenario=outage, burst/);

@@ -1,6 +1,6 @@
 //! Which control edits which link key, and how its text converts. No DOM here.
 
-use retry_model::link_keys::{self, Applies, Control, Key};
+use retry_model::link_keys::{self, Control, Key};
 use retry_model::{Micros, Params};
 
 /// How a control's value maps to link text.
@@ -39,15 +39,18 @@ pub fn key_of(id: &str) -> Option<(&'static str, Kind)> {
         .map(|(k, kind)| (k.name, kind))
 }
 
-/// Whether a key's control acts with the link's scenario; a control that does not is disabled
-/// on the page, with [`why_disabled`] beside it.
+/// Whether a key's control acts in this link (its scenario, and the settings it needs); a
+/// control that does not is disabled on the page, with [`why_disabled`] beside it.
 pub fn applies(key: &Key, params: &Params) -> bool {
-    key.applies.contains(Applies::of(params.sim.kind()))
+    params.no_effect(key.name).is_none()
 }
 
 /// The note beside a disabled control.
 pub fn why_disabled(key: &Key, params: &Params) -> String {
-    key.not_here(params.sim.kind()).to_string()
+    params
+        .no_effect(key.name)
+        .map(|e| e.to_string())
+        .unwrap_or_default()
 }
 
 /// Link text (`2s`, `none`) to what the control shows (`2000`, empty).
@@ -134,5 +137,8 @@ mod tests {
         );
         let occ: Params = "preset=occ-2015".parse().unwrap();
         assert!(!applies(attempts, &occ));
+        let base = link_keys::key("base").unwrap();
+        assert!(!applies(base, &p), "payments-none has no backoff");
+        assert!(why_disabled(base, &p).starts_with("base: has no effect with backoff=none"));
     }
 }

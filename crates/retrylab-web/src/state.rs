@@ -28,6 +28,8 @@ pub struct State {
     pub trace: Trace,
     /// The client highlighted across every retry, if any.
     pub hover: Option<u32>,
+    /// Keys the last edit put back because it left them with no effect, each with the reason.
+    pub notices: Vec<String>,
 }
 
 impl State {
@@ -41,6 +43,7 @@ impl State {
                 schedule,
                 trace,
                 hover: None,
+                notices: Vec::new(),
             },
             Err(e) => {
                 errors.push(e);
@@ -52,6 +55,7 @@ impl State {
                     schedule,
                     trace,
                     hover: None,
+                    notices: Vec::new(),
                 }
             }
         }
@@ -78,6 +82,7 @@ impl State {
                 true
             }
             Msg::Preset(name) => {
+                self.notices.clear();
                 let mut next = Params::default();
                 let res = if name.is_empty() {
                     Ok(())
@@ -88,10 +93,28 @@ impl State {
             }
             Msg::Set(key, value) => {
                 let mut next = self.params.clone();
-                let res = next.set(key, &value);
+                let res = next.set(key, &value).map(|_| {
+                    // Keys this edit left with no effect go back to their preset's or default
+                    // value, and the page says so (backoff=none resets base), instead of the
+                    // edit being refused.
+                    let (kept, reset) = next.without_inert(key);
+                    (kept, reset)
+                });
                 // Any edit leaves the preset's exact settings, but the link keeps naming the preset
                 // it started from, with the edits written after it.
-                self.try_apply(res.map(|_| next))
+                match res {
+                    Ok((next, reset)) => {
+                        let changed = self.try_apply(Ok(next));
+                        if changed {
+                            self.notices = reset
+                                .iter()
+                                .map(|e| format!("{} reset: {}", e.field, e.rule))
+                                .collect();
+                        }
+                        changed
+                    }
+                    Err(e) => self.try_apply(Err(e)),
+                }
             }
         }
     }
@@ -177,6 +200,18 @@ mod tests {
         assert_eq!(s.link(), "v=1&preset=guide-700ms&waits=150ms");
         assert!(!s.update(Msg::Preset("nope".into())));
         assert_eq!(s.errors[0].field, "preset");
+    }
+
+    #[test]
+    fn an_edit_that_makes_a_key_inert_resets_it_and_says_so() {
+        let mut s = State::from_query("base=10ms&multiplier=3");
+        assert!(s.update(Msg::Set("backoff", "none".into())));
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert_eq!(s.link(), "v=1&backoff=none");
+        assert_eq!(s.notices.len(), 2);
+        assert!(s.notices[0].starts_with("base reset: has no effect with backoff=none"));
+        assert!(s.update(Msg::Set("backoff", "full".into())));
+        assert!(s.notices.is_empty());
     }
 
     #[test]

@@ -308,6 +308,9 @@ fn render(a: &mut App, write_controls: bool) {
         }
         let _ = errors.set_attribute("data-count", &s.errors.len().to_string());
     }
+    if let Some(notices) = by_id("notices") {
+        notices.set_text_content(Some(&s.notices.join("\n")));
+    }
     render_trace(&doc, s);
     if let Some(link) = by_id("share-link") {
         let href = web_sys::window()

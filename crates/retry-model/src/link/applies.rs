@@ -19,17 +19,17 @@
 
 use super::keys::{self, Applies};
 use super::Params;
+use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::error::ConfigError;
 use crate::sim::ScenarioKind;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 impl Params {
     /// Every key that is set (written in `explicit`, or differing from the preset or the
     /// defaults) where it has no effect, as errors naming the key.
     pub fn inapplicable(&self, explicit: &[&str]) -> Vec<ConfigError> {
-        let scenario = self.sim.kind();
-        let here = Applies::of(scenario);
         let mut set: Vec<&'static str> = self.written().into_iter().map(|(k, _)| k).collect();
         for k in explicit {
             if let Some(row) = keys::key(k) {
@@ -38,23 +38,60 @@ impl Params {
                 }
             }
         }
-        let mut errors = Vec::new();
-        for name in set {
-            let row = keys::row(name);
-            if !row.applies.contains(here) {
-                errors.push(row.not_here(scenario));
-            } else if let Some(rule) = self.needs(name, scenario) {
-                errors.push(row.error(rule));
-            }
+        set.into_iter()
+            .filter_map(|name| self.no_effect(name))
+            .collect()
+    }
+
+    /// Why `name` would have no effect in this link (its scenario, or a setting it needs), if
+    /// it would not. The page disables such a control and shows this beside it.
+    pub fn no_effect(&self, name: &str) -> Option<ConfigError> {
+        let scenario = self.sim.kind();
+        let row = keys::key(name)?;
+        if !row.applies.contains(Applies::of(scenario)) {
+            return Some(row.not_here(scenario));
         }
-        errors
+        self.needs(row.name, scenario).map(|rule| row.error(rule))
+    }
+
+    /// This link without the keys that the edit of `edited` left with no effect: each is put
+    /// back to its preset's (or default) value, and named with the reason. The page uses it so
+    /// that switching `backoff` to `none` resets `base` instead of refusing the switch.
+    pub fn without_inert(&self, edited: &str) -> (Params, Vec<ConfigError>) {
+        let inert: Vec<ConfigError> = self
+            .inapplicable(&[])
+            .into_iter()
+            .filter(|e| e.field != edited)
+            .collect();
+        if inert.is_empty() {
+            return (self.clone(), inert);
+        }
+        let kept: Vec<String> = self
+            .written()
+            .into_iter()
+            .filter(|(k, _)| !inert.iter().any(|e| e.field == *k))
+            .map(|(k, v)| alloc::format!("{k}={v}"))
+            .collect();
+        let (p, _) = Params::parse_lenient(&kept.join("&"));
+        (p, inert)
     }
 
     /// A key that acts only beside another setting: the rule it breaks, if it does.
     fn needs(&self, name: &str, scenario: Option<ScenarioKind>) -> Option<&'static str> {
         let pol = &self.policy;
         let no_budget = pol.budget == BudgetConfig::None;
+        let kind = pol.backoff.kind;
+        let grows = matches!(
+            kind,
+            BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal
+        );
         match name {
+            "multiplier" | "first_exp" if !grows => Some(
+                "has no effect with this backoff: it shapes backoff=exponential, full and equal",
+            ),
+            "base" | "cap" | "throttle_base" if kind == BackoffKind::None => {
+                Some("has no effect with backoff=none (every wait is 0, or the floor)")
+            }
             "budget_start" | "budget_scope" if no_budget => {
                 Some("has no effect with budget=none: choose a budget first")
             }
@@ -121,6 +158,43 @@ mod tests {
         ] {
             q.parse::<Params>().unwrap_or_else(|e| panic!("{q}: {e}"));
         }
+    }
+
+    #[test]
+    fn backoff_shape_keys_need_their_kind() {
+        for (q, field) in [
+            ("backoff=decorrelated&multiplier=3", "multiplier"),
+            ("backoff=constant&first_exp=2", "first_exp"),
+            ("backoff=none&base=10ms", "base"),
+            ("preset=payments-none&cap=5s", "cap"),
+        ] {
+            let e = q.parse::<Params>().unwrap_err();
+            assert_eq!(e.field, field, "{q}: {e}");
+        }
+        "backoff=equal&multiplier=3&first_exp=1"
+            .parse::<Params>()
+            .unwrap();
+        "backoff=none&floor=5ms".parse::<Params>().unwrap();
+    }
+
+    #[test]
+    fn an_edit_resets_what_it_made_inert() {
+        let mut p: Params = "base=10ms&multiplier=3&budget=aws&budget_scope=client&scenario=outage"
+            .parse()
+            .unwrap();
+        p.set("backoff", "none").unwrap();
+        let (q, reset) = p.without_inert("backoff");
+        let fields: Vec<&str> = reset.iter().map(|e| e.field).collect();
+        assert_eq!(fields, ["base", "multiplier"]);
+        assert_eq!(
+            q.to_string(),
+            "v=1&backoff=none&budget=aws&budget_scope=client&scenario=outage"
+        );
+        q.validate().unwrap();
+        p.set("budget", "none").unwrap();
+        let (q, reset) = p.without_inert("budget");
+        assert!(reset.iter().any(|e| e.field == "budget_scope"));
+        assert_eq!(q.to_string(), "v=1&backoff=none&scenario=outage");
     }
 
     #[test]

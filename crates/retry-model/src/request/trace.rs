@@ -334,8 +334,14 @@ mod tests {
         )
             .prop_map(|(att, kind, base, cap, outs, seed, (dl, at, res, el), budget, idem)| {
                 let base = base.min(cap);
+                // `base` and `cap` have no effect (and are refused) with no backoff.
+                let shape = if kind == "none" {
+                    String::new()
+                } else {
+                    format!("&base={base}ms&cap={cap}ms")
+                };
                 format!(
-                    "attempts={att}&backoff={kind}&base={base}ms&cap={cap}ms&outcomes={}&seed={seed}&deadline={dl}ms&attempt_timeout={at}ms&reserve={}ms&elapsed={el}ms&budget={budget}&idempotent={idem}",
+                    "attempts={att}&backoff={kind}{shape}&outcomes={}&seed={seed}&deadline={dl}ms&attempt_timeout={at}ms&reserve={}ms&elapsed={el}ms&budget={budget}&idempotent={idem}",
                     outs.join(","),
                     res.min(dl - 1)
                 )
