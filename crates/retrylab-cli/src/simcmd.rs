@@ -298,6 +298,27 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
         .iter()
         .map(|s| param_values(s))
         .collect::<Result<_, _>>()?;
+    let jobs = sweep_jobs(&base, &axes)?;
+    let results = run_rows(&jobs);
+    let mut rows: Vec<(Vec<String>, Summary)> = Vec::with_capacity(jobs.len());
+    for ((values, _), r) in jobs.into_iter().zip(results) {
+        let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
+        rows.push((values, s));
+    }
+    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    match fmt {
+        "json" => json::pretty(&json::SweepDoc::new(&base, &keys, &rows)),
+        "csv" => Ok(sweep_csv(&keys, &rows)),
+        _ => Ok(sweep_markdown(&base, &keys, &rows)),
+    }
+}
+
+/// Every combination of the axes' values as a row's link, checked (errors name the value)
+/// before anything runs; at most [`MAX_ROWS`], counted without overflow.
+fn sweep_jobs(
+    base: &Params,
+    axes: &[(String, Vec<String>)],
+) -> Result<Vec<(Vec<String>, Params)>, String> {
     let total = axes.iter().try_fold(1usize, |acc, (_, v)| {
         acc.checked_mul(v.len()).filter(|n| *n <= MAX_ROWS)
     });
@@ -308,9 +329,7 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
             sizes.join(" x ")
         ));
     };
-    // Build every combination's link first (errors name the value), then run them on all cores:
-    // rows are independent, so the output is the same whatever the number of threads.
-    let mut jobs: Vec<(Vec<String>, Params)> = Vec::with_capacity(total);
+    let mut jobs = Vec::with_capacity(total);
     for n in 0..total {
         let mut idx = n;
         let mut p = base.clone();
@@ -326,63 +345,56 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
         Run::new(&p).map_err(|e| format!("--param {}: {e}", values.join(",")))?;
         jobs.push((values, p));
     }
-    let results = run_rows(&jobs);
-    let mut rows_out: Vec<(Vec<String>, Summary)> = Vec::with_capacity(total);
-    for ((values, _), r) in jobs.into_iter().zip(results) {
-        let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
-        rows_out.push((values, s));
-    }
-    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    Ok(jobs)
+}
+
+fn sweep_csv(keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
     let mut out = String::new();
-    match fmt {
-        "json" => out.push_str(&json::pretty(&json::SweepDoc::new(
-            &base, &keys, &rows_out,
-        ))?),
-        "csv" => {
-            let _ = writeln!(out, "{},originals,attempts,amplification,successes,success_rate,peak_attempts_per_s,completion_ms,p50_ms,p99_ms,duplicates", keys.join(","));
-            for (vals, s) in &rows_out {
-                let _ = writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{},{},{},{}",
-                    vals.join(","),
-                    s.originals,
-                    s.attempts,
-                    s.amplification,
-                    s.successes,
-                    s.success_rate,
-                    s.peak_attempts_per_s,
-                    s.completion_ms,
-                    s.p50_ms.map_or(String::new(), |v| v.to_string()),
-                    s.p99_ms.map_or(String::new(), |v| v.to_string()),
-                    s.duplicates
-                );
-            }
-        }
-        _ => {
-            let _ = writeln!(out, "`?{base}`\n");
-            let _ = writeln!(out, "| {} | originals | attempts | amplification | success | peak att/s | completion | p50 | p99 | duplicates |", keys.join(" | "));
-            let _ = writeln!(
-                out,
-                "|{}---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-                "---|".repeat(keys.len())
-            );
-            for (vals, s) in &rows_out {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {:.2}x | {:.1}% | {:.0} | {:.0} ms | {} | {} | {} |",
-                    vals.join(" | "),
-                    s.originals,
-                    s.attempts,
-                    s.amplification,
-                    s.success_rate * 100.0,
-                    s.peak_attempts_per_s,
-                    s.completion_ms,
-                    ms(s.p50_ms),
-                    ms(s.p99_ms),
-                    s.duplicates
-                );
-            }
-        }
+    let _ = writeln!(out, "{},originals,attempts,amplification,successes,success_rate,peak_attempts_per_s,completion_ms,p50_ms,p99_ms,duplicates", keys.join(","));
+    for (vals, s) in rows {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            vals.join(","),
+            s.originals,
+            s.attempts,
+            s.amplification,
+            s.successes,
+            s.success_rate,
+            s.peak_attempts_per_s,
+            s.completion_ms,
+            s.p50_ms.map_or(String::new(), |v| v.to_string()),
+            s.p99_ms.map_or(String::new(), |v| v.to_string()),
+            s.duplicates
+        );
     }
-    Ok(out)
+    out
+}
+
+fn sweep_markdown(base: &Params, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "`?{base}`\n");
+    let _ = writeln!(out, "| {} | originals | attempts | amplification | success | peak att/s | completion | p50 | p99 | duplicates |", keys.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "---|".repeat(keys.len())
+    );
+    for (vals, s) in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2}x | {:.1}% | {:.0} | {:.0} ms | {} | {} | {} |",
+            vals.join(" | "),
+            s.originals,
+            s.attempts,
+            s.amplification,
+            s.success_rate * 100.0,
+            s.peak_attempts_per_s,
+            s.completion_ms,
+            ms(s.p50_ms),
+            ms(s.p99_ms),
+            s.duplicates
+        );
+    }
+    out
 }
