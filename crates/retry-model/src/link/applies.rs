@@ -22,7 +22,6 @@ use super::Params;
 use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::error::ConfigError;
-use crate::sim::ScenarioKind;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -51,7 +50,7 @@ impl Params {
         if !row.applies.contains(Applies::of(scenario)) {
             return Some(row.not_here(scenario));
         }
-        self.needs(row.name, scenario).map(|rule| row.error(rule))
+        self.needs(row.name).map(|rule| row.error(rule))
     }
 
     /// This link without the keys that the edit of `edited` left with no effect: each is put
@@ -77,7 +76,7 @@ impl Params {
     }
 
     /// A key that acts only beside another setting: the rule it breaks, if it does.
-    fn needs(&self, name: &str, scenario: Option<ScenarioKind>) -> Option<&'static str> {
+    fn needs(&self, name: &str) -> Option<&'static str> {
         let pol = &self.policy;
         let no_budget = pol.budget == BudgetConfig::None;
         let kind = pol.backoff.kind;
@@ -97,9 +96,6 @@ impl Params {
             }
             "tenants" if pol.scope != Scope::Tenant => {
                 Some("has no effect unless budget_scope=tenant")
-            }
-            "clients" if scenario == Some(ScenarioKind::Outage) && pol.scope != Scope::Client => {
-                Some("has no effect in scenario=outage unless budget_scope=client (requests are spread over that many callers)")
             }
             _ => None,
         }
@@ -141,7 +137,6 @@ mod tests {
             ("scenario=outage&net_sd=1ms", "net_sd"),
             ("budget_scope=client", "budget_scope"),
             ("scenario=outage&budget=aws&tenants=4", "tenants"),
-            ("scenario=outage&clients=5", "clients"),
             // Written with the default value, still a setting that would do nothing.
             ("scenario=lost&breaker=off", "breaker"),
         ] {
@@ -152,6 +147,8 @@ mod tests {
         for q in [
             "scenario=outage&budget=aws&budget_scope=tenant&tenants=4",
             "scenario=outage&budget=aws&budget_scope=client&clients=5",
+            // `clients` also sets the schedule view's clients, whatever the scope.
+            "scenario=outage&clients=5",
             "scenario=occ&backoff=equal&clients=50&net_sd=1ms",
             "scenario=layers&layers=2,3&p=0.5",
             "preset=payments-none&breaker=on",
