@@ -145,6 +145,74 @@ fn parse_waits(k: &Key, v: &str) -> Result<Vec<Option<Micros>>, ConfigError> {
     Ok(list)
 }
 
+/// A budget's detail key (`bucket_max`, `ratio_window`, ...), for the budget kind it belongs to.
+fn set_budget_detail(
+    budget: &mut BudgetConfig,
+    k: &'static Key,
+    v: &str,
+) -> Result<(), ConfigError> {
+    match k.name {
+        "bucket_max" | "bucket_refill" => {
+            let BudgetConfig::Bucket(b) = &mut *budget else {
+                return Err(wrong_budget(k, "bucket"));
+            };
+            if k.name == "bucket_max" {
+                b.max_milli = k.dec(v)?;
+            } else {
+                b.refill_milli = k.dec(v)?;
+            }
+        }
+        "ratio_percent" | "ratio_window" | "ratio_min_per_s" => {
+            let BudgetConfig::Ratio(r) = &mut *budget else {
+                return Err(wrong_budget(k, "ratio"));
+            };
+            match k.name {
+                "ratio_percent" => r.per_mille = k.dec(v)? as u32,
+                "ratio_window" => r.window = k.dur(v)?,
+                _ => r.min_per_sec = k.int32(v)?,
+            }
+        }
+        "grpc_max_tokens" | "grpc_token_ratio" => {
+            let BudgetConfig::Grpc(g) = &mut *budget else {
+                return Err(wrong_budget(k, "grpc"));
+            };
+            if k.name == "grpc_max_tokens" {
+                g.max_milli = k.int(v)? * 1000;
+            } else {
+                g.ratio_milli = k.dec(v)?;
+            }
+        }
+        "rate_per_window" | "rate_window" => {
+            let BudgetConfig::Rate(r) = &mut *budget else {
+                return Err(wrong_budget(k, "rate"));
+            };
+            if k.name == "rate_per_window" {
+                r.per_window = k.int32(v)?;
+            } else {
+                r.window = k.dur(v)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `v`: a link version this build reads.
+fn check_version(k: &Key, v: &str) -> Result<(), ConfigError> {
+    let n = v
+        .parse::<u64>()
+        .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
+    if n > u64::from(LINK_VERSION) {
+        return Err(k.error(format!(
+            "link version {n} is newer than this build, which reads 1 to {LINK_VERSION}"
+        )));
+    }
+    if n == 0 {
+        return Err(k.error(format!("'{v}' is not {}", k.domain.accepted())));
+    }
+    Ok(())
+}
+
 impl Params {
     /// Sets one key from its link text. Every value is checked by the key's row in
     /// [`keys::TABLE`]; cross-key rules are [`Params::validate`]'s.
@@ -164,19 +232,7 @@ impl Params {
     fn set_policy_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         let pol = &mut self.policy;
         match k.name {
-            "v" => {
-                let n = v
-                    .parse::<u64>()
-                    .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
-                if n > u64::from(LINK_VERSION) {
-                    return Err(k.error(format!(
-                        "link version {n} is newer than this build, which reads 1 to {LINK_VERSION}"
-                    )));
-                }
-                if n == 0 {
-                    return Err(k.error(format!("'{v}' is not {}", k.domain.accepted())));
-                }
-            }
+            "v" => check_version(k, v)?,
             "preset" => {
                 let p = Preset::from_name(v).ok_or_else(|| {
                     k.error(format!(
@@ -220,46 +276,9 @@ impl Params {
             "budget_scope" => {
                 pol.scope = [Scope::Client, Scope::Process, Scope::Tenant][k.choice(v)?]
             }
-            "bucket_max" | "bucket_refill" => {
-                let BudgetConfig::Bucket(b) = &mut pol.budget else {
-                    return Err(wrong_budget(k, "bucket"));
-                };
-                if k.name == "bucket_max" {
-                    b.max_milli = k.dec(v)?;
-                } else {
-                    b.refill_milli = k.dec(v)?;
-                }
-            }
-            "ratio_percent" | "ratio_window" | "ratio_min_per_s" => {
-                let BudgetConfig::Ratio(r) = &mut pol.budget else {
-                    return Err(wrong_budget(k, "ratio"));
-                };
-                match k.name {
-                    "ratio_percent" => r.per_mille = k.dec(v)? as u32,
-                    "ratio_window" => r.window = k.dur(v)?,
-                    _ => r.min_per_sec = k.int32(v)?,
-                }
-            }
-            "grpc_max_tokens" | "grpc_token_ratio" => {
-                let BudgetConfig::Grpc(g) = &mut pol.budget else {
-                    return Err(wrong_budget(k, "grpc"));
-                };
-                if k.name == "grpc_max_tokens" {
-                    g.max_milli = k.int(v)? * 1000;
-                } else {
-                    g.ratio_milli = k.dec(v)?;
-                }
-            }
-            "rate_per_window" | "rate_window" => {
-                let BudgetConfig::Rate(r) = &mut pol.budget else {
-                    return Err(wrong_budget(k, "rate"));
-                };
-                if k.name == "rate_per_window" {
-                    r.per_window = k.int32(v)?;
-                } else {
-                    r.window = k.dur(v)?;
-                }
-            }
+            "bucket_max" | "bucket_refill" | "ratio_percent" | "ratio_window"
+            | "ratio_min_per_s" | "grpc_max_tokens" | "grpc_token_ratio" | "rate_per_window"
+            | "rate_window" => set_budget_detail(&mut pol.budget, k, v)?,
             "seed" => self.seed = k.int(v)?,
             "clients" => self.clients = k.int32(v)?,
             other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
