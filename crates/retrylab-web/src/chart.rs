@@ -3,6 +3,7 @@
 //! Drawing only: the numbers come from `retry_model::schedule`. The returned [`CoordMap`] turns
 //! a pointer position back into the nearest dot, for the hover readout.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::{BackoffKind, Schedule};
@@ -169,62 +170,9 @@ pub fn draw_schedule<DB: DrawingBackend>(
             })
             .collect(),
     };
-    let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
-    chart
-        .draw_series(s.retries.iter().map(|col| {
-            let y = col.ceiling.as_millis_f64();
-            let x = f64::from(col.retry);
-            PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], ceiling_style)
-        }))
-        .map_err(|e| e.to_string())?
-        .label("ceiling (largest possible wait)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], ceiling_style));
-    let jittered = kind.is_jittered();
-    if jittered {
-        let low_style = ShapeStyle::from(&CEILING.mix(0.6)).stroke_width(px(1.0) as u32);
-        chart
-            .draw_series(
-                s.retries
-                    .iter()
-                    .filter(|c| c.low.as_micros() > 0)
-                    .map(|col| {
-                        let y = col.low.as_millis_f64();
-                        let x = f64::from(col.retry);
-                        PathElement::new(vec![(x - 0.42, y), (x + 0.42, y)], low_style)
-                    }),
-            )
-            .map_err(|e| e.to_string())?;
-        let mean_style = ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32);
-        chart
-            .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
-                let x = i as f64 + 1.0;
-                PathElement::new(
-                    vec![(x - 0.2, m.as_millis_f64()), (x + 0.2, m.as_millis_f64())],
-                    mean_style,
-                )
-            }))
-            .map_err(|e| e.to_string())?
-            .label("mean of the drawn waits")
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], mean_style));
-    }
+    draw_bounds(&mut chart, s, kind, scale)?;
     if let Some(h) = highlight.filter(|h| *h < clients) {
-        let path: Vec<(f64, f64)> = dots
-            .iter()
-            .filter(|d| d.client == h)
-            .map(|d| (d.x, d.y))
-            .collect();
-        let style = ShapeStyle::from(&HIGHLIGHT).stroke_width(px(2.0) as u32);
-        chart
-            .draw_series(std::iter::once(PathElement::new(path.clone(), style)))
-            .map_err(|e| e.to_string())?;
-        chart
-            .draw_series(
-                path.into_iter()
-                    .map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())),
-            )
-            .map_err(|e| e.to_string())?
-            .label(format!("client {h}'s waits"))
-            .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(4.0), HIGHLIGHT.filled()));
+        draw_highlight(&mut chart, &dots, h, r, scale)?;
     }
     chart
         .configure_series_labels()
@@ -236,6 +184,86 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .map_err(|e| e.to_string())?;
     area.present().map_err(|e| e.to_string())?;
     Ok(map)
+}
+
+/// The chart's coordinates: retry number across, wait in ms up.
+type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Each retry's ceiling and, for the jittered kinds, its low bound and the mean of the draws.
+fn draw_bounds<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    s: &Schedule,
+    kind: BackoffKind,
+    scale: f64,
+) -> Result<(), String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    let bar = |x: f64, y: f64, half: f64| vec![(x - half, y), (x + half, y)];
+    let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
+    chart
+        .draw_series(s.retries.iter().map(|col| {
+            PathElement::new(
+                bar(f64::from(col.retry), col.ceiling.as_millis_f64(), 0.42),
+                ceiling_style,
+            )
+        }))
+        .map_err(|e| e.to_string())?
+        .label("ceiling (largest possible wait)")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], ceiling_style));
+    if !kind.is_jittered() {
+        return Ok(());
+    }
+    let low_style = ShapeStyle::from(&CEILING.mix(0.6)).stroke_width(px(1.0) as u32);
+    chart
+        .draw_series(
+            s.retries
+                .iter()
+                .filter(|c| c.low.as_micros() > 0)
+                .map(|col| {
+                    PathElement::new(
+                        bar(f64::from(col.retry), col.low.as_millis_f64(), 0.42),
+                        low_style,
+                    )
+                }),
+        )
+        .map_err(|e| e.to_string())?;
+    let mean_style = ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32);
+    chart
+        .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
+            PathElement::new(bar(i as f64 + 1.0, m.as_millis_f64(), 0.2), mean_style)
+        }))
+        .map_err(|e| e.to_string())?
+        .label("mean of the drawn waits")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], mean_style));
+    Ok(())
+}
+
+/// One client's waits joined across its retries, its dots enlarged.
+fn draw_highlight<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    dots: &[Dot],
+    client: u32,
+    r: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    let path: Vec<(f64, f64)> = dots
+        .iter()
+        .filter(|d| d.client == client)
+        .map(|d| (d.x, d.y))
+        .collect();
+    let style = ShapeStyle::from(&HIGHLIGHT).stroke_width(px(2.0) as u32);
+    chart
+        .draw_series(std::iter::once(PathElement::new(path.clone(), style)))
+        .map_err(|e| e.to_string())?;
+    chart
+        .draw_series(
+            path.into_iter()
+                .map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())),
+        )
+        .map_err(|e| e.to_string())?
+        .label(format!("client {client}'s waits"))
+        .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(4.0), HIGHLIGHT.filled()));
+    Ok(())
 }
 
 #[cfg(test)]
