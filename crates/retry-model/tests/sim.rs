@@ -307,6 +307,27 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
     }
     let err = simulate(&"attempts=3".parse().unwrap()).unwrap_err();
     assert_eq!(err.field, "scenario");
+    // Every cap's message shows the computed number beside the cap (the requests cap used not to).
+    for (q, shown) in [
+        (
+            "scenario=layers&layers=100,100,100&requests=100",
+            "= 100000000 exceeds the cap of 50000000",
+        ),
+        (
+            "scenario=occ&clients=1000&runs=1000",
+            "= 1000000000 exceeds the cap of 400000000",
+        ),
+        (
+            "scenario=outage&rate=100000&duration=1h",
+            "= 360000000 requests exceeds",
+        ),
+    ] {
+        let err = q
+            .parse::<Params>()
+            .and_then(|p| simulate(&p).map(|_| ()))
+            .unwrap_err();
+        assert!(err.rule.contains(shown), "{q}: {err}");
+    }
 }
 
 fn scenario() -> impl Strategy<Value = String> {
