@@ -105,6 +105,26 @@ fn link() -> impl Strategy<Value = String> {
     })
 }
 
+/// Explains the link's request and runs its scenario for a while (not to the end: enough to
+/// reach the arithmetic); returns the run's refusal, if any.
+fn exercise(p: &Params) -> Option<retry_model::ConfigError> {
+    if let Ok(t) = trace(p) {
+        let _ = explain(p, &t);
+    }
+    p.sim.scenario.as_ref()?;
+    match Run::new(p) {
+        Err(e) => Some(e),
+        Ok(mut run) => {
+            for _ in 0..10 {
+                if run.step(1_000).done {
+                    break;
+                }
+            }
+            None
+        }
+    }
+}
+
 fn is_key(field: &str) -> bool {
     field == "link" || TABLE.iter().any(|k| k.name == field)
 }
@@ -125,22 +145,9 @@ proptest! {
         match q.parse::<Params>() {
             Err(e) => prop_assert!(is_key(e.field), "{}: {}", q, e),
             Ok(p) => {
-                if let Ok(t) = trace(&p) {
-                    let _ = explain(&p, &t);
-                }
                 let _ = schedule(&p);
-                if p.sim.scenario.is_some() {
-                    match Run::new(&p) {
-                        Err(e) => prop_assert!(is_key(e.field), "{}: {}", q, e),
-                        Ok(mut run) => {
-                            // A while, not to the end: enough to reach the arithmetic.
-                            for _ in 0..10 {
-                                if run.step(1_000).done {
-                                    break;
-                                }
-                            }
-                        }
-                    }
+                if let Some(e) = exercise(&p) {
+                    prop_assert!(is_key(e.field), "{}: {}", q, e);
                 }
             }
         }
@@ -211,16 +218,8 @@ proptest! {
         let (again, _) = Params::parse_lenient(&p.to_string());
         prop_assert_eq!(&again, &p, "{} -> {}", q, p);
         if p.validate().is_ok() {
-            let _ = trace(&p).map(|t| explain(&p, &t));
-            match Run::new(&p) {
-                Err(e) => prop_assert!(is_key(e.field), "{}: {}", q, e),
-                Ok(mut run) => {
-                    for _ in 0..10 {
-                        if run.step(1_000).done {
-                            break;
-                        }
-                    }
-                }
+            if let Some(e) = exercise(&p) {
+                prop_assert!(is_key(e.field), "{}: {}", q, e);
             }
         }
     }
