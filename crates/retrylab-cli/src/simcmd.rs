@@ -53,49 +53,6 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("-".to_string(), |x| format!("{x:.1} ms"))
 }
 
-/// The rows of a summary table: (label, value).
-fn rows(s: &Summary) -> Vec<(String, String)> {
-    let mut out = vec![
-        ("originals".to_string(), s.originals.to_string()),
-        ("attempts".to_string(), s.attempts.to_string()),
-        (
-            "amplification".to_string(),
-            format!("{:.2}x", s.amplification),
-        ),
-        ("successes".to_string(), s.successes.to_string()),
-        (
-            "success rate".to_string(),
-            format!("{:.1}%", s.success_rate * 100.0),
-        ),
-        (
-            "peak attempts/s".to_string(),
-            format!("{:.0}", s.peak_attempts_per_s),
-        ),
-        (
-            "attempts/s at `at`".to_string(),
-            s.attempts_per_s_at
-                .map_or("-".to_string(), |v| format!("{v:.0}")),
-        ),
-        (
-            "completion".to_string(),
-            format!("{:.1} ms", s.completion_ms),
-        ),
-        ("p50 latency (successes)".to_string(), ms(s.p50_ms)),
-        ("p99 latency (successes)".to_string(), ms(s.p99_ms)),
-        ("duplicate effects".to_string(), s.duplicates.to_string()),
-    ];
-    for r in StopReason::ALL
-        .iter()
-        .filter(|r| **r != StopReason::Success)
-    {
-        out.push((
-            format!("failed: {}", r.name()),
-            s.failures[r.index()].to_string(),
-        ));
-    }
-    out
-}
-
 pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let p = params(text)?;
     let r = simulate_with_progress(&p, "run")?;
@@ -136,7 +93,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
         }
         "markdown" => {
             let _ = writeln!(out, "| metric | value |\n|---|---|");
-            for (k, v) in rows(&r.summary) {
+            for (k, v) in r.summary.rows() {
                 let _ = writeln!(out, "| {k} | {v} |");
             }
         }
@@ -152,7 +109,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
                     String::new()
                 }
             );
-            for (k, v) in rows(&r.summary) {
+            for (k, v) in r.summary.rows() {
                 let _ = writeln!(out, "  {k:<26} {v}");
             }
         }
@@ -173,7 +130,7 @@ pub fn cmd_compare(qa: &str, qb: &str, fmt: &str) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(out, "A: `?{pa}`  \nB: `?{pb}`\n");
     let _ = writeln!(out, "| metric | A | B |\n|---|---:|---:|");
-    for ((k, va), (_, vb)) in rows(&ra.summary).into_iter().zip(rows(&rb.summary)) {
+    for ((k, va), (_, vb)) in ra.summary.rows().into_iter().zip(rb.summary.rows()) {
         let _ = writeln!(out, "| {k} | {va} | {vb} |");
     }
     Ok(out)

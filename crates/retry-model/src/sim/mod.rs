@@ -26,6 +26,7 @@ mod metrics;
 mod occ;
 mod params;
 mod queue;
+mod report_text;
 mod run;
 mod settings;
 mod slab;
@@ -41,6 +42,7 @@ pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
 pub use queue::EventQueue;
+pub use report_text::Rates;
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
     Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,

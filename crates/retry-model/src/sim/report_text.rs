@@ -1,0 +1,120 @@
+//! A run's report as the words and numbers people read: the summary rows the CLI prints and the
+//! page shows as tiles (`194.80x`, `3.8%`, `40000`), and the series per second the timeline
+//! draws. Written once, here, so the page and the CLI cannot disagree.
+//!
+//! ```
+//! use retry_model::{sim::simulate, Params};
+//! let p: Params = "preset=layers-333".parse().unwrap();
+//! let rows = simulate(&p).unwrap().summary.rows();
+//! assert_eq!(rows[2], ("amplification".to_string(), "27.00x".to_string()));
+//! ```
+
+use super::metrics::{Report, Summary};
+use crate::retry::policy::StopReason;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |x| format!("{x:.1} ms"))
+}
+
+impl Summary {
+    /// The summary as (label, value) rows, in the order `retrylab run` prints them.
+    pub fn rows(&self) -> Vec<(String, String)> {
+        let s = self;
+        let mut out: Vec<(String, String)> = [
+            ("originals", s.originals.to_string()),
+            ("attempts", s.attempts.to_string()),
+            ("amplification", format!("{:.2}x", s.amplification)),
+            ("successes", s.successes.to_string()),
+            ("success rate", format!("{:.1}%", s.success_rate * 100.0)),
+            ("peak attempts/s", format!("{:.0}", s.peak_attempts_per_s)),
+            (
+                "attempts/s at `at`",
+                s.attempts_per_s_at
+                    .map_or("-".to_string(), |v| format!("{v:.0}")),
+            ),
+            ("completion", format!("{:.1} ms", s.completion_ms)),
+            ("p50 latency (successes)", ms(s.p50_ms)),
+            ("p99 latency (successes)", ms(s.p99_ms)),
+            ("duplicate effects", s.duplicates.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        for r in StopReason::ALL
+            .iter()
+            .filter(|r| **r != StopReason::Success)
+        {
+            out.push((
+                format!("failed: {}", r.name()),
+                s.failures[r.index()].to_string(),
+            ));
+        }
+        out
+    }
+}
+
+/// One time bin per second: what the timeline draws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Rates {
+    /// The bin's start, in seconds.
+    pub t_s: f64,
+    /// Original requests per second (the offered load, apart from retries).
+    pub originals: f64,
+    /// Attempts per second, first ones included.
+    pub attempts: f64,
+    /// Successful requests per second.
+    pub successes: f64,
+    /// Failed requests per second.
+    pub failures: f64,
+    /// Share of the server's capacity used, 0 to 1.
+    pub utilisation: f64,
+    /// Requests in flight at the bin's end.
+    pub in_flight: u32,
+}
+
+impl Report {
+    /// The series per second, bin by bin.
+    pub fn rates(&self) -> Vec<Rates> {
+        let per_s = if self.bin_ms > 0.0 {
+            1000.0 / self.bin_ms
+        } else {
+            0.0
+        };
+        self.bins
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Rates {
+                t_s: i as f64 * self.bin_ms / 1000.0,
+                originals: f64::from(b.originals) * per_s,
+                attempts: f64::from(b.attempts) * per_s,
+                successes: f64::from(b.successes) * per_s,
+                failures: b.failures.iter().map(|f| f64::from(*f)).sum::<f64>() * per_s,
+                utilisation: b.utilisation(),
+                in_flight: b.in_flight,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::link::Params;
+    use crate::sim::simulate;
+
+    #[test]
+    fn rates_add_up_to_the_totals() {
+        let p: Params = "preset=payments-jitter&duration=20s".parse().unwrap();
+        let r = simulate(&p).unwrap();
+        let rates = r.series.rates();
+        let secs = r.series.bin_ms / 1000.0;
+        let attempts: f64 = rates.iter().map(|x| x.attempts * secs).sum();
+        assert!((attempts - r.summary.attempts as f64).abs() < 1e-6);
+        let originals: f64 = rates.iter().map(|x| x.originals * secs).sum();
+        assert!((originals - r.summary.originals as f64).abs() < 1e-6);
+        assert_eq!(r.summary.rows()[0].1, r.summary.originals.to_string());
+    }
+}
