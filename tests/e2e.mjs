@@ -1,7 +1,7 @@
 // Browser end-to-end test: serves dist/ and drives the page in headless Chromium.
 // Run by scripts/test.sh after `trunk build`. Screenshots go to tests/artifacts/.
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -55,6 +55,17 @@ async function change(page, selector, value) {
   await page.waitForFunction(b => Number(document.body.dataset.renders) > b, before, { timeout: 5000 });
 }
 const attr = (page, sel, name) => page.locator(sel).getAttribute(name);
+// What `retrylab run` prints for a link, as [label, value] rows.
+function cliRows(link) {
+  const out = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link], { encoding: 'utf8' });
+  return out.split('\n').slice(1).filter(l => l.trim()).map(l => l.trim().split(/\s{2,}/));
+}
+const tileRows = page => page.locator('#tiles .tile').evaluateAll(ts => ts.map(t => [t.querySelector('dt').textContent, t.querySelector('dd').textContent]));
+async function openScenario(query) {
+  const opened = await openPage(query);
+  await opened.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+  return opened;
+}
 const canvasPixels = page => page.evaluate(() => document.getElementById('schedule').toDataURL());
 const stepTexts = page => page.locator('#trace-steps li').allInnerTexts();
 
@@ -233,6 +244,44 @@ try {
     const again = await openPage(`?v=1&seed=${seed}`);
     assert.equal(await canvasPixels(again.page), pixels, 'the link with that seed draws the same');
     await again.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a scenario link opens its view: the timeline and the tiles, in the CLI\'s words', async () => {
+    for (const preset of ['payments-jitter', 'burst-lab', 'lost-nokey', 'layers-333']) {
+      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      assert.equal(await page.locator('#schedule-view-section').isHidden(), true, 'the schedule gives way to the scenario');
+      assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 0, `${preset}: the timeline has bins`);
+      assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
+      if (preset === 'payments-jitter') await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-jitter.png'), fullPage: true });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
+  await check('the storm: log axis, no long task while it runs, a new run marks the old result stale', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await context.addInitScript(() => {
+      window.__longTasks = [];
+      new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]); })
+        .observe({ type: 'longtask', buffered: true });
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    await page.goto(BASE + '/?v=1&preset=payments-none');
+    await page.waitForSelector('body[data-ready="true"]');
+    const ready = await page.evaluate(() => performance.now());
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.deepEqual(await tileRows(page), cliRows('preset=payments-none'));
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-none.png'), fullPage: true });
+    // A control change starts a new run; until it ends the old result is marked stale.
+    await change(page, '#attempt_timeout', 2000);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.equal(await attr(page, '#scenario-view', 'data-stale'), 'false');
+    const long = await page.evaluate(t => window.__longTasks.filter(([s]) => s > t), ready);
+    assert.deepEqual(long.filter(([, d]) => d > 50), [], 'no task over 50 ms after the page is ready');
     assert.deepEqual(errors, []);
     await context.close();
   });

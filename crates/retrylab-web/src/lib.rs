@@ -8,7 +8,10 @@
 
 pub mod chart;
 pub mod controls;
+#[cfg(target_arch = "wasm32")]
+mod scenario;
 pub mod state;
+pub mod timeline;
 #[cfg(target_arch = "wasm32")]
 mod web;
 

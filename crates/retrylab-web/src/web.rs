@@ -17,6 +17,25 @@ struct App {
     state: State,
     map: CoordMap,
     renders: u32,
+    /// The scenario view and its run in slices.
+    view: crate::scenario::View,
+    /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
+    tick: Option<js_sys::Function>,
+    tick_pending: bool,
+}
+
+/// Schedules the next slice of the scenario run, once.
+fn schedule(a: &mut App) {
+    if a.tick_pending {
+        return;
+    }
+    if let (Some(w), Some(f)) = (web_sys::window(), a.tick.as_ref()) {
+        if w.set_timeout_with_callback_and_timeout_and_arguments_0(f, 0)
+            .is_ok()
+        {
+            a.tick_pending = true;
+        }
+    }
 }
 
 fn document() -> Document {
@@ -46,7 +65,27 @@ pub fn start() -> Result<(), JsValue> {
         state: State::from_query(&query),
         map: CoordMap::default(),
         renders: 0,
+        view: crate::scenario::View::default(),
+        tick: None,
+        tick_pending: false,
     }));
+    {
+        // One slice of the scenario run per task; it reschedules itself while work remains.
+        let runner = app.clone();
+        let tick = Closure::<dyn FnMut()>::new(move || {
+            let mut a = runner.borrow_mut();
+            a.tick_pending = false;
+            let params = a.state.params.clone();
+            let more = a.view.slice(&params);
+            a.view.render(&document(), &params);
+            if more {
+                schedule(&mut a);
+            }
+        });
+        let f: js_sys::Function = tick.as_ref().unchecked_ref::<js_sys::Function>().clone();
+        tick.forget(); // page-lifetime handler
+        app.borrow_mut().tick = Some(f);
+    }
     render(&mut app.borrow_mut(), true);
 
     // One delegated handler for every control; text fields apply on change, the rest on input.
@@ -106,6 +145,44 @@ pub fn start() -> Result<(), JsValue> {
         on_click.forget(); // page-lifetime handler
     }
 
+    {
+        let app = app.clone();
+        let on_cancel = Closure::<dyn FnMut()>::new(move || {
+            let mut a = app.borrow_mut();
+            a.view.cancel();
+            let params = a.state.params.clone();
+            a.view.render(&document(), &params);
+        });
+        by_id("sim-cancel")
+            .ok_or("no #sim-cancel")?
+            .add_event_listener_with_callback("click", on_cancel.as_ref().unchecked_ref())?;
+        on_cancel.forget(); // page-lifetime handler
+    }
+    {
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let dpr = web_sys::window()
+                    .map(|w| w.device_pixel_ratio())
+                    .unwrap_or(1.0);
+                let mut a = app.borrow_mut();
+                let x = if e.type_() == "pointerleave" {
+                    None
+                } else {
+                    Some(f64::from(e.offset_x()) * dpr)
+                };
+                if a.view.hover(x) {
+                    let params = a.state.params.clone();
+                    a.view.render(&document(), &params);
+                }
+            });
+        let timeline = by_id("timeline").ok_or("no #timeline")?;
+        for event in ["pointermove", "pointerleave"] {
+            timeline.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        }
+        on_move.forget(); // page-lifetime handler
+    }
+
     let canvas = by_id("schedule").ok_or("no #schedule")?;
     {
         let app = app.clone();
@@ -140,7 +217,13 @@ pub fn start() -> Result<(), JsValue> {
     }
     {
         let app = app.clone();
-        let on_resize = Closure::<dyn FnMut()>::new(move || draw(&mut app.borrow_mut()));
+        let on_resize = Closure::<dyn FnMut()>::new(move || {
+            let mut a = app.borrow_mut();
+            if a.state.params.sim.scenario.is_none() {
+                draw(&mut a);
+            }
+            a.view.draw();
+        });
         web_sys::window()
             .ok_or("no window")?
             .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
@@ -311,7 +394,12 @@ fn render(a: &mut App, write_controls: bool) {
     if let Some(notices) = by_id("notices") {
         notices.set_text_content(Some(&s.notices.join("\n")));
     }
-    render_trace(&doc, s);
+    // A scenario link shows the scenario view; the schedule and the trace are hidden, so they
+    // are not drawn (a 1000-attempt trace is thousands of lines).
+    let scenario = s.params.sim.scenario.is_some();
+    if !scenario {
+        render_trace(&doc, s);
+    }
     if let Some(link) = by_id("share-link") {
         let href = web_sys::window()
             .map(|w| w.location().href().unwrap_or_default())
@@ -319,7 +407,14 @@ fn render(a: &mut App, write_controls: bool) {
         let _ = link.set_attribute("href", &href);
         link.set_text_content(Some(&format!("?{}", s.link())));
     }
-    draw(a);
+    if !scenario {
+        draw(a);
+    }
+    let params = a.state.params.clone();
+    if a.view.sync(&params) {
+        schedule(a);
+    }
+    a.view.render(&doc, &params);
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());

@@ -1,0 +1,267 @@
+//! The scenario timeline: original requests, attempts, successes and failures per second over
+//! the run, with the outage window shaded.
+//!
+//! Drawing only: the rates come from `retry_model::sim::Report::rates`. Original requests are
+//! drawn apart from attempts, so a reader sees the retries as the gap between the two lines. When
+//! a series spans more than two decades (a storm), the y axis is logarithmic. The returned
+//! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::sim::Rates;
+
+/// What the timeline draws.
+pub struct Timeline<'a> {
+    /// One entry per bin.
+    pub rates: &'a [Rates],
+    /// The bin width in seconds.
+    pub bin_s: f64,
+    /// The outage window in seconds, if the scenario has one.
+    pub outage: Option<(f64, f64)>,
+    /// The chart's caption.
+    pub title: String,
+}
+
+/// Where the time axis landed, in canvas pixels.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeMap {
+    x0: f64,
+    x1: f64,
+    t1: f64,
+    bin_s: f64,
+    bins: usize,
+}
+
+impl TimeMap {
+    /// The bin under pixel column `x`, if any.
+    pub fn bin_at(&self, x: f64) -> Option<usize> {
+        if self.bins == 0 || x < self.x0 || x > self.x1 || self.x1 <= self.x0 {
+            return None;
+        }
+        let t = (x - self.x0) / (self.x1 - self.x0) * self.t1;
+        Some(((t / self.bin_s) as usize).min(self.bins - 1))
+    }
+}
+
+/// A line: its legend, colour and value per bin.
+type Series = (&'static str, RGBColor, fn(&Rates) -> f64);
+
+const ORIGINALS: RGBColor = RGBColor(40, 90, 170);
+const ATTEMPTS: RGBColor = RGBColor(200, 60, 40);
+const SUCCESSES: RGBColor = RGBColor(30, 130, 60);
+const FAILURES: RGBColor = RGBColor(120, 120, 130);
+const OUTAGE: RGBColor = RGBColor(255, 200, 120);
+
+/// The y axis: linear from 0, or log10 when the largest value is more than 100 times the
+/// smallest positive one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct YAxis {
+    /// Whether values are drawn as log10.
+    pub log: bool,
+    /// The lowest drawn value (the axis floor).
+    pub lo: f64,
+    /// The highest drawn value.
+    pub hi: f64,
+}
+
+impl YAxis {
+    /// The axis for these values; all zeros or a single value still give a readable range.
+    pub fn for_values(values: impl Iterator<Item = f64> + Clone) -> YAxis {
+        let max = values.clone().fold(0.0f64, f64::max);
+        let min_pos = values.filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+        if max <= 0.0 {
+            return YAxis {
+                log: false,
+                lo: 0.0,
+                hi: 1.0,
+            };
+        }
+        if max / min_pos > 100.0 {
+            let lo = libm_floor_log10(min_pos);
+            let hi = libm_floor_log10(max) + 1.0;
+            return YAxis { log: true, lo, hi };
+        }
+        YAxis {
+            log: false,
+            lo: 0.0,
+            hi: max * 1.1,
+        }
+    }
+
+    /// Where value `v` is drawn.
+    pub fn place(&self, v: f64) -> f64 {
+        if self.log {
+            if v <= 0.0 {
+                self.lo
+            } else {
+                v.log10().max(self.lo)
+            }
+        } else {
+            v
+        }
+    }
+
+    /// A tick's label: the value itself (`10`, `1k`, `0.1`).
+    pub fn label(&self, y: f64) -> String {
+        if self.log && (y - y.round()).abs() > 1e-9 {
+            return String::new();
+        }
+        let v = if self.log { 10f64.powf(y.round()) } else { y };
+        if v >= 1000.0 {
+            format!("{}k", round_sig(v / 1000.0))
+        } else {
+            round_sig(v)
+        }
+    }
+}
+
+fn libm_floor_log10(v: f64) -> f64 {
+    v.log10().floor()
+}
+
+fn round_sig(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{}", (v * 100.0).round() / 100.0)
+    }
+}
+
+/// Draws the timeline on `area` (device pixels; `scale` is the devicePixelRatio).
+pub fn draw_timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &Timeline<'_>,
+    scale: f64,
+) -> Result<TimeMap, String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = t.rates.len();
+    let t1 = (n as f64 * t.bin_s).max(t.bin_s).max(1e-3);
+    let values = t
+        .rates
+        .iter()
+        .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures]);
+    let y = YAxis::for_values(values);
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(12.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(64.0))
+        .caption(&t.title, font(16.0))
+        .build_cartesian_2d(0.0f64..t1, y.lo..y.hi)
+        .map_err(|e| e.to_string())?;
+    let y_desc = if y.log {
+        "per second (log scale; 0 sits on the floor)"
+    } else {
+        "per second"
+    };
+    // On a log axis a tick sits on each decade (1, 10, 100, 1k), never between.
+    let y_ticks = if y.log {
+        (y.hi - y.lo) as usize + 1
+    } else {
+        10
+    };
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(y_desc)
+        .y_labels(y_ticks)
+        .y_label_formatter(&|v| y.label(*v))
+        .x_label_formatter(&|v| round_sig(*v))
+        .label_style(font(12.0))
+        .axis_desc_style(font(13.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    if let Some((a, b)) = t.outage {
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(a, y.lo), (b.min(t1), y.hi)],
+                OUTAGE.mix(0.35).filled(),
+            )))
+            .map_err(|e| e.to_string())?
+            .label("outage")
+            .legend(move |(x, yy)| {
+                Rectangle::new(
+                    [(x, yy - px(5.0)), (x + px(16.0), yy + px(5.0))],
+                    OUTAGE.mix(0.5).filled(),
+                )
+            });
+    }
+    let series: [Series; 4] = [
+        ("attempts/s (retries included)", ATTEMPTS, |r| r.attempts),
+        ("original requests/s", ORIGINALS, |r| r.originals),
+        ("successes/s", SUCCESSES, |r| r.successes),
+        ("failed requests/s", FAILURES, |r| r.failures),
+    ];
+    for (label, color, value) in series {
+        let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+        let points = t
+            .rates
+            .iter()
+            .map(|r| (r.t_s + t.bin_s / 2.0, y.place(value(r))));
+        chart
+            .draw_series(LineSeries::new(points, style))
+            .map_err(|e| e.to_string())?
+            .label(label)
+            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(font(12.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let (x0, _) = chart.backend_coord(&(0.0, y.lo));
+    let (x1, _) = chart.backend_coord(&(t1, y.lo));
+    area.present().map_err(|e| e.to_string())?;
+    Ok(TimeMap {
+        x0: f64::from(x0),
+        x1: f64::from(x1),
+        t1,
+        bin_s: t.bin_s,
+        bins: n,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_stay_readable_in_degenerate_cases() {
+        let zeros = YAxis::for_values([0.0, 0.0].into_iter());
+        assert_eq!((zeros.log, zeros.lo, zeros.hi), (false, 0.0, 1.0));
+        let one = YAxis::for_values([40.0].into_iter());
+        assert!(!one.log && one.hi > 40.0);
+        let storm = YAxis::for_values([40.0, 40_000.0, 0.0].into_iter());
+        assert!(storm.log, "three decades: log scale");
+        assert_eq!((storm.lo, storm.hi), (1.0, 5.0));
+        assert_eq!(storm.label(3.0), "1k");
+        assert_eq!(
+            storm.label(3.5),
+            "",
+            "only decades are labelled on a log axis"
+        );
+        assert_eq!(storm.place(0.0), 1.0, "zeros sit on the floor");
+    }
+
+    #[test]
+    fn pixels_map_back_to_bins() {
+        let m = TimeMap {
+            x0: 100.0,
+            x1: 700.0,
+            t1: 60.0,
+            bin_s: 1.0,
+            bins: 60,
+        };
+        assert_eq!(m.bin_at(100.0), Some(0));
+        assert_eq!(m.bin_at(400.0), Some(30));
+        assert_eq!(m.bin_at(700.0), Some(59));
+        assert_eq!(m.bin_at(50.0), None);
+    }
+}
