@@ -65,12 +65,12 @@ pub enum Command {
         #[arg(long, default_value = "table", value_parser = ["table", "json", "csv", "markdown"])]
         format: String,
     },
-    /// Runs two links on the same system and seed and prints them side by side.
+    /// Runs two links (or one link and its `b.` keys) and prints them side by side.
     Compare {
-        /// The first link.
+        /// The first link; with `b.` keys, both sides.
         a: String,
-        /// The second link.
-        b: String,
+        /// The second link (not with `b.` keys in the first).
+        b: Option<String>,
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
         format: String,

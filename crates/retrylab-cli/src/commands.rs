@@ -20,7 +20,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         } => cmd_schedule(&link.query, clients.as_deref(), &format),
         Command::Amplify { layers, p, format } => cmd_amplify(&layers, p.as_deref(), &format),
         Command::Run { link, format } => crate::simcmd::cmd_run(&link.query, &format),
-        Command::Compare { a, b, format } => crate::simcmd::cmd_compare(&a, &b, &format),
+        Command::Compare { a, b, format } => crate::simcmd::cmd_compare(&a, b.as_deref(), &format),
         Command::Sweep {
             link,
             param,
@@ -327,6 +327,30 @@ mod tests {
         assert!(csv.starts_with("t_ms,originals,attempts,retries,successes,"));
         let md = run_s(&["run", "preset=lost-key&duration=5s", "--format", "markdown"]).unwrap();
         assert!(md.contains("| duplicate effects | 0 |"), "{md}");
+    }
+
+    #[test]
+    fn compare_reads_one_link_with_b_keys_as_two() {
+        let one = run_s(&["compare", "preset=layers-333&b.layers=1,1,3"]).unwrap();
+        let two = run_s(&[
+            "compare",
+            "preset=layers-333",
+            "preset=layers-333&layers=1,1,3",
+        ])
+        .unwrap();
+        assert_eq!(
+            one.lines().skip(2).collect::<Vec<_>>(),
+            two.lines().skip(2).collect::<Vec<_>>()
+        );
+        assert!(one.contains("| amplification | 27.00x | 3.00x |"), "{one}");
+        assert!(run_s(&["compare", "preset=layers-333"])
+            .unwrap_err()
+            .starts_with("b: nothing to compare"));
+        assert!(
+            run_s(&["compare", "preset=layers-333&b.p=0.5", "preset=layers-fix"])
+                .unwrap_err()
+                .starts_with("b:")
+        );
     }
 
     #[test]

@@ -117,23 +117,36 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     Ok(out)
 }
 
-pub fn cmd_compare(qa: &str, qb: &str, fmt: &str) -> Result<String, String> {
-    let (pa, pb) = (
-        params(qa).map_err(|e| format!("A: {e}"))?,
-        params(qb).map_err(|e| format!("B: {e}"))?,
-    );
+/// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.
+pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
+    let first = params(qa).map_err(|e| format!("A: {e}"))?;
+    let (pa, pb) = match (qb, first.side_b()) {
+        (Some(_), Some(_)) => {
+            return Err("b: give one link with b. keys, or two links, not both".into())
+        }
+        (Some(qb), None) => (first.clone(), params(qb).map_err(|e| format!("B: {e}"))?),
+        (None, Some(b)) => (
+            retry_model::Params {
+                compare: None,
+                ..first.clone()
+            },
+            b.clone(),
+        ),
+        (None, None) => {
+            return Err("b: nothing to compare: give two links, or b. keys for the second side (b.preset=payments-jitter)".into())
+        }
+    };
     let ra = simulate_with_progress(&pa, "A")?;
     let rb = simulate_with_progress(&pb, "B")?;
     if fmt == "json" {
         return json::pretty(&json::CompareDoc::new(&pa, &ra.summary, &pb, &rb.summary));
     }
-    let mut out = String::new();
-    let _ = writeln!(out, "A: `?{pa}`  \nB: `?{pb}`\n");
-    let _ = writeln!(out, "| metric | A | B |\n|---|---:|---:|");
-    for ((k, va), (_, vb)) in ra.summary.rows().into_iter().zip(rb.summary.rows()) {
-        let _ = writeln!(out, "| {k} | {va} | {vb} |");
-    }
-    Ok(out)
+    Ok(retry_model::sim::compare_markdown(
+        &pa.to_string(),
+        &ra.summary,
+        &pb.to_string(),
+        &rb.summary,
+    ))
 }
 
 /// `key=a..b/step` or `key=x,y,z`.

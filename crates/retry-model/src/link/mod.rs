@@ -16,6 +16,7 @@
 //! ```
 
 mod applies;
+pub mod compare;
 pub mod keys;
 pub mod preset;
 pub(crate) mod run;
@@ -68,6 +69,8 @@ pub struct Params {
     pub clients: u32,
     /// The simulation's settings.
     pub sim: crate::sim::SimParams,
+    /// The second side of a comparison (the link's `b.` keys), if the link compares two.
+    pub compare: Option<alloc::boxed::Box<compare::Compare>>,
 }
 
 impl Default for Params {
@@ -88,6 +91,7 @@ impl Default for Params {
             retry_after: None,
             clients: 20,
             sim: crate::sim::SimParams::default(),
+            compare: None,
         }
     }
 }
@@ -400,6 +404,7 @@ impl Params {
         };
         let q = q.split('#').next().unwrap_or("");
         let mut pairs: Vec<(usize, String, String)> = Vec::new();
+        let mut b_pairs: Vec<(String, String)> = Vec::new();
         for part in q.split('&').filter(|s| !s.is_empty()) {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             let (k, v) = match (percent_decode(k), percent_decode(v)) {
@@ -419,6 +424,10 @@ impl Params {
                     continue;
                 }
             };
+            if let Some(bk) = k.strip_prefix(compare::PREFIX) {
+                b_pairs.push((String::from(bk), v));
+                continue;
+            }
             match all_keys().position(|known| known == k) {
                 Some(i) => {
                     if pairs.iter().any(|(j, _, _)| *j == i) {
@@ -465,6 +474,9 @@ impl Params {
             if more.is_empty() {
                 errors.extend(round);
                 errors.extend(refused);
+                if !b_pairs.is_empty() {
+                    errors.extend(p.set_compare(&b_pairs));
+                }
                 return (p, errors);
             }
             refused.extend(more);
@@ -581,6 +593,12 @@ impl fmt::Display for Params {
         for (key, v) in self.written() {
             write!(f, "&{key}=")?;
             percent_encode(f, &v)?;
+        }
+        if let Some(c) = &self.compare {
+            for (key, v) in &c.keys {
+                write!(f, "&{}{key}=", compare::PREFIX)?;
+                percent_encode(f, v)?;
+            }
         }
         Ok(())
     }

@@ -56,6 +56,17 @@ impl Summary {
     }
 }
 
+/// The before/after table, as `retrylab compare` prints it and the page copies it: both links,
+/// then one Markdown row per summary row.
+pub fn compare_markdown(a_link: &str, a: &Summary, b_link: &str, b: &Summary) -> String {
+    let mut out =
+        format!("A: `?{a_link}`  \nB: `?{b_link}`\n\n| metric | A | B |\n|---|---:|---:|\n");
+    for ((k, va), (_, vb)) in a.rows().into_iter().zip(b.rows()) {
+        out.push_str(&format!("| {k} | {va} | {vb} |\n"));
+    }
+    out
+}
+
 /// One time bin per second: what the timeline draws.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
