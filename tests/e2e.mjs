@@ -260,6 +260,20 @@ try {
     }
   });
 
+  await check('a compare link draws both sides and the before/after table exactly as retrylab compare', async () => {
+    const link = 'preset=payments-none&b.preset=payments-jitter';
+    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    assert.equal(await attr(page, '#timeline', 'data-sides'), '2');
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
+    assert.equal(await page.locator('#compare-md').textContent(), cli);
+    assert.equal(await page.locator('#compare tbody tr').count(), cli.split('\n').filter(l => l.startsWith('| ') && !l.startsWith('| metric')).length);
+    assert.match(await page.locator('#compare tbody').innerText(), /amplification\s+194\.80x\s+1\.08x/);
+    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-compare.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the storm: log axis, no long task while it runs, a new run marks the old result stale', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     await context.addInitScript(() => {

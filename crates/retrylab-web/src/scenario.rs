@@ -14,9 +14,11 @@ use retry_model::Params;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlCanvasElement};
 
-/// A run in flight.
+/// A run in flight: one side, or the two sides of a comparison one after the other.
 pub(crate) struct Job {
-    run: Run,
+    pending: Vec<Run>, // the side running now is the first
+    sides: Vec<String>,
+    reports: Vec<SimReport>,
     link: String,
     started: f64,
     fraction: f64,
@@ -25,7 +27,8 @@ pub(crate) struct Job {
 /// The last complete run.
 pub(crate) struct Done {
     link: String,
-    report: SimReport,
+    sides: Vec<String>,
+    reports: Vec<SimReport>,
     outage: Option<(f64, f64)>,
 }
 
@@ -80,11 +83,20 @@ impl View {
             return self.job.is_some();
         }
         self.cancelled = false;
-        match Run::new(p) {
-            Ok(run) => {
+        // Side A is the link without its `b.` keys; side B, if any, is the link's second side.
+        let a = Params {
+            compare: None,
+            ..p.clone()
+        };
+        let sides: Vec<Params> = core::iter::once(a).chain(p.side_b().cloned()).collect();
+        let runs: Result<Vec<Run>, _> = sides.iter().map(Run::new).collect();
+        match runs {
+            Ok(pending) => {
                 self.error = None;
                 self.job = Some(Job {
-                    run,
+                    pending,
+                    sides: sides.iter().map(|s| s.to_string()).collect(),
+                    reports: Vec::new(),
                     link,
                     started: now(),
                     fraction: 0.0,
@@ -105,12 +117,15 @@ impl View {
             return false;
         };
         let t0 = now();
-        loop {
-            let prog = job.run.step(2_000);
+        let n = job.sides.len() as f64;
+        while !job.pending.is_empty() {
+            let prog = job.pending[0].step(2_000);
             if prog.done {
-                break;
+                let run = job.pending.remove(0);
+                job.reports.push(run.finish());
+                continue;
             }
-            job.fraction = prog.fraction;
+            job.fraction = (job.reports.len() as f64 + prog.fraction) / n;
             if now() - t0 > 8.0 {
                 return true;
             }
@@ -118,7 +133,8 @@ impl View {
         if let Some(job) = self.job.take() {
             self.done = Some(Done {
                 link: job.link,
-                report: job.run.finish(),
+                sides: job.sides,
+                reports: job.reports,
                 outage: outage_window(p),
             });
             self.redraw = true;
@@ -181,12 +197,16 @@ impl View {
             (None, None, true, _) => {
                 "cancelled; the result below is the previous run's (stale)".to_string()
             }
-            (None, None, false, Some(d)) => format!(
-                "{} run{} of ?{}",
-                d.report.runs,
-                if d.report.runs == 1 { "" } else { "s" },
-                d.link
-            ),
+            (None, None, false, Some(d)) => {
+                let runs = d.reports.first().map_or(1, |r| r.runs);
+                let plural = if runs == 1 { "" } else { "s" };
+                match d.sides.as_slice() {
+                    [a, b] => format!(
+                        "{runs} run{plural} of each side. A: ?{a}; B: ?{b}. The controls edit A; B is A with the link's b. keys."
+                    ),
+                    _ => format!("{runs} run{plural} of ?{}", d.link),
+                }
+            }
             (None, None, false, None) => String::new(),
         };
         if let Some(s) = by_id("sim-status") {
@@ -212,14 +232,53 @@ impl View {
     }
 
     fn render_tiles(&self, doc: &Document) {
-        let Some(tiles) = by_id("tiles") else {
+        let (Some(tiles), Some(table), Some(md)) =
+            (by_id("tiles"), by_id("compare"), by_id("compare-md"))
+        else {
             return;
         };
         tiles.set_inner_html("");
+        table.set_inner_html("");
+        md.set_text_content(None);
         let Some(d) = &self.done else {
             return;
         };
-        for (label, value) in d.report.summary.rows() {
+        let compare = by_id("compare-section");
+        if let [a, b] = d.reports.as_slice() {
+            // Two sides: the before/after table, and its Markdown exactly as `retrylab compare`.
+            let _ = compare.as_ref().map(|c| set_hidden(c, false));
+            set_hidden(&tiles, true);
+            let head = "<thead><tr><th>metric</th><th>A</th><th>B</th></tr></thead>";
+            table.set_inner_html(head);
+            if let Ok(body) = doc.create_element("tbody") {
+                for ((k, va), (_, vb)) in a.summary.rows().into_iter().zip(b.summary.rows()) {
+                    let Ok(tr) = doc.create_element("tr") else {
+                        continue;
+                    };
+                    for text in [k, va, vb] {
+                        if let Ok(td) = doc.create_element("td") {
+                            td.set_text_content(Some(&text));
+                            let _ = tr.append_child(&td);
+                        }
+                    }
+                    let _ = body.append_child(&tr);
+                }
+                let _ = table.append_child(&body);
+            }
+            md.set_text_content(Some(&retry_model::sim::compare_markdown(
+                &d.sides[0],
+                &a.summary,
+                &d.sides[1],
+                &b.summary,
+            )));
+            return;
+        }
+        let _ = compare.as_ref().map(|c| set_hidden(c, true));
+        set_hidden(&tiles, false);
+        let Some(report) = d.reports.first() else {
+            return;
+        };
+        for (label, value) in report.summary.rows() {
             let (Ok(div), Ok(dt), Ok(dd)) = (
                 doc.create_element("div"),
                 doc.create_element("dt"),
@@ -234,6 +293,20 @@ impl View {
             let _ = div.append_child(&dd);
             let _ = tiles.append_child(&div);
         }
+    }
+
+    /// The Markdown of the before/after table, for the copy button.
+    pub(crate) fn compare_markdown(&self) -> Option<String> {
+        let d = self.done.as_ref()?;
+        let [a, b] = d.reports.as_slice() else {
+            return None;
+        };
+        Some(retry_model::sim::compare_markdown(
+            &d.sides[0],
+            &a.summary,
+            &d.sides[1],
+            &b.summary,
+        ))
     }
 
     /// Draws the timeline of the last complete run.
@@ -260,21 +333,31 @@ impl View {
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
             return;
         };
-        let rates = d.report.series.rates();
+        let Some(first) = d.reports.first() else {
+            return;
+        };
+        let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
         let t = Timeline {
-            rates: &rates,
-            bin_s: d.report.series.bin_ms / 1000.0,
+            sides: &sides,
+            bin_s: first.series.bin_ms / 1000.0,
             outage: d.outage,
             title: format!(
-                "{}: requests and attempts per second (first run)",
-                d.report.scenario.name()
+                "{}: requests and attempts per second (first run{})",
+                first.scenario.name(),
+                if sides.len() > 1 {
+                    "; A solid, B dashed"
+                } else {
+                    ""
+                }
             ),
         };
+        let rates = &sides[0];
         match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
             Ok(map) => self.map = map,
             Err(e) => web_sys::console::error_1(&format!("timeline: {e}").into()),
         }
         let _ = canvas.set_attribute("data-bins", &rates.len().to_string());
+        let _ = canvas.set_attribute("data-sides", &sides.len().to_string());
     }
 
     fn render_readout(&self) {
@@ -283,7 +366,11 @@ impl View {
         };
         let text = match (&self.done, self.hover) {
             (Some(d), Some(i)) => {
-                let r = d.report.series.rates();
+                let r = d
+                    .reports
+                    .first()
+                    .map(|r| r.series.rates())
+                    .unwrap_or_default();
                 match r.get(i) {
                     Some(b) => format!(
                         "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s, {:.0}% of capacity used, {} in flight",

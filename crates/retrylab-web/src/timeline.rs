@@ -12,8 +12,8 @@ use retry_model::sim::Rates;
 
 /// What the timeline draws.
 pub struct Timeline<'a> {
-    /// One entry per bin.
-    pub rates: &'a [Rates],
+    /// One entry per bin, per side: side A drawn solid, side B (a comparison's) dashed.
+    pub sides: &'a [Vec<Rates>],
     /// The bin width in seconds.
     pub bin_s: f64,
     /// The outage window in seconds, if the scenario has one.
@@ -138,11 +138,12 @@ pub fn draw_timeline<DB: DrawingBackend>(
     let px = |v: f64| (v * scale).round() as i32;
     let font = |v: f64| ("sans-serif", v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
-    let n = t.rates.len();
+    let n = t.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * t.bin_s).max(t.bin_s).max(1e-3);
     let values = t
-        .rates
+        .sides
         .iter()
+        .flatten()
         .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures]);
     let y = YAxis::for_values(values);
     let mut chart = ChartBuilder::on(area)
@@ -196,17 +197,36 @@ pub fn draw_timeline<DB: DrawingBackend>(
         ("successes/s", SUCCESSES, |r| r.successes),
         ("failed requests/s", FAILURES, |r| r.failures),
     ];
-    for (label, color, value) in series {
-        let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
-        let points = t
-            .rates
-            .iter()
-            .map(|r| (r.t_s + t.bin_s / 2.0, y.place(value(r))));
-        chart
-            .draw_series(LineSeries::new(points, style))
-            .map_err(|e| e.to_string())?
-            .label(label)
-            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style));
+    let two = t.sides.len() > 1;
+    for (side, rates) in t.sides.iter().enumerate() {
+        for (label, color, value) in series {
+            let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+            let points = rates
+                .iter()
+                .map(|r| (r.t_s + t.bin_s / 2.0, y.place(value(r))));
+            let label = match (two, side) {
+                (false, _) => label.to_string(),
+                (true, 0) => format!("A: {label}"),
+                (true, _) => format!("B (dashed): {label}"),
+            };
+            if side == 0 {
+                chart
+                    .draw_series(LineSeries::new(points, style))
+                    .map_err(|e| e.to_string())?
+                    .label(label)
+                    .legend(move |(x, yy)| {
+                        PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style)
+                    });
+            } else {
+                chart
+                    .draw_series(DashedLineSeries::new(points, px(6.0), px(4.0), style))
+                    .map_err(|e| e.to_string())?
+                    .label(label)
+                    .legend(move |(x, yy)| {
+                        PathElement::new(vec![(x, yy), (x + px(7.0), yy)], style)
+                    });
+            }
+        }
     }
     chart
         .configure_series_labels()

@@ -146,6 +146,23 @@ pub fn start() -> Result<(), JsValue> {
     }
 
     {
+        // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
+        let app = app.clone();
+        let on_copy = Closure::<dyn FnMut()>::new(move || {
+            let a = app.borrow();
+            if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
+                let _ = w.navigator().clipboard().write_text(&md);
+                if let Some(b) = by_id("compare-copy") {
+                    b.set_text_content(Some("Copied"));
+                }
+            }
+        });
+        by_id("compare-copy")
+            .ok_or("no #compare-copy")?
+            .add_event_listener_with_callback("click", on_copy.as_ref().unchecked_ref())?;
+        on_copy.forget(); // page-lifetime handler
+    }
+    {
         let app = app.clone();
         let on_cancel = Closure::<dyn FnMut()>::new(move || {
             let mut a = app.borrow_mut();

@@ -152,6 +152,19 @@ mod tests {
     }
 
     #[test]
+    fn side_b_follows_an_edit_of_side_a() {
+        let mut p: Params = "preset=burst-lab&b.backoff=none".parse().unwrap();
+        p.set("capacity", "100").unwrap();
+        let b = p.side_b().unwrap();
+        assert_eq!(b.sim, p.sim, "B is still A's system");
+        assert_eq!(b.policy.backoff.kind.name(), "none");
+        assert_eq!(
+            p.to_string(),
+            "v=1&preset=burst-lab&capacity=100&b.backoff=none"
+        );
+    }
+
+    #[test]
     fn bad_b_keys_name_b_and_the_key() {
         for (q, rule) in [
             (

@@ -227,10 +227,23 @@ impl Params {
                 format!("unknown key '{key}': `retrylab keys` lists the accepted keys"),
             ));
         };
-        if keys::is_sim(k) {
-            return self.sim.set(k, v);
+        let compare = self.compare.take();
+        let done = if keys::is_sim(k) {
+            self.sim.set(k, v)
+        } else {
+            self.set_policy_key(k, v)
+        };
+        // Side B is side A with its `b.` keys on top: it follows an edit of A. A preset starts
+        // a new link, without a second side.
+        if let (Some(c), false) = (compare, k.name == "preset") {
+            let pairs: Vec<(String, String)> = c
+                .keys
+                .iter()
+                .map(|(k, v)| (String::from(*k), v.clone()))
+                .collect();
+            let _ = self.set_compare(&pairs);
         }
-        self.set_policy_key(k, v)
+        done
     }
 
     fn set_policy_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
