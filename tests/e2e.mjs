@@ -260,6 +260,28 @@ try {
     }
   });
 
+  await check('the system controls edit the simulation; a bad one is named and the last good view stays', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=payments-jitter');
+    assert.equal(await page.locator('#layers').isHidden(), true, 'outage has no layers setting');
+    assert.equal(await page.locator('#outage').inputValue(), '5000');
+    const before = await tileRows(page);
+    await change(page, '#outage', 1000);
+    await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+    assert.ok(page.url().endsWith('?v=1&preset=payments-jitter&outage=1s'), page.url());
+    assert.deepEqual(await tileRows(page), cliRows('preset=payments-jitter&outage=1s'));
+    assert.notDeepEqual(await tileRows(page), before, 'a shorter outage changes the numbers');
+    const good = await tileRows(page);
+    await change(page, '#capacity', 0);
+    assert.match(await page.locator('#errors').innerText(), /^capacity: '0' is not a number with at most 3 decimals in \[0\.001, 100000\]/);
+    assert.deepEqual(await tileRows(page), good, 'the last good view stays');
+    await change(page, '#scenario', 'layers');
+    await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+    assert.equal(await page.locator('#layers').isHidden(), false);
+    assert.equal(await page.locator('#outage').isHidden(), true);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a compare link draws both sides and the before/after table exactly as retrylab compare', async () => {
     const link = 'preset=payments-none&b.preset=payments-jitter';
     const { page, context, errors } = await openScenario(`?v=1&${link}`);

@@ -377,6 +377,23 @@ fn render(a: &mut App, write_controls: bool) {
         } else {
             let _ = el.set_attribute("disabled", "");
         }
+        // A simulation setting the chosen scenario does not have is left out of view (with
+        // its label and note) rather than shown disabled: the group lists what the scenario has.
+        if k.group == Group::System {
+            let hide = !on;
+            let label = doc
+                .query_selector(&format!("label[for=\"{key}\"]"))
+                .ok()
+                .flatten();
+            let note = by_id(&format!("{key}-note"));
+            for part in [Some(el.clone()), label, note].into_iter().flatten() {
+                if hide {
+                    let _ = part.set_attribute("hidden", "");
+                } else {
+                    let _ = part.remove_attribute("hidden");
+                }
+            }
+        }
         let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
         if !write_controls && key == active {
             continue;
