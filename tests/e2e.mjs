@@ -2,7 +2,7 @@
 // Run by scripts/test.sh after `trunk build`. Screenshots go to tests/artifacts/.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 
@@ -258,6 +258,25 @@ try {
       assert.deepEqual(errors, []);
       await context.close();
     }
+  });
+
+  await check('exports: the CSV and the Markdown are the CLI\'s bytes, the PNG is the chart', async () => {
+    const link = 'preset=lost-key&duration=20s';
+    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const save = async id => {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#${id}`)]);
+      return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+    };
+    const csv = await save('export-csv');
+    assert.equal(csv.name, 'retrylab-lost.csv');
+    const cli = args => execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link, '--format', args]);
+    assert.ok(csv.bytes.equals(cli('csv')), 'CSV byte-identical to retrylab run --format csv');
+    const md = await save('export-md');
+    assert.ok(md.bytes.equals(cli('markdown')), 'Markdown byte-identical to retrylab run --format markdown');
+    const png = await save('export-png');
+    assert.equal(png.bytes.subarray(1, 4).toString(), 'PNG');
+    assert.deepEqual(errors, []);
+    await context.close();
   });
 
   await check('the system controls edit the simulation; a bad one is named and the last good view stays', async () => {

@@ -2,7 +2,7 @@
 
 use crate::json;
 use retry_model::sim::{Run, SimReport, Summary};
-use retry_model::{Params, StopReason};
+use retry_model::Params;
 use std::fmt::Write;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
@@ -59,44 +59,8 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let mut out = String::new();
     match fmt {
         "json" => out.push_str(&json::pretty(&json::RunDoc::new(&p, &r))?),
-        "csv" => {
-            let names: Vec<&str> = StopReason::ALL
-                .iter()
-                .filter(|r| **r != StopReason::Success)
-                .map(|r| r.name())
-                .collect();
-            let _ = writeln!(
-                out,
-                "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight",
-                names.join(",")
-            );
-            for (i, b) in r.series.bins.iter().enumerate() {
-                let fails: Vec<String> = StopReason::ALL
-                    .iter()
-                    .filter(|r| **r != StopReason::Success)
-                    .map(|x| b.failures[x.index()].to_string())
-                    .collect();
-                let _ = writeln!(
-                    out,
-                    "{},{},{},{},{},{},{:.4},{},{}",
-                    i as f64 * r.series.bin_ms,
-                    b.originals,
-                    b.attempts,
-                    b.retries,
-                    b.successes,
-                    fails.join(","),
-                    b.utilisation(),
-                    b.budget_milli as f64 / 1000.0,
-                    b.in_flight
-                );
-            }
-        }
-        "markdown" => {
-            let _ = writeln!(out, "| metric | value |\n|---|---|");
-            for (k, v) in r.summary.rows() {
-                let _ = writeln!(out, "| {k} | {v} |");
-            }
-        }
+        "csv" => out.push_str(&retry_model::sim::series_csv(&r.series)),
+        "markdown" => out.push_str(&retry_model::sim::summary_markdown(&r.summary)),
         _ => {
             let _ = writeln!(
                 out,

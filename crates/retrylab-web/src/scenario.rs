@@ -295,6 +295,18 @@ impl View {
         }
     }
 
+    /// The last run's exports: the file name stem, side A's series as CSV and its summary as
+    /// Markdown, byte for byte what `retrylab run --format csv|markdown` writes.
+    pub(crate) fn exports(&self) -> Option<(String, String, String)> {
+        let d = self.done.as_ref()?;
+        let r = d.reports.first()?;
+        Some((
+            format!("retrylab-{}", r.scenario.name()),
+            retry_model::sim::series_csv(&r.series),
+            retry_model::sim::summary_markdown(&r.summary),
+        ))
+    }
+
     /// The Markdown of the before/after table, for the copy button.
     pub(crate) fn compare_markdown(&self) -> Option<String> {
         let d = self.done.as_ref()?;

@@ -24,6 +24,21 @@ struct App {
     tick_pending: bool,
 }
 
+/// Saves `href` (a data URL) as the file `name`, through a temporary link.
+fn download(name: &str, href: &str) {
+    let doc = document();
+    let Ok(a) = doc.create_element("a") else {
+        return;
+    };
+    let _ = a.set_attribute("href", href);
+    let _ = a.set_attribute("download", name);
+    if let (Some(body), Ok(el)) = (doc.body(), a.dyn_into::<web_sys::HtmlElement>()) {
+        let _ = body.append_child(&el);
+        el.click();
+        let _ = body.remove_child(&el);
+    }
+}
+
 /// Schedules the next slice of the scenario run, once.
 fn schedule(a: &mut App) {
     if a.tick_pending {
@@ -145,6 +160,52 @@ pub fn start() -> Result<(), JsValue> {
         on_click.forget(); // page-lifetime handler
     }
 
+    {
+        // Exports: the run's series as CSV, its summary as Markdown, the timeline as PNG.
+        let app = app.clone();
+        let on_export = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let id = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .map(|t| t.id())
+                .unwrap_or_default();
+            let a = app.borrow();
+            let Some((stem, csv, md)) = a.view.exports() else {
+                return;
+            };
+            let (name, href) = match id.as_str() {
+                "export-csv" => (
+                    format!("{stem}.csv"),
+                    format!(
+                        "data:text/csv;charset=utf-8,{}",
+                        js_sys::encode_uri_component(&csv)
+                    ),
+                ),
+                "export-md" => (
+                    format!("{stem}.md"),
+                    format!(
+                        "data:text/markdown;charset=utf-8,{}",
+                        js_sys::encode_uri_component(&md)
+                    ),
+                ),
+                "export-png" => {
+                    let Some(url) = by_id("timeline")
+                        .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
+                        .and_then(|c| c.to_data_url().ok())
+                    else {
+                        return;
+                    };
+                    (format!("{stem}.png"), url)
+                }
+                _ => return,
+            };
+            download(&name, &href);
+        });
+        by_id("exports")
+            .ok_or("no #exports")?
+            .add_event_listener_with_callback("click", on_export.as_ref().unchecked_ref())?;
+        on_export.forget(); // page-lifetime handler
+    }
     {
         // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
         let app = app.clone();

@@ -42,7 +42,7 @@ pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
 pub use queue::EventQueue;
-pub use report_text::{compare_markdown, Rates};
+pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
     Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,

@@ -56,6 +56,48 @@ impl Summary {
     }
 }
 
+/// The first run's series as CSV, one row per bin, as `retrylab run --format csv` writes it
+/// and the page exports it.
+pub fn series_csv(r: &Report) -> String {
+    let reasons: Vec<StopReason> = StopReason::ALL
+        .into_iter()
+        .filter(|r| *r != StopReason::Success)
+        .collect();
+    let names: Vec<&str> = reasons.iter().map(|r| r.name()).collect();
+    let mut out = format!(
+        "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight\n",
+        names.join(",")
+    );
+    for (i, b) in r.bins.iter().enumerate() {
+        let fails: Vec<String> = reasons
+            .iter()
+            .map(|x| b.failures[x.index()].to_string())
+            .collect();
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{:.4},{},{}\n",
+            i as f64 * r.bin_ms,
+            b.originals,
+            b.attempts,
+            b.retries,
+            b.successes,
+            fails.join(","),
+            b.utilisation(),
+            b.budget_milli as f64 / 1000.0,
+            b.in_flight
+        ));
+    }
+    out
+}
+
+/// The summary as a Markdown table, as `retrylab run --format markdown` writes it.
+pub fn summary_markdown(s: &Summary) -> String {
+    let mut out = String::from("| metric | value |\n|---|---|\n");
+    for (k, v) in s.rows() {
+        out.push_str(&format!("| {k} | {v} |\n"));
+    }
+    out
+}
+
 /// The before/after table, as `retrylab compare` prints it and the page copies it: both links,
 /// then one Markdown row per summary row.
 pub fn compare_markdown(a_link: &str, a: &Summary, b_link: &str, b: &Summary) -> String {
