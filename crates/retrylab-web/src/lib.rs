@@ -6,6 +6,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(target_arch = "wasm32")]
+mod canvas;
 pub mod chart;
 pub mod controls;
 #[cfg(target_arch = "wasm32")]

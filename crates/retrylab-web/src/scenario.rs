@@ -11,8 +11,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use retry_model::sim::{Run, Scenario, SimReport};
 use retry_model::Params;
-use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, HtmlCanvasElement};
+use web_sys::{Document, Element};
 
 /// A run in flight: one side, or the two sides of a comparison one after the other.
 pub(crate) struct Job {
@@ -323,25 +322,12 @@ impl View {
 
     /// Draws the timeline of the last complete run.
     pub(crate) fn draw(&mut self) {
-        let Some(canvas) = by_id("timeline").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
-        else {
-            return;
-        };
         let Some(d) = &self.done else {
             return;
         };
-        let dpr = web_sys::window()
-            .map(|w| w.device_pixel_ratio())
-            .unwrap_or(1.0)
-            .max(1.0);
-        let css_w = f64::from(canvas.client_width().max(320));
-        let css_h = (css_w * 0.45).clamp(260.0, 420.0);
-        let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
-        if canvas.width() != w || canvas.height() != h {
-            canvas.set_width(w);
-            canvas.set_height(h);
-            let _ = canvas.style().set_property("height", &format!("{css_h}px"));
-        }
+        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.45, 260.0, 420.0) else {
+            return;
+        };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
             return;
         };

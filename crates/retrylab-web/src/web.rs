@@ -544,22 +544,9 @@ fn render_trace(doc: &Document, s: &State) {
 }
 
 fn draw(a: &mut App) {
-    let Some(canvas) = by_id("schedule").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok())
-    else {
+    let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
         return;
     };
-    let dpr = web_sys::window()
-        .map(|w| w.device_pixel_ratio())
-        .unwrap_or(1.0)
-        .max(1.0);
-    let css_w = f64::from(canvas.client_width().max(320));
-    let css_h = (css_w * 0.5).clamp(260.0, 460.0);
-    let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
-    if canvas.width() != w || canvas.height() != h {
-        canvas.set_width(w);
-        canvas.set_height(h);
-        let _ = canvas.style().set_property("height", &format!("{css_h}px"));
-    }
     let s = &a.state;
     let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
         return;
