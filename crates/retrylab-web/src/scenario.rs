@@ -21,6 +21,9 @@ pub(crate) struct Job {
     link: String,
     started: f64,
     fraction: f64,
+    // Events per step, adapted so one step stays well under a slice: a `layers` event can be a
+    // whole call tree of up to a million bottom calls, a storm event a few microseconds.
+    batch: u64,
 }
 
 /// The last complete run.
@@ -99,6 +102,7 @@ impl View {
                     link,
                     started: now(),
                     fraction: 0.0,
+                    batch: 64,
                 });
                 true
             }
@@ -118,7 +122,17 @@ impl View {
         let t0 = now();
         let n = job.sides.len() as f64;
         while !job.pending.is_empty() {
-            let prog = job.pending[0].step(2_000);
+            let t = now();
+            let prog = job.pending[0].step(job.batch);
+            // Grow the batch while steps are quick, shrink it when one takes over 4 ms.
+            let took = now() - t;
+            job.batch = if took < 1.0 {
+                (job.batch * 2).min(100_000)
+            } else if took > 4.0 {
+                (job.batch / 4).max(1)
+            } else {
+                job.batch
+            };
             if prog.done {
                 let run = job.pending.remove(0);
                 job.reports.push(run.finish());
