@@ -301,6 +301,20 @@ try {
     await context.close();
   });
 
+  await check('Cancel stops a long run and the page stays responsive', async () => {
+    const { page, context, errors } = await openPage('?v=1&preset=payments-none&duration=1h');
+    await page.waitForSelector('#sim-cancel:not([hidden])', { timeout: 20000 });
+    await page.click('#sim-cancel');
+    assert.equal(await page.locator('#sim-status').innerText(), 'cancelled');
+    assert.equal(await page.locator('#sim-cancel').isHidden(), true);
+    // The page answers at once: a shorter run from a control finishes.
+    await change(page, '#duration', 20000);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.deepEqual(await tileRows(page), cliRows('preset=payments-none&duration=20s'));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a compare link draws both sides and the before/after table exactly as retrylab compare', async () => {
     const link = 'preset=payments-none&b.preset=payments-jitter';
     const { page, context, errors } = await openScenario(`?v=1&${link}`);

@@ -207,9 +207,10 @@ impl View {
                 j.fraction * 100.0
             ),
             (None, Some(j), _, None) => format!("running {:.0}%", j.fraction * 100.0),
-            (None, None, true, _) => {
+            (None, None, true, Some(_)) => {
                 "cancelled; the result below is the previous run's (stale)".to_string()
             }
+            (None, None, true, None) => "cancelled".to_string(),
             (None, None, false, Some(d)) => {
                 let runs = d.reports.first().map_or(1, |r| r.runs);
                 let plural = if runs == 1 { "" } else { "s" };

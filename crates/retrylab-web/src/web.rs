@@ -24,6 +24,21 @@ struct App {
     tick_pending: bool,
 }
 
+/// Runs `f` on the app at every click of element `id`, for the page's lifetime.
+fn on_click(
+    app: &Rc<RefCell<App>>,
+    id: &str,
+    mut f: impl FnMut(&mut App) + 'static,
+) -> Result<(), JsValue> {
+    let app = app.clone();
+    let handler = Closure::<dyn FnMut()>::new(move || f(&mut app.borrow_mut()));
+    by_id(id)
+        .ok_or_else(|| format!("no #{id}"))?
+        .add_event_listener_with_callback("click", handler.as_ref().unchecked_ref())?;
+    handler.forget(); // page-lifetime handler
+    Ok(())
+}
+
 /// Saves `href` (a data URL) as the file `name`, through a temporary link.
 fn download(name: &str, href: &str) {
     let doc = document();
@@ -142,23 +157,14 @@ pub fn start() -> Result<(), JsValue> {
         handler.forget(); // page-lifetime handler
     }
 
-    {
-        // A fresh seed from the platform's generator, written into the link: the run it gives
-        // stays reproducible from the address bar.
-        let app = app.clone();
-        let on_click = Closure::<dyn FnMut()>::new(move || {
-            let Ok(seed) = crate::fresh_seed() else {
-                return;
-            };
-            let mut a = app.borrow_mut();
+    // A fresh seed from the platform's generator, written into the link: the run it gives stays
+    // reproducible from the address bar.
+    on_click(&app, "new-seed", |a| {
+        if let Ok(seed) = crate::fresh_seed() {
             a.state.update(Msg::Set("seed", seed.to_string()));
-            render(&mut a, true);
-        });
-        by_id("new-seed")
-            .ok_or("no #new-seed")?
-            .add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref())?;
-        on_click.forget(); // page-lifetime handler
-    }
+            render(a, true);
+        }
+    })?;
 
     {
         // Exports: the run's series as CSV, its summary as Markdown, the timeline as PNG.
@@ -206,36 +212,20 @@ pub fn start() -> Result<(), JsValue> {
             .add_event_listener_with_callback("click", on_export.as_ref().unchecked_ref())?;
         on_export.forget(); // page-lifetime handler
     }
-    {
-        // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
-        let app = app.clone();
-        let on_copy = Closure::<dyn FnMut()>::new(move || {
-            let a = app.borrow();
-            if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
-                let _ = w.navigator().clipboard().write_text(&md);
-                if let Some(b) = by_id("compare-copy") {
-                    b.set_text_content(Some("Copied"));
-                }
+    // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
+    on_click(&app, "compare-copy", |a| {
+        if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
+            let _ = w.navigator().clipboard().write_text(&md);
+            if let Some(b) = by_id("compare-copy") {
+                b.set_text_content(Some("Copied"));
             }
-        });
-        by_id("compare-copy")
-            .ok_or("no #compare-copy")?
-            .add_event_listener_with_callback("click", on_copy.as_ref().unchecked_ref())?;
-        on_copy.forget(); // page-lifetime handler
-    }
-    {
-        let app = app.clone();
-        let on_cancel = Closure::<dyn FnMut()>::new(move || {
-            let mut a = app.borrow_mut();
-            a.view.cancel();
-            let params = a.state.params.clone();
-            a.view.render(&document(), &params);
-        });
-        by_id("sim-cancel")
-            .ok_or("no #sim-cancel")?
-            .add_event_listener_with_callback("click", on_cancel.as_ref().unchecked_ref())?;
-        on_cancel.forget(); // page-lifetime handler
-    }
+        }
+    })?;
+    on_click(&app, "sim-cancel", |a| {
+        a.view.cancel();
+        let params = a.state.params.clone();
+        a.view.render(&document(), &params);
+    })?;
     {
         let app = app.clone();
         let on_move =
