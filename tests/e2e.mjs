@@ -344,6 +344,8 @@ try {
     const ready = await page.evaluate(() => performance.now());
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     assert.deepEqual(await tileRows(page), cliRows('preset=payments-none'));
+    assert.equal(await attr(page, '#scenario-view', 'data-exec'), 'worker', 'the run went to a Web Worker');
+    assert.ok(page.workers().length >= 1, 'a worker is running');
     await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-none.png'), fullPage: true });
     // A control change starts a new run; until it ends the old result is marked stale.
     await change(page, '#attempt_timeout', 2000);

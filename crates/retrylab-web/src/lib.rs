@@ -11,6 +11,8 @@ mod canvas;
 pub mod chart;
 pub mod controls;
 #[cfg(target_arch = "wasm32")]
+mod exec;
+#[cfg(target_arch = "wasm32")]
 mod scenario;
 pub mod state;
 pub mod timeline;

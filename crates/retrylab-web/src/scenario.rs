@@ -1,11 +1,11 @@
-//! The scenario view (wasm32 only): runs the link's simulation in slices on the page's event
-//! loop, shows progress and Cancel once a run takes more than 150 ms, keeps the last complete
-//! result on screen (marked stale) until the new one arrives, and draws the timeline and the
-//! summary tiles. A change of link while a run is in flight replaces it: the latest wins.
+//! The scenario view (wasm32 only): hands the link's simulation to a worker ([`Exec`]), shows
+//! progress and Cancel once a run takes more than 150 ms, keeps the last complete result on
+//! screen (marked stale) until the new one arrives, and draws the timeline and the summary
+//! tiles. A change of link while a run is in flight replaces it: the latest wins.
 //!
-//! Each slice stops after about 8 ms of work, so no task on the page's thread is long; the
-//! numbers are the core's (`Run`), the words the CLI's (`Summary::rows`).
+//! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
+use crate::exec::{Event, Exec};
 use crate::timeline::{draw_timeline, TimeMap, Timeline};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -13,17 +13,29 @@ use retry_model::sim::{Run, Scenario, SimReport};
 use retry_model::Params;
 use web_sys::{Document, Element};
 
-/// A run in flight: one side, or the two sides of a comparison one after the other.
+/// A run in flight: one side, or the two sides of a comparison (each in its own worker where
+/// there are two).
 pub(crate) struct Job {
-    pending: Vec<Run>, // the side running now is the first
+    ids: Vec<u32>,
     sides: Vec<String>,
-    reports: Vec<SimReport>,
+    reports: Vec<Option<SimReport>>,
+    fractions: Vec<f64>,
     link: String,
     started: f64,
-    fraction: f64,
-    // Events per step, adapted so one step stays well under a slice: a `layers` event can be a
-    // whole call tree of up to a million bottom calls, a storm event a few microseconds.
-    batch: u64,
+}
+
+impl Job {
+    fn fraction(&self) -> f64 {
+        let done = self.reports.iter().filter(|r| r.is_some()).count() as f64;
+        let within: f64 = self
+            .fractions
+            .iter()
+            .zip(&self.reports)
+            .filter(|(_, r)| r.is_none())
+            .map(|(f, _)| f)
+            .sum();
+        (done + within) / self.ids.len().max(1) as f64
+    }
 }
 
 /// The last complete run.
@@ -37,6 +49,7 @@ pub(crate) struct Done {
 /// The scenario view's state.
 #[derive(Default)]
 pub(crate) struct View {
+    exec: Option<Exec>,
     job: Option<Job>,
     done: Option<Done>,
     error: Option<String>,
@@ -68,12 +81,17 @@ fn outage_window(p: &Params) -> Option<(f64, f64)> {
 }
 
 impl View {
+    /// Starts the workers; `wake` is called whenever one has posted.
+    pub(crate) fn connect(&mut self, wake: js_sys::Function) {
+        self.exec = Some(Exec::new(wake));
+    }
+
     /// Brings the view in line with the link: starts a run for a new scenario link (replacing
-    /// one in flight), or clears the view for a policy-only link. Returns true when a slice
-    /// should be scheduled.
+    /// one in flight), or clears the view for a policy-only link. Returns true when the page
+    /// runs the simulation itself and a slice should be scheduled.
     pub(crate) fn sync(&mut self, p: &Params) -> bool {
         if p.sim.scenario.is_none() {
-            self.job = None;
+            self.stop();
             self.done = None;
             self.error = None;
             return false;
@@ -82,8 +100,9 @@ impl View {
         if self.job.as_ref().is_some_and(|j| j.link == link)
             || (self.job.is_none() && self.done.as_ref().is_some_and(|d| d.link == link))
         {
-            return self.job.is_some();
+            return self.local_pending();
         }
+        self.stop();
         self.cancelled = false;
         // Side A is the link without its `b.` keys; side B, if any, is the link's second side.
         let a = Params {
@@ -91,73 +110,89 @@ impl View {
             ..p.clone()
         };
         let sides: Vec<Params> = core::iter::once(a).chain(p.side_b().cloned()).collect();
-        let runs: Result<Vec<Run>, _> = sides.iter().map(Run::new).collect();
-        match runs {
-            Ok(pending) => {
-                self.error = None;
-                self.job = Some(Job {
-                    pending,
-                    sides: sides.iter().map(|s| s.to_string()).collect(),
-                    reports: Vec::new(),
-                    link,
-                    started: now(),
-                    fraction: 0.0,
-                    batch: 64,
-                });
-                true
-            }
-            Err(e) => {
-                self.job = None;
-                self.error = Some(e.to_string());
-                false
-            }
+        // Checked here, so a bad link is named at once and the last good view stays.
+        if let Some(e) = sides.iter().find_map(|s| Run::new(s).err()) {
+            self.error = Some(e.to_string());
+            return false;
         }
-    }
-
-    /// Runs one slice of about 8 ms; returns true while more remain.
-    pub(crate) fn slice(&mut self, p: &Params) -> bool {
-        let Some(job) = self.job.as_mut() else {
+        let Some(exec) = self.exec.as_mut() else {
             return false;
         };
-        let t0 = now();
-        let n = job.sides.len() as f64;
-        while !job.pending.is_empty() {
-            let t = now();
-            let prog = job.pending[0].step(job.batch);
-            // Grow the batch while steps are quick, shrink it when one takes over 4 ms.
-            let took = now() - t;
-            job.batch = if took < 1.0 {
-                (job.batch * 2).min(100_000)
-            } else if took > 4.0 {
-                (job.batch / 4).max(1)
-            } else {
-                job.batch
-            };
-            if prog.done {
-                let run = job.pending.remove(0);
-                job.reports.push(run.finish());
+        self.error = None;
+        let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
+        let ids = exec.submit(sides.clone());
+        self.job = Some(Job {
+            reports: ids.iter().map(|_| None).collect(),
+            fractions: ids.iter().map(|_| 0.0).collect(),
+            ids,
+            sides,
+            link,
+            started: now(),
+        });
+        self.local_pending()
+    }
+
+    fn local_pending(&self) -> bool {
+        self.exec.as_ref().is_some_and(|e| e.local_pending())
+    }
+
+    fn stop(&mut self) {
+        if let Some(exec) = self.exec.as_mut() {
+            exec.cancel_all();
+        }
+        self.job = None;
+    }
+
+    /// Takes in what the workers posted (or runs one slice on the page where there are no
+    /// workers); returns true when the page should run another slice itself.
+    pub(crate) fn pump(&mut self, p: &Params) -> bool {
+        let Some(exec) = self.exec.as_mut() else {
+            return false;
+        };
+        for ev in exec.poll() {
+            let Some(job) = self.job.as_mut() else {
                 continue;
-            }
-            job.fraction = (job.reports.len() as f64 + prog.fraction) / n;
-            if now() - t0 > 8.0 {
-                return true;
+            };
+            let (id, what) = match ev {
+                Event::Progress(id, f) => (id, Ok(Err(f))),
+                Event::Done(id, r) => (id, Ok(Ok(r))),
+                Event::Failed(id, e) => (id, Err(e)),
+            };
+            let Some(i) = job.ids.iter().position(|x| *x == id) else {
+                continue; // an earlier run's message
+            };
+            match what {
+                Ok(Err(f)) => job.fractions[i] = f,
+                Ok(Ok(r)) => job.reports[i] = Some(*r),
+                Err(e) => {
+                    self.error = Some(e);
+                    self.stop();
+                    return false;
+                }
             }
         }
-        if let Some(job) = self.job.take() {
-            self.done = Some(Done {
-                link: job.link,
-                sides: job.sides,
-                reports: job.reports,
-                outage: outage_window(p),
-            });
-            self.redraw = true;
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|j| j.reports.iter().all(|r| r.is_some()))
+        {
+            if let Some(job) = self.job.take() {
+                self.done = Some(Done {
+                    link: job.link,
+                    sides: job.sides,
+                    reports: job.reports.into_iter().flatten().collect(),
+                    outage: outage_window(p),
+                });
+                self.redraw = true;
+            }
         }
-        false
+        self.local_pending()
     }
 
     /// Stops the run in flight; the last complete result stays, marked stale.
     pub(crate) fn cancel(&mut self) {
-        if self.job.take().is_some() {
+        if self.job.is_some() {
+            self.stop();
             self.cancelled = true;
         }
     }
@@ -192,7 +227,7 @@ impl View {
         let running = self.job.as_ref();
         let slow = running.is_some_and(|j| now() - j.started > 150.0);
         if let Some(bar) = by_id("sim-progress") {
-            let value = running.map_or(0.0, |j| j.fraction);
+            let value = running.map_or(0.0, |j| j.fraction());
             let _ = bar.set_attribute("value", &format!("{value:.3}"));
             set_hidden(&bar, !slow);
         }
@@ -200,13 +235,13 @@ impl View {
             set_hidden(&b, !slow);
         }
         let stale = running.is_some() || self.cancelled;
-        let status = match (&self.error, running, self.cancelled, &self.done) {
+        let mut status = match (&self.error, running, self.cancelled, &self.done) {
             (Some(e), _, _, _) => e.clone(),
             (None, Some(j), _, Some(_)) => format!(
                 "running {:.0}%; the result below is the previous run's (stale)",
-                j.fraction * 100.0
+                j.fraction() * 100.0
             ),
-            (None, Some(j), _, None) => format!("running {:.0}%", j.fraction * 100.0),
+            (None, Some(j), _, None) => format!("running {:.0}%", j.fraction() * 100.0),
             (None, None, true, Some(_)) => {
                 "cancelled; the result below is the previous run's (stale)".to_string()
             }
@@ -223,10 +258,16 @@ impl View {
             }
             (None, None, false, None) => String::new(),
         };
+        if let Some(why) = self.exec.as_ref().and_then(|e| e.fallback.as_ref()) {
+            status.push_str(&format!(" (on the page's own thread: {why})"));
+        }
         if let Some(s) = by_id("sim-status") {
             s.set_text_content(Some(&status));
         }
         if let Some(view) = by_id("scenario-view") {
+            if let Some(exec) = &self.exec {
+                let _ = view.set_attribute("data-exec", exec.place());
+            }
             let _ = view.set_attribute("data-stale", if stale { "true" } else { "false" });
             let _ = view.set_attribute(
                 "data-done",

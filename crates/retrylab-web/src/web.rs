@@ -100,13 +100,16 @@ pub fn start() -> Result<(), JsValue> {
         tick_pending: false,
     }));
     {
-        // One slice of the scenario run per task; it reschedules itself while work remains.
+        // Reads what the simulation workers posted and redraws; where the page runs the
+        // simulation itself, one slice per task, rescheduled while work remains.
         let runner = app.clone();
         let tick = Closure::<dyn FnMut()>::new(move || {
-            let mut a = runner.borrow_mut();
+            let Ok(mut a) = runner.try_borrow_mut() else {
+                return; // called during an update, which renders anyway
+            };
             a.tick_pending = false;
             let params = a.state.params.clone();
-            let more = a.view.slice(&params);
+            let more = a.view.pump(&params);
             a.view.render(&document(), &params);
             if more {
                 schedule(&mut a);
@@ -114,7 +117,9 @@ pub fn start() -> Result<(), JsValue> {
         });
         let f: js_sys::Function = tick.as_ref().unchecked_ref::<js_sys::Function>().clone();
         tick.forget(); // page-lifetime handler
-        app.borrow_mut().tick = Some(f);
+        let mut a = app.borrow_mut();
+        a.view.connect(f.clone());
+        a.tick = Some(f);
     }
     render(&mut app.borrow_mut(), true);
 

@@ -6,7 +6,7 @@ use crate::retry::time::Micros;
 
 /// Which system a run simulates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ScenarioKind {
     /// Open-loop arrivals against a server with a capacity and an outage window.

@@ -14,7 +14,7 @@ pub const MAX_BINS: usize = 20_000;
 
 /// One time bin.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Bin {
     /// New requests (first attempts of originals).
     pub originals: u32,
@@ -238,7 +238,7 @@ impl Recorder {
 
 /// A run's totals.
 #[derive(Clone, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Summary {
     /// Original requests.
     pub originals: u64,
@@ -301,7 +301,7 @@ impl Summary {
 
 /// A run's summary and its time series.
 #[derive(Clone, Debug, Default, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Report {
     /// Totals.
     pub summary: Summary,

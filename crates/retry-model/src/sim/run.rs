@@ -25,7 +25,7 @@ use alloc::vec::Vec;
 
 /// What a whole run (all its repetitions) produced.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SimReport {
     /// The scenario.
     pub scenario: ScenarioKind,

@@ -1,0 +1,478 @@
+//! Where simulations run (wasm32 only): in Web Workers that load the page's own wasm module.
+//!
+//! The page posts a link to a worker; the worker runs it with [`Runner`] in slices of about
+//! 25 ms, posts its progress after each slice and its [`SimReport`] at the end. Between slices
+//! it reads its messages, so a newer link or a cancel replaces the run in flight (latest wins).
+//! `www/worker.js` only imports the glue, starts the wasm with the module the page sends and
+//! calls [`worker_start`]; every message is read and written here.
+//!
+//! [`Exec`] is the page's side: a pool of up to `navigator.hardwareConcurrency` workers (at most
+//! [`MAX_WORKERS`]), created as the queue needs them, that take one link each. Where a worker
+//! cannot start, the same [`Runner`] runs the links on the page's own event loop in slices of
+//! about 8 ms, so the page still answers between them.
+
+use retry_model::sim::{Run, SimReport};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The most workers the page starts, whatever the machine's core count.
+pub const MAX_WORKERS: usize = 8;
+
+/// A message to a worker.
+#[derive(Serialize, Deserialize)]
+enum ToWorker {
+    /// Run this link; replaces the run in flight.
+    Run { id: u32, link: String },
+    /// Drop the run in flight.
+    Cancel,
+}
+
+/// A message from a worker.
+#[derive(Serialize, Deserialize)]
+enum FromWorker {
+    /// The wasm is loaded; links can come.
+    Ready,
+    /// Share of run `id` done, 0 to 1.
+    Progress { id: u32, fraction: f64 },
+    /// Run `id` finished.
+    Done { id: u32, report: Box<SimReport> },
+    /// Run `id` could not start (the link's one-line error).
+    Failed { id: u32, error: String },
+}
+
+/// What the page hears about a run it submitted.
+pub(crate) enum Event {
+    /// Share done, 0 to 1.
+    Progress(u32, f64),
+    /// The report.
+    Done(u32, Box<SimReport>),
+    /// The one-line error.
+    Failed(u32, String),
+}
+
+fn clock() -> f64 {
+    js_sys::Date::now()
+}
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    // The fingerprint and the counts are u64: as BigInt they cross exactly.
+    v.serialize(
+        &serde_wasm_bindgen::Serializer::new().serialize_large_number_types_as_bigints(true),
+    )
+    .map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// One link's run, advanced in slices.
+pub(crate) struct Runner {
+    run: Box<Run>,
+    // Events per step, adapted so one step stays well under a slice: a `layers` event can be a
+    // whole call tree of up to a million bottom calls, a storm event a few microseconds.
+    batch: u64,
+}
+
+/// Where a slice left a run.
+pub(crate) enum Step {
+    /// Not finished; the share done.
+    More(Runner, f64),
+    /// Finished.
+    Done(Box<SimReport>),
+}
+
+impl Runner {
+    /// Checks the link and builds its first repetition; the error names the bad key.
+    pub(crate) fn new(link: &str) -> Result<Runner, String> {
+        let p: retry_model::Params = link
+            .parse()
+            .map_err(|e: retry_model::ConfigError| e.to_string())?;
+        let run = Run::new(&p).map_err(|e| e.to_string())?;
+        Ok(Runner {
+            run: Box::new(run),
+            batch: 64,
+        })
+    }
+
+    /// Works for about `budget_ms`.
+    pub(crate) fn work(mut self, budget_ms: f64) -> Step {
+        let t0 = clock();
+        loop {
+            let t = clock();
+            let prog = self.run.step(self.batch);
+            // Grow the batch while steps are quick, shrink it when one takes over 4 ms.
+            let took = clock() - t;
+            self.batch = if took < 1.0 {
+                (self.batch * 2).min(100_000)
+            } else if took > 4.0 {
+                (self.batch / 4).max(1)
+            } else {
+                self.batch
+            };
+            if prog.done {
+                return Step::Done(Box::new((*self.run).finish()));
+            }
+            if clock() - t0 > budget_ms {
+                return Step::More(self, prog.fraction);
+            }
+        }
+    }
+}
+
+// ---- the worker's side -------------------------------------------------------------------
+
+struct WorkerState {
+    job: Option<(u32, Runner)>,
+    scheduled: bool,
+    tick: Option<js_sys::Function>,
+}
+
+thread_local! {
+    static WORKER: RefCell<WorkerState> = const { RefCell::new(WorkerState { job: None, scheduled: false, tick: None }) };
+}
+
+fn scope() -> web_sys::DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+fn post(msg: &FromWorker) {
+    match to_js(msg) {
+        Ok(v) => {
+            let _ = scope().post_message(&v);
+        }
+        Err(e) => web_sys::console::error_1(&e),
+    }
+}
+
+fn schedule_slice() {
+    WORKER.with_borrow_mut(|w| {
+        if w.scheduled || w.job.is_none() {
+            return;
+        }
+        if let Some(f) = &w.tick {
+            w.scheduled = scope()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(f, 0)
+                .is_ok();
+        }
+    });
+}
+
+fn slice() {
+    let job = WORKER.with_borrow_mut(|w| {
+        w.scheduled = false;
+        w.job.take()
+    });
+    let Some((id, runner)) = job else {
+        return;
+    };
+    match runner.work(25.0) {
+        Step::More(runner, fraction) => {
+            post(&FromWorker::Progress { id, fraction });
+            WORKER.with_borrow_mut(|w| {
+                // A message read during the slice may have put a newer run here: it wins.
+                if w.job.is_none() {
+                    w.job = Some((id, runner));
+                }
+            });
+        }
+        Step::Done(report) => post(&FromWorker::Done { id, report }),
+    }
+    schedule_slice();
+}
+
+fn on_message(e: web_sys::MessageEvent) {
+    match serde_wasm_bindgen::from_value::<ToWorker>(e.data()) {
+        Ok(ToWorker::Run { id, link }) => match Runner::new(&link) {
+            Ok(r) => {
+                WORKER.with_borrow_mut(|w| w.job = Some((id, r)));
+                schedule_slice();
+            }
+            Err(error) => {
+                WORKER.with_borrow_mut(|w| w.job = None);
+                post(&FromWorker::Failed { id, error });
+            }
+        },
+        Ok(ToWorker::Cancel) => WORKER.with_borrow_mut(|w| w.job = None),
+        Err(e) => web_sys::console::error_1(&format!("worker: unreadable message: {e}").into()),
+    }
+}
+
+/// The worker's entry point, called by `www/worker.js` once the wasm is loaded: installs the
+/// message handler and tells the page it is ready.
+#[wasm_bindgen]
+pub fn worker_start() {
+    console_error_panic_hook::set_once();
+    let tick = Closure::<dyn FnMut()>::new(slice);
+    let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(on_message);
+    WORKER.with_borrow_mut(|w| {
+        w.tick = Some(tick.as_ref().unchecked_ref::<js_sys::Function>().clone())
+    });
+    scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    tick.forget(); // worker-lifetime handlers
+    handler.forget();
+    post(&FromWorker::Ready);
+}
+
+// ---- the page's side ---------------------------------------------------------------------
+
+struct Slot {
+    worker: web_sys::Worker,
+    ready: bool,
+    // The link it runs, with its id.
+    busy: Option<(u32, String)>,
+    // It reported an error (its script or the wasm failed to load): it takes no more links.
+    dead: bool,
+}
+
+// What a worker's error handler puts in the inbox.
+const DIED: &str = "retrylab-worker-error";
+
+type Inbox = Rc<RefCell<VecDeque<(usize, JsValue)>>>;
+
+/// The page's pool of workers, or the page's own loop where workers cannot start.
+pub(crate) struct Exec {
+    slots: Vec<Slot>,
+    queue: VecDeque<(u32, String)>,
+    inbox: Inbox,
+    // Called after every worker message, so the page reads its inbox.
+    wake: js_sys::Function,
+    glue: Option<String>,
+    max: usize,
+    next_id: u32,
+    local: Option<(u32, Runner)>,
+    // Why the page runs simulations itself, if it does.
+    pub(crate) fallback: Option<String>,
+}
+
+/// The URL of the page's wasm-bindgen glue (Trunk preloads it), for the workers to import.
+fn glue_url() -> Option<String> {
+    let doc = web_sys::window()?.document()?;
+    let el = doc
+        .query_selector("link[rel=modulepreload][href$='.js']")
+        .ok()??;
+    let href = el.get_attribute("href")?;
+    let base = doc.base_uri().ok()??;
+    web_sys::Url::new_with_base(&href, &base)
+        .ok()
+        .map(|u| u.href())
+}
+
+impl Exec {
+    /// A pool that calls `wake` whenever a worker has posted; it starts one worker at once so
+    /// the first run does not wait for the wasm to load.
+    pub(crate) fn new(wake: js_sys::Function) -> Exec {
+        let cores = web_sys::window()
+            .map(|w| w.navigator().hardware_concurrency() as usize)
+            .unwrap_or(1);
+        let mut exec = Exec {
+            slots: Vec::new(),
+            queue: VecDeque::new(),
+            inbox: Rc::default(),
+            wake,
+            glue: glue_url(),
+            max: cores.clamp(1, MAX_WORKERS),
+            next_id: 0,
+            local: None,
+            fallback: None,
+        };
+        if exec.glue.is_none() {
+            exec.fallback = Some("the page's script was not found for a worker".into());
+        }
+        exec.grow();
+        exec
+    }
+
+    /// Where runs go: "worker", or "page" when no worker could start.
+    pub(crate) fn place(&self) -> &'static str {
+        if self.fallback.is_some() {
+            "page"
+        } else {
+            "worker"
+        }
+    }
+
+    fn grow(&mut self) {
+        if self.fallback.is_some() || self.slots.len() >= self.max {
+            return;
+        }
+        match self.spawn() {
+            Ok(slot) => self.slots.push(slot),
+            Err(e) if self.slots.is_empty() => {
+                let why = e.as_string().unwrap_or_else(|| format!("{e:?}"));
+                self.fallback = Some(format!("a Web Worker could not start ({why})"));
+            }
+            Err(_) => self.max = self.slots.len(),
+        }
+    }
+
+    fn spawn(&self) -> Result<Slot, JsValue> {
+        let glue = self.glue.as_deref().ok_or("no script")?;
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        let worker = web_sys::Worker::new_with_options("worker.js", &opts)?;
+        let index = self.slots.len();
+        let (inbox, wake) = (self.inbox.clone(), self.wake.clone());
+        let on_msg =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                inbox.borrow_mut().push_back((index, e.data()));
+                let _ = wake.call0(&JsValue::NULL);
+            });
+        worker.set_onmessage(Some(on_msg.as_ref().unchecked_ref()));
+        on_msg.forget(); // lives as long as the worker, which lives as long as the page
+        let (inbox, wake) = (self.inbox.clone(), self.wake.clone());
+        let on_err = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            inbox
+                .borrow_mut()
+                .push_back((index, JsValue::from_str(DIED)));
+            let _ = wake.call0(&JsValue::NULL);
+        });
+        worker.set_onerror(Some(on_err.as_ref().unchecked_ref()));
+        on_err.forget();
+        let init = js_sys::Object::new();
+        js_sys::Reflect::set(&init, &"glue".into(), &glue.into())?;
+        js_sys::Reflect::set(&init, &"module".into(), &wasm_bindgen::module())?;
+        worker.post_message(&init)?;
+        Ok(Slot {
+            worker,
+            ready: false,
+            busy: None,
+            dead: false,
+        })
+    }
+
+    /// Queues links to run; returns their ids, in order.
+    pub(crate) fn submit(&mut self, links: Vec<String>) -> Vec<u32> {
+        let ids: Vec<u32> = links
+            .into_iter()
+            .map(|l| {
+                self.next_id = self.next_id.wrapping_add(1);
+                self.queue.push_back((self.next_id, l));
+                self.next_id
+            })
+            .collect();
+        self.dispatch();
+        ids
+    }
+
+    /// Drops every queued and running link.
+    pub(crate) fn cancel_all(&mut self) {
+        self.queue.clear();
+        self.local = None;
+        for s in &mut self.slots {
+            if s.busy.take().is_some() {
+                if let Ok(v) = to_js(&ToWorker::Cancel) {
+                    let _ = s.worker.post_message(&v);
+                }
+            }
+        }
+    }
+
+    fn dispatch(&mut self) {
+        if self.fallback.is_some() {
+            return;
+        }
+        for s in self
+            .slots
+            .iter_mut()
+            .filter(|s| s.ready && !s.dead && s.busy.is_none())
+        {
+            let Some((id, link)) = self.queue.pop_front() else {
+                break;
+            };
+            let msg = ToWorker::Run {
+                id,
+                link: link.clone(),
+            };
+            if let Ok(v) = to_js(&msg) {
+                if s.worker.post_message(&v).is_ok() {
+                    s.busy = Some((id, link));
+                }
+            }
+        }
+        let idle = self
+            .slots
+            .iter()
+            .filter(|s| !s.dead && s.busy.is_none())
+            .count();
+        if self.queue.len() > idle {
+            self.grow();
+        }
+    }
+
+    /// True while the page runs a link itself and wants another slice.
+    pub(crate) fn local_pending(&self) -> bool {
+        self.fallback.is_some() && (self.local.is_some() || !self.queue.is_empty())
+    }
+
+    /// Reads what the workers posted (or runs one local slice of about 8 ms) and hands out
+    /// queued links; returns what happened to the page's runs.
+    pub(crate) fn poll(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        if self.fallback.is_some() {
+            if self.local.is_none() {
+                if let Some((id, link)) = self.queue.pop_front() {
+                    match Runner::new(&link) {
+                        Ok(r) => self.local = Some((id, r)),
+                        Err(e) => events.push(Event::Failed(id, e)),
+                    }
+                }
+            }
+            if let Some((id, r)) = self.local.take() {
+                match r.work(8.0) {
+                    Step::More(r, f) => {
+                        events.push(Event::Progress(id, f));
+                        self.local = Some((id, r));
+                    }
+                    Step::Done(rep) => events.push(Event::Done(id, rep)),
+                }
+            }
+            return events;
+        }
+        let inbox: Vec<(usize, JsValue)> = self.inbox.borrow_mut().drain(..).collect();
+        for (i, data) in inbox {
+            let Some(slot) = self.slots.get_mut(i) else {
+                continue;
+            };
+            if data.as_string().as_deref() == Some(DIED) {
+                slot.dead = true;
+                slot.worker.terminate();
+                // Its link goes back to the front of the queue, for another worker or the page.
+                if let Some(job) = slot.busy.take() {
+                    self.queue.push_front(job);
+                }
+                if self.slots.iter().all(|s| s.dead) {
+                    self.fallback = Some("the simulation worker failed to load".into());
+                }
+                continue;
+            }
+            let msg = match serde_wasm_bindgen::from_value::<FromWorker>(data) {
+                Ok(m) => m,
+                Err(e) => {
+                    web_sys::console::error_1(
+                        &format!("page: unreadable worker message: {e}").into(),
+                    );
+                    continue;
+                }
+            };
+            match msg {
+                FromWorker::Ready => slot.ready = true,
+                FromWorker::Progress { id, fraction } => events.push(Event::Progress(id, fraction)),
+                FromWorker::Done { id, report } => {
+                    if slot.busy.as_ref().is_some_and(|b| b.0 == id) {
+                        slot.busy = None;
+                    }
+                    events.push(Event::Done(id, report));
+                }
+                FromWorker::Failed { id, error } => {
+                    if slot.busy.as_ref().is_some_and(|b| b.0 == id) {
+                        slot.busy = None;
+                    }
+                    events.push(Event::Failed(id, error));
+                }
+            }
+        }
+        self.dispatch();
+        events
+    }
+}
