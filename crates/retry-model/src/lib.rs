@@ -36,6 +36,7 @@ pub use retry::budget;
 pub use link::keys as link_keys;
 pub use link::preset::Preset;
 pub use link::run::occ_study_sweep;
+pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
 pub use request::explain::{explain, Explanation, StepText};

@@ -1,7 +1,8 @@
 //! The simulation commands: `run`, `compare`, `sweep`.
 
 use crate::json;
-use retry_model::sim::{Run, SimReport, Summary};
+use retry_model::link_sweep::Axis;
+use retry_model::sim::{sweep_csv, sweep_markdown, Run, SimReport, Summary};
 use retry_model::Params;
 use std::fmt::Write;
 use std::io::Write as _;
@@ -49,12 +50,25 @@ fn params(text: &str) -> Result<Params, String> {
     text.parse::<Params>().map_err(|e| e.to_string())
 }
 
-fn ms(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |x| format!("{x:.1} ms"))
+/// Refuses a link with `sweep.` keys where one run is wanted.
+fn no_sweep(p: &Params, cmd: &str) -> Result<(), String> {
+    match p.sweep() {
+        Some(_) => Err(format!(
+            "sweep: this link sweeps {}; run it with `retrylab sweep`, not `{cmd}`",
+            p.sweep().map_or(String::new(), |s| s
+                .axes
+                .iter()
+                .map(|a| a.key)
+                .collect::<Vec<_>>()
+                .join(" and "))
+        )),
+        None => Ok(()),
+    }
 }
 
 pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let p = params(text)?;
+    no_sweep(&p, "run")?;
     let r = simulate_with_progress(&p, "run")?;
     let mut out = String::new();
     match fmt {
@@ -84,6 +98,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
 /// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.
 pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
     let first = params(qa).map_err(|e| format!("A: {e}"))?;
+    no_sweep(&first, "compare")?;
     let (pa, pb) = match (qb, first.side_b()) {
         (Some(_), Some(_)) => {
             return Err("b: give one link with b. keys, or two links, not both".into())
@@ -113,46 +128,20 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
     ))
 }
 
-/// `key=a..b/step` or `key=x,y,z`.
-fn param_values(spec: &str) -> Result<(String, Vec<String>), String> {
+/// `key=a..b/step` or `key=x,y,z`, the key checked against the link's vocabulary.
+fn param_axis(spec: &str) -> Result<Axis, String> {
     let (key, values) = spec
         .split_once('=')
         .ok_or_else(|| format!("--param: '{spec}' should be key=a..b/step or key=x,y,z"))?;
-    if let Some((range, step)) = values
-        .split_once('/')
-        .or_else(|| values.contains("..").then_some((values, "1")))
-    {
-        let (lo, hi) = range
-            .split_once("..")
-            .ok_or_else(|| format!("--param: '{values}' should be a..b/step"))?;
-        let parse = |s: &str| {
-            s.trim()
-                .parse::<u64>()
-                .map_err(|_| format!("--param: '{s}' in '{spec}' is not a whole number"))
-        };
-        let (lo, hi, step) = (parse(lo)?, parse(hi)?, parse(step)?);
-        if step == 0 || hi < lo || (hi - lo) / step >= 1000 {
-            return Err(format!(
-                "--param: '{spec}' needs lo <= hi, a step > 0 and at most 1000 values"
-            ));
-        }
-        return Ok((
-            key.to_string(),
-            (lo..=hi)
-                .step_by(step as usize)
-                .map(|v| v.to_string())
-                .collect(),
-        ));
-    }
-    let list: Vec<String> = values
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if list.is_empty() {
-        return Err(format!("--param: '{spec}' lists no values"));
-    }
-    Ok((key.to_string(), list))
+    let key = retry_model::all_keys()
+        .find(|k| *k == key)
+        .ok_or_else(|| format!("--param: unknown key '{key}': `retrylab keys` lists them"))?;
+    let values = retry_model::link_sweep::values(values).map_err(|e| format!("--param: {e}"))?;
+    Ok(Axis {
+        key,
+        spec: spec.to_string(),
+        values,
+    })
 }
 
 /// Runs every row on all cores (rows are independent, so the output is the same whatever the
@@ -220,115 +209,36 @@ fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     results.into_inner().unwrap_or_default()
 }
 
-/// The most rows (combinations of `--param` values) one sweep runs.
-pub const MAX_ROWS: usize = 2000;
-
+/// `retrylab sweep '<link>' --param k=values ...`, or a link with `sweep.` keys.
 pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
-    let base = params(query)?;
-    if specs.is_empty() {
-        return Err("--param: give at least one, e.g. --param clients=10..190/10".into());
-    }
-    let axes: Vec<(String, Vec<String>)> = specs
-        .iter()
-        .map(|s| param_values(s))
-        .collect::<Result<_, _>>()?;
-    let jobs = sweep_jobs(&base, &axes)?;
+    let link = params(query)?;
+    let axes: Vec<Axis> = match (link.sweep(), specs.is_empty()) {
+        (Some(_), false) => {
+            return Err("--param: give the sweep in the link (sweep. keys) or as --param, not both".into())
+        }
+        (Some(s), true) => s.axes.clone(),
+        (None, true) => {
+            return Err("--param: give at least one, e.g. --param clients=10..190/10 (or sweep.clients=10..190/10 in the link)".into())
+        }
+        (None, false) => specs.iter().map(|s| param_axis(s)).collect::<Result<_, _>>()?,
+    };
+    let base = Params {
+        sweep: None,
+        ..link.clone()
+    };
+    let jobs = base
+        .sweep_rows(&axes)
+        .map_err(|e| format!("--param: {e}"))?;
     let results = run_rows(&jobs);
     let mut rows: Vec<(Vec<String>, Summary)> = Vec::with_capacity(jobs.len());
     for ((values, _), r) in jobs.into_iter().zip(results) {
         let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
         rows.push((values, s));
     }
-    let keys: Vec<&str> = axes.iter().map(|(k, _)| k.as_str()).collect();
+    let keys: Vec<&str> = axes.iter().map(|a| a.key).collect();
     match fmt {
         "json" => json::pretty(&json::SweepDoc::new(&base, &keys, &rows)),
         "csv" => Ok(sweep_csv(&keys, &rows)),
-        _ => Ok(sweep_markdown(&base, &keys, &rows)),
+        _ => Ok(sweep_markdown(&base.to_string(), &keys, &rows)),
     }
-}
-
-/// Every combination of the axes' values as a row's link, checked (errors name the value)
-/// before anything runs; at most [`MAX_ROWS`], counted without overflow.
-fn sweep_jobs(
-    base: &Params,
-    axes: &[(String, Vec<String>)],
-) -> Result<Vec<(Vec<String>, Params)>, String> {
-    let total = axes.iter().try_fold(1usize, |acc, (_, v)| {
-        acc.checked_mul(v.len()).filter(|n| *n <= MAX_ROWS)
-    });
-    let Some(total) = total else {
-        let sizes: Vec<String> = axes.iter().map(|(_, v)| v.len().to_string()).collect();
-        return Err(format!(
-            "--param: {} combinations is more than the {MAX_ROWS} rows a sweep runs",
-            sizes.join(" x ")
-        ));
-    };
-    let mut jobs = Vec::with_capacity(total);
-    for n in 0..total {
-        let mut idx = n;
-        let mut p = base.clone();
-        let mut values = Vec::new();
-        for (key, vals) in axes.iter().rev() {
-            let v = &vals[idx % vals.len()];
-            idx /= vals.len();
-            p.set(key, v).map_err(|e| format!("--param: {e}"))?;
-            values.push(v.clone());
-        }
-        values.reverse();
-        // Checks the row's values and caps; it builds the first repetition and runs nothing.
-        Run::new(&p).map_err(|e| format!("--param {}: {e}", values.join(",")))?;
-        jobs.push((values, p));
-    }
-    Ok(jobs)
-}
-
-fn sweep_csv(keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{},originals,attempts,amplification,successes,success_rate,peak_attempts_per_s,completion_ms,p50_ms,p99_ms,duplicates", keys.join(","));
-    for (vals, s) in rows {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            vals.join(","),
-            s.originals,
-            s.attempts,
-            s.amplification,
-            s.successes,
-            s.success_rate,
-            s.peak_attempts_per_s,
-            s.completion_ms,
-            s.p50_ms.map_or(String::new(), |v| v.to_string()),
-            s.p99_ms.map_or(String::new(), |v| v.to_string()),
-            s.duplicates
-        );
-    }
-    out
-}
-
-fn sweep_markdown(base: &Params, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "`?{base}`\n");
-    let _ = writeln!(out, "| {} | originals | attempts | amplification | success | peak att/s | completion | p50 | p99 | duplicates |", keys.join(" | "));
-    let _ = writeln!(
-        out,
-        "|{}---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        "---|".repeat(keys.len())
-    );
-    for (vals, s) in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {:.2}x | {:.1}% | {:.0} | {:.0} ms | {} | {} | {} |",
-            vals.join(" | "),
-            s.originals,
-            s.attempts,
-            s.amplification,
-            s.success_rate * 100.0,
-            s.peak_attempts_per_s,
-            s.completion_ms,
-            ms(s.p50_ms),
-            ms(s.p99_ms),
-            s.duplicates
-        );
-    }
-    out
 }

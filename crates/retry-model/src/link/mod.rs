@@ -21,6 +21,7 @@ pub mod keys;
 pub mod preset;
 pub(crate) mod run;
 mod sim_keys;
+pub mod sweep;
 
 use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{
@@ -71,6 +72,8 @@ pub struct Params {
     pub sim: crate::sim::SimParams,
     /// The second side of a comparison (the link's `b.` keys), if the link compares two.
     pub compare: Option<alloc::boxed::Box<compare::Compare>>,
+    /// The link's sweep (its `sweep.` keys), if it has one.
+    pub sweep: Option<alloc::boxed::Box<sweep::Sweep>>,
 }
 
 impl Default for Params {
@@ -92,6 +95,7 @@ impl Default for Params {
             clients: 20,
             sim: crate::sim::SimParams::default(),
             compare: None,
+            sweep: None,
         }
     }
 }
@@ -234,7 +238,10 @@ impl Params {
             self.set_policy_key(k, v)
         };
         // Side B is side A with its `b.` keys on top: it follows an edit of A. A preset starts
-        // a new link, without a second side.
+        // a new link, without a second side or a sweep.
+        if k.name == "preset" {
+            self.sweep = None;
+        }
         if let (Some(c), false) = (compare, k.name == "preset") {
             let pairs: Vec<(String, String)> = c
                 .keys
@@ -418,6 +425,7 @@ impl Params {
         let q = q.split('#').next().unwrap_or("");
         let mut pairs: Vec<(usize, String, String)> = Vec::new();
         let mut b_pairs: Vec<(String, String)> = Vec::new();
+        let mut sweep_pairs: Vec<(String, String)> = Vec::new();
         for part in q.split('&').filter(|s| !s.is_empty()) {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             let (k, v) = match (percent_decode(k), percent_decode(v)) {
@@ -439,6 +447,10 @@ impl Params {
             };
             if let Some(bk) = k.strip_prefix(compare::PREFIX) {
                 b_pairs.push((String::from(bk), v));
+                continue;
+            }
+            if let Some(sk) = k.strip_prefix(sweep::PREFIX) {
+                sweep_pairs.push((String::from(sk), v));
                 continue;
             }
             match all_keys().position(|known| known == k) {
@@ -489,6 +501,9 @@ impl Params {
                 errors.extend(refused);
                 if !b_pairs.is_empty() {
                     errors.extend(p.set_compare(&b_pairs));
+                }
+                if !sweep_pairs.is_empty() {
+                    errors.extend(p.set_sweep(&sweep_pairs));
                 }
                 return (p, errors);
             }
@@ -611,6 +626,17 @@ impl fmt::Display for Params {
             for (key, v) in &c.keys {
                 write!(f, "&{}{key}=", compare::PREFIX)?;
                 percent_encode(f, v)?;
+            }
+        }
+        if let Some(s) = &self.sweep {
+            for a in &s.axes {
+                write!(f, "&{}{}=", sweep::PREFIX, a.key)?;
+                percent_encode(f, &a.spec)?;
+            }
+            if !s.plot.is_empty() {
+                let names: Vec<&str> = s.plot.iter().map(|m| m.name()).collect();
+                write!(f, "&{}plot=", sweep::PREFIX)?;
+                percent_encode(f, &names.join(","))?;
             }
         }
         Ok(())

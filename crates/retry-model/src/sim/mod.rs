@@ -31,6 +31,7 @@ mod run;
 mod settings;
 mod slab;
 mod storm;
+mod sweep_text;
 
 pub use breaker::{Breaker, BreakerState};
 pub use engine::{Model, Repetition, Sim};
@@ -50,3 +51,4 @@ pub use settings::{
 };
 pub use slab::Slab;
 pub use storm::{Ev, Storm};
+pub use sweep_text::{sweep_csv, sweep_markdown, Metric};

@@ -1,0 +1,345 @@
+//! A sweep on one link: keys written `sweep.key=values` run the link once per value, so any
+//! numeric (or menu) key can be swept with any summary metric plotted against it. The first
+//! `sweep.` key is the x axis; a second one gives one line per value (for example one per
+//! backoff kind). `sweep.plot` names the metrics the page plots (default: write calls and
+//! completion time for `occ`, amplification and success rate otherwise).
+//!
+//! Values are `a..b/step` (whole numbers, with an optional unit shared by the three:
+//! `100ms..2000ms/100ms`) or a list `x,y,z`; each value is checked as the key's own value would
+//! be, in every combination, before anything runs. At most [`MAX_ROWS`] rows, [`MAX_VALUES`]
+//! values per key and two keys in a link (`retrylab sweep --param` takes more).
+//!
+//! ```
+//! use retry_model::Params;
+//! let p: Params = "preset=payments-jitter&sweep.base=100ms..2000ms/100ms".parse().unwrap();
+//! let s = p.sweep().unwrap();
+//! assert_eq!(s.axes[0].values.len(), 20);
+//! assert_eq!(p.sweep_rows(&s.axes).unwrap()[3].1.policy.backoff.base.as_millis(), 400);
+//! assert_eq!(p.to_string(), "v=1&preset=payments-jitter&sweep.base=100ms..2000ms/100ms");
+//! ```
+
+use super::{all_keys, keys, Params};
+use crate::retry::error::ConfigError;
+use crate::sim::{Metric, Run};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// What marks a key as a sweep's.
+pub const PREFIX: &str = "sweep.";
+
+/// The most rows (combinations of values) one sweep runs.
+pub const MAX_ROWS: usize = 2000;
+
+/// The most values one swept key takes.
+pub const MAX_VALUES: usize = 1000;
+
+/// One swept key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// The key.
+    pub key: &'static str,
+    /// Its values as the link writes them (`10..190/10`).
+    pub spec: String,
+    /// Every value, in order.
+    pub values: Vec<String>,
+}
+
+/// A link's sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    /// The x axis, then (if any) the key with one line per value.
+    pub axes: Vec<Axis>,
+    /// The metrics the link asks for (`sweep.plot`); empty for the scenario's default.
+    pub plot: Vec<Metric>,
+}
+
+impl Sweep {
+    /// The metrics to plot: the link's, or the scenario's default.
+    pub fn metrics(&self, p: &Params) -> Vec<Metric> {
+        if !self.plot.is_empty() {
+            return self.plot.clone();
+        }
+        match p.sim.kind() {
+            Some(crate::sim::ScenarioKind::Occ) => {
+                alloc::vec![Metric::Attempts, Metric::CompletionMs]
+            }
+            _ => alloc::vec![Metric::Amplification, Metric::SuccessRate],
+        }
+    }
+}
+
+/// Splits `100ms` into (100, "ms").
+fn number_and_unit(s: &str) -> Option<(u64, &str)> {
+    let s = s.trim();
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    Some((s[..end].parse().ok()?, &s[end..]))
+}
+
+/// The values of `a..b/step` (units allowed, shared) or `x,y,z`; the error is the rule.
+pub fn values(text: &str) -> Result<Vec<String>, String> {
+    if let Some((range, step)) = text
+        .split_once('/')
+        .or_else(|| text.contains("..").then_some((text, "1")))
+    {
+        let (lo, hi) = range
+            .split_once("..")
+            .ok_or_else(|| format!("'{text}' should be a..b/step"))?;
+        fn whole<'a>(s: &'a str, text: &str) -> Result<(u64, &'a str), String> {
+            number_and_unit(s).ok_or_else(|| {
+                format!("'{s}' in '{text}' is not a whole number (with an optional unit)")
+            })
+        }
+        let ((lo, unit), (hi, hi_unit), (step, step_unit)) =
+            (whole(lo, text)?, whole(hi, text)?, whole(step, text)?);
+        if hi_unit != unit || !(step_unit.is_empty() || step_unit == unit) {
+            return Err(format!(
+                "'{text}': the bounds and the step need the same unit"
+            ));
+        }
+        if step == 0 || hi < lo || (hi - lo) / step >= MAX_VALUES as u64 {
+            return Err(format!(
+                "'{text}' needs lo <= hi, a step > 0 and at most {MAX_VALUES} values"
+            ));
+        }
+        return Ok((lo..=hi)
+            .step_by(step as usize)
+            .map(|v| format!("{v}{unit}"))
+            .collect());
+    }
+    let list: Vec<String> = text
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        return Err(format!("'{text}' lists no values"));
+    }
+    if list.len() > MAX_VALUES {
+        return Err(format!("'{text}' lists more than {MAX_VALUES} values"));
+    }
+    Ok(list)
+}
+
+impl Params {
+    /// The link's sweep, if it has `sweep.` keys.
+    pub fn sweep(&self) -> Option<&Sweep> {
+        self.sweep.as_deref()
+    }
+
+    /// Every combination of the axes' values as a row: the values, and this link without its
+    /// sweep with those values set. Each row is checked (its keys, the cross-key rules and the
+    /// simulator's caps, without running anything); the error names the key and the value.
+    pub fn sweep_rows(&self, axes: &[Axis]) -> Result<Vec<(Vec<String>, Params)>, String> {
+        let total = axes.iter().try_fold(1usize, |acc, a| {
+            acc.checked_mul(a.values.len()).filter(|n| *n <= MAX_ROWS)
+        });
+        let Some(total) = total else {
+            let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
+            return Err(format!(
+                "{} combinations is more than the {MAX_ROWS} rows a sweep runs",
+                sizes.join(" x ")
+            ));
+        };
+        let base = Params {
+            sweep: None,
+            ..self.clone()
+        };
+        let mut rows = Vec::with_capacity(total);
+        for n in 0..total {
+            let mut idx = n;
+            let mut p = base.clone();
+            let mut vals = Vec::with_capacity(axes.len());
+            for a in axes.iter().rev() {
+                let v = &a.values[idx % a.values.len()];
+                idx /= a.values.len();
+                p.set(a.key, v)
+                    .map_err(|e| format!("{}={v}: {}", a.key, e.rule))?;
+                vals.push(v.clone());
+            }
+            vals.reverse();
+            let named = || {
+                axes.iter()
+                    .zip(&vals)
+                    .map(|(a, v)| format!("{}={v}", a.key))
+                    .collect::<Vec<_>>()
+                    .join("&")
+            };
+            p.validate().map_err(|e| format!("{}: {e}", named()))?;
+            if p.sim.scenario.is_some() {
+                // Checks the row against the simulator's caps; builds one repetition, runs nothing.
+                Run::new(&p).map_err(|e| format!("{}: {e}", named()))?;
+            }
+            rows.push((vals, p));
+        }
+        Ok(rows)
+    }
+
+    /// Reads the link's `sweep.` keys (without their prefix). Returns the problems, each naming
+    /// `sweep` and the key; a link with a bad sweep opens without it.
+    pub(crate) fn set_sweep(&mut self, pairs: &[(String, String)]) -> Vec<ConfigError> {
+        let bad = |k: &str, rule: &str| ConfigError::new("sweep", format!("sweep.{k}: {rule}"));
+        let mut axes: Vec<Axis> = Vec::new();
+        let mut plot = Vec::new();
+        for (k, v) in pairs {
+            if k == "plot" {
+                plot.clear();
+                for name in v.split(',').filter(|s| !s.is_empty()) {
+                    match Metric::from_name(name) {
+                        Some(m) if !plot.contains(&m) => plot.push(m),
+                        Some(_) => {}
+                        None => {
+                            return alloc::vec![bad(
+                                k,
+                                &format!("'{name}' is not a metric; accepted {}", Metric::names())
+                            )]
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(key) = keys::key(k).filter(|_| all_keys().any(|n| n == k)) else {
+                return alloc::vec![bad(k, "unknown key: see docs/link.md")];
+            };
+            if matches!(key.name, "v" | "preset") {
+                return alloc::vec![bad(k, "cannot be swept: it is the link's, not a row's")];
+            }
+            if axes.iter().any(|a| a.key == key.name) {
+                return alloc::vec![bad(k, "appears more than once")];
+            }
+            if axes.len() == 2 {
+                return alloc::vec![bad(k, "a link sweeps at most two keys (the x axis and one line per value); retrylab sweep --param takes more")];
+            }
+            match values(v) {
+                Ok(values) => axes.push(Axis {
+                    key: key.name,
+                    spec: v.clone(),
+                    values,
+                }),
+                Err(rule) => return alloc::vec![bad(k, &rule)],
+            }
+        }
+        if axes.is_empty() {
+            return alloc::vec![bad(
+                "plot",
+                "names metrics, but the link sweeps no key (add sweep.clients=10..190/10, say)"
+            )];
+        }
+        if self.sim.scenario.is_none() {
+            return alloc::vec![bad(
+                axes[0].key,
+                "a sweep runs simulations: the link needs a scenario"
+            )];
+        }
+        if self.compare.is_some() {
+            return alloc::vec![bad(
+                axes[0].key,
+                "a link either compares two sides (b. keys) or sweeps, not both"
+            )];
+        }
+        if let Err(rule) = self.sweep_rows(&axes) {
+            return alloc::vec![bad(axes[0].key, &rule)];
+        }
+        self.sweep = Some(alloc::boxed::Box::new(Sweep { axes, plot }));
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_2015_study_is_one_link() {
+        let p: Params = "preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated"
+            .parse()
+            .unwrap();
+        let s = p.sweep().unwrap();
+        let rows = p.sweep_rows(&s.axes).unwrap();
+        assert_eq!(rows.len(), 95);
+        // The last key varies fastest, as in `retrylab sweep --param`.
+        assert_eq!(rows[1].0, ["10", "exponential"]);
+        assert_eq!(rows[5].1.clients, 20);
+        assert_eq!(s.metrics(&p), [Metric::Attempts, Metric::CompletionMs]);
+        let again: Params = p.to_string().parse().unwrap();
+        assert_eq!(again, p, "the sweep round-trips: {p}");
+    }
+
+    #[test]
+    fn values_take_ranges_with_units_and_lists() {
+        assert_eq!(values("1..3").unwrap(), ["1", "2", "3"]);
+        assert_eq!(
+            values("100ms..300ms/100ms").unwrap(),
+            ["100ms", "200ms", "300ms"]
+        );
+        assert_eq!(values("1s..3s/1").unwrap(), ["1s", "2s", "3s"]);
+        assert_eq!(values("full, none").unwrap(), ["full", "none"]);
+        assert!(values("1s..3ms/1").unwrap_err().contains("same unit"));
+        assert!(values("5..1/1").unwrap_err().contains("lo <= hi"));
+        assert!(values("0..5000/1").unwrap_err().contains("at most 1000"));
+        assert!(values(",").unwrap_err().contains("no values"));
+    }
+
+    #[test]
+    fn bad_sweeps_name_sweep_and_the_key() {
+        for (q, rule) in [
+            (
+                "preset=payments-jitter&sweep.wat=1,2",
+                "sweep.wat: unknown key",
+            ),
+            (
+                "preset=payments-jitter&sweep.preset=a,b",
+                "sweep.preset: cannot be swept",
+            ),
+            (
+                "sweep.base=100ms..300ms/100ms",
+                "sweep.base: a sweep runs simulations",
+            ),
+            (
+                "preset=payments-jitter&sweep.base=100ms..3000ms/100ms&sweep.cap=1s",
+                "sweep.base: base=1100ms&cap=1s: base: must not exceed cap",
+            ),
+            (
+                "preset=payments-jitter&sweep.attempts=0,2",
+                "sweep.attempts: attempts=0: '0' is not a whole number",
+            ),
+            (
+                "preset=payments-jitter&sweep.seed=1..1000&sweep.attempts=1..3",
+                "sweep.seed: 1000 x 3 combinations",
+            ),
+            (
+                "preset=payments-jitter&sweep.plot=speed&sweep.seed=1,2",
+                "sweep.plot: 'speed' is not a metric",
+            ),
+            (
+                "preset=payments-jitter&b.backoff=none&sweep.seed=1,2",
+                "sweep.seed: a link either compares",
+            ),
+            (
+                "preset=payments-jitter&sweep.seed=1,2&sweep.base=1s,2s&sweep.cap=5s",
+                "sweep.cap: a link sweeps at most two keys",
+            ),
+        ] {
+            let e = q.parse::<Params>().unwrap_err();
+            assert_eq!(e.field, "sweep", "{q}: {e}");
+            assert!(e.rule.starts_with(rule), "{q}: {e}");
+            // The rest of the link still opens, without the sweep.
+            let (p, _) = Params::parse_lenient(q);
+            assert!(p.sweep().is_none());
+        }
+    }
+
+    #[test]
+    fn an_edit_keeps_the_sweep_and_a_preset_drops_it() {
+        let mut p: Params = "preset=payments-jitter&sweep.base=100ms,200ms&sweep.plot=p99_ms"
+            .parse()
+            .unwrap();
+        p.set("outage", "2s").unwrap();
+        assert_eq!(
+            p.to_string(),
+            "v=1&preset=payments-jitter&outage=2s&sweep.base=100ms,200ms&sweep.plot=p99_ms"
+        );
+        p.set("preset", "burst-lab").unwrap();
+        assert!(p.sweep().is_none());
+    }
+}

@@ -1,0 +1,212 @@
+//! A sweep's words and numbers: the summary metrics a sweep can plot ([`Metric`]) and its table
+//! as CSV and Markdown, as `retrylab sweep` prints them and the page exports them.
+//!
+//! ```
+//! use retry_model::sim::{Metric, Summary};
+//! let s = Summary { amplification: 1.084, success_rate: 0.918, ..Summary::default() };
+//! assert_eq!(Metric::Amplification.text(&s), "1.08x");
+//! assert_eq!(Metric::SuccessRate.value(&s), Some(91.8));
+//! assert_eq!(Metric::from_name("p99_ms"), Some(Metric::P99Ms));
+//! ```
+
+use super::metrics::Summary;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// A summary number a sweep plots against the swept key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Original requests.
+    Originals,
+    /// Attempts (the 2015 study's write calls).
+    Attempts,
+    /// Attempts per original.
+    Amplification,
+    /// Requests that succeeded.
+    Successes,
+    /// Share of originals that succeeded, in percent.
+    SuccessRate,
+    /// The busiest second's attempts.
+    PeakAttemptsPerS,
+    /// When the last request ended.
+    CompletionMs,
+    /// Median latency of successes.
+    P50Ms,
+    /// 99th percentile latency of successes.
+    P99Ms,
+    /// Durable effects beyond one per original.
+    Duplicates,
+}
+
+impl Metric {
+    /// Every metric, in the sweep table's column order.
+    pub const ALL: [Metric; 10] = [
+        Metric::Originals,
+        Metric::Attempts,
+        Metric::Amplification,
+        Metric::Successes,
+        Metric::SuccessRate,
+        Metric::PeakAttemptsPerS,
+        Metric::CompletionMs,
+        Metric::P50Ms,
+        Metric::P99Ms,
+        Metric::Duplicates,
+    ];
+
+    /// The name in links (`sweep.plot`) and the CSV header.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Originals => "originals",
+            Metric::Attempts => "attempts",
+            Metric::Amplification => "amplification",
+            Metric::Successes => "successes",
+            Metric::SuccessRate => "success_rate",
+            Metric::PeakAttemptsPerS => "peak_attempts_per_s",
+            Metric::CompletionMs => "completion_ms",
+            Metric::P50Ms => "p50_ms",
+            Metric::P99Ms => "p99_ms",
+            Metric::Duplicates => "duplicates",
+        }
+    }
+
+    /// The metric a name gives.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Every name, comma separated, for messages.
+    pub fn names() -> String {
+        Metric::ALL.map(Metric::name).join(", ")
+    }
+
+    /// The Markdown table's column head.
+    pub fn head(self) -> &'static str {
+        match self {
+            Metric::Originals => "originals",
+            Metric::Attempts => "attempts",
+            Metric::Amplification => "amplification",
+            Metric::Successes => "success",
+            Metric::SuccessRate => "success",
+            Metric::PeakAttemptsPerS => "peak att/s",
+            Metric::CompletionMs => "completion",
+            Metric::P50Ms => "p50",
+            Metric::P99Ms => "p99",
+            Metric::Duplicates => "duplicates",
+        }
+    }
+
+    /// A chart's axis label, with its unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Originals => "original requests",
+            Metric::Attempts => "attempts (write calls)",
+            Metric::Amplification => "amplification (attempts per original)",
+            Metric::Successes => "successful requests",
+            Metric::SuccessRate => "success rate (%)",
+            Metric::PeakAttemptsPerS => "peak attempts per second",
+            Metric::CompletionMs => "completion time (ms)",
+            Metric::P50Ms => "p50 latency of successes (ms)",
+            Metric::P99Ms => "p99 latency of successes (ms)",
+            Metric::Duplicates => "duplicate effects",
+        }
+    }
+
+    /// The number plotted (success rate in percent); `None` where there is none (no successes
+    /// to take a percentile of).
+    pub fn value(self, s: &Summary) -> Option<f64> {
+        Some(match self {
+            Metric::Originals => s.originals as f64,
+            Metric::Attempts => s.attempts as f64,
+            Metric::Amplification => s.amplification,
+            Metric::Successes => s.successes as f64,
+            Metric::SuccessRate => s.success_rate * 100.0,
+            Metric::PeakAttemptsPerS => s.peak_attempts_per_s,
+            Metric::CompletionMs => s.completion_ms,
+            Metric::P50Ms => return s.p50_ms,
+            Metric::P99Ms => return s.p99_ms,
+            Metric::Duplicates => s.duplicates as f64,
+        })
+    }
+
+    /// The number as the sweep's Markdown table writes it (`1.08x`, `91.8%`, `812 ms`).
+    pub fn text(self, s: &Summary) -> String {
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1} ms"));
+        match self {
+            Metric::Originals => s.originals.to_string(),
+            Metric::Attempts => s.attempts.to_string(),
+            Metric::Amplification => format!("{:.2}x", s.amplification),
+            Metric::Successes => s.successes.to_string(),
+            Metric::SuccessRate => format!("{:.1}%", s.success_rate * 100.0),
+            Metric::PeakAttemptsPerS => format!("{:.0}", s.peak_attempts_per_s),
+            Metric::CompletionMs => format!("{:.0} ms", s.completion_ms),
+            Metric::P50Ms => ms(s.p50_ms),
+            Metric::P99Ms => ms(s.p99_ms),
+            Metric::Duplicates => s.duplicates.to_string(),
+        }
+    }
+
+    /// The number as the sweep's CSV writes it (full precision, empty for none).
+    pub fn csv(self, s: &Summary) -> String {
+        match self {
+            Metric::Originals => s.originals.to_string(),
+            Metric::Attempts => s.attempts.to_string(),
+            Metric::Amplification => s.amplification.to_string(),
+            Metric::Successes => s.successes.to_string(),
+            Metric::SuccessRate => s.success_rate.to_string(),
+            Metric::PeakAttemptsPerS => s.peak_attempts_per_s.to_string(),
+            Metric::CompletionMs => s.completion_ms.to_string(),
+            Metric::P50Ms => s.p50_ms.map_or(String::new(), |v| v.to_string()),
+            Metric::P99Ms => s.p99_ms.map_or(String::new(), |v| v.to_string()),
+            Metric::Duplicates => s.duplicates.to_string(),
+        }
+    }
+}
+
+// The table leaves out the successes count: its success column is the rate.
+const TABLE: [Metric; 9] = [
+    Metric::Originals,
+    Metric::Attempts,
+    Metric::Amplification,
+    Metric::SuccessRate,
+    Metric::PeakAttemptsPerS,
+    Metric::CompletionMs,
+    Metric::P50Ms,
+    Metric::P99Ms,
+    Metric::Duplicates,
+];
+
+/// The sweep as CSV: the swept keys, then every metric, one row per combination.
+pub fn sweep_csv(keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
+    let heads: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+    let mut out = format!("{},{}\n", keys.join(","), heads.join(","));
+    for (vals, s) in rows {
+        let cells: Vec<String> = Metric::ALL.iter().map(|m| m.csv(s)).collect();
+        out.push_str(&format!("{},{}\n", vals.join(","), cells.join(",")));
+    }
+    out
+}
+
+/// The sweep as a Markdown table under its base link.
+pub fn sweep_markdown(base_link: &str, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
+    let heads: Vec<&str> = TABLE.iter().map(|m| m.head()).collect();
+    let mut out = format!(
+        "`?{base_link}`\n\n| {} | {} |\n",
+        keys.join(" | "),
+        heads.join(" | ")
+    );
+    out.push_str(&format!(
+        "|{}---:|{}\n",
+        "---|".repeat(keys.len()),
+        "---:|".repeat(TABLE.len() - 1)
+    ));
+    for (vals, s) in rows {
+        let cells: Vec<String> = TABLE.iter().map(|m| m.text(s)).collect();
+        out.push_str(&format!(
+            "| {} | {} |\n",
+            vals.join(" | "),
+            cells.join(" | ")
+        ));
+    }
+    out
+}
