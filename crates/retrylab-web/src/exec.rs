@@ -25,8 +25,9 @@ pub const MAX_WORKERS: usize = 8;
 /// A message to a worker.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// Run this link; replaces the run in flight.
-    Run { id: u32, link: String },
+    /// Run this link; replaces the run in flight. Without `series` only the summary comes
+    /// back (a sweep's rows).
+    Run { id: u32, link: String, series: bool },
     /// Drop the run in flight.
     Cancel,
 }
@@ -123,7 +124,7 @@ impl Runner {
 // ---- the worker's side -------------------------------------------------------------------
 
 struct WorkerState {
-    job: Option<(u32, Runner)>,
+    job: Option<(u32, Runner, bool)>,
     scheduled: bool,
     tick: Option<js_sys::Function>,
 }
@@ -163,7 +164,7 @@ fn slice() {
         w.scheduled = false;
         w.job.take()
     });
-    let Some((id, runner)) = job else {
+    let Some((id, runner, series)) = job else {
         return;
     };
     match runner.work(25.0) {
@@ -172,20 +173,25 @@ fn slice() {
             WORKER.with_borrow_mut(|w| {
                 // A message read during the slice may have put a newer run here: it wins.
                 if w.job.is_none() {
-                    w.job = Some((id, runner));
+                    w.job = Some((id, runner, series));
                 }
             });
         }
-        Step::Done(report) => post(&FromWorker::Done { id, report }),
+        Step::Done(mut report) => {
+            if !series {
+                report.series.bins = Vec::new();
+            }
+            post(&FromWorker::Done { id, report })
+        }
     }
     schedule_slice();
 }
 
 fn on_message(e: web_sys::MessageEvent) {
     match serde_wasm_bindgen::from_value::<ToWorker>(e.data()) {
-        Ok(ToWorker::Run { id, link }) => match Runner::new(&link) {
+        Ok(ToWorker::Run { id, link, series }) => match Runner::new(&link) {
             Ok(r) => {
-                WORKER.with_borrow_mut(|w| w.job = Some((id, r)));
+                WORKER.with_borrow_mut(|w| w.job = Some((id, r, series)));
                 schedule_slice();
             }
             Err(error) => {
@@ -240,6 +246,8 @@ pub(crate) struct Exec {
     glue: Option<String>,
     max: usize,
     next_id: u32,
+    // Whether the queued links' series come back (not for a sweep's rows).
+    series: bool,
     local: Option<(u32, Runner)>,
     // Why the page runs simulations itself, if it does.
     pub(crate) fallback: Option<String>,
@@ -273,6 +281,7 @@ impl Exec {
             glue: glue_url(),
             max: cores.clamp(1, MAX_WORKERS),
             next_id: 0,
+            series: true,
             local: None,
             fallback: None,
         };
@@ -342,7 +351,8 @@ impl Exec {
     }
 
     /// Queues links to run; returns their ids, in order.
-    pub(crate) fn submit(&mut self, links: Vec<String>) -> Vec<u32> {
+    pub(crate) fn submit(&mut self, links: Vec<String>, series: bool) -> Vec<u32> {
+        self.series = series;
         let ids: Vec<u32> = links
             .into_iter()
             .map(|l| {
@@ -383,6 +393,7 @@ impl Exec {
             let msg = ToWorker::Run {
                 id,
                 link: link.clone(),
+                series: self.series,
             };
             if let Ok(v) = to_js(&msg) {
                 if s.worker.post_message(&v).is_ok() {

@@ -15,6 +15,8 @@ mod exec;
 #[cfg(target_arch = "wasm32")]
 mod scenario;
 pub mod state;
+pub mod sweepchart;
+pub mod sweepplan;
 pub mod timeline;
 #[cfg(target_arch = "wasm32")]
 mod web;

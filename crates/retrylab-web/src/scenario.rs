@@ -6,6 +6,8 @@
 //! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
 use crate::exec::{Event, Exec};
+use crate::sweepchart::{draw_sweep, SweepMap};
+use crate::sweepplan::Plan;
 use crate::timeline::{draw_timeline, TimeMap, Timeline};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -16,6 +18,7 @@ use web_sys::{Document, Element};
 /// A run in flight: one side, or the two sides of a comparison (each in its own worker where
 /// there are two).
 pub(crate) struct Job {
+    plan: Option<Plan>,
     ids: Vec<u32>,
     sides: Vec<String>,
     reports: Vec<Option<SimReport>>,
@@ -25,6 +28,19 @@ pub(crate) struct Job {
 }
 
 impl Job {
+    /// "40%", and for a sweep "40% (38 of 95 rows)".
+    fn progress_text(&self) -> String {
+        let pct = format!("{:.0}%", self.fraction() * 100.0);
+        match &self.plan {
+            Some(_) => format!(
+                "{pct} ({} of {} rows)",
+                self.reports.iter().filter(|r| r.is_some()).count(),
+                self.ids.len()
+            ),
+            None => pct,
+        }
+    }
+
     fn fraction(&self) -> f64 {
         let done = self.reports.iter().filter(|r| r.is_some()).count() as f64;
         let within: f64 = self
@@ -40,6 +56,8 @@ impl Job {
 
 /// The last complete run.
 pub(crate) struct Done {
+    // A sweep's rows; `None` for one run or a comparison.
+    plan: Option<Plan>,
     link: String,
     sides: Vec<String>,
     reports: Vec<SimReport>,
@@ -55,6 +73,7 @@ pub(crate) struct View {
     error: Option<String>,
     cancelled: bool,
     map: TimeMap,
+    sweep_maps: Vec<SweepMap>,
     hover: Option<usize>,
     // The timeline needs drawing again (a new result); hover and progress do not redraw it.
     redraw: bool,
@@ -104,6 +123,9 @@ impl View {
         }
         self.stop();
         self.cancelled = false;
+        if let Some(plan) = Plan::of(p) {
+            return self.start_sweep(plan, link);
+        }
         // Side A is the link without its `b.` keys; side B, if any, is the link's second side.
         let a = Params {
             compare: None,
@@ -120,14 +142,41 @@ impl View {
         };
         self.error = None;
         let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
-        let ids = exec.submit(sides.clone());
+        let ids = exec.submit(sides.clone(), true);
         self.job = Some(Job {
+            plan: None,
             reports: ids.iter().map(|_| None).collect(),
             fractions: ids.iter().map(|_| 0.0).collect(),
             ids,
             sides,
             link,
             started: now(),
+        });
+        self.local_pending()
+    }
+
+    fn start_sweep(&mut self, plan: Result<Plan, String>, link: String) -> bool {
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(e) => {
+                self.error = Some(format!("sweep: {e}"));
+                return false;
+            }
+        };
+        let Some(exec) = self.exec.as_mut() else {
+            return false;
+        };
+        self.error = None;
+        // Rows need only their summaries: the workers send no series back.
+        let ids = exec.submit(plan.links.clone(), false);
+        self.job = Some(Job {
+            reports: ids.iter().map(|_| None).collect(),
+            fractions: ids.iter().map(|_| 0.0).collect(),
+            ids,
+            sides: Vec::new(),
+            link,
+            started: now(),
+            plan: Some(plan),
         });
         self.local_pending()
     }
@@ -178,6 +227,7 @@ impl View {
         {
             if let Some(job) = self.job.take() {
                 self.done = Some(Done {
+                    plan: job.plan,
                     link: job.link,
                     sides: job.sides,
                     reports: job.reports.into_iter().flatten().collect(),
@@ -199,7 +249,12 @@ impl View {
 
     /// The bin under the pointer, for the readout; true when it changed.
     pub(crate) fn hover(&mut self, x: Option<f64>) -> bool {
-        let bin = x.and_then(|x| self.map.bin_at(x));
+        let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
+        let bin = match (sweep, x) {
+            (true, Some(x)) => self.sweep_maps.first().and_then(|m| m.index_at(x)),
+            (false, Some(x)) => self.map.bin_at(x),
+            (_, None) => None,
+        };
         let changed = bin != self.hover;
         self.hover = bin;
         changed
@@ -238,10 +293,10 @@ impl View {
         let mut status = match (&self.error, running, self.cancelled, &self.done) {
             (Some(e), _, _, _) => e.clone(),
             (None, Some(j), _, Some(_)) => format!(
-                "running {:.0}%; the result below is the previous run's (stale)",
-                j.fraction() * 100.0
+                "running {}; the result below is the previous run's (stale)",
+                j.progress_text()
             ),
-            (None, Some(j), _, None) => format!("running {:.0}%", j.fraction() * 100.0),
+            (None, Some(j), _, None) => format!("running {}", j.progress_text()),
             (None, None, true, Some(_)) => {
                 "cancelled; the result below is the previous run's (stale)".to_string()
             }
@@ -250,6 +305,13 @@ impl View {
                 let runs = d.reports.first().map_or(1, |r| r.runs);
                 let plural = if runs == 1 { "" } else { "s" };
                 match d.sides.as_slice() {
+                    _ if d.plan.is_some() => {
+                        let plan = d.plan.as_ref().map_or_else(String::new, |p| {
+                            let keys: Vec<&str> = p.axes.iter().map(|a| a.key).collect();
+                            format!("{} rows of ?{} sweeping {}", p.links.len(), p.base, keys.join(" and "))
+                        });
+                        format!("{plan}, mean of {runs} run{plural} each")
+                    }
                     [a, b] => format!(
                         "{runs} run{plural} of each side. A: ?{a}; B: ?{b}. The controls edit A; B is A with the link's b. keys."
                     ),
@@ -278,6 +340,17 @@ impl View {
                 },
             );
         }
+        let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
+        for (id, show) in [
+            ("run-section", !sweep),
+            ("run-summary", !sweep),
+            ("sweep-section", sweep),
+            ("sweep-summary", sweep),
+        ] {
+            if let Some(el) = by_id(id) {
+                set_hidden(&el, !show);
+            }
+        }
         if self.redraw {
             self.render_tiles(doc);
             self.draw();
@@ -298,6 +371,12 @@ impl View {
         let Some(d) = &self.done else {
             return;
         };
+        if let Some(plan) = &d.plan {
+            if let Some(md) = by_id("sweep-md") {
+                md.set_text_content(Some(&plan.markdown(&summaries(d))));
+            }
+            return;
+        }
         let compare = by_id("compare-section");
         if let [a, b] = d.reports.as_slice() {
             // Two sides: the before/after table, and its Markdown exactly as `retrylab compare`.
@@ -354,6 +433,14 @@ impl View {
     /// Markdown, byte for byte what `retrylab run --format csv|markdown` writes.
     pub(crate) fn exports(&self) -> Option<(String, String, String)> {
         let d = self.done.as_ref()?;
+        if let Some(plan) = &d.plan {
+            let s = summaries(d);
+            return Some((
+                "retrylab-sweep".to_string(),
+                plan.csv(&s),
+                plan.markdown(&s),
+            ));
+        }
         let r = d.reports.first()?;
         Some((
             format!("retrylab-{}", r.scenario.name()),
@@ -376,11 +463,69 @@ impl View {
         ))
     }
 
-    /// Draws the timeline of the last complete run.
+    /// Draws a sweep's charts, one canvas per metric.
+    fn draw_sweep(&mut self) {
+        let (Some(d), Some(host)) = (&self.done, by_id("sweep-charts")) else {
+            return;
+        };
+        let Some(plan) = &d.plan else {
+            return;
+        };
+        let charts = plan.charts(&summaries(d));
+        let doc = web_sys::window().and_then(|w| w.document());
+        self.sweep_maps.clear();
+        while host.child_element_count() as usize > charts.len() {
+            if let Some(last) = host.last_element_child() {
+                last.remove();
+            }
+        }
+        for (i, chart) in charts.iter().enumerate() {
+            let id = format!("sweep-chart-{i}");
+            if by_id(&id).is_none() {
+                let Some(c) = doc.as_ref().and_then(|d| d.create_element("canvas").ok()) else {
+                    return;
+                };
+                c.set_id(&id);
+                let _ = c.set_attribute("class", "chart");
+                let _ = host.append_child(&c);
+            }
+            if let Some(c) = by_id(&id) {
+                let _ = c.set_attribute("role", "img");
+                let _ = c.set_attribute("aria-label", &chart.title);
+            }
+            let Some((canvas, dpr)) = crate::canvas::fit(&id, 0.42, 240.0, 400.0) else {
+                return;
+            };
+            let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+                return;
+            };
+            match draw_sweep(&backend.into_drawing_area(), chart, dpr) {
+                Ok(map) => self.sweep_maps.push(map),
+                Err(e) => web_sys::console::error_1(&format!("sweep chart: {e}").into()),
+            }
+            let _ = canvas.set_attribute("data-lines", &chart.lines.len().to_string());
+        }
+    }
+
+    /// The canvases of the charts on screen, for the PNG exports.
+    pub(crate) fn chart_ids(&self) -> Vec<String> {
+        match self.done.as_ref().and_then(|d| d.plan.as_ref()) {
+            Some(p) => (0..p.metrics.len())
+                .map(|i| format!("sweep-chart-{i}"))
+                .collect(),
+            None => vec!["timeline".to_string()],
+        }
+    }
+
+    /// Draws the timeline of the last complete run, or a sweep's charts.
     pub(crate) fn draw(&mut self) {
         let Some(d) = &self.done else {
             return;
         };
+        if d.plan.is_some() {
+            self.draw_sweep();
+            return;
+        }
         let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.45, 260.0, 420.0) else {
             return;
         };
@@ -415,6 +560,16 @@ impl View {
     }
 
     fn render_readout(&self) {
+        if let Some((d, plan)) = self.done.as_ref().and_then(|d| Some((d, d.plan.as_ref()?))) {
+            if let Some(out) = by_id("sweep-readout") {
+                let text = match self.hover {
+                    Some(i) => plan.readout(&summaries(d), i),
+                    None => "Point at a chart to read every line's values there.".to_string(),
+                };
+                out.set_text_content(Some(&text));
+            }
+            return;
+        }
         let Some(out) = by_id("timeline-readout") else {
             return;
         };
@@ -441,6 +596,10 @@ impl View {
         };
         out.set_text_content(Some(&text));
     }
+}
+
+fn summaries(d: &Done) -> Vec<retry_model::sim::Summary> {
+    d.reports.iter().map(|r| r.summary.clone()).collect()
 }
 
 fn set_hidden(el: &Element, hidden: bool) {

@@ -54,6 +54,15 @@ fn download(name: &str, href: &str) {
     }
 }
 
+/// A canvas as a PNG data URL.
+fn canvas_png(id: &str) -> Option<String> {
+    by_id(id)?
+        .dyn_into::<HtmlCanvasElement>()
+        .ok()?
+        .to_data_url()
+        .ok()
+}
+
 /// Schedules the next slice of the scenario run, once.
 fn schedule(a: &mut App) {
     if a.tick_pending {
@@ -200,13 +209,19 @@ pub fn start() -> Result<(), JsValue> {
                     ),
                 ),
                 "export-png" => {
-                    let Some(url) = by_id("timeline")
-                        .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
-                        .and_then(|c| c.to_data_url().ok())
-                    else {
-                        return;
-                    };
-                    (format!("{stem}.png"), url)
+                    // Every chart of the view, each at the device pixel ratio it is drawn at.
+                    let ids = a.view.chart_ids();
+                    for (i, id) in ids.iter().enumerate() {
+                        if let Some(url) = canvas_png(id) {
+                            let name = if ids.len() == 1 {
+                                format!("{stem}.png")
+                            } else {
+                                format!("{stem}-{}.png", i + 1)
+                            };
+                            download(&name, &url);
+                        }
+                    }
+                    return;
                 }
                 _ => return,
             };
@@ -217,6 +232,11 @@ pub fn start() -> Result<(), JsValue> {
             .add_event_listener_with_callback("click", on_export.as_ref().unchecked_ref())?;
         on_export.forget(); // page-lifetime handler
     }
+    on_click(&app, "export-schedule-png", |_| {
+        if let Some(url) = canvas_png("schedule") {
+            download("retrylab-schedule.png", &url);
+        }
+    })?;
     // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
     on_click(&app, "compare-copy", |a| {
         if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
@@ -249,9 +269,12 @@ pub fn start() -> Result<(), JsValue> {
                     a.view.render(&document(), &params);
                 }
             });
-        let timeline = by_id("timeline").ok_or("no #timeline")?;
-        for event in ["pointermove", "pointerleave"] {
-            timeline.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        // The timeline, and the sweep's charts (which share one x axis).
+        for id in ["timeline", "sweep-charts"] {
+            let el = by_id(id).ok_or_else(|| format!("no #{id}"))?;
+            for event in ["pointermove", "pointerleave"] {
+                el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+            }
         }
         on_move.forget(); // page-lifetime handler
     }

@@ -645,7 +645,7 @@ impl fmt::Display for Params {
 
 fn percent_encode(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~,:=".contains(&b) {
+        if b.is_ascii_alphanumeric() || b"-_.~,:=/".contains(&b) {
             write!(f, "{}", b as char)?;
         } else {
             write!(f, "%{b:02X}")?;

@@ -45,3 +45,42 @@ pub fn occ_study_sweep() -> u64 {
     }
     calls
 }
+
+/// The 2015 simulator's figures (`tests/golden/occ_2015_reference.csv`): for each client count
+/// and backoff kind, its mean write calls and completion time in ms over 100 runs.
+pub const OCC_2015_REFERENCE: &str =
+    include_str!("../../../../tests/golden/occ_2015_reference.csv");
+
+/// The 2015 simulator's (write calls, completion ms) for a link, when the link is the study's
+/// setting (`preset=occ-2015` with only `clients`, `backoff` and `seed` changed, at most 190
+/// clients in steps of 10) and the figure exists.
+///
+/// ```
+/// use retry_model::{occ_2015_reference, Params};
+/// let p: Params = "preset=occ-2015&backoff=full&clients=100".parse().unwrap();
+/// assert_eq!(occ_2015_reference(&p), Some((797, 4879)));
+/// let q: Params = "preset=occ-2015&backoff=full&clients=100&runs=5".parse().unwrap();
+/// assert_eq!(occ_2015_reference(&q), None, "5 runs is not the study's setting");
+/// ```
+pub fn occ_2015_reference(p: &Params) -> Option<(u64, u64)> {
+    let kind = p.get("backoff")?;
+    let mut study: Params = format!("preset=occ-2015&backoff={kind}&clients={}", p.clients)
+        .parse()
+        .ok()?;
+    study.seed = p.seed;
+    let plain = Params {
+        sweep: None,
+        compare: None,
+        ..p.clone()
+    };
+    if study != plain {
+        return None;
+    }
+    let clients = format!("{}", p.clients);
+    OCC_2015_REFERENCE
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(',').collect::<alloc::vec::Vec<_>>())
+        .find(|f| f.len() == 4 && f[0] == clients && f[1] == kind)
+        .and_then(|f| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
+}

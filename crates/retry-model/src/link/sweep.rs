@@ -14,7 +14,7 @@
 //! let p: Params = "preset=payments-jitter&sweep.base=100ms..2000ms/100ms".parse().unwrap();
 //! let s = p.sweep().unwrap();
 //! assert_eq!(s.axes[0].values.len(), 20);
-//! assert_eq!(p.sweep_rows(&s.axes).unwrap()[3].1.policy.backoff.base.as_millis(), 400);
+//! assert_eq!(p.sweep_rows(&s.axes).unwrap()[3].1.policy.backoff.base.as_micros(), 400_000);
 //! assert_eq!(p.to_string(), "v=1&preset=payments-jitter&sweep.base=100ms..2000ms/100ms");
 //! ```
 

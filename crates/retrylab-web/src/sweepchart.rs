@@ -1,0 +1,232 @@
+//! A sweep's chart: one summary metric against the swept key, one line per value of a second
+//! key (the 2015 study's five backoff kinds), with reference figures (the original 2015
+//! simulator's) as hollow markers of the same colour beside the lab's filled ones.
+//!
+//! Drawing only: every value comes from the core (`Metric::value` of each row's summary). The y
+//! axis is the timeline's [`YAxis`] (log when the values span more than two decades). The
+//! returned [`SweepMap`] turns a pointer's x back into the nearest swept value, for the readout.
+
+use crate::timeline::YAxis;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One line: its legend and a value per x position (`None` where the metric has none).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// The legend (`backoff=full`).
+    pub name: String,
+    /// The lab's values, one per x position.
+    pub values: Vec<Option<f64>>,
+    /// Reference values at the same positions, drawn hollow (empty when there are none).
+    pub reference: Vec<Option<f64>>,
+}
+
+/// What the chart draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepChart {
+    /// The caption.
+    pub title: String,
+    /// The x axis label, with its unit (`clients`, `base (ms)`).
+    pub x_label: String,
+    /// The x positions: numbers, or `None` to place the labels evenly (a menu key).
+    pub x: Option<Vec<f64>>,
+    /// The swept values as the link writes them, one per position.
+    pub x_text: Vec<String>,
+    /// The y axis label, with its unit.
+    pub y_label: String,
+    /// The lines.
+    pub lines: Vec<Line>,
+    /// The reference markers' legend, if any line has them.
+    pub reference_name: Option<String>,
+}
+
+/// Where the swept values landed, in canvas pixels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SweepMap {
+    xs: Vec<f64>,
+}
+
+impl SweepMap {
+    /// The position nearest pixel column `x`, if the pointer is over the plot.
+    pub fn index_at(&self, x: f64) -> Option<usize> {
+        let (first, last) = (*self.xs.first()?, *self.xs.last()?);
+        let slack = if self.xs.len() > 1 {
+            (last - first).abs() / (self.xs.len() - 1) as f64
+        } else {
+            40.0
+        };
+        if x < first.min(last) - slack || x > first.max(last) + slack {
+            return None;
+        }
+        self.xs
+            .iter()
+            .enumerate()
+            .min_by(|a, b| (a.1 - x).abs().total_cmp(&(b.1 - x).abs()))
+            .map(|(i, _)| i)
+    }
+}
+
+/// Line colours, in order; they repeat after eight lines.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(200, 60, 40),
+    RGBColor(40, 90, 170),
+    RGBColor(30, 130, 60),
+    RGBColor(150, 80, 170),
+    RGBColor(210, 140, 20),
+    RGBColor(20, 150, 160),
+    RGBColor(120, 120, 130),
+    RGBColor(170, 40, 110),
+];
+
+fn tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else {
+        format!("{}", (v * 100.0).round() / 100.0)
+    }
+}
+
+/// Draws the chart on `area` (device pixels; `scale` is the devicePixelRatio).
+pub fn draw_sweep<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: &SweepChart,
+    scale: f64,
+) -> Result<SweepMap, String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = c.x_text.len();
+    let xs: Vec<f64> = match &c.x {
+        Some(v) => v.clone(),
+        None => (0..n).map(|i| i as f64).collect(),
+    };
+    let (mut x_lo, mut x_hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
+    if !x_lo.is_finite() {
+        (x_lo, x_hi) = (0.0, 1.0);
+    }
+    // A little room either side, so end points and a single value sit inside the frame.
+    let pad = if x_hi > x_lo {
+        (x_hi - x_lo) * 0.04
+    } else {
+        1.0
+    };
+    let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+    let values = c
+        .lines
+        .iter()
+        .flat_map(|l| l.values.iter().chain(&l.reference))
+        .flatten()
+        .copied();
+    let y = YAxis::for_values(values);
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(12.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(64.0))
+        .caption(&c.title, font(15.0))
+        .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
+        .map_err(|e| e.to_string())?;
+    let y_desc = if y.log {
+        format!("{} (log scale)", c.y_label)
+    } else {
+        c.y_label.clone()
+    };
+    let y_ticks = if y.log { (y.hi - y.lo) as usize + 1 } else { 8 };
+    let categorical = c.x.is_none();
+    let x_text = c.x_text.clone();
+    let x_label = move |v: &f64| {
+        if categorical {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 {
+                x_text.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        } else {
+            tick(*v)
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(c.x_label.as_str())
+        .y_desc(y_desc)
+        .y_labels(y_ticks)
+        .x_labels(if categorical { n.max(2) * 4 } else { 10 })
+        .y_label_formatter(&|v| y.label(*v))
+        .x_label_formatter(&x_label)
+        .label_style(font(12.0))
+        .axis_desc_style(font(13.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let r = px(3.5);
+    for (i, line) in c.lines.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+        let points: Vec<(f64, f64)> = xs
+            .iter()
+            .zip(&line.values)
+            .filter_map(|(x, v)| v.map(|v| (*x, y.place(v))))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(points.clone(), style))
+            .map_err(|e| e.to_string())?
+            .label(line.name.clone())
+            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style));
+        chart
+            .draw_series(points.iter().map(|p| Circle::new(*p, r, color.filled())))
+            .map_err(|e| e.to_string())?;
+        let hollow = ShapeStyle::from(&color).stroke_width(px(1.5) as u32);
+        let refs = xs
+            .iter()
+            .zip(&line.reference)
+            .filter_map(|(x, v)| v.map(|v| (*x, y.place(v))));
+        chart
+            .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(name) = &c.reference_name {
+        let grey = ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32);
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| e.to_string())?
+            .label(name.clone())
+            .legend(move |(x, yy)| Circle::new((x + px(8.0), yy), px(5.0), grey));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(font(12.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let map = SweepMap {
+        xs: xs
+            .iter()
+            .map(|x| f64::from(chart.backend_coord(&(*x, y.lo)).0))
+            .collect(),
+    };
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pixels_map_back_to_the_nearest_value() {
+        let m = SweepMap {
+            xs: vec![100.0, 200.0, 300.0],
+        };
+        assert_eq!(m.index_at(90.0), Some(0));
+        assert_eq!(m.index_at(240.0), Some(1));
+        assert_eq!(m.index_at(390.0), Some(2));
+        assert_eq!(m.index_at(450.0), None, "well past the last value");
+        assert_eq!(SweepMap::default().index_at(10.0), None);
+    }
+}
