@@ -357,6 +357,50 @@ try {
     await context.close();
   });
 
+  await check('the 2015 study runs in the page across workers: five lines per chart, the 2015 figures beside them; screenshot', async () => {
+    const link = 'preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated';
+    const { page, context, errors } = await openPage(`?v=1&${link}`);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(await page.locator('#sweep-section').isHidden(), false);
+    assert.equal(await page.locator('#timeline').isHidden(), true, 'no timeline for a sweep');
+    assert.equal(await page.locator('#sweep-charts canvas').count(), 2, 'write calls and completion time');
+    assert.equal(await attr(page, '#sweep-chart-0', 'data-lines'), '5');
+    assert.match(await page.locator('#sim-status').innerText(), /^95 rows of \?v=1&preset=occ-2015 sweeping clients and backoff, mean of 100 runs each/);
+    const md = await page.locator('#sweep-md').textContent();
+    assert.equal(md.split('\n').filter(l => /^\| \d+ \|/.test(l)).length, 95);
+    // Pointing at 100 clients reads every kind's numbers and the 2015 simulator's.
+    const box = await page.locator('#sweep-chart-0').boundingBox();
+    let text = '';
+    for (let x = box.width * 0.3; x < box.width * 0.8 && !text.startsWith('clients=100:'); x += 4) {
+      await page.mouse.move(box.x + x, box.y + box.height / 2);
+      text = await page.locator('#sweep-readout').innerText();
+    }
+    assert.match(text, /^clients=100: none: \d+ attempts, \d+ ms completion_ms, 2015: 2421 calls, 2027 ms; exponential: /);
+    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    await page.screenshot({ path: join(ARTIFACTS, 'sweep-2015-study.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a sweep link gives retrylab sweep\'s table and CSV, byte for byte; a bad sweep is named', async () => {
+    const link = 'preset=payments-jitter&duration=20s&sweep.base=100ms..900ms/200ms&sweep.backoff=full,equal';
+    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const cli = args => execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', link, ...args]);
+    assert.equal(await page.locator('#sweep-md').textContent(), cli([]).toString());
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+    assert.equal(dl.suggestedFilename(), 'retrylab-sweep.csv');
+    assert.ok(readFileSync(await dl.path()).equals(cli(['--format', 'csv'])), 'CSV byte-identical to retrylab sweep --format csv');
+    assert.equal(await attr(page, '#sweep-chart-0', 'data-lines'), '2');
+    await page.screenshot({ path: join(ARTIFACTS, 'sweep-base.png'), fullPage: true });
+    const bad = await openPage('?v=1&preset=payments-jitter&sweep.base=1s..9s/1s');
+    assert.match(await bad.page.locator('#errors').innerText(), /^sweep: sweep\.base: base=6s: base: must not exceed cap/);
+    await bad.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.equal(await bad.page.locator('#run-section').isHidden(), false, 'the rest of the link opens as one run');
+    await bad.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {
     const { page, context, errors } = await openPage('?v=1&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
     const size = await page.evaluate(() => { const c = document.getElementById('schedule'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });
