@@ -255,6 +255,13 @@ try {
       assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 0, `${preset}: the timeline has bins`);
       assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
       if (preset === 'payments-jitter') await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-jitter.png'), fullPage: true });
+      // Layers and lost responses have a chart of their own under the timeline.
+      const groups = { 'layers-333': '4', 'lost-nokey': '2' }[preset];
+      assert.equal(await page.locator('#extra-chart').isHidden(), !groups, `${preset}: its own chart or none`);
+      if (groups) {
+        assert.equal(await attr(page, '#extra-chart', 'data-groups'), groups);
+        await page.screenshot({ path: join(ARTIFACTS, `scenario-${preset}.png`), fullPage: true });
+      }
       assert.deepEqual(errors, []);
       await context.close();
     }

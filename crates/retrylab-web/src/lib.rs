@@ -6,12 +6,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bars;
 #[cfg(target_arch = "wasm32")]
 mod canvas;
 pub mod chart;
 pub mod controls;
 #[cfg(target_arch = "wasm32")]
 mod exec;
+pub mod extras;
 #[cfg(target_arch = "wasm32")]
 mod scenario;
 pub mod state;

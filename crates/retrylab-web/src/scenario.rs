@@ -19,6 +19,8 @@ use web_sys::{Document, Element};
 /// there are two).
 pub(crate) struct Job {
     plan: Option<Plan>,
+    // The lost view's twin (the link with the key switched) runs after the sides.
+    twin: bool,
     ids: Vec<u32>,
     sides: Vec<String>,
     reports: Vec<Option<SimReport>>,
@@ -61,6 +63,8 @@ pub(crate) struct Done {
     link: String,
     sides: Vec<String>,
     reports: Vec<SimReport>,
+    twin: Option<SimReport>,
+    params: Params,
     outage: Option<(f64, f64)>,
 }
 
@@ -142,9 +146,13 @@ impl View {
         };
         self.error = None;
         let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
-        let ids = exec.submit(sides.clone(), true);
+        let twin = crate::extras::lost_twin(p).map(|t| t.to_string());
+        let mut links = sides.clone();
+        links.extend(twin.iter().cloned());
+        let ids = exec.submit(links, true);
         self.job = Some(Job {
             plan: None,
+            twin: twin.is_some(),
             reports: ids.iter().map(|_| None).collect(),
             fractions: ids.iter().map(|_| 0.0).collect(),
             ids,
@@ -177,6 +185,7 @@ impl View {
             link,
             started: now(),
             plan: Some(plan),
+            twin: false,
         });
         self.local_pending()
     }
@@ -226,11 +235,15 @@ impl View {
             .is_some_and(|j| j.reports.iter().all(|r| r.is_some()))
         {
             if let Some(job) = self.job.take() {
+                let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
+                let twin = if job.twin { reports.pop() } else { None };
                 self.done = Some(Done {
                     plan: job.plan,
                     link: job.link,
                     sides: job.sides,
-                    reports: job.reports.into_iter().flatten().collect(),
+                    reports,
+                    twin,
+                    params: p.clone(),
                     outage: outage_window(p),
                 });
                 self.redraw = true;
@@ -513,8 +526,46 @@ impl View {
             Some(p) => (0..p.metrics.len())
                 .map(|i| format!("sweep-chart-{i}"))
                 .collect(),
+            None if self.extra().is_some() => vec!["timeline".into(), "extra-chart".into()],
             None => vec!["timeline".to_string()],
         }
+    }
+
+    /// The scenario's own chart beside the timeline (layers, lost responses), if it has one.
+    fn extra(&self) -> Option<crate::bars::Bars> {
+        let d = self.done.as_ref()?;
+        let first = d.reports.first()?;
+        match (&d.twin, d.sides.len()) {
+            (Some(t), _) => Some(crate::extras::lost_bars(
+                &d.params,
+                &first.summary,
+                &t.summary,
+            )),
+            (None, 1) => crate::extras::layers_bars(&d.params, &first.summary),
+            _ => None,
+        }
+    }
+
+    fn draw_extra(&self) {
+        let Some(el) = by_id("extra-chart") else {
+            return;
+        };
+        let Some(bars) = self.extra() else {
+            set_hidden(&el, true);
+            return;
+        };
+        set_hidden(&el, false);
+        let _ = el.set_attribute("aria-label", &bars.title);
+        let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.4, 240.0, 380.0) else {
+            return;
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+            return;
+        };
+        if let Err(e) = crate::bars::draw_bars(&backend.into_drawing_area(), &bars, dpr) {
+            web_sys::console::error_1(&format!("chart: {e}").into());
+        }
+        let _ = canvas.set_attribute("data-groups", &bars.categories.len().to_string());
     }
 
     /// Draws the timeline of the last complete run, or a sweep's charts.
@@ -557,6 +608,7 @@ impl View {
         }
         let _ = canvas.set_attribute("data-bins", &rates.len().to_string());
         let _ = canvas.set_attribute("data-sides", &sides.len().to_string());
+        self.draw_extra();
     }
 
     fn render_readout(&self) {

@@ -1,0 +1,147 @@
+//! A grouped bar chart: one group per category, one bar per series, each bar labelled with its
+//! value in the CLI's words. The layers view draws calls per user request at each layer with
+//! it, the lost-responses view the duplicate charges with and without an idempotency key.
+//!
+//! Drawing only: values and their texts come from [`crate::extras`]. The y axis is the
+//! timeline's [`YAxis`] (log when the values span more than two decades, 3^8 = 6561 calls).
+
+use crate::sweepchart::PALETTE;
+use crate::timeline::YAxis;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One series: its legend, and per category a value and its label (`None`: no bar).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarSeries {
+    /// The legend.
+    pub name: String,
+    /// Per category.
+    pub bars: Vec<Option<(f64, String)>>,
+}
+
+/// What the chart draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bars {
+    /// The caption.
+    pub title: String,
+    /// The y axis label, with its unit.
+    pub y_label: String,
+    /// The groups, left to right.
+    pub categories: Vec<String>,
+    /// The series, drawn side by side in each group.
+    pub series: Vec<BarSeries>,
+    /// The legend goes top right (where the bars are short) rather than top left.
+    pub legend_right: bool,
+}
+
+/// Draws the chart on `area` (device pixels; `scale` is the devicePixelRatio).
+pub fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    b: &Bars,
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let n = b.categories.len().max(1);
+    let values = b
+        .series
+        .iter()
+        .flat_map(|s| s.bars.iter().flatten().map(|(v, _)| *v));
+    let mut y = YAxis::for_values(values);
+    // Room above the tallest bar for its label.
+    if y.log {
+        y.hi += 0.3;
+    } else {
+        y.hi *= 1.08;
+    }
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(12.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(64.0))
+        .caption(&b.title, font(15.0))
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y.lo..y.hi)
+        .map_err(|e| e.to_string())?;
+    let cats = b.categories.clone();
+    let x_label = move |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 {
+            cats.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let y_desc = if y.log {
+        format!("{} (log scale)", b.y_label)
+    } else {
+        b.y_label.clone()
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n * 4)
+        .x_label_formatter(&x_label)
+        .y_desc(y_desc)
+        .y_labels(if y.log { (y.hi - y.lo) as usize + 1 } else { 8 })
+        .y_label_formatter(&|v| y.label(*v))
+        .label_style(font(12.0))
+        .axis_desc_style(font(13.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let k = b.series.len().max(1) as f64;
+    let width = 0.7 / k;
+    for (si, s) in b.series.iter().enumerate() {
+        let color = PALETTE[si % PALETTE.len()];
+        let left = |ci: usize| ci as f64 - 0.35 + si as f64 * width;
+        let rects = s.bars.iter().enumerate().filter_map(|(ci, bar)| {
+            let (v, _) = bar.as_ref()?;
+            Some(Rectangle::new(
+                [
+                    (left(ci) + width * 0.08, y.lo),
+                    (left(ci) + width * 0.92, y.place(*v)),
+                ],
+                color.filled(),
+            ))
+        });
+        chart
+            .draw_series(rects)
+            .map_err(|e| e.to_string())?
+            .label(s.name.clone())
+            .legend(move |(x, yy)| {
+                Rectangle::new(
+                    [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
+                    color.filled(),
+                )
+            });
+        let labels = s.bars.iter().enumerate().filter_map(|(ci, bar)| {
+            let (v, text) = bar.as_ref()?;
+            let top = y.place(*v);
+            Some(Text::new(
+                text.clone(),
+                (left(ci) + width * 0.1, top),
+                ("sans-serif", 12.0 * scale)
+                    .into_font()
+                    .color(&RGBColor(40, 40, 50))
+                    .pos(plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Bottom,
+                    )),
+            ))
+        });
+        chart.draw_series(labels).map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .position(if b.legend_right {
+            SeriesLabelPosition::UpperRight
+        } else {
+            SeriesLabelPosition::UpperLeft
+        })
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(font(12.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    area.present().map_err(|e| e.to_string())
+}
