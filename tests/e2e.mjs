@@ -267,6 +267,28 @@ try {
     }
   });
 
+  await check('the metastable presets: failures by reason, capacity used, the breaker\'s spells and the budget, read at a point', async () => {
+    for (const [preset, flag, reason] of [['metastable-breaker', 'data-breaker', /breaker_open/], ['metastable-budget', 'data-budget', /budget_empty/]]) {
+      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
+      assert.equal(await page.locator('#system-chart').isHidden(), false);
+      assert.equal(await attr(page, '#system-chart', flag), 'true');
+      // Just after the 1 s outage at 2 s, requests fail for the preset's reason.
+      const box = await page.locator('#timeline').boundingBox();
+      let text = '';
+      for (let x = box.width * 0.05; x < box.width * 0.3 && !reason.test(text); x += 2) {
+        await page.mouse.move(box.x + x, box.y + box.height / 2);
+        text = await page.locator('#timeline-readout').innerText();
+      }
+      assert.match(text, reason, `${preset}: the readout names the failures' reason`);
+      if (preset === 'metastable-breaker') assert.match(text, /breaker (open|half-open)/);
+      else assert.match(text, /budget [\d.]+ tokens/);
+      await page.screenshot({ path: join(ARTIFACTS, `scenario-${preset}.png`), fullPage: true });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
   await check('exports: the CSV and the Markdown are the CLI\'s bytes, the PNG is the chart', async () => {
     const link = 'preset=lost-key&duration=20s';
     const { page, context, errors } = await openScenario(`?v=1&${link}`);

@@ -19,6 +19,7 @@ mod scenario;
 pub mod state;
 pub mod sweepchart;
 pub mod sweepplan;
+pub mod system;
 pub mod timeline;
 #[cfg(target_arch = "wasm32")]
 mod web;

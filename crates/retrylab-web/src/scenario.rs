@@ -11,7 +11,7 @@ use crate::sweepplan::Plan;
 use crate::timeline::{draw_timeline, TimeMap, Timeline};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use retry_model::sim::{Run, Scenario, SimReport};
+use retry_model::sim::{Scenario, ScenarioKind, SimReport};
 use retry_model::Params;
 use web_sys::{Document, Element};
 
@@ -81,6 +81,8 @@ pub(crate) struct View {
     hover: Option<usize>,
     // The timeline needs drawing again (a new result); hover and progress do not redraw it.
     redraw: bool,
+    // The charts under the timeline need drawing (in the task after the timeline's).
+    secondary: bool,
 }
 
 fn now() -> f64 {
@@ -136,11 +138,9 @@ impl View {
             ..p.clone()
         };
         let sides: Vec<Params> = core::iter::once(a).chain(p.side_b().cloned()).collect();
-        // Checked here, so a bad link is named at once and the last good view stays.
-        if let Some(e) = sides.iter().find_map(|s| Run::new(s).err()) {
-            self.error = Some(e.to_string());
-            return false;
-        }
+        // A link over the simulator's caps is refused by the worker (`Event::Failed`), which
+        // names it; the last good view stays. Building the run here would cost the page's
+        // thread as much as the worker's first slice.
         let Some(exec) = self.exec.as_mut() else {
             return false;
         };
@@ -274,7 +274,9 @@ impl View {
     }
 
     /// Writes the view: which sections show, progress, status, tiles, timeline and readout.
-    pub(crate) fn render(&mut self, doc: &Document, p: &Params) {
+    /// Returns true when it wants to be called again in a new task (to draw the charts under
+    /// the timeline).
+    pub(crate) fn render(&mut self, doc: &Document, p: &Params) -> bool {
         let scenario = p.sim.scenario.is_some();
         for (id, show) in [
             ("scenario-view", scenario),
@@ -290,7 +292,7 @@ impl View {
             }
         }
         if !scenario {
-            return;
+            return false;
         }
         let running = self.job.as_ref();
         let slow = running.is_some_and(|j| now() - j.started > 150.0);
@@ -364,12 +366,19 @@ impl View {
                 set_hidden(&el, !show);
             }
         }
+        // The timeline and the tiles in this task; the charts under it in the next, so no
+        // one task draws them all.
+        let mut again = false;
         if self.redraw {
             self.render_tiles(doc);
             self.draw();
             self.redraw = false;
+            again = self.secondary;
+        } else if self.secondary {
+            self.draw_secondary();
         }
         self.render_readout();
+        again
     }
 
     fn render_tiles(&self, doc: &Document) {
@@ -526,8 +535,11 @@ impl View {
             Some(p) => (0..p.metrics.len())
                 .map(|i| format!("sweep-chart-{i}"))
                 .collect(),
-            None if self.extra().is_some() => vec!["timeline".into(), "extra-chart".into()],
-            None => vec!["timeline".to_string()],
+            None => ["timeline", "system-chart", "extra-chart"]
+                .into_iter()
+                .filter(|id| by_id(id).is_some_and(|e| !e.has_attribute("hidden")))
+                .map(String::from)
+                .collect(),
         }
     }
 
@@ -544,6 +556,40 @@ impl View {
             (None, 1) => crate::extras::layers_bars(&d.params, &first.summary),
             _ => None,
         }
+    }
+
+    /// Failures by reason, capacity used (with the breaker's spells), in flight and the budget,
+    /// on the timeline's time axis; for the scenarios with a server (outage, burst, lost).
+    fn draw_system(&self, sides: &[Vec<retry_model::sim::Rates>], bin_s: f64) {
+        let (Some(d), Some(el)) = (&self.done, by_id("system-chart")) else {
+            return;
+        };
+        let shown = matches!(
+            d.params.sim.kind(),
+            Some(ScenarioKind::Outage | ScenarioKind::Burst | ScenarioKind::Lost)
+        );
+        set_hidden(&el, !shown);
+        if !shown {
+            return;
+        }
+        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.5, 300.0, 520.0) else {
+            return;
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+            return;
+        };
+        let s = crate::system::System {
+            sides,
+            bin_s,
+            outage: d.outage,
+            budget: d.params.get("budget").is_some_and(|b| b != "none"),
+            breaker: d.params.get("breaker").as_deref() == Some("on"),
+        };
+        if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
+            web_sys::console::error_1(&format!("system chart: {e}").into());
+        }
+        let _ = canvas.set_attribute("data-breaker", if s.breaker { "true" } else { "false" });
+        let _ = canvas.set_attribute("data-budget", if s.budget { "true" } else { "false" });
     }
 
     fn draw_extra(&self) {
@@ -608,6 +654,22 @@ impl View {
         }
         let _ = canvas.set_attribute("data-bins", &rates.len().to_string());
         let _ = canvas.set_attribute("data-sides", &sides.len().to_string());
+        self.secondary = true;
+    }
+
+    /// The charts under the timeline: the system's and the scenario's own.
+    fn draw_secondary(&mut self) {
+        self.secondary = false;
+        let Some(first) = self.done.as_ref().and_then(|d| d.reports.first()) else {
+            return;
+        };
+        let bin_s = first.series.bin_ms / 1000.0;
+        let sides: Vec<_> = self
+            .done
+            .iter()
+            .flat_map(|d| d.reports.iter().map(|r| r.series.rates()))
+            .collect();
+        self.draw_system(&sides, bin_s);
         self.draw_extra();
     }
 
@@ -633,11 +695,35 @@ impl View {
                     .map(|r| r.series.rates())
                     .unwrap_or_default();
                 match r.get(i) {
-                    Some(b) => format!(
-                        "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s, {:.0}% of capacity used, {} in flight",
-                        b.t_s, b.originals, b.attempts, b.successes, b.failures,
-                        b.utilisation * 100.0, b.in_flight
-                    ),
+                    Some(b) => {
+                        let mut text = format!(
+                            "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s",
+                            b.t_s, b.originals, b.attempts, b.successes, b.failures
+                        );
+                        let reasons: Vec<String> = crate::system::failure_reasons()
+                            .into_iter()
+                            .filter(|x| b.failures_by[x.index()] > 0.0)
+                            .map(|x| format!("{:.0} {}", b.failures_by[x.index()], x.name()))
+                            .collect();
+                        if !reasons.is_empty() {
+                            text.push_str(&format!(" ({})", reasons.join(", ")));
+                        }
+                        text.push_str(&format!(
+                            ", {:.0}% of capacity used, {} in flight",
+                            b.utilisation * 100.0,
+                            b.in_flight
+                        ));
+                        if d.params.get("budget").is_some_and(|x| x != "none") {
+                            text.push_str(&format!(", budget {} tokens", b.budget));
+                        }
+                        if d.params.get("breaker").as_deref() == Some("on") {
+                            let state = crate::system::breaker_states(&r)[i];
+                            let name = ["no attempt yet", "closed", "half-open", "open"]
+                                [usize::from(state.min(3))];
+                            text.push_str(&format!(", breaker {name}"));
+                        }
+                        text
+                    }
                     None => String::new(),
                 }
             }

@@ -119,8 +119,8 @@ pub fn start() -> Result<(), JsValue> {
             a.tick_pending = false;
             let params = a.state.params.clone();
             let more = a.view.pump(&params);
-            a.view.render(&document(), &params);
-            if more {
+            let again = a.view.render(&document(), &params);
+            if more || again {
                 schedule(&mut a);
             }
         });
@@ -249,7 +249,9 @@ pub fn start() -> Result<(), JsValue> {
     on_click(&app, "sim-cancel", |a| {
         a.view.cancel();
         let params = a.state.params.clone();
-        a.view.render(&document(), &params);
+        if a.view.render(&document(), &params) {
+            schedule(a);
+        }
     })?;
     {
         let app = app.clone();
@@ -266,7 +268,9 @@ pub fn start() -> Result<(), JsValue> {
                 };
                 if a.view.hover(x) {
                     let params = a.state.params.clone();
-                    a.view.render(&document(), &params);
+                    if a.view.render(&document(), &params) {
+                        schedule(&mut a);
+                    }
                 }
             });
         // The timeline, and the sweep's charts (which share one x axis).
@@ -319,6 +323,7 @@ pub fn start() -> Result<(), JsValue> {
                 draw(&mut a);
             }
             a.view.draw();
+            schedule(&mut a); // the charts under the timeline follow in the next task
         });
         web_sys::window()
             .ok_or("no window")?
@@ -527,7 +532,9 @@ fn render(a: &mut App, write_controls: bool) {
     if a.view.sync(&params) {
         schedule(a);
     }
-    a.view.render(&doc, &params);
+    if a.view.render(&doc, &params) {
+        schedule(a);
+    }
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());

@@ -34,6 +34,9 @@ pub struct Bin {
     pub budget_milli: u64,
     /// Requests in flight at the end of the bin.
     pub in_flight: u32,
+    /// The circuit breaker's state at the last attempt sent in the bin: 0 no breaker (or no
+    /// attempt in the bin), 1 closed, 2 half-open, 3 open.
+    pub breaker: u8,
 }
 
 impl Bin {
@@ -134,6 +137,11 @@ impl Recorder {
         self.bin(t).budget_milli = milli;
     }
 
+    /// The breaker's state at `t` (1 closed, 2 half-open, 3 open).
+    pub fn breaker(&mut self, t: Micros, state: u8) {
+        self.bin(t).breaker = state;
+    }
+
     /// A request ended at `t` after `latency`.
     pub fn end(&mut self, t: Micros, reason: StopReason, latency: Micros) {
         self.in_flight = self.in_flight.saturating_sub(1);
@@ -179,6 +187,7 @@ impl Recorder {
                 *b == Bin {
                     capacity_milli: cap,
                     budget_milli: b.budget_milli,
+                    breaker: b.breaker,
                     ..Bin::default()
                 }
             })

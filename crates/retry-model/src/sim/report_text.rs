@@ -127,6 +127,12 @@ pub struct Rates {
     pub utilisation: f64,
     /// Requests in flight at the bin's end.
     pub in_flight: u32,
+    /// Failed requests per second by stop reason, in [`StopReason::ALL`] order.
+    pub failures_by: [f64; 7],
+    /// The budget's level at the bin's end, in tokens (0 without a budget).
+    pub budget: f64,
+    /// The breaker's state: 0 none seen, 1 closed, 2 half-open, 3 open.
+    pub breaker: u8,
 }
 
 impl Report {
@@ -148,6 +154,9 @@ impl Report {
                 failures: b.failures.iter().map(|f| f64::from(*f)).sum::<f64>() * per_s,
                 utilisation: b.utilisation(),
                 in_flight: b.in_flight,
+                failures_by: b.failures.map(|f| f64::from(f) * per_s),
+                budget: b.budget_milli as f64 / 1000.0,
+                breaker: b.breaker,
             })
             .collect()
     }

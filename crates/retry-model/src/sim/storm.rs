@@ -316,7 +316,14 @@ impl Storm {
 
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) {
         if let Some(b) = self.breaker.as_mut() {
-            if !b.allow(now) {
+            let allowed = b.allow(now);
+            let code = match b.state(now) {
+                super::breaker::BreakerState::Closed => 1,
+                super::breaker::BreakerState::HalfOpen { .. } => 2,
+                super::breaker::BreakerState::Open(_) => 3,
+            };
+            self.rec.breaker(now, code);
+            if !allowed {
                 self.reqs[id].retry.stop(StopReason::BreakerOpen);
                 self.finish(now, id, StopReason::BreakerOpen);
                 return;

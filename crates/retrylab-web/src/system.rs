@@ -1,0 +1,384 @@
+//! The system under the timeline, on the same time axis: failed requests per second stacked by
+//! the reason they stopped; the share of the server's capacity used, with the circuit breaker's
+//! open (and half-open) spells shaded when the link has a breaker; requests in flight, and the
+//! retry budget's level when the link has a budget.
+//!
+//! Drawing only: every value is a core `Rates` field. Its plot area starts and ends at the same
+//! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
+
+use crate::sweepchart::PALETTE;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::sim::Rates;
+use retry_model::StopReason;
+
+/// What the chart draws.
+pub struct System<'a> {
+    /// One entry per bin, per side: side A drawn solid, side B dashed.
+    pub sides: &'a [Vec<Rates>],
+    /// The bin width in seconds.
+    pub bin_s: f64,
+    /// The outage window in seconds, if any.
+    pub outage: Option<(f64, f64)>,
+    /// Whether the link has a retry budget (its level is drawn).
+    pub budget: bool,
+    /// Whether the link has a circuit breaker (its open spells are shaded).
+    pub breaker: bool,
+}
+
+const OUTAGE: RGBColor = RGBColor(255, 200, 120);
+const OPEN: RGBColor = RGBColor(200, 40, 40);
+const HALF: RGBColor = RGBColor(230, 180, 30);
+
+/// The stop reasons a failure can have (every one but success), in the legend's order.
+pub fn failure_reasons() -> Vec<StopReason> {
+    StopReason::ALL
+        .into_iter()
+        .filter(|r| *r != StopReason::Success)
+        .collect()
+}
+
+/// The breaker's state per bin, each bin without an attempt taking the state before it.
+pub fn breaker_states(rates: &[Rates]) -> Vec<u8> {
+    let mut last = 0;
+    rates
+        .iter()
+        .map(|r| {
+            if r.breaker != 0 {
+                last = r.breaker;
+            }
+            last
+        })
+        .collect()
+}
+
+/// An axis tick: whole numbers without decimals (`10`, not `10.0`).
+fn tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else {
+        format!("{}", (v * 10.0).round() / 10.0)
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Draws the three panels on `area` (device pixels; `scale` is the devicePixelRatio).
+pub fn draw_system<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &System<'_>,
+    scale: f64,
+) -> Result<(), String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(err)?;
+    let n = s.sides.iter().map(Vec::len).max().unwrap_or(0);
+    let t1 = (n as f64 * s.bin_s).max(s.bin_s).max(1e-3);
+    let panels = area.split_evenly((3, 1));
+    let reasons = failure_reasons();
+    let a = s.sides.first().map(Vec::as_slice).unwrap_or(&[]);
+    let two = s.sides.len() > 1;
+    let mid = |r: &Rates| r.t_s + s.bin_s / 2.0;
+
+    // 1. Failures per second, stacked by reason (side A); side B's total dashed.
+    let present: Vec<usize> = reasons
+        .iter()
+        .map(|r| r.index())
+        .filter(|i| a.iter().any(|r| r.failures_by[*i] > 0.0))
+        .collect();
+    let stacked_max = a
+        .iter()
+        .map(|r| r.failures_by.iter().sum::<f64>())
+        .chain(s.sides.iter().skip(1).flatten().map(|r| r.failures))
+        .fold(0.0f64, f64::max);
+    let hi = if stacked_max > 0.0 {
+        stacked_max * 1.15
+    } else {
+        1.0
+    };
+    let title = if two {
+        "failed requests per second, by reason (A stacked, B's total dashed)"
+    } else {
+        "failed requests per second, by reason"
+    };
+    let mut c = chart_on(&panels[0], t1, 0.0, hi, title, scale, false)?;
+    mesh(&mut c, "failed/s", scale, false)?;
+    shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
+    // Draw the tallest stack first, so each reason's band shows above the ones below it.
+    for k in (0..present.len()).rev() {
+        let idx = &present[..=k];
+        let color = PALETTE[present[k] % PALETTE.len()];
+        let top = a
+            .iter()
+            .map(|r| (mid(r), idx.iter().map(|i| r.failures_by[*i]).sum::<f64>()));
+        let name = StopReason::ALL[present[k]].name();
+        c.draw_series(AreaSeries::new(top, 0.0, color.mix(0.75)))
+            .map_err(err)?
+            .label(name)
+            .legend(move |(x, y)| {
+                Rectangle::new(
+                    [(x, y - px(5.0)), (x + px(14.0), y + px(5.0))],
+                    color.mix(0.75).filled(),
+                )
+            });
+    }
+    for b in s.sides.iter().skip(1) {
+        let style = ShapeStyle::from(&BLACK).stroke_width(px(1.5) as u32);
+        c.draw_series(DashedLineSeries::new(
+            b.iter().map(|r| (mid(r), r.failures)),
+            px(6.0),
+            px(4.0),
+            style,
+        ))
+        .map_err(err)?
+        .label("B: all failures")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(7.0), y)], style));
+    }
+    if present.is_empty() {
+        c.draw_series(std::iter::once(Text::new(
+            "no request failed",
+            (t1 * 0.02, hi * 0.6),
+            font(12.0).into_font().color(&RGBColor(90, 90, 100)),
+        )))
+        .map_err(err)?;
+    }
+    legend(&mut c, scale)?;
+
+    // 2. Share of capacity used, with the breaker's spells.
+    let mut c = chart_on(
+        &panels[1],
+        t1,
+        0.0,
+        105.0,
+        "share of the server's capacity used (%)",
+        scale,
+        false,
+    )?;
+    mesh(&mut c, "% used", scale, false)?;
+    shade_outage(&mut c, s.outage, t1, 0.0, 105.0)?;
+    if s.breaker {
+        let states = breaker_states(a);
+        for (code, color, name) in [
+            (3u8, OPEN, "breaker open"),
+            (2u8, HALF, "breaker half-open"),
+        ] {
+            let spans = a
+                .iter()
+                .zip(&states)
+                .filter(|(_, st)| **st == code)
+                .map(|(r, _)| {
+                    Rectangle::new(
+                        [(r.t_s, 0.0), (r.t_s + s.bin_s, 105.0)],
+                        color.mix(0.18).filled(),
+                    )
+                });
+            c.draw_series(spans)
+                .map_err(err)?
+                .label(name)
+                .legend(move |(x, y)| {
+                    Rectangle::new(
+                        [(x, y - px(5.0)), (x + px(14.0), y + px(5.0))],
+                        color.mix(0.4).filled(),
+                    )
+                });
+        }
+    }
+    lines(
+        &mut c,
+        s.sides,
+        |r| r.utilisation * 100.0,
+        RGBColor(40, 90, 170),
+        "capacity used",
+        scale,
+        mid,
+    )?;
+    legend(&mut c, scale)?;
+
+    // 3. Requests in flight, and the budget's level.
+    let top = s
+        .sides
+        .iter()
+        .flatten()
+        .flat_map(|r| {
+            [
+                f64::from(r.in_flight),
+                if s.budget { r.budget } else { 0.0 },
+            ]
+        })
+        .fold(0.0f64, f64::max);
+    let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
+    let title = if s.budget {
+        "requests in flight, and the retry budget's level (tokens)"
+    } else {
+        "requests in flight"
+    };
+    let mut c = chart_on(&panels[2], t1, 0.0, hi, title, scale, true)?;
+    mesh(&mut c, "count", scale, true)?;
+    shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
+    lines(
+        &mut c,
+        s.sides,
+        |r| f64::from(r.in_flight),
+        RGBColor(120, 80, 160),
+        "in flight",
+        scale,
+        mid,
+    )?;
+    if s.budget {
+        lines(
+            &mut c,
+            s.sides,
+            |r| r.budget,
+            RGBColor(30, 130, 60),
+            "budget tokens",
+            scale,
+            mid,
+        )?;
+    }
+    legend(&mut c, scale)?;
+    area.present().map_err(err)
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    t1: f64,
+    lo: f64,
+    hi: f64,
+    title: &str,
+    scale: f64,
+    last: bool,
+) -> Result<Chart<'a, DB>, String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    // The same left margin and label width as the timeline, so the time axes line up.
+    ChartBuilder::on(area)
+        .margin_left(px(12.0))
+        .margin_right(px(12.0))
+        .margin_top(px(4.0))
+        .x_label_area_size(px(if last { 40.0 } else { 22.0 }))
+        .y_label_area_size(px(64.0))
+        .caption(title, ("sans-serif", 13.0 * scale))
+        .build_cartesian_2d(0.0f64..t1, lo..hi)
+        .map_err(err)
+}
+
+fn mesh<DB: DrawingBackend>(
+    c: &mut Chart<'_, DB>,
+    y: &str,
+    scale: f64,
+    time: bool,
+) -> Result<(), String> {
+    let font = |v: f64| ("sans-serif", v * scale);
+    let mut m = c.configure_mesh();
+    m.y_desc(y)
+        .y_labels(4)
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(font(11.0))
+        .axis_desc_style(font(12.0))
+        .light_line_style(RGBColor(240, 240, 240));
+    if time {
+        m.x_desc("time (s)");
+    }
+    m.draw().map_err(err)
+}
+
+fn shade_outage<'a, DB: DrawingBackend + 'a>(
+    c: &mut Chart<'a, DB>,
+    outage: Option<(f64, f64)>,
+    t1: f64,
+    lo: f64,
+    hi: f64,
+) -> Result<(), String> {
+    if let Some((a, b)) = outage {
+        c.draw_series(std::iter::once(Rectangle::new(
+            [(a, lo), (b.min(t1), hi)],
+            OUTAGE.mix(0.3).filled(),
+        )))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn lines<'a, DB: DrawingBackend + 'a>(
+    c: &mut Chart<'a, DB>,
+    sides: &[Vec<Rates>],
+    value: impl Fn(&Rates) -> f64,
+    color: RGBColor,
+    name: &str,
+    scale: f64,
+    mid: impl Fn(&Rates) -> f64,
+) -> Result<(), String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+    for (i, side) in sides.iter().enumerate() {
+        let points = side.iter().map(|r| (mid(r), value(r)));
+        if i == 0 {
+            let label = if sides.len() > 1 {
+                format!("A: {name}")
+            } else {
+                name.to_string()
+            };
+            c.draw_series(LineSeries::new(points, style))
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], style));
+        } else {
+            c.draw_series(DashedLineSeries::new(points, px(6.0), px(4.0), style))
+                .map_err(err)?
+                .label(format!("B (dashed): {name}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(7.0), y)], style));
+        }
+    }
+    Ok(())
+}
+
+fn legend<'a, DB: DrawingBackend + 'a>(c: &mut Chart<'a, DB>, scale: f64) -> Result<(), String> {
+    c.configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", 11.0 * scale))
+        .draw()
+        .map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(breaker: u8) -> Rates {
+        Rates {
+            t_s: 0.0,
+            originals: 0.0,
+            attempts: 0.0,
+            successes: 0.0,
+            failures: 0.0,
+            utilisation: 0.0,
+            in_flight: 0,
+            failures_by: [0.0; 7],
+            budget: 0.0,
+            breaker,
+        }
+    }
+
+    #[test]
+    fn a_bin_without_attempts_keeps_the_breaker_state_before_it() {
+        let r: Vec<Rates> = [0, 1, 0, 3, 0, 0, 2, 1].into_iter().map(rate).collect();
+        assert_eq!(breaker_states(&r), [0, 1, 1, 3, 3, 3, 2, 1]);
+    }
+
+    #[test]
+    fn failures_have_every_reason_but_success() {
+        let r = failure_reasons();
+        assert_eq!(r.len(), StopReason::ALL.len() - 1);
+        assert!(!r.contains(&StopReason::Success));
+    }
+}
