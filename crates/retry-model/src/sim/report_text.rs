@@ -168,6 +168,29 @@ mod tests {
     use crate::sim::simulate;
 
     #[test]
+    fn bins_record_the_breaker_and_failures_by_reason() {
+        let p: Params = "preset=metastable-breaker".parse().unwrap();
+        let r = simulate(&p).unwrap();
+        let rates = r.series.rates();
+        assert_eq!(rates[0].breaker, 1, "closed before the outage");
+        assert!(rates.iter().any(|b| b.breaker == 3), "open after it");
+        let open = crate::retry::policy::StopReason::BreakerOpen.index();
+        let secs = r.series.bin_ms / 1000.0;
+        let refused: f64 = rates.iter().map(|b| b.failures_by[open] * secs).sum();
+        assert!((refused - r.summary.failures[open] as f64).abs() < 1e-6);
+        let q: Params = "preset=payments-jitter".parse().unwrap();
+        assert!(
+            simulate(&q)
+                .unwrap()
+                .series
+                .rates()
+                .iter()
+                .all(|b| b.breaker == 0),
+            "no breaker"
+        );
+    }
+
+    #[test]
     fn rates_add_up_to_the_totals() {
         let p: Params = "preset=payments-jitter&duration=20s".parse().unwrap();
         let r = simulate(&p).unwrap();
