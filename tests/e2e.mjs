@@ -358,6 +358,38 @@ try {
     await context.close();
   });
 
+  await check('a compare link round-trips: edit side B, reload, the same view; a sweep from its control', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=payments-none&b.preset=payments-jitter');
+    assert.equal(await page.locator('#side-b').inputValue(), 'preset=payments-jitter');
+    await change(page, '#side-b', 'preset=payments-jitter&attempts=3');
+    await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+    const link = 'preset=payments-none&b.preset=payments-jitter&b.attempts=3';
+    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
+    assert.equal(await page.locator('#compare-md').textContent(), cli);
+    await page.reload();
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.equal(await page.locator('#side-b').inputValue(), 'preset=payments-jitter&attempts=3');
+    assert.equal(await page.locator('#compare-md').textContent(), cli, 'the reloaded link shows the same table');
+    await change(page, '#side-b', 'attempts=0');
+    assert.match(await page.locator('#errors').innerText(), /^b: b\.attempts: '0' is not a whole number in \[1, 1000\]/);
+    assert.equal(await attr(page, '#side-b', 'aria-invalid'), 'true');
+    assert.equal(await page.locator('#compare-md').textContent(), cli, 'the last good view stays');
+    await change(page, '#side-b', '');
+    assert.ok(page.url().endsWith('?v=1&preset=payments-none'), 'side B off: ' + page.url());
+    assert.deepEqual(errors, []);
+    await context.close();
+    // The course project's second exercise, as a sweep from its control.
+    const j = await openScenario('?v=1&preset=payments-jitter');
+    await change(j.page, '#sweep-keys', 'base=100ms..2000ms/100ms');
+    await j.page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+    assert.ok(j.page.url().endsWith('?v=1&preset=payments-jitter&sweep.base=100ms..2000ms/100ms'), j.page.url());
+    assert.equal(await j.page.locator('#sweep-charts canvas').count(), 2);
+    assert.match(await j.page.locator('#sim-status').innerText(), /^20 rows of /);
+    assert.deepEqual(j.errors, []);
+    await j.context.close();
+  });
+
   await check('the storm: log axis, no long task while it runs, a new run marks the old result stale', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     await context.addInitScript(() => {

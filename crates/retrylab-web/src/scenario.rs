@@ -328,7 +328,7 @@ impl View {
                         format!("{plan}, mean of {runs} run{plural} each")
                     }
                     [a, b] => format!(
-                        "{runs} run{plural} of each side. A: ?{a}; B: ?{b}. The controls edit A; B is A with the link's b. keys."
+                        "{runs} run{plural} of each side. A: ?{a}; B: ?{b}. The controls edit A; B is A with its own keys on top (Side B, under Compare or sweep)."
                     ),
                     _ => format!("{runs} run{plural} of ?{}", d.link),
                 }

@@ -13,6 +13,10 @@ pub enum Msg {
     Load(String),
     /// The pointer is over this schedule dot (client index), or left the chart.
     Hover(Option<u32>),
+    /// Side B's keys, as link text without the `b.` prefix ("" ends the comparison).
+    SideB(String),
+    /// The sweep's keys, as link text without the `sweep.` prefix ("" ends the sweep).
+    Sweep(String),
 }
 
 /// Everything the page shows, derived from the link.
@@ -91,6 +95,16 @@ impl State {
                 };
                 self.try_apply(res.map(|_| next))
             }
+            Msg::SideB(text) => {
+                let mut next = self.params.clone();
+                let res = next.set_side_b(&text).map(|_| next);
+                self.try_apply(res)
+            }
+            Msg::Sweep(text) => {
+                let mut next = self.params.clone();
+                let res = next.set_sweep_text(&text).map(|_| next);
+                self.try_apply(res)
+            }
             Msg::Set(key, value) => {
                 let mut next = self.params.clone();
                 let res = next.set(key, &value).map(|_| {
@@ -157,6 +171,30 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn side_b_and_the_sweep_are_edited_and_a_bad_edit_keeps_the_last_good_link() {
+        let mut s = State::from_query("preset=payments-none&b.preset=payments-jitter");
+        assert!(s.update(Msg::SideB("preset=payments-jitter&attempts=3".into())));
+        assert_eq!(
+            s.link(),
+            "v=1&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
+        );
+        assert!(!s.update(Msg::SideB("attempts=0".into())));
+        assert_eq!(s.errors[0].field, "b");
+        assert!(
+            s.link().ends_with("b.attempts=3"),
+            "the last good link stays"
+        );
+        assert!(s.update(Msg::SideB(String::new())));
+        assert!(s.errors.is_empty());
+        assert!(s.update(Msg::Sweep("outage=1s..3s/1s".into())));
+        assert_eq!(s.link(), "v=1&preset=payments-none&sweep.outage=1s..3s/1s");
+        assert!(!s.update(Msg::Sweep("wat=1".into())));
+        assert_eq!(s.errors[0].field, "sweep");
+        assert!(!s.update(Msg::SideB("backoff=none".into())), "not both");
+        assert_eq!(s.params.sweep().map(|w| w.axes.len()), Some(1));
+    }
 
     #[test]
     fn bad_input_keeps_the_last_good_state() {

@@ -154,6 +154,16 @@ pub fn start() -> Result<(), JsValue> {
                         .map(|s| s.value())
                         .unwrap_or_default(),
                 )
+            } else if id == "side-b" || id == "sweep-keys" {
+                let text = target
+                    .dyn_ref::<HtmlInputElement>()
+                    .map(|i| i.value())
+                    .unwrap_or_default();
+                if id == "side-b" {
+                    Msg::SideB(text)
+                } else {
+                    Msg::Sweep(text)
+                }
             } else if let Some((key, kind)) = key_of(&id) {
                 let (value, checked) = control_value(&target);
                 Msg::Set(key, to_link(kind, &value, checked))
@@ -494,6 +504,34 @@ fn render(a: &mut App, write_controls: bool) {
             }
         } else if let Some(sel) = el.dyn_ref::<HtmlSelectElement>() {
             sel.set_value(&text);
+        }
+    }
+    // Side B's and the sweep's keys, as text without their prefix.
+    for (id, field, text) in [
+        ("side-b", "b", s.params.side_b_text()),
+        ("sweep-keys", "sweep", s.params.sweep_text()),
+    ] {
+        let Some(el) = by_id(id) else { continue };
+        let invalid = s.errors.iter().any(|e| e.field == field);
+        let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
+        let scenario = s.params.sim.scenario.is_some();
+        if scenario {
+            let _ = el.remove_attribute("disabled");
+        } else {
+            let _ = el.set_attribute("disabled", "");
+        }
+        if let Some(note) = by_id(&format!("{id}-note")) {
+            note.set_text_content(Some(if scenario {
+                ""
+            } else {
+                "needs a scenario: comparisons and sweeps run simulations"
+            }));
+        }
+        if invalid || (!write_controls && id == active) {
+            continue;
+        }
+        if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
+            i.set_value(&text);
         }
     }
     if let Some(p) = by_id("preset").and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {

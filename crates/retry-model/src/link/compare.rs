@@ -43,6 +43,40 @@ impl Params {
         self.compare.as_ref().map(|c| &c.side)
     }
 
+    /// Replaces side B with `text`, its keys as link text without the prefix
+    /// (`preset=payments-jitter&backoff=none`); empty text ends the comparison. On a bad key
+    /// nothing changes and the error names `b` and the key.
+    pub fn set_side_b(&mut self, text: &str) -> Result<(), ConfigError> {
+        let pairs = split_pairs(text);
+        if pairs.is_empty() {
+            self.compare = None;
+            return Ok(());
+        }
+        if self.sweep.is_some() {
+            return Err(ConfigError::new(
+                "b",
+                "a link either compares two sides (b. keys) or sweeps, not both",
+            ));
+        }
+        let mut next = self.clone();
+        if let Some(e) = next.set_compare(&pairs).into_iter().next() {
+            return Err(e);
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Side B's keys as [`Params::set_side_b`] reads them ("" without a comparison).
+    pub fn side_b_text(&self) -> String {
+        self.compare.as_ref().map_or_else(String::new, |c| {
+            c.keys
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join("&")
+        })
+    }
+
     /// Reads side B from the link's `b.` keys (without their prefix), on top of this side.
     /// Returns the problems, each naming `b` and the key; the good keys still apply.
     pub(crate) fn set_compare(&mut self, pairs: &[(String, String)]) -> Vec<ConfigError> {
@@ -111,9 +145,42 @@ impl Params {
     }
 }
 
+/// `k=v&k=v` as pairs (spaces around them ignored; a key without `=` gets an empty value).
+pub(crate) fn split_pairs(text: &str) -> Vec<(String, String)> {
+    text.split('&')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|part| {
+            let (k, v) = part.split_once('=').unwrap_or((part, ""));
+            (String::from(k.trim()), String::from(v.trim()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn side_b_is_edited_as_text() {
+        let mut p: Params = "preset=payments-none".parse().unwrap();
+        p.set_side_b("preset=payments-jitter&attempts=3").unwrap();
+        assert_eq!(p.side_b_text(), "preset=payments-jitter&attempts=3");
+        assert_eq!(
+            p.to_string(),
+            "v=1&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
+        );
+        let e = p.set_side_b("attempts=0").unwrap_err();
+        assert_eq!(e.field, "b");
+        assert!(e.rule.starts_with("b.attempts:"), "{e}");
+        assert_eq!(
+            p.side_b_text(),
+            "preset=payments-jitter&attempts=3",
+            "unchanged"
+        );
+        p.set_side_b(" ").unwrap();
+        assert!(p.side_b().is_none());
+    }
 
     #[test]
     fn b_preset_replaces_the_settings_and_keeps_the_seed() {

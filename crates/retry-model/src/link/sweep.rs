@@ -175,6 +175,42 @@ impl Params {
         Ok(rows)
     }
 
+    /// Replaces the sweep with `text`, its keys as link text without the prefix
+    /// (`clients=10..190/10&backoff=none,full&plot=attempts`); empty text ends the sweep. On a
+    /// bad key nothing changes and the error names `sweep` and the key.
+    pub fn set_sweep_text(&mut self, text: &str) -> Result<(), ConfigError> {
+        let pairs = super::compare::split_pairs(text);
+        if pairs.is_empty() {
+            self.sweep = None;
+            return Ok(());
+        }
+        let mut next = Params {
+            sweep: None,
+            ..self.clone()
+        };
+        if let Some(e) = next.set_sweep(&pairs).into_iter().next() {
+            return Err(e);
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// The sweep's keys as [`Params::set_sweep_text`] reads them ("" without a sweep).
+    pub fn sweep_text(&self) -> String {
+        self.sweep.as_ref().map_or_else(String::new, |s| {
+            let mut parts: Vec<String> = s
+                .axes
+                .iter()
+                .map(|a| format!("{}={}", a.key, a.spec))
+                .collect();
+            if !s.plot.is_empty() {
+                let names: Vec<&str> = s.plot.iter().map(|m| m.name()).collect();
+                parts.push(format!("plot={}", names.join(",")));
+            }
+            parts.join("&")
+        })
+    }
+
     /// Reads the link's `sweep.` keys (without their prefix). Returns the problems, each naming
     /// `sweep` and the key; a link with a bad sweep opens without it.
     pub(crate) fn set_sweep(&mut self, pairs: &[(String, String)]) -> Vec<ConfigError> {
@@ -327,6 +363,23 @@ mod tests {
             let (p, _) = Params::parse_lenient(q);
             assert!(p.sweep().is_none());
         }
+    }
+
+    #[test]
+    fn the_sweep_is_edited_as_text() {
+        let mut p: Params = "preset=payments-jitter".parse().unwrap();
+        p.set_sweep_text("base=100ms..500ms/200ms&backoff=full,equal&plot=p99_ms")
+            .unwrap();
+        assert_eq!(
+            p.sweep_text(),
+            "base=100ms..500ms/200ms&backoff=full,equal&plot=p99_ms"
+        );
+        let e = p.set_sweep_text("base=1s..9s/1s").unwrap_err();
+        assert_eq!(e.field, "sweep");
+        assert!(e.rule.contains("must not exceed cap"), "{e}");
+        assert_eq!(p.sweep().unwrap().axes.len(), 2, "unchanged");
+        p.set_sweep_text("").unwrap();
+        assert!(p.sweep().is_none());
     }
 
     #[test]
