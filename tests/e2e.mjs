@@ -418,6 +418,18 @@ try {
     await context.close();
   });
 
+  await check('the 2015 study\'s one run: exponential backoff\'s write calls cluster, full jitter\'s spread; links to the whole study', async () => {
+    const link = 'preset=occ-2015&runs=1&backoff=exponential&b.backoff=full';
+    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    assert.equal(await page.locator('#occ-links').isHidden(), false);
+    assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 100, 'write calls over time, in 10 ms bins');
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
+    assert.equal(await page.locator('#compare-md').textContent(), cli);
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-occ-one-run.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the 2015 study runs in the page across workers: five lines per chart, the 2015 figures beside them; screenshot', async () => {
     const link = 'preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated';
     const { page, context, errors } = await openPage(`?v=1&${link}`);

@@ -262,6 +262,12 @@ impl View {
 
     /// The bin under the pointer, for the readout; true when it changed.
     pub(crate) fn hover(&mut self, x: Option<f64>) -> bool {
+        if let Some(el) = by_id("occ-links") {
+            set_hidden(
+                &el,
+                p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some(),
+            );
+        }
         let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
         let bin = match (sweep, x) {
             (true, Some(x)) => self.sweep_maps.first().and_then(|m| m.index_at(x)),
@@ -353,6 +359,12 @@ impl View {
                 } else {
                     "false"
                 },
+            );
+        }
+        if let Some(el) = by_id("occ-links") {
+            set_hidden(
+                &el,
+                p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some(),
             );
         }
         let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());

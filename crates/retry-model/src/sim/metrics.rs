@@ -50,6 +50,22 @@ impl Bin {
     }
 }
 
+/// The most attempts in any one-second window of `bins` (sliding by bins), per second.
+pub(crate) fn peak_per_s(bins: &[Bin], width: Micros) -> f64 {
+    let width = width.0.max(1);
+    let window = ((1_000_000 / width).max(1)) as usize;
+    let mut peak = 0u64;
+    let mut sum = 0u64;
+    for i in 0..bins.len() {
+        sum += u64::from(bins[i].attempts);
+        if i >= window {
+            sum -= u64::from(bins[i - window].attempts);
+        }
+        peak = peak.max(sum);
+    }
+    peak as f64 / ((window as f64 * width as f64) / 1_000_000.0)
+}
+
 /// Records a run.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -198,17 +214,6 @@ impl Recorder {
         let originals = u64::from(t.originals);
         let attempts = u64::from(t.attempts);
         let per_s = 1_000_000.0 / self.width.0 as f64;
-        let window = ((1_000_000 / self.width.0).max(1)) as usize;
-        let mut peak = 0u64;
-        let mut sum = 0u64;
-        for i in 0..self.bins.len() {
-            sum += u64::from(self.bins[i].attempts);
-            if i >= window {
-                sum -= u64::from(self.bins[i - window].attempts);
-            }
-            peak = peak.max(sum);
-        }
-        let window_s = (window as f64 * self.width.0 as f64) / 1_000_000.0;
         let summary = Summary {
             originals,
             attempts,
@@ -223,7 +228,7 @@ impl Recorder {
             } else {
                 f64::from(t.successes) / originals as f64
             },
-            peak_attempts_per_s: peak as f64 / window_s,
+            peak_attempts_per_s: peak_per_s(&self.bins, self.width),
             attempts_per_s_at: at.map(|a| {
                 let i = (a.0 / self.width.0) as usize;
                 self.bins

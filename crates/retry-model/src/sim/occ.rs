@@ -9,7 +9,7 @@
 //! per client by the same [`BackoffState`] the retry policy uses; attempts are not limited.
 
 use super::engine::Model;
-use super::metrics::{Report, Summary};
+use super::metrics::{peak_per_s, Bin, Report, Summary, MAX_BINS};
 use super::queue::EventQueue;
 use crate::retry::backoff::{Backoff, BackoffState};
 use crate::retry::rng::{NormalTable, Rng};
@@ -47,7 +47,14 @@ pub struct Occ {
     pub done: u32,
     /// When the last answer arrived.
     pub last: Micros,
+    // Write calls and successful writes per bin of `width`, as they reach the server.
+    series: Vec<(u32, u32)>,
+    width: Micros,
 }
+
+/// The series' first bin width; it doubles (merging pairs of bins) whenever a run would need
+/// more than [`MAX_BINS`] bins.
+const OCC_BIN: Micros = Micros(10_000);
 
 impl Occ {
     /// Run number `run` with `clients` clients; returns the model and its first events.
@@ -73,11 +80,32 @@ impl Occ {
             failures: 0,
             done: 0,
             last: Micros::ZERO,
+            series: Vec::new(),
+            width: OCC_BIN,
         };
         let first = (0..clients)
             .map(|c| (Micros(occ.delay()), OccEv::Read(c)))
             .collect();
         (occ, first)
+    }
+
+    /// Counts a write reaching the server at `t`.
+    fn count(&mut self, t: Micros, ok: bool) {
+        let mut i = (t.0 / self.width.0) as usize;
+        while i >= MAX_BINS {
+            self.series = self
+                .series
+                .chunks(2)
+                .map(|c| c.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
+                .collect();
+            self.width = Micros(self.width.0 * 2);
+            i = (t.0 / self.width.0) as usize;
+        }
+        if i >= self.series.len() {
+            self.series.resize(i + 1, (0, 0));
+        }
+        self.series[i].0 += 1;
+        self.series[i].1 += u32::from(ok);
     }
 
     /// One network hop: `|Normal(mean, sd)|` rounded to a microsecond.
@@ -99,10 +127,29 @@ impl Model for Occ {
         f64::from(self.done) / self.backoff.len().max(1) as f64
     }
 
-    /// The study's figures: write calls and when the last answer arrived (no time series).
+    /// The study's figures, write calls and when the last answer arrived, and the write calls
+    /// over time (each client one original at 0; a client is in flight until its write lands).
     fn finish(self, _at: Option<Micros>) -> Report {
         let c = self.backoff.len() as u64;
         let ratio = |n: f64| if c == 0 { 0.0 } else { n / c as f64 };
+        let mut left = self.backoff.len() as u32;
+        let bins: Vec<Bin> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, (writes, ok))| {
+                left = left.saturating_sub(*ok);
+                Bin {
+                    originals: if i == 0 { c as u32 } else { 0 },
+                    attempts: *writes,
+                    retries: writes.saturating_sub(if i == 0 { c as u32 } else { 0 }),
+                    successes: *ok,
+                    served: *writes,
+                    in_flight: left,
+                    ..Bin::default()
+                }
+            })
+            .collect();
         Report {
             summary: Summary {
                 originals: c,
@@ -110,7 +157,7 @@ impl Model for Occ {
                 amplification: ratio(self.writes as f64),
                 successes: u64::from(self.done),
                 success_rate: ratio(f64::from(self.done)),
-                peak_attempts_per_s: 0.0,
+                peak_attempts_per_s: peak_per_s(&bins, self.width),
                 attempts_per_s_at: None,
                 completion_ms: self.last.as_millis_f64(),
                 p50_ms: None,
@@ -119,8 +166,8 @@ impl Model for Occ {
                 failures: [0; 7],
                 served: self.writes,
             },
-            bin_ms: 0.0,
-            bins: Vec::new(),
+            bin_ms: self.width.as_millis_f64(),
+            bins,
         }
     }
 
@@ -137,6 +184,7 @@ impl Model for Occ {
             }
             OccEv::Write(c, v) => {
                 self.writes += 1;
+                self.count(now, v == self.version);
                 let back = Micros(self.delay());
                 let answered = now.saturating_add(back);
                 self.last = self.last.max(answered);
