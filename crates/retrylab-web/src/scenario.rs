@@ -262,12 +262,6 @@ impl View {
 
     /// The bin under the pointer, for the readout; true when it changed.
     pub(crate) fn hover(&mut self, x: Option<f64>) -> bool {
-        if let Some(el) = by_id("occ-links") {
-            set_hidden(
-                &el,
-                p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some(),
-            );
-        }
         let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
         let bin = match (sweep, x) {
             (true, Some(x)) => self.sweep_maps.first().and_then(|m| m.index_at(x)),
@@ -283,23 +277,32 @@ impl View {
     /// Returns true when it wants to be called again in a new task (to draw the charts under
     /// the timeline).
     pub(crate) fn render(&mut self, doc: &Document, p: &Params) -> bool {
-        let scenario = p.sim.scenario.is_some();
-        for (id, show) in [
-            ("scenario-view", scenario),
-            ("schedule-view-section", !scenario),
-            ("trace-view", !scenario),
-        ] {
-            if let Some(el) = by_id(id) {
-                if show {
-                    let _ = el.remove_attribute("hidden");
-                } else {
-                    let _ = el.set_attribute("hidden", "");
+        // The view on screen: the link's, except that a scenario link keeps showing the last
+        // complete result's (marked stale) until its own arrives.
+        let view = match (crate::views::View::of(p), &self.done) {
+            (crate::views::View::Schedule, _) => crate::views::View::Schedule,
+            (_, Some(d)) if d.plan.is_some() => crate::views::View::Sweep,
+            (_, Some(_)) => crate::views::View::Run,
+            (v, None) => v,
+        };
+        let shown = view.sections();
+        for v in crate::views::View::ALL {
+            for id in v.sections() {
+                if let Some(el) = by_id(id) {
+                    set_hidden(&el, !shown.contains(id));
                 }
             }
         }
-        if !scenario {
+        if view == crate::views::View::Schedule {
             return false;
         }
+        if let Some(el) = by_id("occ-links") {
+            set_hidden(
+                &el,
+                p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some(),
+            );
+        }
+
         let running = self.job.as_ref();
         let slow = running.is_some_and(|j| now() - j.started > 150.0);
         if let Some(bar) = by_id("sim-progress") {
@@ -360,23 +363,6 @@ impl View {
                     "false"
                 },
             );
-        }
-        if let Some(el) = by_id("occ-links") {
-            set_hidden(
-                &el,
-                p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some(),
-            );
-        }
-        let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
-        for (id, show) in [
-            ("run-section", !sweep),
-            ("run-summary", !sweep),
-            ("sweep-section", sweep),
-            ("sweep-summary", sweep),
-        ] {
-            if let Some(el) = by_id(id) {
-                set_hidden(&el, !show);
-            }
         }
         // The timeline and the tiles in this task; the charts under it in the next, so no
         // one task draws them all.
