@@ -1,8 +1,13 @@
-// Browser measurement of the page (not a test): time to the first chart, and the time from a
-// control change to the redrawn scenario view on payments-jitter and payments-none (p50, p95).
+// Browser measurement of the page (not a test): the page's size (gzip), time to the first chart,
+// the time from a control change to the redrawn scenario view on payments-jitter and
+// payments-none (p50, p95), the longest main-thread task while controls change on every
+// scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
+// native `retrylab sweep` (target/release/retrylab, when built).
 // Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/)
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -15,7 +20,20 @@ const browser = await chromium.launch({
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 try {
   for (let i = 0; i < 100; i++) { try { if ((await fetch(BASE + '/')).ok) break; } catch {} await new Promise(r => setTimeout(r, 100)); }
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 1000 } })).newPage();
+  const sizes = { wasm: 0, js: 0, css: 0 };
+  for (const f of readdirSync('dist')) {
+    const kind = f.endsWith('.wasm') ? 'wasm' : f.endsWith('.js') ? 'js' : f.endsWith('.css') ? 'css' : null;
+    if (kind) sizes[kind] += gzipSync(readFileSync(`dist/${f}`), { level: 9 }).length;
+  }
+  const kb = n => (n / 1024).toFixed(1);
+  console.log(`size (gzip -9): wasm ${kb(sizes.wasm)} KB, js ${kb(sizes.js)} KB, css ${kb(sizes.css)} KB, total ${kb(sizes.wasm + sizes.js + sizes.css)} KB`);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  const page = await context.newPage();
   const t0 = Date.now();
   await page.goto(BASE + '/');
   await page.waitForSelector('body[data-ready="true"]');
@@ -42,6 +60,46 @@ try {
       times.push(ms);
     }
     console.log(`${preset}: control change to redrawn view, p50 ${pct(times, 0.5).toFixed(0)} ms, p95 ${pct(times, 0.95).toFixed(0)} ms (${n} changes of seed)`);
+  }
+  // The longest task after the page is ready, while the seed changes twice on every scenario preset.
+  // `retrylab presets` prints each preset's name, then the keys it sets; scenario presets set one.
+  const lines = execFileSync('target/release/retrylab', ['presets']).toString().split('\n');
+  const presets = lines.flatMap((l, i) => /^[a-z0-9-]+\s/.test(l) && /scenario=/.test(lines[i + 1] || '') ? [l.split(/\s+/)[0]] : []);
+  const worst = [];
+  for (const preset of presets) {
+    await page.goto(`${BASE}/?v=1&preset=${preset}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const ready = await page.evaluate(() => window.__longTasks.length);
+    if (!(await page.locator('#scenario-view').isVisible())) continue;
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    for (const seed of [7, 8]) {
+      await page.evaluate(s => { const el = document.getElementById('seed'); el.value = String(s); el.dispatchEvent(new Event('input', { bubbles: true })); }, seed);
+      await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 120000 });
+    }
+    const long = await page.evaluate(n => window.__longTasks.slice(n), ready);
+    worst.push([preset, Math.round(Math.max(0, ...long))]);
+  }
+  console.log(`longest main-thread task after load while the seed changes twice: ${worst.map(([p, ms]) => `${p} ${ms} ms`).join(', ')}`);
+  // The whole 2015 sweep in the page, from the page being ready to the last row's summary.
+  const study = 'preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated';
+  const walls = [];
+  for (let i = 0; i < 3; i++) {
+    await page.goto(`${BASE}/?v=1&${study}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const t = await page.evaluate(() => performance.now());
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 300000 });
+    walls.push((await page.evaluate(() => performance.now())) - t);
+  }
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  console.log(`2015 sweep in the page (${cores} workers): ${walls.map(w => (w / 1000).toFixed(2)).join(', ')} s`);
+  if (existsSync('target/release/retrylab')) {
+    const nat = [];
+    for (let i = 0; i < 3; i++) {
+      const t = Date.now();
+      execFileSync('target/release/retrylab', ['sweep', study]);
+      nat.push(Date.now() - t);
+    }
+    console.log(`2015 sweep native (retrylab sweep, all cores): ${nat.map(w => (w / 1000).toFixed(2)).join(', ')} s`);
   }
 } finally {
   await browser.close();
