@@ -44,9 +44,9 @@ else
     cargo install trunk --version "$TRUNK_VERSION" --locked --ignore-rust-version --force
 fi
 
-# 4. npm packages: binaryen 132 (wasm-opt for Trunk) and playwright-core (browser tests).
-if [ -f node_modules/binaryen/package.json ] && [ -f node_modules/playwright-core/package.json ] \
-   && node -e 'const l=require("./package-lock.json").packages;for(const n of ["binaryen","playwright-core"]){if(require("./node_modules/"+n+"/package.json").version!==l["node_modules/"+n].version)process.exit(1)}' 2>/dev/null; then
+# 4. npm packages: binaryen 132 (wasm-opt for Trunk), playwright-core and axe-core (browser tests).
+if [ -f node_modules/binaryen/package.json ] && [ -f node_modules/playwright-core/package.json ] && [ -f node_modules/axe-core/package.json ] \
+   && node -e 'const l=require("./package-lock.json").packages;for(const n of ["binaryen","playwright-core","axe-core"]){if(require("./node_modules/"+n+"/package.json").version!==l["node_modules/"+n].version)process.exit(1)}' 2>/dev/null; then
   say "npm packages: present"
 else
   say "npm packages: installing"

@@ -66,6 +66,15 @@ async function openScenario(query) {
   await opened.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
   return opened;
 }
+// axe-core's serious and critical findings on the page as it stands, as "rule: target" lines.
+const AXE = readFileSync(new URL('../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+async function axeFindings(page) {
+  await page.addScriptTag({ content: AXE });
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}`)));
+  return found;
+}
 const canvasPixels = page => page.evaluate(() => document.getElementById('schedule').toDataURL());
 const stepTexts = page => page.locator('#trace-steps li').allInnerTexts();
 
@@ -448,7 +457,7 @@ try {
       await page.mouse.move(box.x + x, box.y + box.height / 2);
       text = await page.locator('#sweep-readout').innerText();
     }
-    assert.match(text, /^clients=100: none: \d+ attempts, \d+ ms completion_ms, 2015: 2421 calls, 2027 ms; exponential: /);
+    assert.match(text, /^clients=100: none: \d+ attempts, \d+ ms completion, 2015: 2421 calls, 2027 ms; exponential: /);
     assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
     await page.screenshot({ path: join(ARTIFACTS, 'sweep-2015-study.png'), fullPage: true });
     assert.deepEqual(errors, []);
@@ -472,6 +481,17 @@ try {
     await bad.context.close();
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  await check('axe-core finds no serious or critical problem in any view', async () => {
+    for (const q of ['', '?v=1&preset=chapter', '?v=1&preset=payments-none', '?v=1&preset=payments-none&b.preset=payments-jitter',
+      '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {
+      const { page, context, errors } = await openPage(q);
+      if (q) await page.waitForSelector('#scenario-view[data-done="true"], #trace-view:not([hidden])', { timeout: 60000 });
+      assert.deepEqual(await axeFindings(page), [], `axe on ${q || 'the defaults'}`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
   });
 
   await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {

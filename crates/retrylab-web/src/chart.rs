@@ -74,10 +74,11 @@ pub fn spread(c: u32, n: u32) -> f64 {
     }
 }
 
-const CEILING: RGBColor = RGBColor(200, 60, 40);
-const DOT: RGBColor = RGBColor(40, 90, 170);
+// The Okabe-Ito palette (colour-blind safe).
+const CEILING: RGBColor = RGBColor(213, 94, 0);
+const DOT: RGBColor = RGBColor(0, 114, 178);
 const MEAN: RGBColor = RGBColor(20, 20, 20);
-const HIGHLIGHT: RGBColor = RGBColor(230, 140, 0);
+const HIGHLIGHT: RGBColor = RGBColor(230, 159, 0);
 
 /// Draws the schedule on `area` (sized in device pixels; `scale` is the devicePixelRatio).
 pub fn draw_schedule<DB: DrawingBackend>(

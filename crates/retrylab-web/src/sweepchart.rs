@@ -66,17 +66,27 @@ impl SweepMap {
     }
 }
 
-/// Line colours, in order; they repeat after eight lines.
+/// Line colours, in order: the Okabe-Ito palette, which reads under the common kinds of colour
+/// blindness; they repeat after eight lines. Lines also differ by dash ([`dash_of`]).
 pub const PALETTE: [RGBColor; 8] = [
-    RGBColor(200, 60, 40),
-    RGBColor(40, 90, 170),
-    RGBColor(30, 130, 60),
-    RGBColor(150, 80, 170),
-    RGBColor(210, 140, 20),
-    RGBColor(20, 150, 160),
-    RGBColor(120, 120, 130),
-    RGBColor(170, 40, 110),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 114, 178),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(230, 159, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(160, 150, 30),
 ];
+
+/// Line `i`'s dash, in CSS pixels (dash, gap): solid, dashed, dotted, then again.
+pub fn dash_of(i: usize) -> Option<(f64, f64)> {
+    match i % 3 {
+        0 => None,
+        1 => Some((8.0, 4.0)),
+        _ => Some((2.0, 3.0)),
+    }
+}
 
 fn tick(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
@@ -171,11 +181,27 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .zip(&line.values)
             .filter_map(|(x, v)| v.map(|v| (*x, y.place(v))))
             .collect();
-        chart
-            .draw_series(LineSeries::new(points.clone(), style))
-            .map_err(|e| e.to_string())?
-            .label(line.name.clone())
-            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style));
+        match dash_of(i) {
+            None => chart
+                .draw_series(LineSeries::new(points.clone(), style))
+                .map_err(|e| e.to_string())?,
+            Some((d, g)) => chart
+                .draw_series(DashedLineSeries::new(points.clone(), px(d), px(g), style))
+                .map_err(|e| e.to_string())?,
+        }
+        .label(line.name.clone())
+        .legend(move |(x, yy)| {
+            // The legend's swatch shows the line's dash too: three pieces, touching when solid.
+            let [a, b, c] = match dash_of(i) {
+                None => [(0.0, 6.0), (6.0, 11.0), (11.0, 16.0)],
+                Some((d, _)) if d > 4.0 => [(0.0, 7.0), (10.0, 16.0), (16.0, 16.0)],
+                Some(_) => [(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)],
+            };
+            let seg = |(s, e): (f64, f64)| {
+                PathElement::new(vec![(x + px(s), yy), (x + px(e), yy)], style)
+            };
+            EmptyElement::at((0, 0)) + seg(a) + seg(b) + seg(c)
+        });
         chart
             .draw_series(points.iter().map(|p| Circle::new(*p, r, color.filled())))
             .map_err(|e| e.to_string())?;
@@ -196,9 +222,38 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .label(name.clone())
             .legend(move |(x, yy)| Circle::new((x + px(8.0), yy), px(5.0), grey));
     }
+    // The legend goes in the corner with the fewest points under it.
+    let (y_lo, y_hi) = (y.lo, y.hi);
+    let placed: Vec<(f64, f64)> = c
+        .lines
+        .iter()
+        .flat_map(|l| xs.iter().zip(l.values.iter().chain(&l.reference)))
+        .filter_map(|(x, v)| {
+            v.map(|v| {
+                (
+                    (x - x_lo) / (x_hi - x_lo),
+                    (y.place(v) - y_lo) / (y_hi - y_lo).max(1e-12),
+                )
+            })
+        })
+        .collect();
+    let corner = [
+        (SeriesLabelPosition::UpperLeft, 0.0, 1.0),
+        (SeriesLabelPosition::UpperRight, 1.0, 1.0),
+        (SeriesLabelPosition::LowerRight, 1.0, 0.0),
+        (SeriesLabelPosition::LowerLeft, 0.0, 0.0),
+    ]
+    .into_iter()
+    .min_by_key(|(_, cx, cy)| {
+        placed
+            .iter()
+            .filter(|(px_, py_)| (px_ - cx).abs() < 0.4 && (py_ - cy).abs() < 0.45)
+            .count()
+    })
+    .map_or(SeriesLabelPosition::LowerRight, |c| c.0);
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(corner)
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(200, 200, 200))
         .label_font(font(12.0))

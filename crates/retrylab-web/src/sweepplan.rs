@@ -172,7 +172,7 @@ impl Plan {
                 let mut text: Vec<String> = self
                     .metrics
                     .iter()
-                    .map(|m| format!("{} {}", m.text(s), m.name()))
+                    .map(|m| format!("{} {}", m.text(s), m.head()))
                     .collect();
                 if let Some((calls, ms)) = self.reference.get(i).copied().flatten() {
                     text.push(format!("2015: {calls} calls, {ms} ms"));
@@ -225,7 +225,7 @@ mod tests {
         assert!(charts[0].reference_name.is_some());
         assert!(plan
             .readout(&fake, 10)
-            .starts_with("clients=110: none: 50 attempts, 100 ms completion_ms, 2015: "));
+            .starts_with("clients=110: none: 50 attempts, 100 ms completion, 2015: "));
     }
 
     #[test]

@@ -27,8 +27,8 @@ pub struct System<'a> {
 }
 
 const OUTAGE: RGBColor = RGBColor(255, 200, 120);
-const OPEN: RGBColor = RGBColor(200, 40, 40);
-const HALF: RGBColor = RGBColor(230, 180, 30);
+const OPEN: RGBColor = RGBColor(213, 94, 0);
+const HALF: RGBColor = RGBColor(240, 228, 66);
 
 /// The stop reasons a failure can have (every one but success), in the legend's order.
 pub fn failure_reasons() -> Vec<StopReason> {
@@ -189,7 +189,7 @@ pub fn draw_system<DB: DrawingBackend>(
         &mut c,
         s.sides,
         |r| r.utilisation * 100.0,
-        RGBColor(40, 90, 170),
+        RGBColor(0, 114, 178),
         "capacity used",
         scale,
         mid,
@@ -221,7 +221,7 @@ pub fn draw_system<DB: DrawingBackend>(
         &mut c,
         s.sides,
         |r| f64::from(r.in_flight),
-        RGBColor(120, 80, 160),
+        RGBColor(204, 121, 167),
         "in flight",
         scale,
         mid,
@@ -231,7 +231,7 @@ pub fn draw_system<DB: DrawingBackend>(
             &mut c,
             s.sides,
             |r| r.budget,
-            RGBColor(30, 130, 60),
+            RGBColor(0, 158, 115),
             "budget tokens",
             scale,
             mid,

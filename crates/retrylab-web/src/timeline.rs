@@ -43,13 +43,15 @@ impl TimeMap {
     }
 }
 
-/// A line: its legend, colour and value per bin.
-type Series = (&'static str, RGBColor, fn(&Rates) -> f64);
+/// A line: its legend, colour, width (CSS pixels; the widths differ too, so the lines stay
+/// apart without colour) and value per bin.
+type Series = (&'static str, RGBColor, f64, fn(&Rates) -> f64);
 
-const ORIGINALS: RGBColor = RGBColor(40, 90, 170);
-const ATTEMPTS: RGBColor = RGBColor(200, 60, 40);
-const SUCCESSES: RGBColor = RGBColor(30, 130, 60);
-const FAILURES: RGBColor = RGBColor(120, 120, 130);
+// The Okabe-Ito palette (colour-blind safe); the series also differ in width and dash.
+const ORIGINALS: RGBColor = RGBColor(0, 114, 178);
+const ATTEMPTS: RGBColor = RGBColor(213, 94, 0);
+const SUCCESSES: RGBColor = RGBColor(0, 158, 115);
+const FAILURES: RGBColor = RGBColor(0, 0, 0);
 const OUTAGE: RGBColor = RGBColor(255, 200, 120);
 
 /// The y axis: linear from 0, or log10 when the largest value is more than 100 times the
@@ -192,15 +194,17 @@ pub fn draw_timeline<DB: DrawingBackend>(
             });
     }
     let series: [Series; 4] = [
-        ("attempts/s (retries included)", ATTEMPTS, |r| r.attempts),
-        ("original requests/s", ORIGINALS, |r| r.originals),
-        ("successes/s", SUCCESSES, |r| r.successes),
-        ("failed requests/s", FAILURES, |r| r.failures),
+        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
+            r.attempts
+        }),
+        ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
+        ("successes/s", SUCCESSES, 1.5, |r| r.successes),
+        ("failed requests/s", FAILURES, 1.0, |r| r.failures),
     ];
     let two = t.sides.len() > 1;
     for (side, rates) in t.sides.iter().enumerate() {
-        for (label, color, value) in series {
-            let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+        for (label, color, width, value) in series {
+            let style = ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32);
             let points = rates
                 .iter()
                 .map(|r| (r.t_s + t.bin_s / 2.0, y.place(value(r))));
