@@ -483,9 +483,48 @@ try {
     await context.close();
   });
 
+  await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
+    const counts = () => attr(page, '#tree', 'data-counts');
+    const pixels = () => page.evaluate(() => document.getElementById('tree').toDataURL());
+    assert.equal(await counts(), '1,3,9,27', 'p = 1: the whole worst case');
+    await page.click('#tree-start');
+    assert.equal(await counts(), '1,0,0,0');
+    const start = await pixels();
+    await page.click('#tree-step');
+    await page.click('#tree-step');
+    assert.equal(await counts(), '1,1,1,0');
+    assert.match(await page.locator('#tree-readout').innerText(), /^Call 3 of 40: layer 2 -> layer 3, attempt 1: failed\./);
+    await page.click('#tree-back');
+    await page.click('#tree-back');
+    assert.equal(await pixels(), start, 'Back after Step returns to the same picture');
+    // The arrow keys step too.
+    await page.focus('#tree');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+    assert.equal(await counts(), '1,1,1,1');
+    await page.selectOption('#tree-mode', 'level');
+    await page.click('#tree-step');
+    assert.equal(await counts(), '1,3,0,0', 'one level at a time');
+    await page.screenshot({ path: join(ARTIFACTS, 'tree-layers-333.png'), fullPage: true });
+    await context.close();
+    for (const [layers, p] of [['4,4,4', '1'], ['2,3,4', '0.5']]) {
+      const t = await openScenario(`?v=1&preset=layers-333&layers=${layers}&p=${p}`);
+      const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'amplify', layers, '--p', p], { encoding: 'utf8' });
+      const rows = await t.page.locator('#tree-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+      const worst = cli.match(/= (\d+) bottom calls per user request/)[1];
+      const expected = cli.match(/expected at p = [\d.]+: ([\d.]+) bottom calls/)[1];
+      assert.equal(rows[rows.length - 1][2], worst, `${layers}: worst case as retrylab amplify`);
+      assert.equal(rows[rows.length - 1][3], expected, `${layers}: expected at p = ${p} as retrylab amplify`);
+      assert.equal(rows[rows.length - 1][4], cli.match(/worst case (\d+), expected/)[1], 'the fix');
+      assert.deepEqual(t.errors, []);
+      await t.context.close();
+    }
+    assert.deepEqual(errors, []);
+  });
+
   await check('axe-core finds no serious or critical problem in any view', async () => {
     for (const q of ['', '?v=1&preset=chapter', '?v=1&preset=payments-none', '?v=1&preset=payments-none&b.preset=payments-jitter',
-      '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {
+      '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=layers-333&p=0.5', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {
       const { page, context, errors } = await openPage(q);
       if (q) await page.waitForSelector('#scenario-view[data-done="true"], #trace-view:not([hidden])', { timeout: 60000 });
       assert.deepEqual(await axeFindings(page), [], `axe on ${q || 'the defaults'}`);

@@ -42,6 +42,7 @@ pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
 pub use request::explain::{explain, Explanation, StepText};
 pub use request::schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
 pub use request::trace::{streams, trace, Step, Trace};
+pub use request::tree::{call_tree, Call, CallTree, MAX_TREE_CALLS};
 pub use retry::backoff::{
     Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER,
 };

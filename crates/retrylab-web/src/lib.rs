@@ -21,6 +21,7 @@ pub mod sweepchart;
 pub mod sweepplan;
 pub mod system;
 pub mod timeline;
+pub mod treechart;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 mod web;

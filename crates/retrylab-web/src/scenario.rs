@@ -9,9 +9,11 @@ use crate::exec::{Event, Exec};
 use crate::sweepchart::{draw_sweep, SweepMap};
 use crate::sweepplan::Plan;
 use crate::timeline::{draw_timeline, TimeMap, Timeline};
+use crate::treechart::Shown;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use retry_model::sim::{Scenario, ScenarioKind, SimReport};
+use retry_model::CallTree;
 use retry_model::Params;
 use web_sys::{Document, Element};
 
@@ -83,6 +85,8 @@ pub(crate) struct View {
     redraw: bool,
     // The charts under the timeline need drawing (in the task after the timeline's).
     secondary: bool,
+    // A `layers` link's call tree, stepped on the page.
+    tree: Option<TreeView>,
 }
 
 fn now() -> f64 {
@@ -105,6 +109,95 @@ fn outage_window(p: &Params) -> Option<(f64, f64)> {
     }
 }
 
+/// The amplification tree of a `layers` link and how far the stepping has got.
+pub(crate) struct TreeView {
+    key: (String, String, u64),
+    tree: CallTree,
+    shown: Shown,
+}
+
+impl TreeView {
+    fn of(p: &Params) -> Option<TreeView> {
+        if p.sim.kind() != Some(ScenarioKind::Layers) || p.compare.is_some() || p.sweep().is_some()
+        {
+            return None;
+        }
+        let (layers, prob) = (p.get("layers")?, p.get("p")?);
+        let ks: Vec<u32> = layers
+            .split(',')
+            .map(|k| k.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let tree = retry_model::call_tree(&ks, prob.parse().ok()?, p.seed).ok()?;
+        let shown = if tree.calls.is_empty() {
+            Shown::Levels(tree.worst.len() - 1)
+        } else {
+            Shown::Calls(tree.calls.len())
+        };
+        Some(TreeView {
+            key: (layers, prob, p.seed),
+            tree,
+            shown,
+        })
+    }
+
+    fn last(&self, by_level: bool) -> Shown {
+        if by_level || self.tree.calls.is_empty() {
+            Shown::Levels(self.tree.worst.len() - 1)
+        } else {
+            Shown::Calls(self.tree.calls.len())
+        }
+    }
+
+    /// Start, Step, Back, Reset (show all), or the stepping mode.
+    fn act(&mut self, what: &str) {
+        let by_level = matches!(self.shown, Shown::Levels(_));
+        self.shown = match (what, self.shown) {
+            ("start", Shown::Calls(_)) => Shown::Calls(1),
+            ("start", Shown::Levels(_)) => Shown::Levels(0),
+            ("step", Shown::Calls(n)) => Shown::Calls((n + 1).min(self.tree.calls.len())),
+            ("step", Shown::Levels(l)) => Shown::Levels((l + 1).min(self.tree.worst.len() - 1)),
+            ("back", Shown::Calls(n)) => Shown::Calls(n.saturating_sub(1).max(1)),
+            ("back", Shown::Levels(l)) => Shown::Levels(l.saturating_sub(1)),
+            ("reset", _) => self.last(by_level),
+            ("level", _) => Shown::Levels(0),
+            ("call", _) if !self.tree.calls.is_empty() => Shown::Calls(1),
+            (_, now) => now,
+        };
+    }
+
+    fn readout(&self) -> String {
+        let t = &self.tree;
+        let names = crate::treechart::level_names(t);
+        let made = match self.shown {
+            Shown::Calls(n) => t.counts(n),
+            Shown::Levels(l) => t.counts_to_level(l),
+        };
+        let per_level: Vec<String> = made.iter().map(u64::to_string).collect();
+        let head = match self.shown {
+            Shown::Calls(n) => match t.calls.get(n.wrapping_sub(1)) {
+                Some(c) => format!(
+                    "Call {n} of {}: {}, attempt {}: {}.",
+                    t.calls.len(),
+                    names[usize::from(c.level)],
+                    c.attempt,
+                    if c.ok { "succeeded" } else { "failed" }
+                ),
+                None => String::new(),
+            },
+            Shown::Levels(l) => format!("Down to {}.", names[l]),
+        };
+        format!(
+            "{head} Calls so far, level by level: {} (worst case {}).",
+            per_level.join(", "),
+            t.worst
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
 impl View {
     /// Starts the workers; `wake` is called whenever one has posted.
     pub(crate) fn connect(&mut self, wake: js_sys::Function) {
@@ -115,6 +208,16 @@ impl View {
     /// one in flight), or clears the view for a policy-only link. Returns true when the page
     /// runs the simulation itself and a slice should be scheduled.
     pub(crate) fn sync(&mut self, p: &Params) -> bool {
+        let key = (
+            p.get("layers").unwrap_or_default(),
+            p.get("p").unwrap_or_default(),
+            p.seed,
+        );
+        if self.tree.as_ref().map(|t| &t.key) != Some(&key) {
+            self.tree = TreeView::of(p);
+        } else if TreeView::of(p).is_none() {
+            self.tree = None;
+        }
         if p.sim.scenario.is_none() {
             self.stop();
             self.done = None;
@@ -252,6 +355,80 @@ impl View {
         self.local_pending()
     }
 
+    /// A tree control: "start", "step", "back", "reset", or the mode "call" or "level".
+    pub(crate) fn tree_action(&mut self, what: &str) {
+        if let Some(t) = self.tree.as_mut() {
+            t.act(what);
+        }
+        self.render_tree();
+    }
+
+    /// Draws the tree, its readout and its table (the chart's text alternative).
+    fn render_tree(&self) {
+        let Some(section) = by_id("tree-section") else {
+            return;
+        };
+        let Some(t) = &self.tree else {
+            set_hidden(&section, true);
+            return;
+        };
+        set_hidden(&section, false);
+        if let Some(out) = by_id("tree-readout") {
+            out.set_text_content(Some(&t.readout()));
+        }
+        let Some((canvas, dpr)) = crate::canvas::fit("tree", 0.32, 220.0, 360.0) else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
+            if let Err(e) =
+                crate::treechart::draw_tree(&backend.into_drawing_area(), &t.tree, t.shown, dpr)
+            {
+                web_sys::console::error_1(&format!("tree: {e}").into());
+            }
+        }
+        let made = match t.shown {
+            Shown::Calls(n) => t.tree.counts(n),
+            Shown::Levels(l) => t.tree.counts_to_level(l),
+        };
+        let text: Vec<String> = made.iter().map(u64::to_string).collect();
+        let _ = canvas.set_attribute("data-counts", &text.join(","));
+        let all = t.tree.counts(t.tree.calls.len());
+        if let (Some(table), Some(doc)) = (
+            by_id("tree-table"),
+            web_sys::window().and_then(|w| w.document()),
+        ) {
+            table.set_inner_html(
+                "<thead><tr><th>level</th><th>calls (this click)</th><th>worst case</th><th>expected</th><th>retry at one layer only</th></tr></thead>",
+            );
+            if let Ok(body) = doc.create_element("tbody") {
+                for (l, name) in crate::treechart::level_names(&t.tree).iter().enumerate() {
+                    let Ok(tr) = doc.create_element("tr") else {
+                        continue;
+                    };
+                    let made = if t.tree.calls.is_empty() {
+                        "-".to_string()
+                    } else {
+                        all[l].to_string()
+                    };
+                    for cell in [
+                        name.clone(),
+                        made,
+                        t.tree.worst[l].to_string(),
+                        format!("{:.4}", t.tree.expected[l]),
+                        t.tree.fix_worst[l].to_string(),
+                    ] {
+                        if let Ok(td) = doc.create_element("td") {
+                            td.set_text_content(Some(&cell));
+                            let _ = tr.append_child(&td);
+                        }
+                    }
+                    let _ = body.append_child(&tr);
+                }
+                let _ = table.append_child(&body);
+            }
+        }
+    }
+
     /// Stops the run in flight; the last complete result stays, marked stale.
     pub(crate) fn cancel(&mut self) {
         if self.job.is_some() {
@@ -296,6 +473,7 @@ impl View {
         if view == crate::views::View::Schedule {
             return false;
         }
+        self.render_tree();
         if let Some(el) = by_id("occ-links") {
             set_hidden(
                 &el,

@@ -256,6 +256,47 @@ pub fn start() -> Result<(), JsValue> {
             }
         }
     })?;
+    // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
+    for (id, what) in [
+        ("tree-start", "start"),
+        ("tree-back", "back"),
+        ("tree-step", "step"),
+        ("tree-reset", "reset"),
+    ] {
+        on_click(&app, id, move |a| a.view.tree_action(what))?;
+    }
+    {
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_mode = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let mode = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
+                .map(|s| s.value())
+                .unwrap_or_default();
+            app.borrow_mut().view.tree_action(&mode);
+        });
+        by_id("tree-mode")
+            .ok_or("no #tree-mode")?
+            .add_event_listener_with_callback("change", on_mode.as_ref().unchecked_ref())?;
+        on_mode.forget(); // page-lifetime handler
+        let on_key =
+            Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+                let what = match e.key().as_str() {
+                    "ArrowRight" | "ArrowDown" => "step",
+                    "ArrowLeft" | "ArrowUp" => "back",
+                    "Home" => "start",
+                    "End" => "reset",
+                    _ => return,
+                };
+                e.prevent_default();
+                app2.borrow_mut().view.tree_action(what);
+            });
+        by_id("tree")
+            .ok_or("no #tree")?
+            .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
+        on_key.forget(); // page-lifetime handler
+    }
     on_click(&app, "sim-cancel", |a| {
         a.view.cancel();
         let params = a.state.params.clone();

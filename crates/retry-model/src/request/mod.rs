@@ -6,3 +6,4 @@ pub(crate) mod amplify;
 pub(crate) mod explain;
 pub(crate) mod schedule;
 pub(crate) mod trace;
+pub(crate) mod tree;

@@ -1,0 +1,196 @@
+//! The amplification tree: one click through the layers, one row per level, each call a dot
+//! under the call that made it (green succeeded, vermillion failed, a faint ring where the
+//! worst case would put a call not made), and the step's call ringed. A level with more than
+//! [`MAX_DOTS`] slots is drawn as a bar of calls made against the worst case instead of
+//! hundreds of unreadable dots.
+//!
+//! Drawing and layout only: the calls and counts are the core's (`retry_model::call_tree`).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::CallTree;
+
+/// The most slots a level draws as dots.
+pub const MAX_DOTS: u64 = 81;
+
+/// How far the stepping has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// The first `n` calls, in the order they were made.
+    Calls(usize),
+    /// Every call down to this level.
+    Levels(usize),
+}
+
+impl Shown {
+    /// Whether call `i` (at `level`) is shown.
+    pub fn has(self, i: usize, level: usize) -> bool {
+        match self {
+            Shown::Calls(n) => i < n,
+            Shown::Levels(l) => level <= l,
+        }
+    }
+}
+
+/// Each call's slot in its level: its parent's slot times the parent layer's attempts, plus
+/// its attempt number less one, so a call sits where the worst case would put it.
+pub fn slots(t: &CallTree) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::with_capacity(t.calls.len());
+    for c in &t.calls {
+        let s = match c.parent {
+            None => 0,
+            Some(p) => {
+                let k = u64::from(t.layers[usize::from(c.level) - 1]);
+                out[p as usize] * k + u64::from(c.attempt - 1)
+            }
+        };
+        out.push(s);
+    }
+    out
+}
+
+/// The row labels, top first.
+pub fn level_names(t: &CallTree) -> Vec<String> {
+    let n = t.layers.len();
+    (0..=n)
+        .map(|l| match l {
+            0 => String::from("the click, into layer 1"),
+            l if l == n => format!("layer {n} -> bottom"),
+            l => format!("layer {l} -> layer {}", l + 1),
+        })
+        .collect()
+}
+
+const OK: RGBColor = RGBColor(0, 158, 115);
+const FAIL: RGBColor = RGBColor(213, 94, 0);
+const FAINT: RGBColor = RGBColor(205, 205, 212);
+
+/// Draws the tree on `area` (device pixels; `scale` is the devicePixelRatio).
+pub fn draw_tree<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &CallTree,
+    shown: Shown,
+    scale: f64,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let px = |v: f64| (v * scale).round() as i32;
+    area.fill(&WHITE).map_err(err)?;
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (f64::from(w), f64::from(h));
+    let levels = t.worst.len();
+    let left = 150.0 * scale;
+    let right = 90.0 * scale;
+    let top = 16.0 * scale;
+    let row = (h - top * 2.0) / levels.max(1) as f64;
+    let plot_w = (w - left - right).max(10.0);
+    let y_of = |l: usize| top + row * (l as f64 + 0.5);
+    let x_of = |l: usize, slot: u64| left + plot_w * (slot as f64 + 0.5) / t.worst[l].max(1) as f64;
+    let font = ("sans-serif", 12.0 * scale).into_font();
+    let made = match shown {
+        Shown::Calls(n) => t.counts(n),
+        Shown::Levels(l) => t.counts_to_level(l),
+    };
+    for (l, name) in level_names(t).iter().enumerate() {
+        area.draw(&Text::new(
+            name.clone(),
+            (px(8.0), y_of(l) as i32 - px(7.0)),
+            font.clone(),
+        ))
+        .map_err(err)?;
+        let tally = format!("{} of {}", made[l], t.worst[l]);
+        area.draw(&Text::new(
+            tally,
+            ((w - right + 10.0 * scale) as i32, y_of(l) as i32 - px(7.0)),
+            font.clone(),
+        ))
+        .map_err(err)?;
+        if t.worst[l] > MAX_DOTS || t.calls.is_empty() {
+            // Too many to draw one by one: a bar of calls made against the worst case.
+            let y = y_of(l);
+            let frac = made[l] as f64 / t.worst[l].max(1) as f64;
+            let frame = [
+                (left as i32, (y - 6.0 * scale) as i32),
+                ((left + plot_w) as i32, (y + 6.0 * scale) as i32),
+            ];
+            area.draw(&Rectangle::new(
+                frame,
+                ShapeStyle::from(&FAINT).stroke_width(px(1.0) as u32),
+            ))
+            .map_err(err)?;
+            let fill = [frame[0], ((left + plot_w * frac) as i32, frame[1].1)];
+            area.draw(&Rectangle::new(fill, FAIL.mix(0.8).filled()))
+                .map_err(err)?;
+        } else {
+            // Where the worst case puts every call of this level: faint rings.
+            let r = (plot_w / t.worst[l] as f64 / 2.6).clamp(2.0 * scale, 7.0 * scale) as i32;
+            for s in 0..t.worst[l] {
+                area.draw(&Circle::new(
+                    (x_of(l, s) as i32, y_of(l) as i32),
+                    r,
+                    ShapeStyle::from(&FAINT).stroke_width(1),
+                ))
+                .map_err(err)?;
+            }
+        }
+    }
+    let slot = slots(t);
+    let last = match shown {
+        Shown::Calls(n) => n.checked_sub(1),
+        Shown::Levels(_) => None,
+    };
+    for (i, c) in t.calls.iter().enumerate() {
+        let l = usize::from(c.level);
+        if !shown.has(i, l) || t.worst[l] > MAX_DOTS {
+            continue;
+        }
+        let at = (x_of(l, slot[i]) as i32, y_of(l) as i32);
+        if let Some(p) = c.parent {
+            let pl = l - 1;
+            if t.worst[pl] <= MAX_DOTS {
+                let from = (x_of(pl, slot[p as usize]) as i32, y_of(pl) as i32);
+                area.draw(&PathElement::new(
+                    vec![from, at],
+                    ShapeStyle::from(&RGBColor(150, 150, 160)).stroke_width(px(1.0) as u32),
+                ))
+                .map_err(err)?;
+            }
+        }
+        let r = (plot_w / t.worst[l] as f64 / 2.6).clamp(2.0 * scale, 7.0 * scale) as i32;
+        let color = if c.ok { OK } else { FAIL };
+        area.draw(&Circle::new(at, r, color.filled()))
+            .map_err(err)?;
+        if Some(i) == last {
+            area.draw(&Circle::new(
+                at,
+                r + px(4.0),
+                ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32),
+            ))
+            .map_err(err)?;
+        }
+    }
+    area.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_call_sits_in_its_worst_case_slot() {
+        let t = retry_model::call_tree(&[2, 3, 4], 1.0, 1).unwrap();
+        let s = slots(&t);
+        // The bottom level's slots are 0..24, each once.
+        let mut bottom: Vec<u64> = t
+            .calls
+            .iter()
+            .zip(&s)
+            .filter(|(c, _)| c.level == 3)
+            .map(|(_, s)| *s)
+            .collect();
+        bottom.sort_unstable();
+        assert_eq!(bottom, (0..24).collect::<Vec<_>>());
+        assert_eq!(level_names(&t)[3], "layer 3 -> bottom");
+        assert!(Shown::Calls(2).has(1, 3) && !Shown::Calls(2).has(2, 0));
+        assert!(Shown::Levels(1).has(99, 1) && !Shown::Levels(1).has(0, 2));
+    }
+}
