@@ -483,6 +483,33 @@ try {
     await context.close();
   });
 
+  await check('the deadline timeline draws the 700 ms refusal and points at the text steps, and they at it', async () => {
+    const g = await openPage('?v=1&preset=guide-700ms');
+    assert.equal(await attr(g.page, '#deadline-chart', 'data-refused'), 'true', 'the retry that did not fit is drawn');
+    assert.equal(await attr(g.page, '#deadline-chart', 'data-attempts'), '1');
+    await g.page.screenshot({ path: join(ARTIFACTS, 'deadline-guide-700ms.png'), fullPage: true });
+    assert.deepEqual(g.errors, []);
+    await g.context.close();
+    const { page, context, errors } = await openPage('?v=1&preset=chapter');
+    assert.equal(await attr(page, '#deadline-chart', 'data-refused'), 'false');
+    await page.hover('#trace-steps li:nth-child(2) h3');
+    assert.equal(await attr(page, '#trace-steps li:nth-child(2)', 'data-highlight'), 'true', 'pointing at a step rings its bar');
+    const before = await page.evaluate(() => document.getElementById('deadline-chart').toDataURL());
+    // Pointing at the chart's rows highlights their steps, one at a time.
+    const box = await page.locator('#deadline-chart').boundingBox();
+    const lit = new Set();
+    for (let y = box.y + 5; y < box.y + box.height - 5; y += 4) {
+      await page.mouse.move(box.x + box.width / 2, y);
+      const on = await page.locator('#trace-steps li[data-highlight="true"]').evaluateAll(ls => ls.map(l => l.dataset.attempt));
+      assert.ok(on.length <= 1);
+      on.forEach(a => lit.add(a));
+    }
+    assert.deepEqual([...lit].sort(), ['1', '2', '3'], 'each attempt row lights its own step');
+    assert.notEqual(await page.evaluate(() => document.getElementById('deadline-chart').toDataURL()), before);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
     const counts = () => attr(page, '#tree', 'data-counts');

@@ -11,6 +11,7 @@ pub mod bars;
 mod canvas;
 pub mod chart;
 pub mod controls;
+pub mod deadline;
 #[cfg(target_arch = "wasm32")]
 mod exec;
 pub mod extras;

@@ -19,6 +19,9 @@ struct App {
     renders: u32,
     /// The scenario view and its run in slices.
     view: crate::scenario::View,
+    /// Where the deadline timeline's attempts landed, and the one highlighted.
+    deadline_map: crate::deadline::DeadlineMap,
+    deadline_hl: Option<usize>,
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
@@ -105,6 +108,8 @@ pub fn start() -> Result<(), JsValue> {
         map: CoordMap::default(),
         renders: 0,
         view: crate::scenario::View::default(),
+        deadline_map: crate::deadline::DeadlineMap::default(),
+        deadline_hl: None,
         tick: None,
         tick_pending: false,
     }));
@@ -334,6 +339,55 @@ pub fn start() -> Result<(), JsValue> {
         on_move.forget(); // page-lifetime handler
     }
 
+    {
+        // The deadline timeline and the text steps point at each other.
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let dpr = web_sys::window()
+                    .map(|w| w.device_pixel_ratio())
+                    .unwrap_or(1.0);
+                let mut a = app.borrow_mut();
+                let hit = if e.type_() == "pointerleave" {
+                    None
+                } else {
+                    a.deadline_map.attempt_at(f64::from(e.offset_y()) * dpr)
+                };
+                if hit != a.deadline_hl {
+                    a.deadline_hl = hit;
+                    draw_deadline(&mut a);
+                }
+            });
+        let el = by_id("deadline-chart").ok_or("no #deadline-chart")?;
+        for event in ["pointermove", "pointerleave"] {
+            el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        }
+        on_move.forget(); // page-lifetime handler
+        let app = app2;
+        let on_step = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let hit = if e.type_() == "pointerleave" {
+                None
+            } else {
+                e.target()
+                    .and_then(|t| t.dyn_into::<Element>().ok())
+                    .and_then(|t| t.closest("li").ok().flatten())
+                    .and_then(|li| li.get_attribute("data-attempt"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .map(|n| n.saturating_sub(1))
+            };
+            let mut a = app.borrow_mut();
+            if hit != a.deadline_hl {
+                a.deadline_hl = hit;
+                draw_deadline(&mut a);
+            }
+        });
+        let list = by_id("trace-steps").ok_or("no #trace-steps")?;
+        for event in ["pointerover", "pointerleave"] {
+            list.add_event_listener_with_callback(event, on_step.as_ref().unchecked_ref())?;
+        }
+        on_step.forget(); // page-lifetime handler
+    }
     let canvas = by_id("schedule").ok_or("no #schedule")?;
     {
         let app = app.clone();
@@ -651,7 +705,46 @@ fn render_trace(doc: &Document, s: &State) {
     }
 }
 
+/// The deadline timeline of the traced request, its highlighted attempt ringed, and that
+/// attempt's text step marked.
+fn draw_deadline(a: &mut App) {
+    let Some((canvas, dpr)) = crate::canvas::fit("deadline-chart", 0.34, 250.0, 380.0) else {
+        return;
+    };
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+        return;
+    };
+    let s = &a.state;
+    match crate::deadline::draw_deadline(
+        &backend.into_drawing_area(),
+        &s.trace,
+        s.params.policy.deadline,
+        s.params.policy.reserve,
+        a.deadline_hl,
+        dpr,
+    ) {
+        Ok(map) => a.deadline_map = map,
+        Err(e) => web_sys::console::error_1(&format!("deadline: {e}").into()),
+    }
+    let refused = s
+        .trace
+        .steps
+        .iter()
+        .any(|x| x.after.fit.is_some_and(|f| !f.fits) && x.after.stop.is_some());
+    let _ = canvas.set_attribute("data-attempts", &s.trace.steps.len().to_string());
+    let _ = canvas.set_attribute("data-refused", if refused { "true" } else { "false" });
+    if let Ok(items) = document().query_selector_all("#trace-steps li") {
+        for i in 0..items.length() {
+            if let Some(li) = items.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let on = a.deadline_hl == Some(i as usize);
+                let _ = li.set_attribute("data-highlight", if on { "true" } else { "false" });
+            }
+        }
+    }
+}
+
 fn draw(a: &mut App) {
+    draw_deadline(a);
     let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
         return;
     };

@@ -1,0 +1,303 @@
+//! One request's deadline as a timeline: each attempt a bar from its start for as long as it
+//! took (green answered, vermillion failed), the wait after it, the time already spent before
+//! the first attempt, the reserve at the end, the deadline, and a retry the fit check refused
+//! drawn dashed where it would have gone (the guide's 700 ms case: 250 ms wait + 400 ms attempt
+//! + 100 ms reserve = 750 ms > 700 ms).
+//!
+//! Drawing and layout only: every number is the trace's (`retry_model::trace`). The returned
+//! [`DeadlineMap`] turns a pointer back into the attempt under it, so the bar and its text step
+//! highlight each other.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::{Micros, Trace};
+
+/// Where each attempt's row landed, in canvas pixels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeadlineMap {
+    rows: Vec<(f64, f64)>,
+}
+
+impl DeadlineMap {
+    /// The attempt (0-based) whose row holds pixel row `y`.
+    pub fn attempt_at(&self, y: f64) -> Option<usize> {
+        self.rows.iter().position(|(a, b)| y >= *a && y < *b)
+    }
+}
+
+/// A bar: the attempt index, start and end in ms, and what it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Piece {
+    /// An attempt, and whether it was answered with a success.
+    Attempt(usize, f64, f64, bool),
+    /// The wait after an attempt.
+    Wait(usize, f64, f64),
+    /// A retry the fit check refused: its wait, its attempt's timeout, the reserve.
+    Refused(usize, f64, f64, f64, f64),
+}
+
+fn ms(m: Micros) -> f64 {
+    m.as_millis_f64()
+}
+
+/// The pieces of a trace, in order, and the axis end in ms (the deadline, or the request's end).
+pub fn pieces(t: &Trace, deadline: Option<Micros>, reserve: Micros) -> (Vec<Piece>, f64) {
+    let mut out = Vec::new();
+    for (i, s) in t.steps.iter().enumerate() {
+        let start = ms(s.plan.start);
+        let end = start + ms(s.took);
+        let ok = s.after.stop == Some(retry_model::StopReason::Success);
+        out.push(Piece::Attempt(i, start, end, ok));
+        match (s.after.stop, s.after.wait, s.after.fit) {
+            (None, Some(w), _) => out.push(Piece::Wait(i, end, end + ms(w))),
+            (Some(_), Some(w), Some(f)) if !f.fits => {
+                let wait_end = end + ms(w);
+                let attempt_end = wait_end + ms(f.next_timeout);
+                out.push(Piece::Refused(
+                    i,
+                    end,
+                    wait_end,
+                    attempt_end,
+                    attempt_end + ms(reserve),
+                ))
+            }
+            _ => {}
+        }
+    }
+    let last = out
+        .iter()
+        .map(|p| match p {
+            Piece::Attempt(_, _, e, _) | Piece::Wait(_, _, e) | Piece::Refused(_, _, _, _, e) => *e,
+        })
+        .fold(0.0, f64::max);
+    let end = deadline.map_or(last, ms).max(last).max(1.0);
+    (out, end)
+}
+
+const OK: RGBColor = RGBColor(0, 158, 115);
+const FAIL: RGBColor = RGBColor(213, 94, 0);
+const WAIT: RGBColor = RGBColor(86, 180, 233);
+const SPENT: RGBColor = RGBColor(200, 200, 206);
+const RESERVE: RGBColor = RGBColor(240, 228, 66);
+
+/// Draws the timeline on `area`; `highlight` rings that attempt's row.
+#[allow(clippy::too_many_arguments)]
+pub fn draw_deadline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &Trace,
+    deadline: Option<Micros>,
+    reserve: Micros,
+    highlight: Option<usize>,
+    scale: f64,
+) -> Result<DeadlineMap, String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| ("sans-serif", v * scale);
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (pieces, end) = pieces(t, deadline, reserve);
+    let rows = t.steps.len().max(1);
+    // Row i is centred on the whole number rows - 1 - i, so each tick labels one attempt.
+    let top = rows as f64 - 0.5;
+    let mut chart = ChartBuilder::on(area)
+        .margin(px(12.0))
+        .x_label_area_size(px(36.0))
+        .y_label_area_size(px(80.0))
+        .caption(
+            match deadline {
+                Some(d) => format!("One request inside its {} ms deadline", ms(d)),
+                None => String::from("One request (no deadline)"),
+            },
+            font(15.0),
+        )
+        // A free band under the rows holds the legend, clear of every bar.
+        .build_cartesian_2d(0.0f64..end * 1.02, -(rows as f64 * 0.9).max(1.6)..top)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        // A tick on every whole number, so every attempt's row is labelled.
+        .y_labels((rows as f64 * 1.9 + 2.0) as usize * 2)
+        .y_label_formatter(&|v| {
+            let i = rows as f64 - 1.0 - v;
+            if (i - i.round()).abs() < 0.01 && i >= 0.0 && i < rows as f64 {
+                format!("attempt {}", i.round() as usize + 1)
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("time on the request's clock (ms)")
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .label_style(font(12.0))
+        .axis_desc_style(font(13.0))
+        .light_line_style(RGBColor(240, 240, 240))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let y = |i: usize| rows as f64 - i as f64 - 1.5;
+    let spent = ms(t.elapsed);
+    if spent > 0.0 {
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, -0.5), (spent, top)],
+                SPENT.mix(0.5).filled(),
+            )))
+            .map_err(|e| e.to_string())?
+            .label("already spent")
+            .legend(move |(x, yy)| {
+                Rectangle::new(
+                    [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
+                    SPENT.filled(),
+                )
+            });
+    }
+    if let Some(d) = deadline {
+        let (d, r) = (ms(d), ms(reserve));
+        if r > 0.0 {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(d - r, -0.5), (d, top)],
+                    RESERVE.mix(0.35).filled(),
+                )))
+                .map_err(|e| e.to_string())?
+                .label("reserve")
+                .legend(move |(x, yy)| {
+                    Rectangle::new(
+                        [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
+                        RESERVE.mix(0.6).filled(),
+                    )
+                });
+        }
+        let line = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(d, -0.5), (d, top)],
+                line,
+            )))
+            .map_err(|e| e.to_string())?
+            .label("deadline")
+            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(14.0), yy)], line));
+    }
+    let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
+    let mut labelled = [false; 4];
+    for p in &pieces {
+        match *p {
+            Piece::Attempt(i, a, b, ok) => {
+                let (color, name, k) = if ok {
+                    (OK, "attempt answered", 0)
+                } else {
+                    (FAIL, "attempt failed", 1)
+                };
+                let s = chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        bar(i, a, b.max(a + end * 0.002)),
+                        color.filled(),
+                    )))
+                    .map_err(|e| e.to_string())?;
+                if !labelled[k] {
+                    labelled[k] = true;
+                    s.label(name).legend(move |(x, yy)| {
+                        Rectangle::new(
+                            [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
+                            color.filled(),
+                        )
+                    });
+                }
+            }
+            Piece::Wait(i, a, b) => {
+                let s = chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(a, y(i) + 0.4), (b, y(i) + 0.6)],
+                        WAIT.filled(),
+                    )))
+                    .map_err(|e| e.to_string())?;
+                if !labelled[2] {
+                    labelled[2] = true;
+                    s.label("wait before the next attempt")
+                        .legend(move |(x, yy)| {
+                            Rectangle::new(
+                                [(x, yy - px(2.0)), (x + px(14.0), yy + px(2.0))],
+                                WAIT.filled(),
+                            )
+                        });
+                }
+            }
+            Piece::Refused(i, a, w, at, r) => {
+                let dash = ShapeStyle::from(&FAIL).stroke_width(px(2.0) as u32);
+                for (x0, x1) in [(a, w), (w, at), (at, r)] {
+                    let [(l, b0), (rr, t0)] = bar(i, x0, x1);
+                    let outline = vec![(l, b0), (rr, b0), (rr, t0), (l, t0), (l, b0)];
+                    chart
+                        .draw_series(DashedLineSeries::new(outline, px(5.0), px(3.0), dash))
+                        .map_err(|e| e.to_string())?;
+                }
+                let s = chart
+                    .draw_series(std::iter::once(Text::new(
+                        format!("refused: wait + attempt + reserve = {:.0} ms", r - a),
+                        (a, y(i) + 0.95),
+                        font(12.0).into_font().color(&FAIL),
+                    )))
+                    .map_err(|e| e.to_string())?;
+                if !labelled[3] {
+                    labelled[3] = true;
+                    s.label("a retry that did not fit (dashed)")
+                        .legend(move |(x, yy)| {
+                            PathElement::new(vec![(x, yy), (x + px(14.0), yy)], dash)
+                        });
+                }
+            }
+        }
+    }
+    if let Some(h) = highlight.filter(|h| *h < t.steps.len()) {
+        let ring = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y(h) + 0.05), (end * 1.02, y(h) + 0.95)],
+                ring,
+            )))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(font(11.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let map = DeadlineMap {
+        rows: (0..t.steps.len())
+            .map(|i| {
+                let (_, top) = chart.backend_coord(&(0.0, y(i) + 1.0));
+                let (_, bottom) = chart.backend_coord(&(0.0, y(i)));
+                (f64::from(top), f64::from(bottom))
+            })
+            .collect(),
+    };
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_700_ms_guide_case_draws_the_refused_retry() {
+        let p: retry_model::Params = "preset=guide-700ms".parse().unwrap();
+        let t = retry_model::trace(&p).unwrap();
+        let (pieces, end) = pieces(&t, p.policy.deadline, p.policy.reserve);
+        let refused = pieces.iter().find_map(|x| match x {
+            Piece::Refused(_, a, _, _, r) => Some(r - a),
+            Piece::Attempt(..) | Piece::Wait(..) => None,
+        });
+        assert_eq!(
+            refused,
+            Some(750.0),
+            "250 ms wait + 400 ms attempt + 100 ms reserve"
+        );
+        assert!(end >= 700.0);
+        let m = DeadlineMap {
+            rows: vec![(10.0, 50.0), (50.0, 90.0)],
+        };
+        assert_eq!(m.attempt_at(60.0), Some(1));
+        assert_eq!(m.attempt_at(5.0), None);
+    }
+}
