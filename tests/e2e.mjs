@@ -510,6 +510,39 @@ try {
     await context.close();
   });
 
+  await check('a lesson asks first and runs after: the guess lives in the link and the lab\'s answer is shown beside it', async () => {
+    const { page, context, errors } = await openPage();
+    await page.selectOption('#lesson-menu', 'stack-27');
+    await page.waitForFunction(() => location.search.includes('lesson=stack-27'));
+    assert.ok(page.url().endsWith('?v=1&preset=layers-333&lesson=stack-27'), page.url());
+    assert.match(await page.locator('#sim-status').innerText(), /^Answer the lesson's question first/);
+    assert.equal(await attr(page, '#scenario-view', 'data-done'), 'false', 'nothing runs before the guess');
+    await page.fill('#lesson-guess', '27');
+    await page.click('#lesson-commit');
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.ok(page.url().endsWith('&lesson=stack-27&guess=27'), page.url());
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 27 calls. The lab: 27.00x. Right.');
+    await page.screenshot({ path: join(ARTIFACTS, 'lesson-stack-27.png'), fullPage: true });
+    await page.reload();
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
+    assert.equal(await page.locator('#lesson-guess').inputValue(), '27', 'the guess comes back with the link');
+    // A policy-only lesson hides its trace until the guess is in; a wrong guess is told so.
+    await page.selectOption('#lesson-menu', 'deadline-walk');
+    await page.waitForFunction(() => location.search.includes('lesson=deadline-walk'));
+    assert.equal(await page.locator('#trace-view').isHidden(), true);
+    await page.fill('#lesson-guess', '6800');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3600 ms. Not quite: look again at the view.');
+    assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
+    await change(page, '#lesson-guess', 'a b');
+    assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
     const counts = () => attr(page, '#tree', 'data-counts');

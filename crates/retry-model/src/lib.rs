@@ -34,6 +34,7 @@ pub mod sim;
 pub use retry::budget;
 
 pub use link::keys as link_keys;
+pub use link::lesson::{Answer, Lesson, LESSONS};
 pub use link::preset::Preset;
 pub use link::run::{occ_2015_reference, occ_study_sweep, OCC_2015_REFERENCE};
 pub use link::sweep as link_sweep;

@@ -109,6 +109,11 @@ fn outage_window(p: &Params) -> Option<(f64, f64)> {
     }
 }
 
+/// True while the link's lesson asks a question the reader has not answered.
+pub(crate) fn awaiting_guess(p: &Params) -> bool {
+    p.lesson.is_some_and(|l| l.question.is_some()) && p.guess.is_none()
+}
+
 /// The amplification tree of a `layers` link and how far the stepping has got.
 pub(crate) struct TreeView {
     key: (String, String, u64),
@@ -218,7 +223,8 @@ impl View {
         } else if TreeView::of(p).is_none() {
             self.tree = None;
         }
-        if p.sim.scenario.is_none() {
+        if p.sim.scenario.is_none() || awaiting_guess(p) {
+            // Predict, then run: a lesson's question is answered before its run is shown.
             self.stop();
             self.done = None;
             self.error = None;
@@ -353,6 +359,23 @@ impl View {
             }
         }
         self.local_pending()
+    }
+
+    /// What a lesson's answer is read from: side A's summary, and a sweep with its rows, of the
+    /// last complete run (none while one is in flight).
+    pub(crate) fn lesson_inputs(
+        &self,
+    ) -> (
+        Option<retry_model::sim::Summary>,
+        Option<(Plan, Vec<retry_model::sim::Summary>)>,
+    ) {
+        let Some(d) = self.done.as_ref().filter(|_| self.job.is_none()) else {
+            return (None, None);
+        };
+        match &d.plan {
+            Some(plan) => (None, Some((plan.clone(), summaries(d)))),
+            None => (d.reports.first().map(|r| r.summary.clone()), None),
+        }
     }
 
     /// A tree control: "start", "step", "back", "reset", or the mode "call" or "level".
@@ -519,6 +542,9 @@ impl View {
                     ),
                     _ => format!("{runs} run{plural} of ?{}", d.link),
                 }
+            }
+            (None, None, false, None) if awaiting_guess(p) => {
+                "Answer the lesson's question first (left): the run is shown once you commit your guess.".to_string()
             }
             (None, None, false, None) => String::new(),
         };
@@ -885,7 +911,7 @@ impl View {
                             text.push_str(&format!(" ({})", reasons.join(", ")));
                         }
                         text.push_str(&format!(
-                            ", {:.0}% of capacity used, {} in flight",
+                            ", {:.0}% of capacity serving attempts, {} in flight",
                             b.utilisation * 100.0,
                             b.in_flight
                         ));

@@ -17,6 +17,8 @@ pub enum Msg {
     SideB(String),
     /// The sweep's keys, as link text without the `sweep.` prefix ("" ends the sweep).
     Sweep(String),
+    /// A lesson was picked from the menu ("" for none): its link, with `lesson=<id>`.
+    Lesson(String),
 }
 
 /// Everything the page shows, derived from the link.
@@ -95,6 +97,14 @@ impl State {
                 };
                 self.try_apply(res.map(|_| next))
             }
+            Msg::Lesson(id) => {
+                self.notices.clear();
+                let next = match retry_model::Lesson::from_id(&id) {
+                    Some(l) => format!("{}&lesson={}", l.link, l.id).parse::<Params>(),
+                    None => Ok(Params::default()),
+                };
+                self.try_apply(next)
+            }
             Msg::SideB(text) => {
                 let mut next = self.params.clone();
                 let res = next.set_side_b(&text).map(|_| next);
@@ -171,6 +181,19 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lesson_opens_its_link_and_a_guess_goes_in_the_link() {
+        let mut s = State::from_query("");
+        assert!(s.update(Msg::Lesson("stack-27".into())));
+        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27");
+        assert!(s.update(Msg::Set("guess", "27".into())));
+        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27&guess=27");
+        assert!(!s.update(Msg::Set("guess", "2 7".into())));
+        assert_eq!(s.errors[0].field, "guess");
+        assert!(s.update(Msg::Lesson(String::new())));
+        assert_eq!(s.link(), "v=1");
+    }
 
     #[test]
     fn side_b_and_the_sweep_are_edited_and_a_bad_edit_keeps_the_last_good_link() {

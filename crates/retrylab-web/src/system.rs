@@ -152,7 +152,7 @@ pub fn draw_system<DB: DrawingBackend>(
         t1,
         0.0,
         105.0,
-        "share of the server's capacity used (%)",
+        "share of the server's capacity spent serving attempts (%; refusals not counted)",
         scale,
         false,
     )?;

@@ -125,6 +125,7 @@ pub fn start() -> Result<(), JsValue> {
             let params = a.state.params.clone();
             let more = a.view.pump(&params);
             let again = a.view.render(&document(), &params);
+            render_lesson(&a);
             if more || again {
                 schedule(&mut a);
             }
@@ -146,10 +147,28 @@ pub fn start() -> Result<(), JsValue> {
             };
             let id = target.id();
             let is_text = target.get_attribute("type").as_deref() == Some("text");
-            if (e.type_() == "input") == is_text && id != "preset" {
+            if (e.type_() == "input") == is_text && id != "preset" && id != "lesson-menu" {
                 return;
             }
-            let msg = if id == "preset" {
+            let msg = if id == "lesson-menu" {
+                if e.type_() != "change" {
+                    return;
+                }
+                Msg::Lesson(
+                    target
+                        .dyn_ref::<HtmlSelectElement>()
+                        .map(|s| s.value())
+                        .unwrap_or_default(),
+                )
+            } else if id == "lesson-guess" {
+                Msg::Set(
+                    "guess",
+                    target
+                        .dyn_ref::<HtmlInputElement>()
+                        .map(|i| i.value().trim().to_string())
+                        .unwrap_or_default(),
+                )
+            } else if id == "preset" {
                 if e.type_() != "change" {
                     return;
                 }
@@ -177,7 +196,7 @@ pub fn start() -> Result<(), JsValue> {
             };
             let mut a = app.borrow_mut();
             let changed = a.state.update(msg);
-            let rewrite = id == "preset";
+            let rewrite = id == "preset" || id == "lesson-menu";
             render(&mut a, rewrite || !changed);
         });
         by_id("controls")
@@ -302,6 +321,14 @@ pub fn start() -> Result<(), JsValue> {
             .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
         on_key.forget(); // page-lifetime handler
     }
+    on_click(&app, "lesson-commit", |a| {
+        let guess = by_id("lesson-guess")
+            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            .map(|i| i.value().trim().to_string())
+            .unwrap_or_default();
+        a.state.update(Msg::Set("guess", guess));
+        render(a, false);
+    })?;
     on_click(&app, "sim-cancel", |a| {
         a.view.cancel();
         let params = a.state.params.clone();
@@ -540,7 +567,104 @@ fn fill_menus(doc: &Document) -> Result<(), JsValue> {
         o.set_text_content(Some(title));
         preset.append_child(&o)?;
     }
+    let lessons = by_id("lesson-menu").ok_or("no #lesson-menu")?;
+    for l in retry_model::LESSONS {
+        let o = doc.create_element("option")?;
+        o.set_attribute("value", l.id)?;
+        o.set_text_content(Some(l.title));
+        lessons.append_child(&o)?;
+    }
     Ok(())
+}
+
+/// The lesson panel: what to look for, the question, the reader's guess and, once the lab has
+/// computed it for the link on screen, its answer beside the guess.
+fn render_lesson(a: &App) {
+    let (Some(panel), Some(menu)) = (by_id("lesson-panel"), by_id("lesson-menu")) else {
+        return;
+    };
+    let p = &a.state.params;
+    if let Some(m) = menu.dyn_ref::<HtmlSelectElement>() {
+        m.set_value(p.lesson.map_or("", |l| l.id));
+    }
+    let Some(lesson) = p.lesson else {
+        let _ = panel.set_attribute("hidden", "");
+        return;
+    };
+    let _ = panel.remove_attribute("hidden");
+    let set = |id: &str, text: &str| {
+        if let Some(el) = by_id(id) {
+            el.set_text_content(Some(text));
+        }
+    };
+    set("lesson-look", lesson.look_for);
+    set("lesson-question", lesson.question.unwrap_or(""));
+    let waiting = crate::scenario::awaiting_guess(p);
+    if let Some(ask) = by_id("lesson-ask") {
+        if lesson.question.is_some() {
+            let _ = ask.remove_attribute("hidden");
+        } else {
+            let _ = ask.set_attribute("hidden", "");
+        }
+    }
+    if let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) {
+        let active = document()
+            .active_element()
+            .map(|e| e.id())
+            .unwrap_or_default();
+        if active != "lesson-guess" {
+            input.set_value(p.guess.as_deref().unwrap_or(""));
+        }
+    }
+    let Some(result) = by_id("lesson-result") else {
+        return;
+    };
+    let (run, sweep) = a.view.lesson_inputs();
+    let answer = crate::lessons::answer(
+        &lesson,
+        run.as_ref(),
+        sweep.as_ref().map(|(plan, rows)| (plan, rows.as_slice())),
+        &a.state.trace,
+    );
+    let (text, right) = match (&p.guess, answer, waiting) {
+        (_, _, true) => (
+            "Commit a guess to see the run and the lab's answer.".to_string(),
+            None,
+        ),
+        (Some(g), Some((shown, cmp)), _) => {
+            let right = retry_model::Lesson::right(&cmp, g);
+            let unit = if lesson.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", lesson.unit)
+            };
+            (
+                format!(
+                    "Your guess: {g}{unit}. The lab: {shown}. {}",
+                    if right {
+                        "Right."
+                    } else {
+                        "Not quite: look again at the view."
+                    }
+                ),
+                Some(right),
+            )
+        }
+        (Some(g), None, _) => (
+            format!("Your guess: {g}. The lab's answer appears when the run is done."),
+            None,
+        ),
+        (None, _, _) => (String::new(), None),
+    };
+    result.set_text_content(Some(&text));
+    match right {
+        Some(r) => {
+            let _ = result.set_attribute("data-right", if r { "true" } else { "false" });
+        }
+        None => {
+            let _ = result.remove_attribute("data-right");
+        }
+    }
 }
 
 /// Writes everything the state shows. `write_controls` also rewrites the controls from the
@@ -672,6 +796,13 @@ fn render(a: &mut App, write_controls: bool) {
     if a.view.render(&doc, &params) {
         schedule(a);
     }
+    // Predict, then run: a policy-only lesson's trace stays hidden until the guess is in.
+    if params.sim.scenario.is_none() && crate::scenario::awaiting_guess(&params) {
+        if let Some(t) = by_id("trace-view") {
+            let _ = t.set_attribute("hidden", "");
+        }
+    }
+    render_lesson(a);
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());

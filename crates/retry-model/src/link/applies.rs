@@ -97,6 +97,9 @@ impl Params {
             "tenants" if pol.scope != Scope::Tenant => {
                 Some("has no effect unless budget_scope=tenant")
             }
+            "guess" if self.lesson.and_then(|l| l.question).is_none() => {
+                Some("has no effect without a lesson that asks a question (lesson=stack-27, say)")
+            }
             _ => None,
         }
     }

@@ -603,6 +603,10 @@ pub const TABLE: &[Key] = &[
     key!("clients", "20", int(1, MAX_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
         "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
         Control::Number, "Clients", Group::Schedule),
+    key!("lesson", "none", Domain::Choice(&super::lesson::MENU), "", Applies::ALL,
+        "show this lesson: what to look for, and its question before the run"),
+    key!("guess", "none", Domain::List("the reader's answer: a number, or one of the question's choices (up to 40 letters, digits, '.', '-')"), "", Applies::ALL,
+        "the reader's answer to the lesson's question; the run is shown once it is given"),
     key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),
 ];
 

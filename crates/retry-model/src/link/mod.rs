@@ -18,6 +18,7 @@
 mod applies;
 pub mod compare;
 pub mod keys;
+pub mod lesson;
 pub mod preset;
 pub(crate) mod run;
 mod sim_keys;
@@ -74,6 +75,10 @@ pub struct Params {
     pub compare: Option<alloc::boxed::Box<compare::Compare>>,
     /// The link's sweep (its `sweep.` keys), if it has one.
     pub sweep: Option<alloc::boxed::Box<sweep::Sweep>>,
+    /// The lesson shown, if any.
+    pub lesson: Option<lesson::Lesson>,
+    /// The reader's answer to the lesson's question, once given.
+    pub guess: Option<String>,
 }
 
 impl Default for Params {
@@ -96,6 +101,8 @@ impl Default for Params {
             sim: crate::sim::SimParams::default(),
             compare: None,
             sweep: None,
+            lesson: None,
+            guess: None,
         }
     }
 }
@@ -305,6 +312,24 @@ impl Params {
             | "rate_window" => set_budget_detail(&mut pol.budget, k, v)?,
             "seed" => self.seed = k.int(v)?,
             "clients" => self.clients = k.int32(v)?,
+            "lesson" => {
+                self.lesson = match v {
+                    "none" => None,
+                    _ => Some(lesson::LESSONS[k.choice(v)?]),
+                }
+            }
+            "guess" => {
+                let ok = !v.is_empty()
+                    && v.len() <= 40
+                    && v.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+                if !ok {
+                    return Err(k.error(format!(
+                        "'{v}' is not a guess: up to 40 letters, digits, '.' and '-'"
+                    )));
+                }
+                self.guess = Some(String::from(v));
+            }
             other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
         }
         Ok(())
@@ -401,6 +426,8 @@ impl Params {
             }
             "seed" => self.seed.to_string(),
             "clients" => self.clients.to_string(),
+            "lesson" => self.lesson.map_or("none", |l| l.id).to_string(),
+            "guess" => self.guess.clone().unwrap_or_else(|| "none".to_string()),
             _ => return self.sim.get(key),
         })
     }

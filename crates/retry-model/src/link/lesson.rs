@@ -1,0 +1,212 @@
+//! Lessons: the presets grouped as the lessons they illustrate, each with what to look for
+//! and, where it fits, a question to answer before the run is shown (predict, then run).
+//!
+//! A lesson is a link: its settings (`link`, link text as a preset's are) plus `lesson=<id>`,
+//! and the reader's guess as `guess=<value>`. The answer is never written down here: it is read
+//! from what the lab computes for the link on screen ([`Answer`]), so a reader who changes a
+//! setting sees the answer for the settings they chose.
+//!
+//! ```
+//! use retry_model::{Lesson, Params};
+//! let l = Lesson::from_id("stack-27").unwrap();
+//! let p: Params = format!("{}&lesson={}&guess=9", l.link, l.id).parse().unwrap();
+//! assert_eq!(p.lesson, Some(l));
+//! assert_eq!(p.guess.as_deref(), Some("9"));
+//! assert_eq!(p.to_string(), "v=1&preset=layers-333&lesson=stack-27&guess=9");
+//! ```
+
+use crate::sim::Metric;
+
+/// Where a question's answer comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A summary metric of the run (side A of a comparison), as a number.
+    Run(Metric),
+    /// The value of the swept key whose row has the least of this metric.
+    Least(Metric),
+    /// How much of the deadline remains when this attempt (from 1) starts, in ms.
+    RemainingAt(u32),
+    /// Whether this attempt (from 1) is made: `yes` or `no`.
+    Made(u32),
+}
+
+/// One lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lesson {
+    /// The `lesson=` value.
+    pub id: &'static str,
+    /// The menu's title.
+    pub title: &'static str,
+    /// The lesson's settings, as link text.
+    pub link: &'static str,
+    /// What to look for, in a sentence or two.
+    pub look_for: &'static str,
+    /// The question asked before the run is shown, if any.
+    pub question: Option<&'static str>,
+    /// Where its answer comes from.
+    pub answer: Option<Answer>,
+    /// The unit of a number answer ("" for none).
+    pub unit: &'static str,
+}
+
+/// Every lesson, in the menu's order.
+pub const LESSONS: [Lesson; 11] = [
+    Lesson {
+        id: "course-project",
+        title: "Course project: the payments outage, before and after",
+        link: "preset=payments-none&b.preset=payments-jitter",
+        look_for: "During the 5 s outage side A (no backoff, up to 1000 attempts) sends far more attempts than there are checkouts, and keeps the server saturated after it ends; side B (2 attempts, full jitter) stays close to the offered load.",
+        question: Some("With no retry control (side A), how many attempts does each checkout make on average?"),
+        answer: Some(Answer::Run(Metric::Amplification)),
+        unit: "attempts per checkout",
+    },
+    Lesson {
+        id: "course-base",
+        title: "Course project, exercise 2: base from 100 ms to 2 s",
+        link: "preset=payments-jitter&sweep.base=100ms..2000ms/100ms",
+        look_for: "How amplification and the success rate move as the first wait grows, against the same 5 s outage.",
+        question: None,
+        answer: None,
+        unit: "",
+    },
+    Lesson {
+        id: "burst-lab",
+        title: "Cheat sheet: the burst lab, five kinds of backoff",
+        link: "preset=burst-lab&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
+        look_for: "500 clients at once against a small server: without jitter they retry in lockstep; jitter spreads them so the server can keep up.",
+        question: Some("Which kind of backoff finishes the burst first?"),
+        answer: Some(Answer::Least(Metric::CompletionMs)),
+        unit: "",
+    },
+    Lesson {
+        id: "deadline-walk",
+        title: "Book chapter: a 10 s deadline, attempt by attempt",
+        link: "preset=chapter",
+        look_for: "Each attempt's timeout is the smaller of its ceiling and what remains of the deadline; the remaining time is the arithmetic to follow.",
+        question: Some("How much of the 10 s deadline remains when attempt 3 starts?"),
+        answer: Some(Answer::RemainingAt(3)),
+        unit: "ms",
+    },
+    Lesson {
+        id: "fit-700ms",
+        title: "Guide: 700 ms left, does the retry fit?",
+        link: "preset=guide-700ms",
+        look_for: "The client checks before sleeping: the wait, the next attempt's timeout and the reserve must all fit in what remains.",
+        question: Some("Is attempt 2 made? (yes or no)"),
+        answer: Some(Answer::Made(2)),
+        unit: "",
+    },
+    Lesson {
+        id: "stack-27",
+        title: "Guide: 3 attempts at 3 layers",
+        link: "preset=layers-333",
+        look_for: "Each layer retries the one below: the calls multiply level by level. Step through the tree.",
+        question: Some("When the bottom dependency is down, how many calls reach it for one click?"),
+        answer: Some(Answer::Run(Metric::Amplification)),
+        unit: "calls",
+    },
+    Lesson {
+        id: "sre-64",
+        title: "SRE book: \"3 retries\" at 3 layers",
+        link: "preset=layers-333&layers=4,4,4",
+        look_for: "\"3 retries\" is 4 attempts: 4 x 4 x 4.",
+        question: Some("How many calls reach the bottom dependency for one click?"),
+        answer: Some(Answer::Run(Metric::Amplification)),
+        unit: "calls",
+    },
+    Lesson {
+        id: "brooker-243",
+        title: "Five layers of 3 attempts",
+        link: "preset=layers-333&layers=3,3,3,3,3",
+        look_for: "Every layer you add multiplies the worst case again; retrying at one layer only brings it back to 3.",
+        question: Some("How many calls reach the bottom dependency for one click?"),
+        answer: Some(Answer::Run(Metric::Amplification)),
+        unit: "calls",
+    },
+    Lesson {
+        id: "occ-2015",
+        title: "The 2015 study at 100 clients",
+        link: "preset=occ-2015&sweep.backoff=none,exponential,full,equal,decorrelated",
+        look_for: "Optimistic concurrency on one row: no backoff finishes fast with many wasted writes, exponential without jitter takes far longer, jitter does both well.",
+        question: Some("Which kind makes the fewest write calls?"),
+        answer: Some(Answer::Least(Metric::Attempts)),
+        unit: "",
+    },
+    Lesson {
+        id: "metastable",
+        title: "Metastability: a 1 s outage that does not end",
+        link: "preset=metastable-none&b.preset=metastable-budget",
+        look_for: "Side A retries at once with no limit: the retries alone fill the server after the outage ends. Side B's retry budget lets it recover.",
+        question: Some("After the 1 s outage, what share of side A's requests succeed?"),
+        answer: Some(Answer::Run(Metric::SuccessRate)),
+        unit: "%",
+    },
+    Lesson {
+        id: "idempotency",
+        title: "Lost responses without an idempotency key",
+        link: "preset=lost-nokey",
+        look_for: "A lost answer looks like a failure; retrying it charges again. The chart beside the timeline runs the same link with a key.",
+        question: Some("How many duplicate charges in the run's 1200 checkouts?"),
+        answer: Some(Answer::Run(Metric::Duplicates)),
+        unit: "charges",
+    },
+];
+
+/// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
+pub const MENU: [(&str, &str); 11] = {
+    let mut m = [("", ""); 11];
+    let mut i = 0;
+    while i < LESSONS.len() {
+        m[i] = (LESSONS[i].id, LESSONS[i].title);
+        i += 1;
+    }
+    m
+};
+
+impl Lesson {
+    /// The lesson with this id.
+    pub fn from_id(id: &str) -> Option<Lesson> {
+        LESSONS.into_iter().find(|l| l.id == id)
+    }
+
+    /// Whether `guess` matches `answer`: a choice exactly (case aside), a number within 5% (or
+    /// 0.5 of a whole-number answer, whichever is wider).
+    pub fn right(answer: &str, guess: &str) -> bool {
+        match (answer.parse::<f64>(), guess.trim().parse::<f64>()) {
+            (Ok(a), Ok(g)) => (a - g).abs() <= (a.abs() * 0.05).max(0.5),
+            _ => answer.eq_ignore_ascii_case(guess.trim()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Params;
+
+    #[test]
+    fn every_lesson_link_opens_and_names_itself() {
+        for l in LESSONS {
+            let p: Params = format!("{}&lesson={}", l.link, l.id)
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: {e}", l.id));
+            assert_eq!(p.lesson, Some(l));
+            assert_eq!(l.question.is_some(), l.answer.is_some(), "{}", l.id);
+        }
+        assert_eq!(MENU[0].0, "course-project");
+    }
+
+    #[test]
+    fn a_guess_needs_a_lesson_and_is_checked() {
+        let e = "guess=3".parse::<Params>().unwrap_err();
+        assert_eq!(e.field, "guess");
+        assert!("lesson=stack-27&preset=layers-333&guess=a%20b"
+            .parse::<Params>()
+            .is_err());
+        assert!(Lesson::right("27", "27"));
+        assert!(Lesson::right("194.80", "190"));
+        assert!(!Lesson::right("194.80", "100"));
+        assert!(Lesson::right("full", " Full"));
+        assert!(!Lesson::right("full", "equal"));
+    }
+}
