@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and clippy; native unit, property and golden tests; the no_std build of the core; the
-# wasm tests in Node; the release page build; the browser test in headless Chromium.
+# wasm tests in Node; the release page build and the offline file; the browser test in headless Chromium.
 # Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,9 @@ wasm=$(ls dist/*.wasm | head -n1)
 js=$(ls dist/*.js | head -n1)
 printf 'wasm %s: %s bytes raw, %s gzip; js glue: %s bytes raw, %s gzip\n' "$(basename "$wasm")" \
   "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)" "$(stat -c %s "$js")" "$(gzip -9c "$js" | wc -c)"
+
+step "the single offline file (dist-offline/retrylab.html)"
+node scripts/build-offline.mjs
 
 step "browser test (headless Chromium)"
 node tests/e2e.mjs

@@ -582,6 +582,25 @@ try {
     assert.deepEqual(errors, []);
   });
 
+  await check('the offline file opens from disk, draws, and runs a scenario', async () => {
+    const file = new URL('../dist-offline/retrylab.html', import.meta.url).href;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    await page.goto(`${file}?v=1&preset=chapter`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+    assert.equal(await attr(page, '#schedule', 'data-kind'), 'full');
+    assert.equal(await page.locator('#trace-steps li').count(), 3);
+    await page.goto(`${file}?v=1&preset=payments-jitter`);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.deepEqual(await tileRows(page), cliRows('preset=payments-jitter'), 'the same numbers as the CLI, from disk');
+    assert.equal(await attr(page, '#scenario-view', 'data-exec'), 'worker', 'the worker starts from the file too');
+    await page.screenshot({ path: join(ARTIFACTS, 'offline-file.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('axe-core finds no serious or critical problem in any view', async () => {
     for (const q of ['', '?v=1&preset=chapter', '?v=1&preset=payments-none', '?v=1&preset=payments-none&b.preset=payments-jitter',
       '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=layers-333&p=0.5', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {

@@ -270,8 +270,21 @@ pub(crate) struct Exec {
     pub(crate) fallback: Option<String>,
 }
 
-/// The URL of the page's wasm-bindgen glue (Trunk preloads it), for the workers to import.
+/// A string the page's start-up script left on `window` (the offline file sets
+/// `retrylabGlue` and `retrylabWorker` to Blob URLs of its inlined scripts).
+fn page_string(name: &str) -> Option<String> {
+    let w = web_sys::window()?;
+    js_sys::Reflect::get(&w, &JsValue::from_str(name))
+        .ok()?
+        .as_string()
+}
+
+/// The URL of the page's wasm-bindgen glue (Trunk preloads it; the offline file names its
+/// Blob URL), for the workers to import.
 fn glue_url() -> Option<String> {
+    if let Some(url) = page_string("retrylabGlue") {
+        return Some(url);
+    }
     let doc = web_sys::window()?.document()?;
     let el = doc
         .query_selector("link[rel=modulepreload][href$='.js']")
@@ -335,8 +348,16 @@ impl Exec {
     fn spawn(&self) -> Result<Slot, JsValue> {
         let glue = self.glue.as_deref().ok_or("no script")?;
         let opts = web_sys::WorkerOptions::new();
-        opts.set_type(web_sys::WorkerType::Module);
-        let worker = web_sys::Worker::new_with_options("worker.js", &opts)?;
+        // The offline file's worker is a classic one: a page opened from disk may start a
+        // classic worker from a Blob URL, not a module worker.
+        let classic = page_string("retrylabWorkerType").as_deref() == Some("classic");
+        opts.set_type(if classic {
+            web_sys::WorkerType::Classic
+        } else {
+            web_sys::WorkerType::Module
+        });
+        let script = page_string("retrylabWorker").unwrap_or_else(|| "worker.js".to_string());
+        let worker = web_sys::Worker::new_with_options(&script, &opts)?;
         let index = self.slots.len();
         let (inbox, wake) = (self.inbox.clone(), self.wake.clone());
         let on_msg =
