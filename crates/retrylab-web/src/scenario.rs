@@ -83,10 +83,26 @@ pub(crate) struct View {
     hover: Option<usize>,
     // The timeline needs drawing again (a new result); hover and progress do not redraw it.
     redraw: bool,
+    // The timeline needs drawing (in the task after the tiles').
+    pending_draw: bool,
     // The charts under the timeline need drawing (in the task after the timeline's).
     secondary: bool,
     // A `layers` link's call tree, stepped on the page.
     tree: Option<TreeView>,
+}
+
+/// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
+/// result arrived, before it is drawn) to `#scenario-view[data-flights]`, for the browser test
+/// that no long task happens while a run is in flight.
+fn mark_flight(start: f64, end: f64) {
+    if let Some(view) = by_id("scenario-view") {
+        let mut text = view.get_attribute("data-flights").unwrap_or_default();
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&format!("{start:.1},{end:.1}"));
+        let _ = view.set_attribute("data-flights", &text);
+    }
 }
 
 fn now() -> f64 {
@@ -344,6 +360,7 @@ impl View {
             .is_some_and(|j| j.reports.iter().all(|r| r.is_some()))
         {
             if let Some(job) = self.job.take() {
+                mark_flight(job.started, now());
                 let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
                 let twin = if job.twin { reports.pop() } else { None };
                 self.done = Some(Done {
@@ -559,27 +576,32 @@ impl View {
                 let _ = view.set_attribute("data-exec", exec.place());
             }
             let _ = view.set_attribute("data-stale", if stale { "true" } else { "false" });
-            let _ = view.set_attribute(
-                "data-done",
-                if self.done.is_some() && running.is_none() {
-                    "true"
-                } else {
-                    "false"
-                },
-            );
         }
-        // The timeline and the tiles in this task; the charts under it in the next, so no
-        // one task draws them all.
+        // A new result is shown over three tasks, so no one task is long: the tiles (or the
+        // tables), then the timeline (or a sweep's charts), then the charts under the timeline.
         let mut again = false;
         if self.redraw {
             self.render_tiles(doc);
-            self.draw();
             self.redraw = false;
+            self.pending_draw = true;
+            again = true;
+        } else if self.pending_draw {
+            self.pending_draw = false;
+            self.draw();
             again = self.secondary;
         } else if self.secondary {
             self.draw_secondary();
         }
         self.render_readout();
+        // Done once the result is drawn in full, every chart included.
+        let drawn = self.done.is_some()
+            && self.job.is_none()
+            && !self.redraw
+            && !self.pending_draw
+            && !self.secondary;
+        if let Some(view) = by_id("scenario-view") {
+            let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
+        }
         again
     }
 
