@@ -549,6 +549,26 @@ try {
     await context.close();
   });
 
+  await check('idempotency step by step: one checkout through a lost answer charges twice without a key, once with one', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=lost-nokey');
+    assert.equal(await page.locator('#ledger-section').isHidden(), false);
+    assert.ok(Number(await attr(page, '#ledger-a-total', 'data-charges')) > 1, 'more than one durable charge without a key');
+    assert.equal(await attr(page, '#ledger-b-total', 'data-charges'), '1', 'one with a key');
+    await page.click('#ledger-start');
+    assert.equal(await page.locator('#ledger-a li').count(), 1);
+    await page.click('#ledger-step');
+    await page.click('#ledger-step');
+    await page.click('#ledger-step');
+    assert.match(await page.locator('#ledger-a li').nth(2).innerText(), /charge #1 committed on the ledger; its answer is lost/);
+    await page.click('#ledger-back');
+    assert.equal(await page.locator('#ledger-b li').count(), 3);
+    await page.click('#ledger-reset');
+    assert.match(await page.locator('#ledger-b').innerText(), /409_in_flight|replays the first answer/);
+    await page.screenshot({ path: join(ARTIFACTS, 'ledger-lost-nokey.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
     const counts = () => attr(page, '#tree', 'data-counts');

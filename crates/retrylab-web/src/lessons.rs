@@ -48,6 +48,34 @@ pub fn answer(
     }
 }
 
+/// One line of the idempotency walk, in words.
+pub fn ledger_line(step: &retry_model::sim::LostStep) -> String {
+    use retry_model::sim::LostWhat;
+    let t = step.t.as_millis_f64();
+    let what = match step.what {
+        LostWhat::Sent => format!("attempt {} sent", step.attempt),
+        LostWhat::Working => format!("attempt {} reaches the endpoint, which starts a charge", step.attempt),
+        LostWhat::InFlight => format!(
+            "attempt {} reaches the endpoint: 409_in_flight, the key's first attempt is still working",
+            step.attempt
+        ),
+        LostWhat::Replayed => format!(
+            "attempt {} reaches the endpoint: the key's charge is made, so it replays the first answer (no new charge)",
+            step.attempt
+        ),
+        LostWhat::Committed { charge, lost: true } => {
+            format!("charge #{charge} committed on the ledger; its answer is lost")
+        }
+        LostWhat::Committed { charge, lost: false } => {
+            format!("charge #{charge} committed on the ledger; the answer is sent")
+        }
+        LostWhat::TimedOut => format!("the client times out waiting for attempt {}'s answer", step.attempt),
+        LostWhat::Answered(o) => format!("the client gets {o} for attempt {}", step.attempt),
+        LostWhat::Ended(r) => format!("the checkout ends: {}", r.name()),
+    };
+    format!("t = {t} ms: {what}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,6 +86,29 @@ mod tests {
         let p: Params = format!("{}&lesson={id}", l.link).parse().unwrap();
         let t = retry_model::trace(&p).unwrap();
         (l, p, t)
+    }
+
+    #[test]
+    fn the_ledger_reads_one_charge_with_a_key_and_more_without() {
+        let p: Params = "preset=lost-nokey".parse().unwrap();
+        let (_, sides) = retry_model::ledger(&p).unwrap();
+        let lines: Vec<String> = sides[0].steps.iter().map(ledger_line).collect();
+        assert!(lines[0].ends_with("attempt 1 sent"), "{lines:?}");
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("charge #1 committed on the ledger; its answer is lost")));
+        assert!(
+            lines.iter().any(|l| l.contains("charge #2 committed")),
+            "{lines:?}"
+        );
+        let keyed: Vec<String> = sides[1].steps.iter().map(ledger_line).collect();
+        assert!(!keyed.iter().any(|l| l.contains("charge #2")), "{keyed:?}");
+        assert!(
+            keyed
+                .iter()
+                .any(|l| l.contains("409_in_flight") || l.contains("replays")),
+            "{keyed:?}"
+        );
     }
 
     #[test]

@@ -89,6 +89,9 @@ pub(crate) struct View {
     secondary: bool,
     // A `layers` link's call tree, stepped on the page.
     tree: Option<TreeView>,
+    // A `lost` link's one checkout without and with a key, the link it is for, and how many
+    // of its steps are shown.
+    ledger: Option<(String, u32, [retry_model::LedgerSide; 2], usize)>,
 }
 
 /// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
@@ -238,6 +241,13 @@ impl View {
             self.tree = TreeView::of(p);
         } else if TreeView::of(p).is_none() {
             self.tree = None;
+        }
+        let link_now = p.to_string();
+        if self.ledger.as_ref().map(|l| &l.0) != Some(&link_now) {
+            self.ledger = retry_model::ledger(p).map(|(run, sides)| {
+                let n = sides[0].steps.len().max(sides[1].steps.len());
+                (link_now.clone(), run, sides, n)
+            });
         }
         if p.sim.scenario.is_none() || awaiting_guess(p) {
             // Predict, then run: a lesson's question is answered before its run is shown.
@@ -395,12 +405,70 @@ impl View {
         }
     }
 
+    /// A ledger control: "start", "step", "back" or "reset" (show all).
+    pub(crate) fn ledger_action(&mut self, what: &str) {
+        if let Some((_, _, sides, shown)) = self.ledger.as_mut() {
+            let n = sides[0].steps.len().max(sides[1].steps.len());
+            *shown = match what {
+                "start" => 1,
+                "step" => (*shown + 1).min(n),
+                "back" => shown.saturating_sub(1).max(1),
+                _ => n,
+            };
+        }
+        self.render_ledger();
+    }
+
+    /// The idempotency walk: both sides' steps so far, and their ledgers.
+    fn render_ledger(&self) {
+        let Some(section) = by_id("ledger-section") else {
+            return;
+        };
+        let Some((_, run, sides, shown)) = &self.ledger else {
+            set_hidden(&section, true);
+            return;
+        };
+        set_hidden(&section, false);
+        let doc = web_sys::window().and_then(|w| w.document());
+        for (side, id) in sides.iter().zip(["ledger-a", "ledger-b"]) {
+            let (Some(list), Some(doc)) = (by_id(id), doc.as_ref()) else {
+                continue;
+            };
+            list.set_inner_html("");
+            for step in side.steps.iter().take(*shown) {
+                if let Ok(li) = doc.create_element("li") {
+                    li.set_text_content(Some(&crate::lessons::ledger_line(step)));
+                    let _ = list.append_child(&li);
+                }
+            }
+            let made = side
+                .steps
+                .iter()
+                .take(*shown)
+                .filter(|s| matches!(s.what, retry_model::sim::LostWhat::Committed { .. }))
+                .count();
+            if let Some(total) = by_id(&format!("{id}-total")) {
+                total.set_text_content(Some(&format!(
+                    "Durable charges on the ledger so far: {made} (in all: {})",
+                    side.charges
+                )));
+                let _ = total.set_attribute("data-charges", &side.charges.to_string());
+            }
+        }
+        if let Some(note) = by_id("ledger-note") {
+            note.set_text_content(Some(&format!(
+                "The first checkout of this seed whose first answer is lost (random stream {run}), run alone twice: once without a key (retrying read timeouts), once with one. The lesson: one durable order, not one response received."
+            )));
+        }
+    }
+
     /// A tree control: "start", "step", "back", "reset", or the mode "call" or "level".
     pub(crate) fn tree_action(&mut self, what: &str) {
         if let Some(t) = self.tree.as_mut() {
             t.act(what);
         }
         self.render_tree();
+        self.render_ledger();
     }
 
     /// Draws the tree, its readout and its table (the chart's text alternative).
@@ -514,6 +582,7 @@ impl View {
             return false;
         }
         self.render_tree();
+        self.render_ledger();
         if let Some(el) = by_id("occ-links") {
             set_hidden(
                 &el,
@@ -783,14 +852,15 @@ impl View {
     }
 
     /// Failures by reason, capacity used (with the breaker's spells), in flight and the budget,
-    /// on the timeline's time axis; for the scenarios with a server (outage, burst, lost).
+    /// on the timeline's time axis; for the scenarios with a server of limited capacity.
     fn draw_system(&self, sides: &[Vec<retry_model::sim::Rates>], bin_s: f64) {
         let (Some(d), Some(el)) = (&self.done, by_id("system-chart")) else {
             return;
         };
         let shown = matches!(
             d.params.sim.kind(),
-            Some(ScenarioKind::Outage | ScenarioKind::Burst | ScenarioKind::Lost)
+            // `lost` has no capacity to chart; its failures and in-flight count are in the tiles.
+            Some(ScenarioKind::Outage | ScenarioKind::Burst)
         );
         set_hidden(&el, !shown);
         if !shown {

@@ -282,6 +282,14 @@ pub fn start() -> Result<(), JsValue> {
     })?;
     // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
     for (id, what) in [
+        ("ledger-start", "start"),
+        ("ledger-back", "back"),
+        ("ledger-step", "step"),
+        ("ledger-reset", "reset"),
+    ] {
+        on_click(&app, id, move |a| a.view.ledger_action(what))?;
+    }
+    for (id, what) in [
         ("tree-start", "start"),
         ("tree-back", "back"),
         ("tree-step", "step"),

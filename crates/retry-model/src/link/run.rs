@@ -84,3 +84,82 @@ pub fn occ_2015_reference(p: &Params) -> Option<(u64, u64)> {
         .find(|f| f.len() == 4 && f[0] == clients && f[1] == kind)
         .and_then(|f| Some((f[2].parse().ok()?, f[3].parse().ok()?)))
 }
+
+/// One side of the idempotency walk: one checkout, every step, and the durable charges it made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedgerSide {
+    /// Whether the checkout carried an idempotency key.
+    pub key: bool,
+    /// The link the side ran.
+    pub link: alloc::string::String,
+    /// What happened, in order.
+    pub steps: alloc::vec::Vec<crate::sim::LostStep>,
+    /// Durable charges on the endpoint's ledger.
+    pub charges: u32,
+}
+
+/// One checkout through a lost response, without and with an idempotency key: the first of
+/// the link's repetitions (random streams `run` = 0, 1, ...; at most 1000 tried) whose first
+/// answer is lost, run alone, once without a key (retrying read timeouts: `idempotent=true`)
+/// and once with one. `None` when the link is not a `lost` one or no answer is lost.
+///
+/// ```
+/// use retry_model::{ledger, Params};
+/// let p: Params = "preset=lost-nokey".parse().unwrap();
+/// let (_, sides) = ledger(&p).unwrap();
+/// assert!(sides[0].charges > 1, "without a key the retry charges again");
+/// assert_eq!(sides[1].charges, 1, "with one, one durable charge");
+/// ```
+pub fn ledger(p: &Params) -> Option<(u32, [LedgerSide; 2])> {
+    use crate::sim::{LostWhat, Scenario, Sim};
+    let Some(Scenario::Lost(_)) = &p.sim.scenario else {
+        return None;
+    };
+    let variant = |key: bool| -> Option<Params> {
+        let mut v = Params {
+            compare: None,
+            sweep: None,
+            lesson: None,
+            guess: None,
+            ..p.clone()
+        };
+        v.set("key", if key { "true" } else { "false" }).ok()?;
+        if !key {
+            v.set("idempotent", "true").ok()?;
+        }
+        Some(v)
+    };
+    let (without, with) = (variant(false)?, variant(true)?);
+    let side = |v: &Params, run: u32| -> Option<LedgerSide> {
+        let input = RunInput::try_from(v).ok()?;
+        let Some(Scenario::Lost(l)) = &input.sim.scenario else {
+            return None;
+        };
+        let (m, first) = crate::sim::Lost::one_checkout(&input, l, input.policy, run);
+        let mut sim = Sim::new(m, [first]);
+        sim.run();
+        let steps = sim.model.log.take()?;
+        let charges = steps
+            .iter()
+            .filter(|s| matches!(s.what, LostWhat::Committed { .. }))
+            .count() as u32;
+        Some(LedgerSide {
+            key: v.policy.operation.key,
+            link: format!("{v}"),
+            steps,
+            charges,
+        })
+    };
+    for run in 0..1000 {
+        let a = side(&without, run)?;
+        let lost_first = a
+            .steps
+            .iter()
+            .find(|s| matches!(s.what, LostWhat::Committed { .. }))
+            .is_some_and(|s| matches!(s.what, LostWhat::Committed { lost: true, .. }));
+        if lost_first {
+            return Some((run, [a, side(&with, run)?]));
+        }
+    }
+    None
+}

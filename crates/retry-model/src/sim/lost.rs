@@ -57,6 +57,43 @@ pub enum LostEv {
     Reply(u32, u32, Outcome),
 }
 
+/// What happened to the one checkout of [`Lost::one_checkout`], at time `t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LostStep {
+    /// When.
+    pub t: Micros,
+    /// Which attempt, from 1.
+    pub attempt: u32,
+    /// What.
+    pub what: LostWhat,
+}
+
+/// One thing that happened to a checkout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LostWhat {
+    /// The client sent the attempt.
+    Sent,
+    /// The endpoint started the work and will commit a charge.
+    Working,
+    /// The endpoint answered `409_in_flight`: the key's first attempt is still working.
+    InFlight,
+    /// The endpoint replayed the first answer: the key's charge is already made.
+    Replayed,
+    /// The endpoint committed durable charge number `charge`; its answer was lost if `lost`.
+    Committed {
+        /// The charge's number on the ledger.
+        charge: u32,
+        /// Whether the answer never reached the client.
+        lost: bool,
+    },
+    /// The client got an answer.
+    Answered(Outcome),
+    /// The client timed out waiting (the answer was lost or late).
+    TimedOut,
+    /// The checkout ended.
+    Ended(StopReason),
+}
+
 /// The model.
 pub struct Lost {
     policy: ValidPolicy,
@@ -81,6 +118,10 @@ pub struct Lost {
     /// Checkouts with at least one charge.
     pub charged_checkouts: u64,
     next_gen: u32,
+    /// Every step of each checkout, when logging ([`Lost::one_checkout`]).
+    pub log: Option<alloc::vec::Vec<LostStep>>,
+    // The attempt number of each generation sent, when logging.
+    gens: alloc::vec::Vec<(u32, u32)>,
 }
 
 impl Lost {
@@ -116,8 +157,35 @@ impl Lost {
             success_not_one: 0,
             charged_checkouts: 0,
             next_gen: 0,
+            log: None,
+            gens: alloc::vec::Vec::new(),
         };
         (lost, (Micros::ZERO, LostEv::Arrive))
+    }
+
+    /// One checkout alone, logging every step (the idempotency walk on the page): the link's
+    /// settings, repetition `run`'s random stream, one arrival at 0.
+    pub fn one_checkout(
+        p: &RunInput,
+        sp: &super::LostSettings,
+        policy: ValidPolicy,
+        run: u32,
+    ) -> (Lost, (Micros, LostEv)) {
+        let (mut lost, first) = Lost::new(p, sp, policy, run);
+        lost.planned = 1;
+        lost.log = Some(alloc::vec::Vec::new());
+        (lost, first)
+    }
+
+    fn note(&mut self, t: Micros, gen: u32, what: LostWhat) {
+        if let Some(log) = self.log.as_mut() {
+            let attempt = self
+                .gens
+                .iter()
+                .find(|(g, _)| *g == gen)
+                .map_or(0, |(_, a)| *a);
+            log.push(LostStep { t, attempt, what });
+        }
     }
 
     /// The latest time anything can happen, for progress.
@@ -142,6 +210,10 @@ impl Lost {
         let gen = c.gen;
         self.rec.attempt(now, plan.attempt > 1);
         c.on_wire += 1;
+        if self.log.is_some() {
+            self.gens.push((gen, plan.attempt));
+            self.note(now, gen, LostWhat::Sent);
+        }
         // The client gives up at the timeout unless an answer comes first.
         q.push(
             now.saturating_add(plan.timeout),
@@ -158,6 +230,7 @@ impl Lost {
         if keyed {
             match c.key {
                 KeyState::InFlight => {
+                    self.note(now, gen, LostWhat::InFlight);
                     q.push(
                         now.saturating_add(net),
                         LostEv::Reply(id, gen, Outcome::KeyInFlight),
@@ -167,6 +240,7 @@ impl Lost {
                 }
                 KeyState::Committed => {
                     // The endpoint replays the first answer; no new charge.
+                    self.note(now, gen, LostWhat::Replayed);
                     q.push(now.saturating_add(net), LostEv::Reply(id, gen, Outcome::Ok));
                     self.release(id);
                     return;
@@ -176,6 +250,7 @@ impl Lost {
         }
         c.server_work += 1;
         let lose = self.rng.below(1_000_000) < u64::from(self.lose_ppm);
+        self.note(now, gen, LostWhat::Working);
         q.push(
             now.saturating_add(self.service),
             LostEv::Commit(id, gen, lose),
@@ -193,6 +268,8 @@ impl Lost {
             self.charged_checkouts += 1;
         }
         self.rec.served(now, 1);
+        let charge = c.charges;
+        self.note(now, gen, LostWhat::Committed { charge, lost: lose });
         if !lose {
             q.push(now.saturating_add(net), LostEv::Reply(id, gen, Outcome::Ok));
         }
@@ -213,6 +290,13 @@ impl Lost {
         }
         // Invalidate the other pending answer of this attempt (timeout or reply).
         c.gen = 0;
+        let what = if outcome == Outcome::ReadTimeout {
+            LostWhat::TimedOut
+        } else {
+            LostWhat::Answered(outcome)
+        };
+        self.note(now, gen, what);
+        let c = &mut self.checkouts[id];
         let after = c.retry.after_attempt(
             &self.policy,
             now,
@@ -235,6 +319,13 @@ impl Lost {
         }
         c.live = false;
         c.succeeded = reason == StopReason::Success;
+        if let Some(log) = self.log.as_mut() {
+            log.push(LostStep {
+                t: now,
+                attempt: 0,
+                what: LostWhat::Ended(reason),
+            });
+        }
         let latency = now.saturating_sub(c.start);
         self.rec.end(now, reason, latency);
         self.release(id);

@@ -38,7 +38,7 @@ pub use engine::{Model, Repetition, Sim};
 pub use hist::Histogram;
 pub use input::RunInput;
 pub use layers::{Layers, Request};
-pub use lost::{Lost, LostEv};
+pub use lost::{Lost, LostEv, LostStep, LostWhat};
 pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
