@@ -569,6 +569,22 @@ try {
     await context.close();
   });
 
+  await check('a retry budget step by step: ten successes at +0.1 make exactly one token; the budget refuses a retry', async () => {
+    const { page, context, errors } = await openPage('?v=1&budget=bucket&bucket_max=2&bucket_refill=0.1&budget_start=0');
+    const rows = () => page.locator('#budget-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    const all = await rows();
+    assert.equal(all[9][4], '1.000', 'exactly one token after ten successes, never 0.999');
+    assert.ok(all.some(r => r[2] === 'refused'), 'a refused retry');
+    await page.click('#budget-start');
+    assert.equal((await rows()).length, 1);
+    await page.click('#budget-step');
+    assert.equal((await rows()).length, 2);
+    assert.deepEqual(await axeFindings(page), []);
+    await page.screenshot({ path: join(ARTIFACTS, 'budget-walk.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
     const counts = () => attr(page, '#tree', 'data-counts');

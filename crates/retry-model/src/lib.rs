@@ -40,6 +40,7 @@ pub use link::run::{ledger, occ_2015_reference, occ_study_sweep, LedgerSide, OCC
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
+pub use request::budget_walk::{budget_walk, BudgetEvent, BudgetStep};
 pub use request::explain::{explain, Explanation, StepText};
 pub use request::schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
 pub use request::trace::{streams, trace, Step, Trace};

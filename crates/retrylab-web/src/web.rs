@@ -22,6 +22,8 @@ struct App {
     /// Where the deadline timeline's attempts landed, and the one highlighted.
     deadline_map: crate::deadline::DeadlineMap,
     deadline_hl: Option<usize>,
+    /// The budget walk's link and how many of its steps are shown.
+    budget_shown: (String, usize),
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
@@ -110,6 +112,7 @@ pub fn start() -> Result<(), JsValue> {
         view: crate::scenario::View::default(),
         deadline_map: crate::deadline::DeadlineMap::default(),
         deadline_hl: None,
+        budget_shown: (String::new(), usize::MAX),
         tick: None,
         tick_pending: false,
     }));
@@ -281,6 +284,14 @@ pub fn start() -> Result<(), JsValue> {
         }
     })?;
     // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
+    for (id, what) in [
+        ("budget-start", "start"),
+        ("budget-back", "back"),
+        ("budget-step", "step"),
+        ("budget-reset", "reset"),
+    ] {
+        on_click(&app, id, move |a| render_budget(a, Some(what)))?;
+    }
     for (id, what) in [
         ("ledger-start", "start"),
         ("ledger-back", "back"),
@@ -811,6 +822,7 @@ fn render(a: &mut App, write_controls: bool) {
         }
     }
     render_lesson(a);
+    render_budget(a, None);
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());
@@ -842,6 +854,75 @@ fn render_trace(doc: &Document, s: &State) {
         out.set_text_content(Some(&e.outcome));
         let _ = out.set_attribute("data-stop", s.trace.stop_reason.name());
     }
+}
+
+/// The budget walk of a policy-only link with a budget: its steps so far as a table.
+fn render_budget(a: &mut App, action: Option<&str>) {
+    let Some(section) = by_id("budget-section") else {
+        return;
+    };
+    let p = &a.state.params;
+    let walk = if p.sim.scenario.is_none() {
+        retry_model::budget_walk(p)
+    } else {
+        None
+    };
+    let Some(walk) = walk else {
+        let _ = section.set_attribute("hidden", "");
+        return;
+    };
+    let _ = section.remove_attribute("hidden");
+    let link = p.to_string();
+    if a.budget_shown.0 != link {
+        a.budget_shown = (link, walk.len());
+    }
+    let n = walk.len();
+    let shown = &mut a.budget_shown.1;
+    *shown = match action {
+        Some("start") => 1,
+        Some("step") => (*shown + 1).min(n),
+        Some("back") => shown.saturating_sub(1).max(1),
+        Some(_) => n,
+        None => (*shown).min(n),
+    };
+    let shown = *shown;
+    let (Some(table), Ok(body)) = (by_id("budget-table"), document().create_element("tbody"))
+    else {
+        return;
+    };
+    table.set_inner_html(
+        "<thead><tr><th>t</th><th>event</th><th>retry</th><th>cost</th><th>level after</th><th>of</th></tr></thead>",
+    );
+    let tokens = |m: u64| format!("{}.{:03}", m / 1000, m % 1000);
+    for s in walk.iter().take(shown) {
+        let Ok(tr) = document().create_element("tr") else {
+            continue;
+        };
+        let (event, retry, cost) = match s.event {
+            retry_model::BudgetEvent::Success => ("success, first try", "", String::new()),
+            retry_model::BudgetEvent::Retry => (
+                "transient error",
+                if s.allowed { "allowed" } else { "refused" },
+                tokens(s.cost_milli),
+            ),
+        };
+        for cell in [
+            format!("{} ms", s.t.as_millis_f64()),
+            event.to_string(),
+            retry.to_string(),
+            cost,
+            tokens(s.level_milli),
+            tokens(s.max_milli),
+        ] {
+            if let Ok(td) = document().create_element("td") {
+                td.set_text_content(Some(&cell));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = body.append_child(&tr);
+    }
+    let _ = table.append_child(&body);
+    let _ = table.set_attribute("data-rows", &shown.to_string());
 }
 
 /// The deadline timeline of the traced request, its highlighted attempt ringed, and that

@@ -1,0 +1,133 @@
+//! A retry budget, step by step: the chosen budget's level as originals succeed, retries draw
+//! on it and it refuses one, in the integer thousandths the budget keeps (so with +0.1 per
+//! success, ten successes give exactly one token, never 0.9999...).
+//!
+//! The walk is a fixed script, 100 ms apart: ten requests that succeed first time; then
+//! requests that fail with a transient error and retry, each retry checked against the budget,
+//! until it refuses one (at most 20); then ten more first-time successes and one more retry.
+//!
+//! ```
+//! use retry_model::{budget_walk, Params};
+//! let p: Params = "budget=bucket&bucket_max=2&bucket_refill=0.1&budget_start=0".parse().unwrap();
+//! let w = budget_walk(&p).unwrap();
+//! assert_eq!(w[9].level_milli, 1000, "ten successes at +0.1: exactly one token");
+//! assert!(w.iter().any(|s| !s.allowed));
+//! ```
+
+use crate::link::Params;
+use crate::retry::budget::{Budget, BudgetConfig, RetryCost};
+use crate::retry::time::Micros;
+use alloc::vec::Vec;
+
+/// What happened at one step of the walk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetEvent {
+    /// An original request that succeeded first time.
+    Success,
+    /// A retry after a transient error, checked against the budget.
+    Retry,
+}
+
+/// One step: the event, whether the budget let a retry go, and the level after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetStep {
+    /// When, on the walk's clock.
+    pub t: Micros,
+    /// What.
+    pub event: BudgetEvent,
+    /// For a retry: whether the budget allowed it.
+    pub allowed: bool,
+    /// For a retry: what it cost (thousandths).
+    pub cost_milli: u64,
+    /// The level after the step (thousandths).
+    pub level_milli: u64,
+    /// The budget's maximum then (thousandths).
+    pub max_milli: u64,
+}
+
+/// The walk of the link's budget; `None` without a budget.
+pub fn budget_walk(p: &Params) -> Option<Vec<BudgetStep>> {
+    let cfg = p.policy.budget;
+    if cfg == BudgetConfig::None {
+        return None;
+    }
+    let mut b = Budget::new(cfg, p.budget_start);
+    let mut steps = Vec::new();
+    let mut t = Micros::ZERO;
+    let tick = Micros::from_millis(100);
+    let push = |b: &Budget, t: Micros, event, allowed, cost_milli| {
+        let l = b.level(t);
+        BudgetStep {
+            t,
+            event,
+            allowed,
+            cost_milli,
+            level_milli: l.milli,
+            max_milli: l.max_milli,
+        }
+    };
+    let success = |b: &mut Budget, t: Micros| {
+        b.on_original(t);
+        b.on_success(t, None);
+    };
+    for _ in 0..10 {
+        success(&mut b, t);
+        steps.push(push(&b, t, BudgetEvent::Success, true, 0));
+        t = t.saturating_add(tick);
+    }
+    let retry = |b: &mut Budget, t: Micros| {
+        b.on_original(t);
+        b.on_failure(t, true);
+        let check = b.check(t, RetryCost::Normal);
+        if check.allowed {
+            b.withdraw(t, RetryCost::Normal);
+        }
+        (check.allowed, check.cost_milli)
+    };
+    for _ in 0..20 {
+        let (allowed, cost) = retry(&mut b, t);
+        steps.push(push(&b, t, BudgetEvent::Retry, allowed, cost));
+        t = t.saturating_add(tick);
+        if !allowed {
+            break;
+        }
+    }
+    for _ in 0..10 {
+        success(&mut b, t);
+        steps.push(push(&b, t, BudgetEvent::Success, true, 0));
+        t = t.saturating_add(tick);
+    }
+    let (allowed, cost) = retry(&mut b, t);
+    steps.push(push(&b, t, BudgetEvent::Retry, allowed, cost));
+    Some(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_budget_walks_within_its_maximum_and_aws_charges_its_cost() {
+        for q in [
+            "preset=aws-standard",
+            "preset=grpc",
+            "budget=ratio",
+            "budget=bucket",
+            "budget=rate",
+        ] {
+            let p: Params = q.parse().unwrap();
+            let w = budget_walk(&p).unwrap();
+            assert!(w.iter().all(|s| s.level_milli <= s.max_milli), "{q}");
+            assert_eq!(w.first().map(|s| s.event), Some(BudgetEvent::Success));
+        }
+        let p: Params = "preset=aws-standard".parse().unwrap();
+        let w = budget_walk(&p).unwrap();
+        let first = w
+            .iter()
+            .position(|s| s.event == BudgetEvent::Retry)
+            .unwrap();
+        assert_eq!(w[first].cost_milli, 5000, "the AWS quota's retry cost: 5");
+        assert_eq!(w[first - 1].level_milli - w[first].level_milli, 5000);
+        assert!(budget_walk(&"attempts=3".parse().unwrap()).is_none());
+    }
+}
