@@ -643,6 +643,25 @@ try {
     await context.close();
   });
 
+  await check('the charts have tables with their numbers: the schedule\'s waits, the timeline\'s bins, the bars in words', async () => {
+    const { page, context, errors } = await openPage('?v=1&attempts=4&clients=5');
+    await page.click('#schedule-box summary');
+    const rows = await page.locator('#schedule-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    assert.equal(rows.length, 6, 'five clients and the ceiling');
+    assert.deepEqual(rows[5], ['ceiling', '100', '200', '400']);
+    const means = (await attr(page, '#schedule', 'data-means')).split(',').map(Number);
+    const mean1 = rows.slice(0, 5).reduce((s, r) => s + Number(r[1]), 0) / 5;
+    assert.ok(Math.abs(mean1 - means[0]) < 1e-3, 'the table holds the drawn waits (the mean is kept to the microsecond)');
+    await context.close();
+    const s = await openScenario('?v=1&preset=lost-nokey');
+    await s.page.click('#rates-box summary');
+    const bins = await s.page.locator('#rates-table tbody tr').count();
+    assert.equal(String(bins), await attr(s.page, '#timeline', 'data-bins'), 'one row per bin');
+    assert.match(await attr(s.page, '#extra-chart', 'aria-label'), /no key \(key=false, idempotent=true\): 127 duplicates in 1200 checkouts/);
+    assert.deepEqual(errors.concat(s.errors), []);
+    await s.context.close();
+  });
+
   await check('axe-core finds no serious or critical problem in any view', async () => {
     for (const q of ['', '?v=1&preset=chapter', '?v=1&preset=payments-none', '?v=1&preset=payments-none&b.preset=payments-jitter',
       '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=layers-333&p=0.5', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {

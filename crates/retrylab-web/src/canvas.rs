@@ -1,5 +1,6 @@
 //! Canvas sizing shared by every chart (wasm32 only): the drawing buffer at the device pixel
-//! ratio, so charts stay sharp on high-density screens.
+//! ratio, so charts stay sharp on high-density screens; and the tables that give a chart's
+//! numbers as text.
 
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
@@ -24,4 +25,43 @@ pub(crate) fn fit(id: &str, ratio: f64, lo: f64, hi: f64) -> Option<(HtmlCanvasE
         let _ = canvas.style().set_property("height", &format!("{css_h}px"));
     }
     Some((canvas, dpr))
+}
+
+/// Fills table `id` with a head row and body rows of text (the charts' text alternatives).
+pub(crate) fn fill_table(id: &str, head: &[String], rows: &[Vec<String>]) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(table) = doc.get_element_by_id(id) else {
+        return;
+    };
+    table.set_inner_html("");
+    let (Ok(thead), Ok(tbody), Ok(tr)) = (
+        doc.create_element("thead"),
+        doc.create_element("tbody"),
+        doc.create_element("tr"),
+    ) else {
+        return;
+    };
+    for h in head {
+        if let Ok(th) = doc.create_element("th") {
+            th.set_text_content(Some(h));
+            let _ = tr.append_child(&th);
+        }
+    }
+    let _ = thead.append_child(&tr);
+    for row in rows {
+        let Ok(tr) = doc.create_element("tr") else {
+            continue;
+        };
+        for cell in row {
+            if let Ok(td) = doc.create_element("td") {
+                td.set_text_content(Some(cell));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = tbody.append_child(&tr);
+    }
+    let _ = table.append_child(&thead);
+    let _ = table.append_child(&tbody);
 }

@@ -822,6 +822,59 @@ impl View {
         }
     }
 
+    /// The most time bins the rates table lists (the series CSV export has them all).
+    const MAX_TABLE_ROWS: usize = 2000;
+
+    /// Fills the table alternative of the timeline and the system chart: side A's first run,
+    /// one row per bin.
+    pub(crate) fn fill_rates_table(&self) {
+        let Some(r) = self.done.as_ref().and_then(|d| d.reports.first()) else {
+            return;
+        };
+        let rates = r.series.rates();
+        let head: Vec<String> = [
+            "t (s)",
+            "originals/s",
+            "attempts/s",
+            "successes/s",
+            "failures/s",
+            "capacity serving (%)",
+            "in flight",
+            "budget (tokens)",
+        ]
+        .map(String::from)
+        .to_vec();
+        let rows: Vec<Vec<String>> = rates
+            .iter()
+            .take(Self::MAX_TABLE_ROWS)
+            .map(|b| {
+                vec![
+                    format!("{}", b.t_s),
+                    format!("{:.0}", b.originals),
+                    format!("{:.0}", b.attempts),
+                    format!("{:.0}", b.successes),
+                    format!("{:.0}", b.failures),
+                    format!("{:.0}", b.utilisation * 100.0),
+                    b.in_flight.to_string(),
+                    format!("{}", b.budget),
+                ]
+            })
+            .collect();
+        crate::canvas::fill_table("rates-table", &head, &rows);
+        if let Some(note) = by_id("rates-note") {
+            let text = if rates.len() > Self::MAX_TABLE_ROWS {
+                format!(
+                    "The first {} of {} bins; \"series as CSV\" exports them all.",
+                    Self::MAX_TABLE_ROWS,
+                    rates.len()
+                )
+            } else {
+                format!("{} bins of {} ms.", rates.len(), r.series.bin_ms)
+            };
+            note.set_text_content(Some(&text));
+        }
+    }
+
     /// The canvases of the charts on screen, for the PNG exports.
     pub(crate) fn chart_ids(&self) -> Vec<String> {
         match self.done.as_ref().and_then(|d| d.plan.as_ref()) {
@@ -895,7 +948,24 @@ impl View {
             return;
         };
         set_hidden(&el, false);
-        let _ = el.set_attribute("aria-label", &bars.title);
+        // The chart's numbers, in words, for a screen reader.
+        let said: Vec<String> = bars
+            .series
+            .iter()
+            .map(|sr| {
+                let cells: Vec<String> = bars
+                    .categories
+                    .iter()
+                    .zip(&sr.bars)
+                    .filter_map(|(c, b)| b.as_ref().map(|(_, t)| format!("{c}: {t}")))
+                    .collect();
+                format!("{}: {}", sr.name, cells.join(", "))
+            })
+            .collect();
+        let _ = el.set_attribute(
+            "aria-label",
+            &format!("{}. {}", bars.title, said.join("; ")),
+        );
         let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.4, 240.0, 380.0) else {
             return;
         };
@@ -965,6 +1035,9 @@ impl View {
             .collect();
         self.draw_system(&sides, bin_s);
         self.draw_extra();
+        if by_id("rates-box").is_some_and(|b| b.has_attribute("open")) {
+            self.fill_rates_table();
+        }
     }
 
     fn render_readout(&self) {

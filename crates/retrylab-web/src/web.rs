@@ -348,6 +348,21 @@ pub fn start() -> Result<(), JsValue> {
         a.state.update(Msg::Set("guess", guess));
         render(a, false);
     })?;
+    // The charts' tables are filled when opened (and kept current while open).
+    {
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_rates = Closure::<dyn FnMut()>::new(move || app.borrow().view.fill_rates_table());
+        by_id("rates-box")
+            .ok_or("no #rates-box")?
+            .add_event_listener_with_callback("toggle", on_rates.as_ref().unchecked_ref())?;
+        on_rates.forget(); // page-lifetime handler
+        let on_sched = Closure::<dyn FnMut()>::new(move || fill_schedule_table(&app2.borrow()));
+        by_id("schedule-box")
+            .ok_or("no #schedule-box")?
+            .add_event_listener_with_callback("toggle", on_sched.as_ref().unchecked_ref())?;
+        on_sched.forget(); // page-lifetime handler
+    }
     on_click(&app, "sim-cancel", |a| {
         a.view.cancel();
         let params = a.state.params.clone();
@@ -963,8 +978,54 @@ fn draw_deadline(a: &mut App) {
     }
 }
 
+/// The schedule's table alternative: each client's wait before each retry (the first 50 clients
+/// and 20 retries; `retrylab schedule --format csv` has them all).
+fn fill_schedule_table(a: &App) {
+    let sc = &a.state.schedule;
+    let (clients, retries) = ((sc.clients as usize).min(50), sc.retries.len().min(20));
+    let mut head = vec![String::from("client")];
+    head.extend(
+        sc.retries
+            .iter()
+            .take(retries)
+            .map(|r| format!("retry {} (ms)", r.retry)),
+    );
+    let mut rows: Vec<Vec<String>> = (0..clients)
+        .map(|c| {
+            let mut row = vec![(c + 1).to_string()];
+            row.extend(sc.retries.iter().take(retries).map(|r| {
+                r.waits
+                    .get(c)
+                    .map_or(String::new(), |w| w.as_millis_f64().to_string())
+            }));
+            row
+        })
+        .collect();
+    let mut ceiling = vec![String::from("ceiling")];
+    ceiling.extend(
+        sc.retries
+            .iter()
+            .take(retries)
+            .map(|r| r.ceiling.as_millis_f64().to_string()),
+    );
+    rows.push(ceiling);
+    crate::canvas::fill_table("schedule-table", &head, &rows);
+    if let Some(note) = by_id("schedule-note") {
+        note.set_text_content(Some(&format!(
+            "{} of {} clients, {} of {} retries; `retrylab schedule --format csv` lists every one.",
+            clients,
+            sc.clients,
+            retries,
+            sc.retries.len()
+        )));
+    }
+}
+
 fn draw(a: &mut App) {
     draw_deadline(a);
+    if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
+        fill_schedule_table(a);
+    }
     let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
         return;
     };
