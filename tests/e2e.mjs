@@ -511,6 +511,17 @@ try {
       on.forEach(a => lit.add(a));
     }
     assert.deepEqual([...lit].sort(), ['1', '2', '3'], 'each attempt row lights its own step');
+    // Stepping walks the same steps the text lists: attempt 1 only, then 2, the later ones dimmed.
+    await page.mouse.move(0, 0);
+    await page.click('#deadline-start');
+    const first = await page.evaluate(() => document.getElementById('deadline-chart').toDataURL());
+    assert.equal(await attr(page, '#trace-steps li:nth-child(1)', 'data-highlight'), 'true');
+    assert.equal(await attr(page, '#trace-steps li:nth-child(2)', 'data-later'), 'true');
+    await page.click('#deadline-step');
+    assert.equal(await attr(page, '#trace-steps li:nth-child(2)', 'data-highlight'), 'true');
+    assert.equal(await attr(page, '#trace-steps li:nth-child(3)', 'data-later'), 'true');
+    await page.click('#deadline-back');
+    assert.equal(await page.evaluate(() => document.getElementById('deadline-chart').toDataURL()), first, 'Back returns to the same picture');
     assert.notEqual(await page.evaluate(() => document.getElementById('deadline-chart').toDataURL()), before);
     assert.deepEqual(errors, []);
     await context.close();
@@ -646,6 +657,7 @@ try {
   await check('the charts have tables with their numbers: the schedule\'s waits, the timeline\'s bins, the bars in words', async () => {
     const { page, context, errors } = await openPage('?v=1&attempts=4&clients=5');
     await page.click('#schedule-box summary');
+    await page.waitForSelector('#schedule-table tbody tr'); // filled on the details' toggle event
     const rows = await page.locator('#schedule-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
     assert.equal(rows.length, 6, 'five clients and the ceiling');
     assert.deepEqual(rows[5], ['ceiling', '100', '200', '400']);
@@ -655,6 +667,7 @@ try {
     await context.close();
     const s = await openScenario('?v=1&preset=lost-nokey');
     await s.page.click('#rates-box summary');
+    await s.page.waitForSelector('#rates-table tbody tr');
     const bins = await s.page.locator('#rates-table tbody tr').count();
     assert.equal(String(bins), await attr(s.page, '#timeline', 'data-bins'), 'one row per bin');
     assert.match(await attr(s.page, '#extra-chart', 'aria-label'), /no key \(key=false, idempotent=true\): 127 duplicates in 1200 checkouts/);

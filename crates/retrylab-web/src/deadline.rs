@@ -80,7 +80,15 @@ const WAIT: RGBColor = RGBColor(86, 180, 233);
 const SPENT: RGBColor = RGBColor(200, 200, 206);
 const RESERVE: RGBColor = RGBColor(240, 228, 66);
 
-/// Draws the timeline on `area`; `highlight` rings that attempt's row.
+/// The piece's attempt (0-based).
+fn attempt_of(p: &Piece) -> usize {
+    match *p {
+        Piece::Attempt(i, ..) | Piece::Wait(i, ..) | Piece::Refused(i, ..) => i,
+    }
+}
+
+/// Draws the timeline on `area`; `highlight` rings that attempt's row, and with `upto` only
+/// the attempts up to that one (0-based) are drawn (stepping through the request).
 #[allow(clippy::too_many_arguments)]
 pub fn draw_deadline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -88,6 +96,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
     deadline: Option<Micros>,
     reserve: Micros,
     highlight: Option<usize>,
+    upto: Option<usize>,
     scale: f64,
 ) -> Result<DeadlineMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
@@ -177,7 +186,10 @@ pub fn draw_deadline<DB: DrawingBackend>(
     }
     let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
     let mut labelled = [false; 4];
-    for p in &pieces {
+    for p in pieces
+        .iter()
+        .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
+    {
         match *p {
             Piece::Attempt(i, a, b, ok) => {
                 let (color, name, k) = if ok {

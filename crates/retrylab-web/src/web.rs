@@ -22,6 +22,8 @@ struct App {
     /// Where the deadline timeline's attempts landed, and the one highlighted.
     deadline_map: crate::deadline::DeadlineMap,
     deadline_hl: Option<usize>,
+    /// Stepping through the request: the last attempt shown (0-based), `None` for all.
+    deadline_upto: Option<usize>,
     /// The budget walk's link and how many of its steps are shown.
     budget_shown: (String, usize),
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
@@ -112,6 +114,7 @@ pub fn start() -> Result<(), JsValue> {
         view: crate::scenario::View::default(),
         deadline_map: crate::deadline::DeadlineMap::default(),
         deadline_hl: None,
+        deadline_upto: None,
         budget_shown: (String::new(), usize::MAX),
         tick: None,
         tick_pending: false,
@@ -199,6 +202,9 @@ pub fn start() -> Result<(), JsValue> {
             };
             let mut a = app.borrow_mut();
             let changed = a.state.update(msg);
+            if changed {
+                a.deadline_upto = None; // a new request: its timeline starts whole
+            }
             let rewrite = id == "preset" || id == "lesson-menu";
             render(&mut a, rewrite || !changed);
         });
@@ -284,6 +290,27 @@ pub fn start() -> Result<(), JsValue> {
         }
     })?;
     // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
+    // Stepping through the request: the timeline draws attempt by attempt, the matching text
+    // step ringed, the later ones dimmed.
+    for (id, what) in [
+        ("deadline-start", "start"),
+        ("deadline-back", "back"),
+        ("deadline-step", "step"),
+        ("deadline-reset", "reset"),
+    ] {
+        on_click(&app, id, move |a| {
+            let n = a.state.trace.steps.len();
+            a.deadline_upto = match (what, a.deadline_upto) {
+                ("start", _) => Some(0),
+                ("step", Some(u)) if u + 1 < n => Some(u + 1),
+                ("step", Some(_)) | ("reset", _) => None,
+                ("back", Some(u)) => Some(u.saturating_sub(1)),
+                ("back", None) => Some(n.saturating_sub(1)),
+                (_, now) => now,
+            };
+            draw_deadline(a);
+        })?;
+    }
     for (id, what) in [
         ("budget-start", "start"),
         ("budget-back", "back"),
@@ -955,7 +982,8 @@ fn draw_deadline(a: &mut App) {
         &s.trace,
         s.params.policy.deadline,
         s.params.policy.reserve,
-        a.deadline_hl,
+        a.deadline_hl.or(a.deadline_upto),
+        a.deadline_upto,
         dpr,
     ) {
         Ok(map) => a.deadline_map = map,
@@ -971,8 +999,10 @@ fn draw_deadline(a: &mut App) {
     if let Ok(items) = document().query_selector_all("#trace-steps li") {
         for i in 0..items.length() {
             if let Some(li) = items.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                let on = a.deadline_hl == Some(i as usize);
+                let on = a.deadline_hl.or(a.deadline_upto) == Some(i as usize);
                 let _ = li.set_attribute("data-highlight", if on { "true" } else { "false" });
+                let later = a.deadline_upto.is_some_and(|u| i as usize > u);
+                let _ = li.set_attribute("data-later", if later { "true" } else { "false" });
             }
         }
     }
