@@ -942,6 +942,7 @@ fn render_budget(a: &mut App, action: Option<&str>) {
         };
         let (event, retry, cost) = match s.event {
             retry_model::BudgetEvent::Success => ("success, first try", "", String::new()),
+            retry_model::BudgetEvent::RetrySucceeded => ("that retry succeeds", "", String::new()),
             retry_model::BudgetEvent::Retry => (
                 "transient error",
                 if s.allowed { "allowed" } else { "refused" },

@@ -4,7 +4,8 @@
 //!
 //! The walk is a fixed script, 100 ms apart: ten requests that succeed first time; then
 //! requests that fail with a transient error and retry, each retry checked against the budget,
-//! until it refuses one (at most 20); then ten more first-time successes and one more retry.
+//! until it refuses one (at most 20); then ten more first-time successes and one more retry,
+//! which succeeds.
 //!
 //! ```
 //! use retry_model::{budget_walk, Params};
@@ -26,6 +27,8 @@ pub enum BudgetEvent {
     Success,
     /// A retry after a transient error, checked against the budget.
     Retry,
+    /// That retry succeeded (the AWS quota refunds what it took).
+    RetrySucceeded,
 }
 
 /// One step: the event, whether the budget let a retry go, and the level after it.
@@ -79,13 +82,15 @@ pub fn budget_walk(p: &Params) -> Option<Vec<BudgetStep>> {
         b.on_original(t);
         b.on_failure(t, true);
         let check = b.check(t, RetryCost::Normal);
-        if check.allowed {
-            b.withdraw(t, RetryCost::Normal);
-        }
-        (check.allowed, check.cost_milli)
+        let taken = if check.allowed {
+            b.withdraw(t, RetryCost::Normal)
+        } else {
+            0
+        };
+        (check.allowed, check.cost_milli, taken)
     };
     for _ in 0..20 {
-        let (allowed, cost) = retry(&mut b, t);
+        let (allowed, cost, _) = retry(&mut b, t);
         steps.push(push(&b, t, BudgetEvent::Retry, allowed, cost));
         t = t.saturating_add(tick);
         if !allowed {
@@ -97,8 +102,13 @@ pub fn budget_walk(p: &Params) -> Option<Vec<BudgetStep>> {
         steps.push(push(&b, t, BudgetEvent::Success, true, 0));
         t = t.saturating_add(tick);
     }
-    let (allowed, cost) = retry(&mut b, t);
+    let (allowed, cost, taken) = retry(&mut b, t);
     steps.push(push(&b, t, BudgetEvent::Retry, allowed, cost));
+    if allowed {
+        t = t.saturating_add(tick);
+        b.on_success(t, Some(taken));
+        steps.push(push(&b, t, BudgetEvent::RetrySucceeded, true, 0));
+    }
     Some(steps)
 }
 
@@ -129,5 +139,9 @@ mod tests {
         assert_eq!(w[first].cost_milli, 5000, "the AWS quota's retry cost: 5");
         assert_eq!(w[first - 1].level_milli - w[first].level_milli, 5000);
         assert!(budget_walk(&"attempts=3".parse().unwrap()).is_none());
+        // The last retry succeeds: the AWS quota refunds the 5 it took.
+        let n = w.len();
+        assert_eq!(w[n - 1].event, BudgetEvent::RetrySucceeded);
+        assert_eq!(w[n - 1].level_milli, w[n - 2].level_milli + 5000);
     }
 }
