@@ -50,7 +50,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub const LESSONS: [Lesson; 11] = [
+pub const LESSONS: [Lesson; 13] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -61,6 +61,15 @@ pub const LESSONS: [Lesson; 11] = [
         unit: "attempts per checkout",
     },
     Lesson {
+        id: "course-retry-on",
+        title: "Course project, exercise 1: which failures to retry",
+        link: "outcomes=400,ok&attempts=3",
+        look_for: "Retry what is transient (timeouts, a dropped connection, 503, 429); a 400 will fail the same way every time, so retrying it is pure waste. Try 503 or connect_timeout as the first outcome.",
+        question: Some("The first attempt gets 400 Bad Request. Is attempt 2 made? (yes or no)"),
+        answer: Some(Answer::Made(2)),
+        unit: "",
+    },
+    Lesson {
         id: "course-base",
         title: "Course project, exercise 2: base from 100 ms to 2 s",
         link: "preset=payments-jitter&sweep.base=100ms..2000ms/100ms",
@@ -68,6 +77,15 @@ pub const LESSONS: [Lesson; 11] = [
         question: None,
         answer: None,
         unit: "",
+    },
+    Lesson {
+        id: "course-budget",
+        title: "Course project, exercise 3: an aggregate retry budget",
+        link: "preset=payments-none&budget=ratio&b.preset=payments-none",
+        look_for: "Side A is the storm with a retry budget that allows retries up to 20% of the traffic; side B is the storm without it. The budget caps the storm whatever the per-request limit says.",
+        question: Some("With the budget (side A), how many attempts does each checkout make on average?"),
+        answer: Some(Answer::Run(Metric::Amplification)),
+        unit: "attempts per checkout",
     },
     Lesson {
         id: "burst-lab",
@@ -153,8 +171,8 @@ pub const LESSONS: [Lesson; 11] = [
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub const MENU: [(&str, &str); 11] = {
-    let mut m = [("", ""); 11];
+pub const MENU: [(&str, &str); 13] = {
+    let mut m = [("", ""); 13];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);
