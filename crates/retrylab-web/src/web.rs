@@ -46,6 +46,20 @@ fn on_click(
     Ok(())
 }
 
+/// Wires a step mode's four buttons, `{prefix}-start`, `-back`, `-step` and `-reset`, to `f`
+/// with "start", "back", "step" or "reset".
+fn on_steps(
+    app: &Rc<RefCell<App>>,
+    prefix: &str,
+    f: impl Fn(&mut App, &'static str) + Clone + 'static,
+) -> Result<(), JsValue> {
+    for what in ["start", "back", "step", "reset"] {
+        let f = f.clone();
+        on_click(app, &format!("{prefix}-{what}"), move |a| f(a, what))?;
+    }
+    Ok(())
+}
+
 /// Saves `href` (a data URL) as the file `name`, through a temporary link.
 fn download(name: &str, href: &str) {
     let doc = document();
@@ -292,49 +306,21 @@ pub fn start() -> Result<(), JsValue> {
     // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
     // Stepping through the request: the timeline draws attempt by attempt, the matching text
     // step ringed, the later ones dimmed.
-    for (id, what) in [
-        ("deadline-start", "start"),
-        ("deadline-back", "back"),
-        ("deadline-step", "step"),
-        ("deadline-reset", "reset"),
-    ] {
-        on_click(&app, id, move |a| {
-            let n = a.state.trace.steps.len();
-            a.deadline_upto = match (what, a.deadline_upto) {
-                ("start", _) => Some(0),
-                ("step", Some(u)) if u + 1 < n => Some(u + 1),
-                ("step", Some(_)) | ("reset", _) => None,
-                ("back", Some(u)) => Some(u.saturating_sub(1)),
-                ("back", None) => Some(n.saturating_sub(1)),
-                (_, now) => now,
-            };
-            draw_deadline(a);
-        })?;
-    }
-    for (id, what) in [
-        ("budget-start", "start"),
-        ("budget-back", "back"),
-        ("budget-step", "step"),
-        ("budget-reset", "reset"),
-    ] {
-        on_click(&app, id, move |a| render_budget(a, Some(what)))?;
-    }
-    for (id, what) in [
-        ("ledger-start", "start"),
-        ("ledger-back", "back"),
-        ("ledger-step", "step"),
-        ("ledger-reset", "reset"),
-    ] {
-        on_click(&app, id, move |a| a.view.ledger_action(what))?;
-    }
-    for (id, what) in [
-        ("tree-start", "start"),
-        ("tree-back", "back"),
-        ("tree-step", "step"),
-        ("tree-reset", "reset"),
-    ] {
-        on_click(&app, id, move |a| a.view.tree_action(what))?;
-    }
+    on_steps(&app, "deadline", |a, what| {
+        let n = a.state.trace.steps.len();
+        a.deadline_upto = match (what, a.deadline_upto) {
+            ("start", _) => Some(0),
+            ("step", Some(u)) if u + 1 < n => Some(u + 1),
+            ("step", Some(_)) | ("reset", _) => None,
+            ("back", Some(u)) => Some(u.saturating_sub(1)),
+            ("back", None) => Some(n.saturating_sub(1)),
+            (_, now) => now,
+        };
+        draw_deadline(a);
+    })?;
+    on_steps(&app, "budget", |a, what| render_budget(a, Some(what)))?;
+    on_steps(&app, "ledger", |a, what| a.view.ledger_action(what))?;
+    on_steps(&app, "tree", |a, what| a.view.tree_action(what))?;
     {
         let app2 = app.clone();
         let app = app.clone();
