@@ -318,6 +318,7 @@ impl Params {
                     _ => Some(lesson::LESSONS[k.choice(v)?]),
                 }
             }
+            "guess" if v == "none" => self.guess = None,
             "guess" => {
                 let ok = !v.is_empty()
                     && v.len() <= 40
