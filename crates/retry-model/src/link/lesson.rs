@@ -221,7 +221,9 @@ mod tests {
         assert!("lesson=stack-27&preset=layers-333&guess=a%20b"
             .parse::<Params>()
             .is_err());
-        let none: Params = "preset=layers-333&lesson=stack-27&guess=none".parse().unwrap();
+        let none: Params = "preset=layers-333&lesson=stack-27&guess=none"
+            .parse()
+            .unwrap();
         assert_eq!(none.guess, None, "guess=none is no guess, as the default");
         assert_eq!(none.to_string(), "v=1&preset=layers-333&lesson=stack-27");
         assert!(Lesson::right("27", "27"));
