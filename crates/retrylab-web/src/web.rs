@@ -46,6 +46,25 @@ fn on_click(
     Ok(())
 }
 
+/// Writes the scenario view, and schedules the next of its drawing tasks if it asks for one.
+fn render_view(a: &mut App) {
+    let params = a.state.params.clone();
+    if a.view.render(&document(), &params) {
+        schedule(a);
+    }
+}
+
+/// The pointer's position in device pixels, or `None` when it left the element.
+fn pointer_at(e: &web_sys::PointerEvent) -> Option<(f64, f64)> {
+    if e.type_() == "pointerleave" {
+        return None;
+    }
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0);
+    Some((f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr))
+}
+
 /// Wires a step mode's four buttons, `{prefix}-start`, `-back`, `-step` and `-reset`, to `f`
 /// with "start", "back", "step" or "reset".
 fn on_steps(
@@ -378,29 +397,15 @@ pub fn start() -> Result<(), JsValue> {
     }
     on_click(&app, "sim-cancel", |a| {
         a.view.cancel();
-        let params = a.state.params.clone();
-        if a.view.render(&document(), &params) {
-            schedule(a);
-        }
+        render_view(a);
     })?;
     {
         let app = app.clone();
         let on_move =
             Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
-                let dpr = web_sys::window()
-                    .map(|w| w.device_pixel_ratio())
-                    .unwrap_or(1.0);
                 let mut a = app.borrow_mut();
-                let x = if e.type_() == "pointerleave" {
-                    None
-                } else {
-                    Some(f64::from(e.offset_x()) * dpr)
-                };
-                if a.view.hover(x) {
-                    let params = a.state.params.clone();
-                    if a.view.render(&document(), &params) {
-                        schedule(&mut a);
-                    }
+                if a.view.hover(pointer_at(&e).map(|(x, _)| x)) {
+                    render_view(&mut a);
                 }
             });
         // The timeline, and the sweep's charts (which share one x axis).
@@ -419,15 +424,8 @@ pub fn start() -> Result<(), JsValue> {
         let app = app.clone();
         let on_move =
             Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
-                let dpr = web_sys::window()
-                    .map(|w| w.device_pixel_ratio())
-                    .unwrap_or(1.0);
                 let mut a = app.borrow_mut();
-                let hit = if e.type_() == "pointerleave" {
-                    None
-                } else {
-                    a.deadline_map.attempt_at(f64::from(e.offset_y()) * dpr)
-                };
+                let hit = pointer_at(&e).and_then(|(_, y)| a.deadline_map.attempt_at(y));
                 if hit != a.deadline_hl {
                     a.deadline_hl = hit;
                     draw_deadline(&mut a);
