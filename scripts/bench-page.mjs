@@ -1,7 +1,7 @@
 // Browser measurement of the page (not a test): the page's size (gzip), time to the first chart,
 // the time from a control change to the redrawn scenario view on payments-jitter and
-// payments-none (p50, p95), the longest main-thread task while controls change on every
-// scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
+// payments-none (p50, p95), the long tasks of a cold start-up, the longest main-thread task
+// while controls change on every scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
 // native `retrylab sweep` (target/release/retrylab, when built).
 // Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/)
 import { chromium } from 'playwright-core';
@@ -39,6 +39,9 @@ try {
   await page.waitForSelector('body[data-ready="true"]');
   const readyMs = await page.evaluate(() => document.body.dataset.readyMs);
   console.log(`first chart (schedule, default link): drawn ${readyMs} ms after navigation began (page clock); ${Date.now() - t0} ms as the driver saw it`);
+  await page.waitForTimeout(500);
+  const startup = await page.evaluate(() => window.__longTasks.map(Math.round));
+  console.log(`long tasks during a cold start-up (first load in a fresh browser): ${startup.length ? startup.join(', ') + ' ms' : 'none'}`);
   for (const [preset, n] of [['payments-jitter', 20], ['payments-none', 10]]) {
     const t1 = Date.now();
     await page.goto(`${BASE}/?v=1&preset=${preset}`);

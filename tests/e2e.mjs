@@ -592,6 +592,13 @@ try {
     assert.equal((await rows()).length, 2);
     assert.deepEqual(await axeFindings(page), []);
     await page.screenshot({ path: join(ARTIFACTS, 'budget-walk.png'), fullPage: true });
+    // A ratio budget walks out of its window: Finagle's 20% + 10/s over 10 s ends on its floor.
+    await page.goto(`${BASE}/?v=1&budget=ratio`);
+    await page.waitForSelector('#budget-table tbody tr');
+    const ratio = await rows();
+    const moved = ratio.filter(r => /^the window moves on: what came before \d+ ms no longer counts$/.test(r[1]));
+    assert.equal(moved.length, 2, JSON.stringify(ratio.slice(-3)));
+    assert.equal(ratio[ratio.length - 1][4], '100.000', 'the floor: 10 retries/s over 10 s');
     assert.deepEqual(errors, []);
     await context.close();
   });

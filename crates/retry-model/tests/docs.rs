@@ -83,3 +83,16 @@ fn architecture_names_every_source_file() {
         "ARCHITECTURE.md does not name: {missing:?}"
     );
 }
+
+#[test]
+fn link_md_lists_every_lesson_with_its_link() {
+    let path = format!("{}/../../docs/link.md", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(path).unwrap();
+    for l in retry_model::LESSONS {
+        let row = format!("| `{}` | `{}` |", l.id, l.link);
+        assert!(
+            doc.contains(&row),
+            "docs/link.md lacks the lesson row {row}"
+        );
+    }
+}

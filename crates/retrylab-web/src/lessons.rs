@@ -19,17 +19,21 @@ pub fn answer(
             let v = m.value(s)?;
             Some((m.text(s), format!("{v}")))
         }
-        Answer::Least(m) => {
-            let (plan, rows) = sweep?;
-            let best = plan
-                .values
-                .iter()
-                .zip(rows)
-                .filter_map(|(vals, s)| Some((vals.first()?, m.value(s)?)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        Answer::Least(m) => extreme(m, sweep?, core::cmp::Ordering::Less),
+        Answer::Most(m) => extreme(m, sweep?, core::cmp::Ordering::Greater),
+        Answer::Same(m) => {
+            let (_, rows) = sweep?;
+            let vals: Vec<f64> = rows.iter().filter_map(|s| m.value(s)).collect();
+            let first = *vals.first()?;
+            let same = if vals.iter().all(|v| *v == first) {
+                "yes"
+            } else {
+                "no"
+            };
+            let list: Vec<String> = rows.iter().map(|s| m.text(s)).collect();
             Some((
-                format!("{} ({} {})", best.0, best.1, m.name()),
-                best.0.clone(),
+                format!("{same} ({}: {})", m.name(), list.join(", ")),
+                same.to_string(),
             ))
         }
         Answer::RemainingAt(n) => {
@@ -46,6 +50,25 @@ pub fn answer(
             Some((made.to_string(), made.to_string()))
         }
     }
+}
+
+/// The swept value whose row has the least (`Less`) or the most (`Greater`) of `m`; the first
+/// such row on a tie.
+fn extreme(
+    m: retry_model::sim::Metric,
+    (plan, rows): (&Plan, &[Summary]),
+    want: core::cmp::Ordering,
+) -> Option<(String, String)> {
+    let best = plan
+        .values
+        .iter()
+        .zip(rows)
+        .filter_map(|(vals, s)| Some((vals.first()?, m.value(s)?)))
+        .reduce(|a, b| if b.1.total_cmp(&a.1) == want { b } else { a })?;
+    Some((
+        format!("{} ({} {})", best.0, best.1, m.name()),
+        best.0.clone(),
+    ))
 }
 
 /// One line of the idempotency walk, in words.
@@ -136,6 +159,41 @@ mod tests {
         assert_eq!(
             answer(&l, None, Some((&plan, &rows)), &t).unwrap().1,
             "full"
+        );
+    }
+
+    /// A sweep lesson's answer, from the rows the lab simulates for its link.
+    fn swept(id: &str) -> (String, String) {
+        let (l, p, t) = open(id);
+        let plan = Plan::of(&p).unwrap().unwrap();
+        let rows: Vec<Summary> = plan
+            .links
+            .iter()
+            .map(|link| {
+                let row: Params = link.parse().unwrap();
+                retry_model::sim::simulate(&row).unwrap().summary
+            })
+            .collect();
+        answer(&l, None, Some((&plan, &rows)), &t).unwrap()
+    }
+
+    #[test]
+    fn the_cheat_sheets_four_statements_hold_in_the_lab() {
+        // 1: immediate and no-jitter exponential tie (5000 attempts each).
+        assert_eq!(
+            swept("burst-tie"),
+            ("yes (attempts: 5000, 5000)".into(), "yes".into())
+        );
+        // 2 and 3: when refusals are free, or capacity doubles, immediate retries finish first.
+        assert_eq!(swept("burst-free-refusals").1, "none");
+        assert_eq!(swept("burst-capacity").1, "none");
+        // 4: in the 2015 setting equal jitter is the slowest jittered kind.
+        assert_eq!(swept("jitter-loser").1, "equal");
+        // And the burst lab itself: with costly refusals a jittered kind makes the fewest calls.
+        let fewest = swept("burst-lab").1;
+        assert!(
+            ["full", "equal", "decorrelated"].contains(&fewest.as_str()),
+            "{fewest}"
         );
     }
 }

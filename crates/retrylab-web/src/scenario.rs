@@ -108,7 +108,8 @@ fn mark_flight(start: f64, end: f64) {
     }
 }
 
-fn now() -> f64 {
+/// The page's clock (ms since navigation began; 0 where there is no window).
+pub(crate) fn now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
@@ -323,6 +324,11 @@ impl View {
             twin: false,
         });
         self.local_pending()
+    }
+
+    /// Whether a run is in flight.
+    pub(crate) fn in_flight(&self) -> bool {
+        self.job.is_some()
     }
 
     fn local_pending(&self) -> bool {

@@ -29,6 +29,8 @@ struct App {
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
+    /// When the scenario view was last rendered while a run was in flight (page clock, ms).
+    progress_shown: f64,
 }
 
 /// Runs `f` on the app at every click of element `id`, for the page's lifetime.
@@ -103,6 +105,23 @@ fn canvas_png(id: &str) -> Option<String> {
         .ok()
 }
 
+/// Marks the start-up's progress on the body: `data-ready-ms`, when the first chart is up (ms
+/// since navigation began, for the page benchmark); `data-ready`, when every part is drawn.
+fn mark_ready(all: bool) {
+    let Some(body) = document().body() else {
+        return;
+    };
+    if all {
+        let _ = body.set_attribute("data-ready", "true");
+    } else {
+        let at = crate::scenario::now();
+        let _ = body.set_attribute("data-ready-ms", &format!("{at:.0}"));
+    }
+}
+
+/// How often a run's progress is shown, at most (ms).
+const PROGRESS_MS: f64 = 100.0;
+
 /// Schedules the next slice of the scenario run, once.
 fn schedule(a: &mut App) {
     if a.tick_pending {
@@ -137,6 +156,7 @@ pub fn start() -> Result<(), JsValue> {
     let doc = document();
     build_controls(&doc)?;
     fill_menus(&doc)?;
+
     let query = web_sys::window()
         .map(|w| w.location().search().unwrap_or_default())
         .unwrap_or_default();
@@ -151,6 +171,7 @@ pub fn start() -> Result<(), JsValue> {
         budget_shown: (String::new(), usize::MAX),
         tick: None,
         tick_pending: false,
+        progress_shown: 0.0,
     }));
     {
         // Reads what the simulation workers posted and redraws; where the page runs the
@@ -163,6 +184,16 @@ pub fn start() -> Result<(), JsValue> {
             a.tick_pending = false;
             let params = a.state.params.clone();
             let more = a.view.pump(&params);
+            // While a run is in flight only its progress changes: showing it at most every
+            // PROGRESS_MS leaves the cores to the workers (a sweep's rows arrive many a second).
+            let t = crate::scenario::now();
+            if a.view.in_flight() && t - a.progress_shown < PROGRESS_MS {
+                if more {
+                    schedule(&mut a);
+                }
+                return;
+            }
+            a.progress_shown = t;
             let again = a.view.render(&document(), &params);
             render_lesson(&a);
             if more || again {
@@ -175,7 +206,55 @@ pub fn start() -> Result<(), JsValue> {
         a.view.connect(f.clone());
         a.tick = Some(f);
     }
-    render(&mut app.borrow_mut(), true);
+    // The first render runs in stages, one task each, so that no task at start-up (when every
+    // function runs for the first time and is compiled as it is called) blocks the page for
+    // long: the controls now; then the schedule chart (the first chart); then the deadline
+    // chart, the tables and the scenario view. A control changed before the stages end
+    // renders everything at once, as always.
+    render_controls(&mut app.borrow_mut(), true);
+    {
+        let stages = app.clone();
+        let stage = Rc::new(std::cell::Cell::new(0u8));
+        let me: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+        let me2 = me.clone();
+        let step = Closure::<dyn FnMut()>::new(move || {
+            let Ok(mut a) = stages.try_borrow_mut() else {
+                return;
+            };
+            let scenario = a.state.params.sim.scenario.is_some();
+            let n = stage.get();
+            match n {
+                0 => {
+                    if !scenario {
+                        draw_schedule_chart(&mut a);
+                    }
+                    mark_ready(false);
+                }
+                _ => {
+                    if !scenario {
+                        draw_deadline(&mut a);
+                        if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
+                            fill_schedule_table(&a);
+                        }
+                    }
+                    render_rest(&mut a);
+                    mark_ready(true);
+
+                    return;
+                }
+            }
+            stage.set(n + 1);
+            if let (Some(w), Some(f)) = (web_sys::window(), me2.borrow().as_ref()) {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(f, 0);
+            }
+        });
+        let f: js_sys::Function = step.as_ref().unchecked_ref::<js_sys::Function>().clone();
+        step.forget(); // runs twice at start-up; kept as small as a page-lifetime handler
+        if let Some(w) = web_sys::window() {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&f, 0)?;
+        }
+        *me.borrow_mut() = Some(f);
+    }
 
     // One delegated handler for every control; text fields apply on change, the rest on input.
     for event in ["input", "change"] {
@@ -507,13 +586,6 @@ pub fn start() -> Result<(), JsValue> {
             .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
         on_resize.forget();
     }
-    let body = doc.body().ok_or("no body")?;
-    // When the first chart was up, in ms since navigation began (for the page benchmark).
-    let at = web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now());
-    body.set_attribute("data-ready-ms", &format!("{at:.0}"))?;
-    body.set_attribute("data-ready", "true")?;
     Ok(())
 }
 
@@ -716,6 +788,16 @@ fn render_lesson(a: &App) {
 /// state (after a preset, a load, or a refused value); otherwise the field being edited is left
 /// alone.
 fn render(a: &mut App, write_controls: bool) {
+    render_controls(a, write_controls);
+    let scenario = a.state.params.sim.scenario.is_some();
+    if !scenario {
+        draw(a);
+    }
+    render_rest(a);
+}
+
+/// The controls, errors, notices, the step trace and the link (the first part of [`render`]).
+fn render_controls(a: &mut App, write_controls: bool) {
     let doc = document();
     let s = &a.state;
     if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
@@ -831,9 +913,11 @@ fn render(a: &mut App, write_controls: bool) {
         let _ = link.set_attribute("href", &href);
         link.set_text_content(Some(&format!("?{}", s.link())));
     }
-    if !scenario {
-        draw(a);
-    }
+}
+
+/// The scenario view, the lesson and the budget walk (the last part of [`render`]).
+fn render_rest(a: &mut App) {
+    let doc = document();
     let params = a.state.params.clone();
     if a.view.sync(&params) {
         schedule(a);
@@ -924,9 +1008,17 @@ fn render_budget(a: &mut App, action: Option<&str>) {
         let Ok(tr) = document().create_element("tr") else {
             continue;
         };
+        let window_words;
         let (event, retry, cost) = match s.event {
             retry_model::BudgetEvent::Success => ("success, first try", "", String::new()),
             retry_model::BudgetEvent::RetrySucceeded => ("that retry succeeds", "", String::new()),
+            retry_model::BudgetEvent::WindowPassed(before) => {
+                window_words = format!(
+                    "the window moves on: what came before {} ms no longer counts",
+                    before.as_millis_f64()
+                );
+                (window_words.as_str(), "", String::new())
+            }
             retry_model::BudgetEvent::Retry => (
                 "transient error",
                 if s.allowed { "allowed" } else { "refused" },
@@ -1041,6 +1133,11 @@ fn draw(a: &mut App) {
     if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
         fill_schedule_table(a);
     }
+    draw_schedule_chart(a);
+}
+
+/// The schedule chart, its data attributes and its readout.
+fn draw_schedule_chart(a: &mut App) {
     let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
         return;
     };

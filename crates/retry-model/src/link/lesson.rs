@@ -24,6 +24,10 @@ pub enum Answer {
     Run(Metric),
     /// The value of the swept key whose row has the least of this metric.
     Least(Metric),
+    /// The value of the swept key whose row has the most of this metric.
+    Most(Metric),
+    /// Whether every row of the sweep has the same value of this metric: `yes` or `no`.
+    Same(Metric),
     /// How much of the deadline remains when this attempt (from 1) starts, in ms.
     RemainingAt(u32),
     /// Whether this attempt (from 1) is made: `yes` or `no`.
@@ -50,7 +54,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub const LESSONS: [Lesson; 13] = [
+pub const LESSONS: [Lesson; 17] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -92,8 +96,44 @@ pub const LESSONS: [Lesson; 13] = [
         title: "Cheat sheet: the burst lab, five kinds of backoff",
         link: "preset=burst-lab&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
         look_for: "500 clients at once against a small server: without jitter they retry in lockstep; jitter spreads them so the server can keep up.",
-        question: Some("Which kind of backoff finishes the burst first?"),
+        question: Some("Which kind of backoff makes the fewest attempts?"),
+        answer: Some(Answer::Least(Metric::Attempts)),
+        unit: "",
+    },
+    Lesson {
+        id: "burst-tie",
+        title: "Cheat sheet, statement 1: immediate and no-jitter exponential tie",
+        link: "preset=burst-lab&sweep.backoff=none,exponential&sweep.plot=attempts,success_rate",
+        look_for: "Both send every client's attempts in the same ticks: 500 refusals at 0.1 slot each use the tick's 50 slots, so nobody is served, wave after identical wave. Waiting longer between identical waves changes when they end, not what they do.",
+        question: Some("Do immediate retries and exponential backoff without jitter make exactly the same number of attempts (yes or no)?"),
+        answer: Some(Answer::Same(Metric::Attempts)),
+        unit: "",
+    },
+    Lesson {
+        id: "burst-free-refusals",
+        title: "Cheat sheet, statement 2: refusals that cost nothing",
+        link: "preset=burst-lab&reject_cost=0&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
+        look_for: "With reject_cost=0 a refusal uses no capacity, so retrying at once no longer starves the server: compare the completion chart with the attempts chart, where jitter still makes fewer calls.",
+        question: Some("With free refusals, which kind finishes the burst first?"),
         answer: Some(Answer::Least(Metric::CompletionMs)),
+        unit: "",
+    },
+    Lesson {
+        id: "burst-capacity",
+        title: "Cheat sheet, statement 3: twice the capacity",
+        link: "preset=burst-lab&capacity=10000&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
+        look_for: "At 100 per 10 ms tick the server can refuse every wave and still serve: the collapse needed refusals to use all of a tick. Jitter still makes fewer calls.",
+        question: Some("With 100 per tick, which kind finishes the burst first?"),
+        answer: Some(Answer::Least(Metric::CompletionMs)),
+        unit: "",
+    },
+    Lesson {
+        id: "jitter-loser",
+        title: "Cheat sheet, statement 4: which jitter loses",
+        link: "preset=occ-2015&sweep.backoff=full,equal,decorrelated&sweep.plot=completion_ms,attempts",
+        look_for: "Brooker calls equal jitter the loser and full against decorrelated less clear. In his setting (100 clients, one row), look at both charts: one kind is slowest, and the other two trade calls for time.",
+        question: Some("Of the three jittered kinds, which takes longest to finish?"),
+        answer: Some(Answer::Most(Metric::CompletionMs)),
         unit: "",
     },
     Lesson {
@@ -171,8 +211,8 @@ pub const LESSONS: [Lesson; 13] = [
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub const MENU: [(&str, &str); 13] = {
-    let mut m = [("", ""); 13];
+pub const MENU: [(&str, &str); 17] = {
+    let mut m = [("", ""); 17];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);

@@ -5,7 +5,9 @@
 //! The walk is a fixed script, 100 ms apart: ten requests that succeed first time; then
 //! requests that fail with a transient error and retry, each retry checked against the budget,
 //! until it refuses one (at most 20); then ten more first-time successes and one more retry,
-//! which succeeds.
+//! which succeeds. A ratio budget then waits out its window, in two steps: when the first tenth
+//! of the window (the slot its deposits are counted in) has left it, and when every deposit
+//! has, which leaves the floor (`min_per_sec` x window).
 //!
 //! ```
 //! use retry_model::{budget_walk, Params};
@@ -29,6 +31,9 @@ pub enum BudgetEvent {
     Retry,
     /// That retry succeeded (the AWS quota refunds what it took).
     RetrySucceeded,
+    /// A ratio budget's window moved on: what was deposited and withdrawn before this time no
+    /// longer counts.
+    WindowPassed(Micros),
 }
 
 /// One step: the event, whether the budget let a retry go, and the level after it.
@@ -109,6 +114,21 @@ pub fn budget_walk(p: &Params) -> Option<Vec<BudgetStep>> {
         b.on_success(t, Some(taken));
         steps.push(push(&b, t, BudgetEvent::RetrySucceeded, true, 0));
     }
+    if let BudgetConfig::Ratio(r) = cfg {
+        // The window counts in tenths: a deposit leaves when its tenth does.
+        let slot = (r.window.0 / 10).max(1);
+        let first = Micros(slot);
+        steps.push(push(
+            &b,
+            r.window,
+            BudgetEvent::WindowPassed(first),
+            true,
+            0,
+        ));
+        let last = Micros((t.0 / slot + 1) * slot);
+        let gone = last.saturating_add(r.window);
+        steps.push(push(&b, gone, BudgetEvent::WindowPassed(last), true, 0));
+    }
     Some(steps)
 }
 
@@ -143,5 +163,29 @@ mod tests {
         let n = w.len();
         assert_eq!(w[n - 1].event, BudgetEvent::RetrySucceeded);
         assert_eq!(w[n - 1].level_milli, w[n - 2].level_milli + 5000);
+        assert!(!w
+            .iter()
+            .any(|s| matches!(s.event, BudgetEvent::WindowPassed(_))));
+    }
+
+    #[test]
+    fn a_ratio_budget_walks_out_of_its_window_down_to_its_floor() {
+        // The chapter's budget: 10% of calls over 10 s, no floor.
+        let p: Params = "budget=chapter".parse().unwrap();
+        let w = budget_walk(&p).unwrap();
+        let n = w.len();
+        assert_eq!(
+            w[n - 2].event,
+            BudgetEvent::WindowPassed(Micros::from_secs(1))
+        );
+        assert_eq!(w[n - 2].t, Micros::from_secs(10));
+        // The first second's ten successes (+0.1 each) have left: one token less, and the level
+        // never goes below zero (here 0.3 - 1.0 leaves nothing, though the service is quiet).
+        assert_eq!(w[n - 3].level_milli, 300);
+        assert_eq!(w[n - 2].level_milli, 0);
+        assert_eq!(w[n - 1].level_milli, 0, "everything has left: no floor");
+        // Finagle's default keeps its floor: 10/s over 10 s = 100 retries.
+        let w = budget_walk(&"budget=ratio".parse().unwrap()).unwrap();
+        assert_eq!(w.last().unwrap().level_milli, 100_000);
     }
 }
