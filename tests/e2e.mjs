@@ -276,6 +276,25 @@ try {
     }
   });
 
+  await check('the queue and flaky servers: the spike shaded, the queue drawn, goodput beside throughput in the CLI\'s words', async () => {
+    for (const [preset, queue] of [['queue-spike-none', 'true'], ['flaky-retries', 'false']]) {
+      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      const rows = await tileRows(page);
+      assert.deepEqual(rows, cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
+      assert.ok(rows.some(([k]) => k === 'goodput (successes/s)') && rows.some(([k]) => k === 'throughput (work done/s)'), `${preset}: goodput and throughput tiles`);
+      assert.equal(await attr(page, '#system-chart', 'data-queue'), queue);
+      assert.equal(await attr(page, '#system-chart', 'data-trigger'), preset === 'queue-spike-none' ? 'load spike' : 'none');
+      await page.screenshot({ path: join(ARTIFACTS, `scenario-${preset}.png`), fullPage: true });
+      assert.deepEqual(await axeFindings(page), []);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+    // A key the server does not have is refused by name; the rest of the link opens.
+    const { page, context } = await openPage('?v=1&preset=queue-spike-none&capacity=100');
+    assert.match(await page.locator('#errors').innerText(), /capacity.*server=tick/);
+    await context.close();
+  });
+
   await check('the metastable presets: failures by reason, capacity used, the breaker\'s spells and the budget, read at a point', async () => {
     for (const [preset, flag, reason] of [['metastable-breaker', 'data-breaker', /breaker_open/], ['metastable-budget', 'data-budget', /budget_empty/]]) {
       const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);

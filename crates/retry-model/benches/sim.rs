@@ -6,6 +6,10 @@
 //!   each (the target is under 1 s native), on one thread and (`sweep_2_threads`) on two, as
 //!   `retrylab sweep` runs it.
 //!
+//! - `queue/in_flight_1000` and `queue/in_flight_100000`: the queue server with about 1,000
+//!   and 100,000 requests in flight (no queue: every request is served at once for 1 s), in
+//!   simulated attempts per second; `queue_events` the same runs in events per second.
+//!
 //! Memory against duration: `cargo run --release -p retry-model --example memory`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -34,6 +38,49 @@ fn storms(c: &mut Criterion) {
         });
     }
     g.finish();
+}
+
+/// The queue server's links: about `n` requests in flight (n per second, each served 1 s).
+fn queue_link(n: u32) -> String {
+    let secs = (2_000_000 / n).clamp(5, 60);
+    format!(
+        "scenario=outage&outage=0ms&server=queue&workers=100000&queue_limit=0&service=1s\
+         &rate={n}&duration={secs}s&attempt_timeout=3s&attempts=3&bin=1s"
+    )
+}
+
+/// Events one run of `q` handles.
+fn events(q: &str) -> u64 {
+    let p: Params = q.parse().unwrap();
+    let mut run = retry_model::sim::Run::new(&p).unwrap();
+    // `events` is what one step handled; the step that finishes the run reports 0, so the
+    // total is exact to within one step of 1024.
+    let mut n = 0;
+    loop {
+        let pr = run.step(1024);
+        n += pr.events;
+        if pr.done {
+            return n;
+        }
+    }
+}
+
+fn queue(c: &mut Criterion) {
+    for (group, per_event) in [("queue", false), ("queue_events", true)] {
+        let mut g = c.benchmark_group(group);
+        g.measurement_time(Duration::from_secs(8));
+        g.sample_size(10);
+        for n in [1_000, 100_000] {
+            let q = queue_link(n);
+            let p: Params = q.parse().unwrap();
+            let count = if per_event { events(&q) } else { attempts(&q) };
+            g.throughput(Throughput::Elements(count));
+            g.bench_function(format!("in_flight_{n}"), |b| {
+                b.iter(|| black_box(simulate(&p).unwrap().summary.attempts))
+            });
+        }
+        g.finish();
+    }
 }
 
 /// The same 95 cells spread over `threads` threads (cells are independent runs).
@@ -77,5 +124,5 @@ fn occ(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, storms, occ);
+criterion_group!(benches, storms, occ, queue);
 criterion_main!(benches);

@@ -67,7 +67,7 @@ pub(crate) struct Done {
     reports: Vec<SimReport>,
     twin: Option<SimReport>,
     params: Params,
-    outage: Option<(f64, f64)>,
+    outage: Option<(f64, f64, &'static str)>,
 }
 
 /// The scenario view's state.
@@ -119,14 +119,32 @@ fn by_id(id: &str) -> Option<Element> {
     web_sys::window()?.document()?.get_element_by_id(id)
 }
 
-fn outage_window(p: &Params) -> Option<(f64, f64)> {
-    match &p.sim.scenario {
-        Some(Scenario::Outage(o)) if o.outage.as_micros() > 0 => {
-            let a = o.outage_start.as_micros() as f64 / 1e6;
-            Some((a, a + o.outage.as_micros() as f64 / 1e6))
+/// The trigger's window in seconds and its name, shaded on the timeline: the outage, else the
+/// load spike, else the capacity drop.
+fn outage_window(p: &Params) -> Option<(f64, f64, &'static str)> {
+    let secs = |w: retry_model::sim::Window| {
+        let a = w.start.as_micros() as f64 / 1e6;
+        (a, a + w.length.as_micros() as f64 / 1e6)
+    };
+    let server = p.sim.server()?;
+    if let Some(Scenario::Outage(o)) = &p.sim.scenario {
+        if o.outage.as_micros() > 0 {
+            let (a, b) = secs(retry_model::sim::Window {
+                start: o.outage_start,
+                length: o.outage,
+            });
+            return Some((a, b, "outage"));
         }
-        _ => None,
+        if o.spike.length.as_micros() > 0 && o.spike_rate_milli > 0 {
+            let (a, b) = secs(o.spike);
+            return Some((a, b, "load spike"));
+        }
     }
+    if server.slow.length.as_micros() > 0 && server.slow_milli > 1000 {
+        let (a, b) = secs(server.slow);
+        return Some((a, b, "capacity drop"));
+    }
+    None
 }
 
 /// True while the link's lesson asks a question the reader has not answered.
@@ -937,12 +955,16 @@ impl View {
             outage: d.outage,
             budget: d.params.get("budget").is_some_and(|b| b != "none"),
             breaker: d.params.get("breaker").as_deref() == Some("on"),
+            queue: d.params.get("server").as_deref() == Some("queue"),
         };
         if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
             web_sys::console::error_1(&format!("system chart: {e}").into());
         }
         let _ = canvas.set_attribute("data-breaker", if s.breaker { "true" } else { "false" });
         let _ = canvas.set_attribute("data-budget", if s.budget { "true" } else { "false" });
+        let _ = canvas.set_attribute("data-queue", if s.queue { "true" } else { "false" });
+        let trigger = s.outage.map_or("none", |(_, _, name)| name);
+        let _ = canvas.set_attribute("data-trigger", trigger);
     }
 
     fn draw_extra(&self) {

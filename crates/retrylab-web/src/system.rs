@@ -18,8 +18,10 @@ pub struct System<'a> {
     pub sides: &'a [Vec<Rates>],
     /// The bin width in seconds.
     pub bin_s: f64,
-    /// The outage window in seconds, if any.
-    pub outage: Option<(f64, f64)>,
+    /// The trigger's window in seconds and its name, if any.
+    pub outage: Option<(f64, f64, &'static str)>,
+    /// Whether a queue server's queue length is drawn.
+    pub queue: bool,
     /// Whether the link has a retry budget (its level is drawn).
     pub budget: bool,
     /// Whether the link has a circuit breaker (its open spells are shaded).
@@ -205,14 +207,18 @@ pub fn draw_system<DB: DrawingBackend>(
             [
                 f64::from(r.in_flight),
                 if s.budget { r.budget } else { 0.0 },
+                if s.queue { f64::from(r.queue) } else { 0.0 },
             ]
         })
         .fold(0.0f64, f64::max);
     let hi = if top > 0.0 { top * 1.15 } else { 1.0 };
-    let title = if s.budget {
-        "requests in flight, and the retry budget's level (tokens)"
-    } else {
-        "requests in flight"
+    let title = match (s.budget, s.queue) {
+        (true, true) => {
+            "requests in flight, the server's queue, and the retry budget's level (tokens)"
+        }
+        (true, false) => "requests in flight, and the retry budget's level (tokens)",
+        (false, true) => "requests in flight, and the most waiting in the server's queue",
+        (false, false) => "requests in flight",
     };
     let mut c = chart_on(&panels[2], t1, 0.0, hi, title, scale, true)?;
     mesh(&mut c, "count", scale, true)?;
@@ -226,6 +232,17 @@ pub fn draw_system<DB: DrawingBackend>(
         scale,
         mid,
     )?;
+    if s.queue {
+        lines(
+            &mut c,
+            s.sides,
+            |r| f64::from(r.queue),
+            RGBColor(86, 180, 233),
+            "waiting in the queue",
+            scale,
+            mid,
+        )?;
+    }
     if s.budget {
         lines(
             &mut c,
@@ -292,12 +309,12 @@ fn mesh<DB: DrawingBackend>(
 
 fn shade_outage<'a, DB: DrawingBackend + 'a>(
     c: &mut Chart<'a, DB>,
-    outage: Option<(f64, f64)>,
+    outage: Option<(f64, f64, &'static str)>,
     t1: f64,
     lo: f64,
     hi: f64,
 ) -> Result<(), String> {
-    if let Some((a, b)) = outage {
+    if let Some((a, b, _)) = outage {
         c.draw_series(std::iter::once(Rectangle::new(
             [(a, lo), (b.min(t1), hi)],
             OUTAGE.mix(0.3).filled(),
@@ -366,6 +383,8 @@ mod tests {
             failures_by: [0.0; 7],
             budget: 0.0,
             breaker,
+            queue: 0,
+            wasted: 0.0,
         }
     }
 

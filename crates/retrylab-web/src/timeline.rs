@@ -1,5 +1,5 @@
 //! The scenario timeline: original requests, attempts, successes and failures per second over
-//! the run, with the outage window shaded.
+//! the run, with the trigger's window (outage, load spike or capacity drop) shaded.
 //!
 //! Drawing only: the rates come from `retry_model::sim::Report::rates`. Original requests are
 //! drawn apart from attempts, so a reader sees the retries as the gap between the two lines. When
@@ -16,8 +16,9 @@ pub struct Timeline<'a> {
     pub sides: &'a [Vec<Rates>],
     /// The bin width in seconds.
     pub bin_s: f64,
-    /// The outage window in seconds, if the scenario has one.
-    pub outage: Option<(f64, f64)>,
+    /// The trigger's window in seconds and its name (the outage, a load spike or a capacity
+    /// drop), if the scenario has one.
+    pub outage: Option<(f64, f64, &'static str)>,
     /// The chart's caption.
     pub title: String,
 }
@@ -178,14 +179,14 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
-    if let Some((a, b)) = t.outage {
+    if let Some((a, b, name)) = t.outage {
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(a, y.lo), (b.min(t1), y.hi)],
                 OUTAGE.mix(0.35).filled(),
             )))
             .map_err(|e| e.to_string())?
-            .label("outage")
+            .label(name)
             .legend(move |(x, yy)| {
                 Rectangle::new(
                     [(x, yy - px(5.0)), (x + px(16.0), yy + px(5.0))],

@@ -77,6 +77,9 @@ impl Params {
 
     /// A key that acts only beside another setting: the rule it breaks, if it does.
     fn needs(&self, name: &str) -> Option<&'static str> {
+        if let Some(rule) = self.server_needs(name) {
+            return Some(rule);
+        }
         let pol = &self.policy;
         let no_budget = pol.budget == BudgetConfig::None;
         let kind = pol.backoff.kind;
@@ -99,6 +102,40 @@ impl Params {
             }
             "guess" if self.lesson.and_then(|l| l.question).is_none() => {
                 Some("has no effect without a lesson that asks a question (lesson=stack-27, say)")
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Params {
+    /// The server keys that act only with some servers (`capacity` with `server=tick`,
+    /// `workers` with `server=queue`...): the rule `name` breaks in this link, if it does.
+    fn server_needs(&self, name: &str) -> Option<&'static str> {
+        use crate::sim::{ServerKind, ServiceDist};
+        let sv = self.sim.server()?;
+        let kind = sv.kind;
+        match name {
+            "capacity" | "tick" | "reject_cost" if kind != ServerKind::Tick => {
+                Some("has no effect with this server: it shapes server=tick")
+            }
+            "workers"
+            | "queue_limit"
+            | "discipline"
+            | "latency_per_inflight"
+            | "server_deadline"
+                if kind != ServerKind::Queue =>
+            {
+                Some("has no effect unless server=queue")
+            }
+            "fail" if kind != ServerKind::Flaky => Some("has no effect unless server=flaky"),
+            "service" | "service_dist" | "slow" | "slow_start" | "slow_for"
+                if kind == ServerKind::Tick =>
+            {
+                Some("has no effect with server=tick: it shapes server=queue and flaky")
+            }
+            "service_cv" if sv.queue.dist != ServiceDist::Lognormal => {
+                Some("has no effect unless service_dist=lognormal")
             }
             _ => None,
         }

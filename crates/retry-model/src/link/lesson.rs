@@ -54,7 +54,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub const LESSONS: [Lesson; 17] = [
+pub const LESSONS: [Lesson; 18] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -200,6 +200,15 @@ pub const LESSONS: [Lesson; 17] = [
         unit: "%",
     },
     Lesson {
+        id: "metastable-queue",
+        title: "Metastability in a queue: the trigger ends, the collapse stays",
+        link: "preset=queue-spike-none&b.preset=queue-spike-lifo",
+        look_for: "The shaded band is the trigger, a 5 s load spike. Watch side A after it ends: the queue stays full, every answer comes after its 1 s timeout, and the retries of those timeouts are the sustaining effect. Side B serves the newest first and recovers.",
+        question: Some("After the spike, what share of side A's requests succeed?"),
+        answer: Some(Answer::Run(Metric::SuccessRate)),
+        unit: "%",
+    },
+    Lesson {
         id: "idempotency",
         title: "Lost responses without an idempotency key",
         link: "preset=lost-nokey",
@@ -211,8 +220,8 @@ pub const LESSONS: [Lesson; 17] = [
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub const MENU: [(&str, &str); 17] = {
-    let mut m = [("", ""); 17];
+pub const MENU: [(&str, &str); 18] = {
+    let mut m = [("", ""); 18];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);

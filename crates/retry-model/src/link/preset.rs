@@ -38,6 +38,65 @@ const LAYERS: &[(&str, &str)] = &[
 ];
 
 /// A charge endpoint losing 10% of its answers, 20 checkouts/s for 60 s.
+/// A queue near saturation (4 workers x 40 ms = 100/s against 94 requests/s) hit by a 5 s
+/// spike of 60 extra requests/s, with 1 s attempt timeouts and immediate retries of timeouts.
+const QUEUE: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "4"),
+    ("service", "40ms"),
+    ("queue_limit", "1000"),
+    ("rate", "94"),
+    ("duration", "60s"),
+    ("spike_rate", "60"),
+    ("spike_start", "10s"),
+    ("spike_for", "5s"),
+    ("attempt_timeout", "1s"),
+    ("attempts", "3"),
+    ("idempotent", "true"),
+    ("backoff", "none"),
+    ("at", "40s"),
+];
+
+/// A server whose latency is 1 s plus 10 ms per request in flight (no queue: every request
+/// is served at once), 50 requests/s, 3 s timeouts, 3 attempts, a 4 s spike of 40 extra/s.
+const LATENCY: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "10000"),
+    ("queue_limit", "0"),
+    ("service", "1s"),
+    ("latency_per_inflight", "10ms"),
+    ("rate", "50"),
+    ("duration", "120s"),
+    ("spike_rate", "40"),
+    ("spike_start", "10s"),
+    ("spike_for", "4s"),
+    ("attempt_timeout", "3s"),
+    ("attempts", "3"),
+    ("idempotent", "true"),
+    ("backoff", "none"),
+    ("at", "100s"),
+];
+
+/// A dependency failing 20% of attempts at random (5 ms each, 500 requests/s for 60 s), called
+/// with 3 retries and full jitter.
+const FLAKY: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("outage", "0ms"),
+    ("server", "flaky"),
+    ("fail", "0.2"),
+    ("service", "5ms"),
+    ("rate", "500"),
+    ("duration", "60s"),
+    ("attempts", "4"),
+    ("backoff", "full"),
+    ("base", "10ms"),
+    ("cap", "100ms"),
+];
+
 const LOST: &[(&str, &str)] = &[
     ("scenario", "lost"),
     ("rate", "20"),
@@ -104,11 +163,35 @@ pub enum Preset {
     MetastableBudget,
     /// The same storm, stopped by a circuit breaker.
     MetastableBreaker,
+    /// A queue at 94% utilisation (4 workers, 40 ms each, 94 requests/s) after a 5 s load spike, with 1 s timeouts and immediate retries: it stays collapsed.
+    QueueSpikeNone,
+    /// The same spike with exponential backoff and full jitter: still collapsed.
+    QueueSpikeJitter,
+    /// The same spike with a token-bucket retry budget: retries stop, the queue drains slowly.
+    QueueSpikeBudget,
+    /// The same spike with server-side deadline checks: a worker skips requests whose caller gave up.
+    QueueSpikeDeadline,
+    /// The same spike served newest first: it recovers.
+    QueueSpikeLifo,
+    /// A server whose latency is 1 s plus 10 ms per request in flight, 3 s timeouts, 3 attempts, after a 4 s spike of 40 extra requests/s, with immediate retries.
+    LatencySpikeNone,
+    /// The same spike with backoff and full jitter.
+    LatencySpikeJitter,
+    /// The same spike with a token-bucket retry budget.
+    LatencySpikeBudget,
+    /// A dependency that fails 20% of attempts whatever the load, no retries.
+    FlakyNone,
+    /// The same with 3 retries (4 attempts) and full jitter: the case where retries plainly help.
+    FlakyRetries,
+    /// The same with a token-bucket retry budget.
+    FlakyBudget,
+    /// The same with a circuit breaker.
+    FlakyBreaker,
 }
 
 impl Preset {
     /// Every preset, in the order the page lists them.
-    pub const ALL: [Preset; 19] = [
+    pub const ALL: [Preset; 31] = [
         Preset::AwsStandard,
         Preset::Aws2026,
         Preset::Grpc,
@@ -128,6 +211,18 @@ impl Preset {
         Preset::MetastableNone,
         Preset::MetastableBudget,
         Preset::MetastableBreaker,
+        Preset::QueueSpikeNone,
+        Preset::QueueSpikeJitter,
+        Preset::QueueSpikeBudget,
+        Preset::QueueSpikeDeadline,
+        Preset::QueueSpikeLifo,
+        Preset::LatencySpikeNone,
+        Preset::LatencySpikeJitter,
+        Preset::LatencySpikeBudget,
+        Preset::FlakyNone,
+        Preset::FlakyRetries,
+        Preset::FlakyBudget,
+        Preset::FlakyBreaker,
     ];
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
@@ -160,6 +255,18 @@ impl Preset {
             Preset::MetastableNone => "metastable-none",
             Preset::MetastableBudget => "metastable-budget",
             Preset::MetastableBreaker => "metastable-breaker",
+            Preset::QueueSpikeNone => "queue-spike-none",
+            Preset::QueueSpikeJitter => "queue-spike-jitter",
+            Preset::QueueSpikeBudget => "queue-spike-budget",
+            Preset::QueueSpikeDeadline => "queue-spike-deadline",
+            Preset::QueueSpikeLifo => "queue-spike-lifo",
+            Preset::LatencySpikeNone => "latency-spike-none",
+            Preset::LatencySpikeJitter => "latency-spike-jitter",
+            Preset::LatencySpikeBudget => "latency-spike-budget",
+            Preset::FlakyNone => "flaky-none",
+            Preset::FlakyRetries => "flaky-retries",
+            Preset::FlakyBudget => "flaky-budget",
+            Preset::FlakyBreaker => "flaky-breaker",
         }
     }
 
@@ -185,6 +292,18 @@ impl Preset {
             Preset::MetastableNone => "Metastable collapse after a 1 s outage",
             Preset::MetastableBudget => "Metastable storm stopped by a retry budget",
             Preset::MetastableBreaker => "Metastable storm stopped by a circuit breaker",
+            Preset::QueueSpikeNone => "Queue at 94% after a 5 s spike, immediate retries",
+            Preset::QueueSpikeJitter => "Queue after a spike, backoff + full jitter",
+            Preset::QueueSpikeBudget => "Queue after a spike, retry budget",
+            Preset::QueueSpikeDeadline => "Queue after a spike, server-side deadline checks",
+            Preset::QueueSpikeLifo => "Queue after a spike, LIFO",
+            Preset::LatencySpikeNone => "Latency grows with load: a 4 s spike, immediate retries",
+            Preset::LatencySpikeJitter => "Latency grows with load: backoff + full jitter",
+            Preset::LatencySpikeBudget => "Latency grows with load: retry budget",
+            Preset::FlakyNone => "Flaky dependency (20% failures), no retries",
+            Preset::FlakyRetries => "Flaky dependency, 3 retries",
+            Preset::FlakyBudget => "Flaky dependency, 3 retries and a budget",
+            Preset::FlakyBreaker => "Flaky dependency, 3 retries and a breaker",
         }
     }
 
@@ -315,6 +434,24 @@ impl Preset {
             Preset::MetastableNone => &[PAYMENTS, &[("outage", "1s")]],
             Preset::MetastableBudget => &[PAYMENTS, &[("outage", "1s"), ("budget", "bucket")]],
             Preset::MetastableBreaker => &[PAYMENTS, &[("outage", "1s"), ("breaker", "on")]],
+            Preset::QueueSpikeNone => &[QUEUE],
+            Preset::QueueSpikeJitter => &[
+                QUEUE,
+                &[("backoff", "full"), ("base", "100ms"), ("cap", "2s")],
+            ],
+            Preset::QueueSpikeBudget => &[QUEUE, &[("budget", "bucket")]],
+            Preset::QueueSpikeDeadline => &[QUEUE, &[("server_deadline", "on")]],
+            Preset::QueueSpikeLifo => &[QUEUE, &[("discipline", "lifo")]],
+            Preset::LatencySpikeNone => &[LATENCY],
+            Preset::LatencySpikeJitter => &[
+                LATENCY,
+                &[("backoff", "full"), ("base", "1s"), ("cap", "10s")],
+            ],
+            Preset::LatencySpikeBudget => &[LATENCY, &[("budget", "bucket")]],
+            Preset::FlakyNone => &[FLAKY, &[("attempts", "1")]],
+            Preset::FlakyRetries => &[FLAKY],
+            Preset::FlakyBudget => &[FLAKY, &[("budget", "bucket")]],
+            Preset::FlakyBreaker => &[FLAKY, &[("breaker", "on")]],
         }
     }
 }

@@ -10,8 +10,9 @@ use crate::retry::error::ConfigError;
 use crate::retry::text::decimal;
 use crate::sim::caps;
 use crate::sim::{
-    Arrivals, LayersSettings as Layers, LostSettings as Lost, OccSettings as Occ, Outage,
-    OutageKind, Runs, Scenario, ScenarioKind, Series, Server, SimParams,
+    Arrivals, Discipline, LayersSettings as Layers, LostSettings as Lost, OccSettings as Occ,
+    Outage, OutageKind, Runs, Scenario, ScenarioKind, Series, Server, ServerKind, ServiceDist,
+    SimParams,
 };
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -112,6 +113,23 @@ impl Server {
             "reject_cost" => k.dec(v).map(|n| self.reject_cost_milli = n),
             "net" => k.dur(v).map(|d| self.net = d),
             "tenants" => k.int32(v).map(|n| self.tenants = n),
+            "server" => k.choice(v).map(|i| self.kind = ServerKind::ALL[i]),
+            "workers" => k.int32(v).map(|n| self.queue.workers = n),
+            "queue_limit" => k.int32(v).map(|n| self.queue.queue_limit = n),
+            "discipline" => k
+                .choice(v)
+                .map(|i| self.queue.discipline = [Discipline::Fifo, Discipline::Lifo][i]),
+            "service" => k.dur(v).map(|d| self.queue.service = d),
+            "service_dist" => k.choice(v).map(|i| {
+                self.queue.dist = [ServiceDist::Const, ServiceDist::Exp, ServiceDist::Lognormal][i]
+            }),
+            "service_cv" => k.dec(v).map(|n| self.queue.cv_milli = n),
+            "latency_per_inflight" => k.dur(v).map(|d| self.queue.per_inflight = d),
+            "server_deadline" => k.flag(v).map(|on| self.queue.deadline = on),
+            "fail" => k.dec(v).map(|n| self.queue.fail_ppm = n as u32),
+            "slow" => k.dec(v).map(|n| self.slow_milli = n),
+            "slow_start" => k.dur(v).map(|d| self.slow.start = d),
+            "slow_for" => k.dur(v).map(|d| self.slow.length = d),
             "breaker" => k
                 .flag(v)
                 .map(|on| self.breaker = on.then(|| self.breaker.unwrap_or_default())),
@@ -143,6 +161,28 @@ impl Server {
             "reject_cost" => decimal(self.reject_cost_milli, 1000),
             "net" => self.net.to_string(),
             "tenants" => self.tenants.to_string(),
+            "server" => self.kind.name().to_string(),
+            "workers" => self.queue.workers.to_string(),
+            "queue_limit" => self.queue.queue_limit.to_string(),
+            "discipline" => (match self.queue.discipline {
+                Discipline::Fifo => "fifo",
+                Discipline::Lifo => "lifo",
+            })
+            .to_string(),
+            "service" => self.queue.service.to_string(),
+            "service_dist" => (match self.queue.dist {
+                ServiceDist::Const => "const",
+                ServiceDist::Exp => "exp",
+                ServiceDist::Lognormal => "lognormal",
+            })
+            .to_string(),
+            "service_cv" => decimal(self.queue.cv_milli, 1000),
+            "latency_per_inflight" => self.queue.per_inflight.to_string(),
+            "server_deadline" => (if self.queue.deadline { "on" } else { "off" }).to_string(),
+            "fail" => decimal(u64::from(self.queue.fail_ppm), 1_000_000),
+            "slow" => decimal(self.slow_milli, 1000),
+            "slow_start" => self.slow.start.to_string(),
+            "slow_for" => self.slow.length.to_string(),
             "breaker" => (if b.is_some() { "on" } else { "off" }).to_string(),
             "breaker_window" => b?.window.to_string(),
             "breaker_failures" => b?.failure_percent.to_string(),
@@ -184,6 +224,9 @@ impl Outage {
             "outage_kind" => k
                 .choice(v)
                 .map(|i| self.outage_kind = [OutageKind::Status503, OutageKind::ConnectTimeout][i]),
+            "spike_rate" => k.dec(v).map(|n| self.spike_rate_milli = n),
+            "spike_start" => k.dur(v).map(|d| self.spike.start = d),
+            "spike_for" => k.dur(v).map(|d| self.spike.length = d),
             _ => return None,
         })
     }
@@ -201,6 +244,9 @@ impl Outage {
                 OutageKind::ConnectTimeout => "connect_timeout",
             })
             .to_string(),
+            "spike_rate" => decimal(self.spike_rate_milli, 1000),
+            "spike_start" => self.spike.start.to_string(),
+            "spike_for" => self.spike.length.to_string(),
             _ => return None,
         })
     }

@@ -53,6 +53,54 @@ pub enum OutageKind {
     ConnectTimeout,
 }
 
+/// How the server of `outage` and `burst` serves attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ServerKind {
+    /// Capacity per tick, with refusals that cost a share of a slot.
+    #[default]
+    Tick,
+    /// `workers` serving a bounded queue; answers later than the caller's timeout are wasted.
+    Queue,
+    /// Every attempt fails on its own with probability `fail`, whatever the load.
+    Flaky,
+}
+
+impl ServerKind {
+    /// Every server, in the `server` key's order.
+    pub const ALL: [ServerKind; 3] = [ServerKind::Tick, ServerKind::Queue, ServerKind::Flaky];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ServerKind::Tick => "tick",
+            ServerKind::Queue => "queue",
+            ServerKind::Flaky => "flaky",
+        }
+    }
+}
+
+/// The order a queue serves its waiting requests in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Discipline {
+    /// Oldest first.
+    #[default]
+    Fifo,
+    /// Newest first.
+    Lifo,
+}
+
+/// The distribution of a service time around its mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ServiceDist {
+    /// Always the mean.
+    #[default]
+    Const,
+    /// Exponential (a memoryless server, as in M/M/c).
+    Exp,
+    /// Lognormal with coefficient of variation `service_cv`.
+    Lognormal,
+}
+
 /// Circuit breaker settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -97,6 +145,10 @@ pub mod caps {
     pub const LAYER_PRODUCT: u64 = 1_000_000;
     /// Most original requests over all runs (`runs` x requests, or x `clients` for `burst`).
     pub const ALL_RUNS_ORIGINALS: u64 = 10 * ORIGINALS;
+    /// Most queue `workers`.
+    pub const WORKERS: u32 = 100_000;
+    /// Longest queue (`queue_limit`).
+    pub const QUEUE_LIMIT: u32 = 1_000_000;
     /// Most `occ` work over all runs: `clients`^2 x `runs`.
     pub const OCC_WORK: u64 = 400_000_000;
     /// Most bottom calls over all runs of `layers`: `requests` x `runs` x the layer product.

@@ -37,6 +37,10 @@ pub struct Bin {
     /// The circuit breaker's state at the last attempt sent in the bin: 0 no breaker (or no
     /// attempt in the bin), 1 closed, 2 half-open, 3 open.
     pub breaker: u8,
+    /// The most requests waiting in the server's queue during the bin (`server=queue`).
+    pub queue: u32,
+    /// Work the server finished in the bin whose answer came too late for its caller.
+    pub wasted: u32,
 }
 
 impl Bin {
@@ -158,6 +162,18 @@ impl Recorder {
         self.bin(t).breaker = state;
     }
 
+    /// The server's queue holds `len` requests at `t`.
+    pub fn queue(&mut self, t: Micros, len: u32) {
+        let b = self.bin(t);
+        b.queue = b.queue.max(len);
+    }
+
+    /// Work finished at `t` for a caller who had given up.
+    pub fn wasted(&mut self, t: Micros) {
+        self.totals.wasted += 1;
+        self.bin(t).wasted += 1;
+    }
+
     /// A request ended at `t` after `latency`.
     pub fn end(&mut self, t: Micros, reason: StopReason, latency: Micros) {
         self.in_flight = self.in_flight.saturating_sub(1);
@@ -241,6 +257,7 @@ impl Recorder {
             duplicates: self.duplicates,
             failures: StopReason::ALL.map(|r| u64::from(t.failures[r.index()])),
             served: u64::from(t.served),
+            server: None,
         };
         Report {
             summary,
@@ -280,6 +297,60 @@ pub struct Summary {
     pub failures: [u64; 7],
     /// Attempts the server did the work for.
     pub served: u64,
+    /// What a queue or flaky server measured (`None` for the tick server and the other
+    /// scenarios).
+    pub server: Option<ServerSummary>,
+}
+
+/// What a queue or flaky server measured over a run, from its first event to its last (`T`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ServerSummary {
+    /// Attempts that reached the server.
+    pub arrived: u64,
+    /// `arrived / T`, per second.
+    pub arrivals_per_s: f64,
+    /// Mean number of attempts in the system (waiting or in service), over `T`.
+    pub mean_in_system: f64,
+    /// Mean time an attempt spends in the system, ms.
+    pub mean_time_ms: f64,
+    /// Share of arrivals that found every worker busy and waited.
+    pub wait_share: f64,
+    /// Work done per second.
+    pub throughput_per_s: f64,
+    /// Requests that succeeded (within their deadline) per second.
+    pub goodput_per_s: f64,
+    /// Share of the work done for callers who had given up.
+    pub wasted_share: f64,
+    /// Refused at once because the queue was full.
+    pub refused: u64,
+    /// Dropped unstarted because their caller had given up.
+    pub dropped: u64,
+    /// The most requests waiting at once.
+    pub max_queue: u64,
+}
+
+impl ServerSummary {
+    fn mean(all: &[&ServerSummary]) -> ServerSummary {
+        let n = all.len().max(1) as f64;
+        let avg = |f: &dyn Fn(&ServerSummary) -> f64| all.iter().map(|s| f(s)).sum::<f64>() / n;
+        let count = |f: &dyn Fn(&ServerSummary) -> u64| {
+            libm::round(all.iter().map(|s| f(s) as f64).sum::<f64>() / n) as u64
+        };
+        ServerSummary {
+            arrived: count(&|s| s.arrived),
+            arrivals_per_s: avg(&|s| s.arrivals_per_s),
+            mean_in_system: avg(&|s| s.mean_in_system),
+            mean_time_ms: avg(&|s| s.mean_time_ms),
+            wait_share: avg(&|s| s.wait_share),
+            throughput_per_s: avg(&|s| s.throughput_per_s),
+            goodput_per_s: avg(&|s| s.goodput_per_s),
+            wasted_share: avg(&|s| s.wasted_share),
+            refused: count(&|s| s.refused),
+            dropped: count(&|s| s.dropped),
+            max_queue: count(&|s| s.max_queue),
+        }
+    }
 }
 
 impl Summary {
@@ -309,6 +380,10 @@ impl Summary {
             duplicates: count(&|s| s.duplicates),
             failures: core::array::from_fn(|i| count(&|s| s.failures[i])),
             served: count(&|s| s.served),
+            server: {
+                let v: Vec<&ServerSummary> = all.iter().filter_map(|s| s.server.as_ref()).collect();
+                (v.len() == all.len() && !v.is_empty()).then(|| ServerSummary::mean(&v))
+            },
         }
     }
 }

@@ -39,16 +39,19 @@ pub use hist::Histogram;
 pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
-pub use metrics::{Bin, Recorder, Report, Summary, MAX_BINS};
+pub use metrics::{Bin, Recorder, Report, ServerSummary, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
-pub use params::{caps, BreakerConfig, OutageKind, Runs, ScenarioKind, SimParams};
+pub use params::{
+    caps, BreakerConfig, Discipline, OutageKind, Runs, ScenarioKind, ServerKind, ServiceDist,
+    SimParams,
+};
 pub use queue::EventQueue;
 pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
     Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,
-    Scenario, Series, Server,
+    QueueServer, Scenario, Series, Server, Window,
 };
 pub use slab::Slab;
-pub use storm::{Ev, Storm};
+pub use storm::{Ev, Job, ServerStats, Storm};
 pub use sweep_text::{sweep_csv, sweep_markdown, Metric};

@@ -165,6 +165,7 @@ impl Model for Occ {
                 duplicates: 0,
                 failures: [0; 7],
                 served: self.writes,
+                server: None,
             },
             bin_ms: self.width.as_millis_f64(),
             bins,

@@ -1,6 +1,8 @@
 //! The simulation's part of a link: the scenario with its settings, and the repetitions.
 
-pub use super::kinds::{caps, BreakerConfig, OutageKind, ScenarioKind};
+pub use super::kinds::{
+    caps, BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist,
+};
 use super::settings::{Scenario, Series};
 
 /// The simulation's part of a link: the scenario, with the settings it owns, and the
@@ -29,6 +31,15 @@ impl SimParams {
     /// The scenario's kind.
     pub fn kind(&self) -> Option<ScenarioKind> {
         self.scenario.as_ref().map(Scenario::kind)
+    }
+
+    /// The server of `outage` and `burst`.
+    pub fn server(&self) -> Option<&super::settings::Server> {
+        match self.scenario.as_ref()? {
+            Scenario::Outage(o) => Some(&o.server),
+            Scenario::Burst(b) => Some(&b.server),
+            Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => None,
+        }
     }
 
     /// The bin width and `at` of a scenario that keeps a time series.

@@ -52,6 +52,35 @@ impl Summary {
                 s.failures[r.index()].to_string(),
             ));
         }
+        if let Some(sv) = &s.server {
+            let pct = |x: f64| format!("{:.1}%", x * 100.0);
+            for (k, v) in [
+                ("goodput (successes/s)", format!("{:.1}", sv.goodput_per_s)),
+                (
+                    "throughput (work done/s)",
+                    format!("{:.1}", sv.throughput_per_s),
+                ),
+                ("wasted work (caller gone)", pct(sv.wasted_share)),
+                (
+                    "arrivals at the server/s",
+                    format!("{:.1}", sv.arrivals_per_s),
+                ),
+                (
+                    "mean time at the server",
+                    format!("{:.2} ms", sv.mean_time_ms),
+                ),
+                (
+                    "mean number at the server",
+                    format!("{:.2}", sv.mean_in_system),
+                ),
+                ("waited in the queue", pct(sv.wait_share)),
+                ("refused, queue full", sv.refused.to_string()),
+                ("dropped, caller gone", sv.dropped.to_string()),
+                ("longest queue", sv.max_queue.to_string()),
+            ] {
+                out.push((k.to_string(), v));
+            }
+        }
         out
     }
 }
@@ -64,9 +93,12 @@ pub fn series_csv(r: &Report) -> String {
         .filter(|r| *r != StopReason::Success)
         .collect();
     let names: Vec<&str> = reasons.iter().map(|r| r.name()).collect();
+    // A queue or flaky server adds its queue and its wasted work (other runs' CSV is unchanged).
+    let queue = r.summary.server.is_some();
     let mut out = format!(
-        "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight\n",
-        names.join(",")
+        "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight{}\n",
+        names.join(","),
+        if queue { ",queue,wasted" } else { "" }
     );
     for (i, b) in r.bins.iter().enumerate() {
         let fails: Vec<String> = reasons
@@ -85,6 +117,10 @@ pub fn series_csv(r: &Report) -> String {
             b.budget_milli as f64 / 1000.0,
             b.in_flight
         ));
+        if queue {
+            out.pop();
+            out.push_str(&format!(",{},{}\n", b.queue, b.wasted));
+        }
     }
     out
 }
@@ -103,8 +139,25 @@ pub fn summary_markdown(s: &Summary) -> String {
 pub fn compare_markdown(a_link: &str, a: &Summary, b_link: &str, b: &Summary) -> String {
     let mut out =
         format!("A: `?{a_link}`  \nB: `?{b_link}`\n\n| metric | A | B |\n|---|---:|---:|\n");
-    for ((k, va), (_, vb)) in a.rows().into_iter().zip(b.rows()) {
-        out.push_str(&format!("| {k} | {va} | {vb} |\n"));
+    // Rows by label: a side without a queue server has no server rows ("-").
+    let (ra, rb) = (a.rows(), b.rows());
+    let value = |rows: &[(String, String)], k: &str| {
+        rows.iter()
+            .find(|(l, _)| l == k)
+            .map_or_else(|| "-".to_string(), |(_, v)| v.clone())
+    };
+    let mut labels: Vec<&String> = ra.iter().map(|(k, _)| k).collect();
+    labels.extend(
+        rb.iter()
+            .map(|(k, _)| k)
+            .filter(|k| !ra.iter().any(|(l, _)| l == *k)),
+    );
+    for k in labels {
+        out.push_str(&format!(
+            "| {k} | {} | {} |\n",
+            value(&ra, k),
+            value(&rb, k)
+        ));
     }
     out
 }
@@ -133,6 +186,10 @@ pub struct Rates {
     pub budget: f64,
     /// The breaker's state: 0 none seen, 1 closed, 2 half-open, 3 open.
     pub breaker: u8,
+    /// The most requests waiting in the server's queue during the bin.
+    pub queue: u32,
+    /// Work finished for callers who had given up, per second.
+    pub wasted: f64,
 }
 
 impl Report {
@@ -157,6 +214,8 @@ impl Report {
                 failures_by: b.failures.map(|f| f64::from(f) * per_s),
                 budget: b.budget_milli as f64 / 1000.0,
                 breaker: b.breaker,
+                queue: b.queue,
+                wasted: f64::from(b.wasted) * per_s,
             })
             .collect()
     }
@@ -188,6 +247,17 @@ mod tests {
                 .all(|b| b.breaker == 0),
             "no breaker"
         );
+    }
+
+    #[test]
+    fn every_label_fits_the_cli_column() {
+        // `retrylab run` pads labels to 26 columns; a longer one would run into its value.
+        let p: Params = "preset=queue-spike-none&duration=5s".parse().unwrap();
+        let s = simulate(&p).unwrap().summary;
+        assert!(s.server.is_some());
+        for (k, _) in s.rows() {
+            assert!(k.len() <= 25, "{k}");
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! assert_eq!(lost.lose_ppm, 200_000);
 //! ```
 
-use super::kinds::{BreakerConfig, OutageKind, ScenarioKind};
+use super::kinds::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
 use crate::retry::time::Micros;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -104,6 +104,14 @@ pub struct Server {
     pub breaker: Option<BreakerConfig>,
     /// The time series.
     pub series: Series,
+    /// How it serves: the tick server (the fields above), a queue or a flaky dependency.
+    pub kind: ServerKind,
+    /// The queue's and the flaky dependency's service.
+    pub queue: QueueServer,
+    /// A capacity drop: service times multiplied by `slow` (thousandths) in a window.
+    pub slow: Window,
+    /// `slow` x 1000 (2 = twice as slow = 2000).
+    pub slow_milli: u64,
 }
 
 impl Default for Server {
@@ -116,6 +124,65 @@ impl Default for Server {
             tenants: 1,
             breaker: None,
             series: Series::default(),
+            kind: ServerKind::Tick,
+            queue: QueueServer::default(),
+            slow: Window::default(),
+            slow_milli: 1000,
+        }
+    }
+}
+
+/// A trigger's window: from `start` for `length` (0: none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Window {
+    /// When it starts.
+    pub start: Micros,
+    /// How long it lasts.
+    pub length: Micros,
+}
+
+impl Window {
+    /// Whether `t` falls inside it.
+    pub fn holds(&self, t: Micros) -> bool {
+        t >= self.start && t < self.start.saturating_add(self.length)
+    }
+}
+
+/// `server=queue` and `server=flaky`: workers, the queue, the service time and the failures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueServer {
+    /// Workers serving at once.
+    pub workers: u32,
+    /// Requests waiting at most (beyond it a 503 at once).
+    pub queue_limit: u32,
+    /// FIFO or LIFO.
+    pub discipline: Discipline,
+    /// Mean service time.
+    pub service: Micros,
+    /// Its distribution.
+    pub dist: ServiceDist,
+    /// Coefficient of variation of a lognormal service, thousandths.
+    pub cv_milli: u64,
+    /// Extra service time per request at the server when one starts.
+    pub per_inflight: Micros,
+    /// Drop a waiting request whose caller has given up before starting it.
+    pub deadline: bool,
+    /// `server=flaky`: probability that an attempt fails, millionths.
+    pub fail_ppm: u32,
+}
+
+impl Default for QueueServer {
+    fn default() -> Self {
+        QueueServer {
+            workers: 4,
+            queue_limit: 1000,
+            discipline: Discipline::Fifo,
+            service: Micros::from_millis(50),
+            dist: ServiceDist::Const,
+            cv_milli: 1000,
+            per_inflight: Micros::ZERO,
+            deadline: false,
+            fail_ppm: 100_000,
         }
     }
 }
@@ -160,6 +227,10 @@ pub struct Outage {
     pub outage: Micros,
     /// How the outage fails attempts.
     pub outage_kind: OutageKind,
+    /// A load spike: extra requests at `spike_rate_milli` per 1000 s in its window.
+    pub spike: Window,
+    /// The spike's extra requests per second, thousandths.
+    pub spike_rate_milli: u64,
 }
 
 impl Default for Outage {
@@ -171,6 +242,8 @@ impl Default for Outage {
             outage_start: Micros::from_secs(2),
             outage: Micros::from_secs(5),
             outage_kind: OutageKind::Status503,
+            spike: Window::default(),
+            spike_rate_milli: 0,
         }
     }
 }

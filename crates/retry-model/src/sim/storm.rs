@@ -17,10 +17,10 @@
 use super::breaker::Breaker;
 use super::engine::Model;
 use super::input::RunInput;
-use super::metrics::{Recorder, Report};
-use super::params::{BreakerConfig, OutageKind, ScenarioKind};
+use super::metrics::{Recorder, Report, ServerSummary};
+use super::params::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
 use super::queue::EventQueue;
-use super::settings::{Scenario, Server};
+use super::settings::{QueueServer, Scenario, Server, Window};
 use super::slab::Slab;
 use crate::retry::budget::{Budget, Scope};
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
@@ -36,6 +36,7 @@ const SLOT: u128 = 1_000 * 1_000_000;
 /// Random streams of a storm run (offset by the run number).
 const STREAM_ARRIVALS: u64 = 1 << 40;
 const STREAM_BACKOFF: u64 = 2 << 40;
+const STREAM_SERVICE: u64 = 3 << 40;
 
 struct Req {
     client: u32,
@@ -43,6 +44,18 @@ struct Req {
     retry: RequestRetry,
     gen: u32,
     live: bool,
+    // Its attempt `gen` is out and unanswered (a timeout for it still counts).
+    awaiting: bool,
+}
+
+/// An attempt at the queue or flaky server: who sent it, when it arrived, and when its caller
+/// stops waiting for the answer.
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    req: u32,
+    gen: u32,
+    at: Micros,
+    give_up: Micros,
 }
 
 #[derive(Clone, Copy)]
@@ -71,6 +84,14 @@ pub enum Ev {
     Tick(u64),
     /// The answers of the oldest settled tick reach their clients.
     Deliver,
+    /// An attempt reaches the queue or flaky server.
+    AtServer(Job),
+    /// The queue or flaky server has done an attempt's work.
+    Served(Job),
+    /// The earliest pending timeouts are due (see `Storm::arm_timeout`).
+    Timeouts,
+    /// The next request of a load spike arrives.
+    Spike,
     /// An attempt's answer reaches its client.
     Reply {
         /// The request.
@@ -99,6 +120,12 @@ struct StormCfg {
     tenants: u32,
     breaker: Option<BreakerConfig>,
     bin: Micros,
+    server: ServerKind,
+    queue: QueueServer,
+    slow: Window,
+    slow_milli: u64,
+    spike: Window,
+    spike_rate_milli: u64,
 }
 
 impl StormCfg {
@@ -117,6 +144,12 @@ impl StormCfg {
             tenants: sv.tenants,
             breaker: sv.breaker,
             bin: sv.series.bin,
+            server: sv.kind,
+            queue: sv.queue,
+            slow: sv.slow,
+            slow_milli: sv.slow_milli,
+            spike: Window::default(),
+            spike_rate_milli: 0,
         };
         match s {
             Scenario::Outage(o) => StormCfg {
@@ -126,6 +159,8 @@ impl StormCfg {
                 outage_start: o.outage_start,
                 outage: o.outage,
                 outage_kind: o.outage_kind,
+                spike: o.spike,
+                spike_rate_milli: o.spike_rate_milli,
                 ..from_server(&o.server)
             },
             Scenario::Burst(b) => from_server(&b.server),
@@ -166,10 +201,73 @@ pub struct Storm {
     per_tick_exact: u128, // capacity per tick in the bank's units, exactly
     last_settled: Option<u64>,
     made: u64,
+    // Originals of the steady arrivals (not the spike's), for their spacing.
+    steady: u64,
+    spiked: u64,
+    spike_planned: u64,
     planned: u64,
     next_gen: u32,
+    // The queue and flaky servers: workers busy, requests waiting, service draws.
+    busy: u32,
+    waiting: VecDeque<Job>,
+    service: Rng,
+    // Pending timeouts in time order, with at most one `Timeouts` event in the event queue for
+    // the earliest; see `arm_timeout`.
+    timeouts: VecDeque<(Micros, u32, u32)>,
+    timeouts_armed: bool,
+    /// The server's own accounting (queue and flaky servers).
+    pub stats: ServerStats,
     /// What was measured.
     pub rec: Recorder,
+}
+
+/// What a queue or flaky server saw: arrivals, time in the system, queueing and wasted work.
+/// The area under the number in the system is kept apart from the sum of the times spent in
+/// it, so Little's law (L = lambda W) checks one against the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Attempts that reached the server.
+    pub arrived: u64,
+    /// Of them, those that found every worker busy and waited in the queue.
+    pub queued: u64,
+    /// Refused at once: the queue was full.
+    pub refused: u64,
+    /// Dropped unstarted because the caller had given up (`server_deadline=on`).
+    pub dropped: u64,
+    /// Work done.
+    pub completed: u64,
+    /// Work done whose answer came too late for its caller.
+    pub wasted: u64,
+    /// The most requests waiting at once.
+    pub max_queue: u64,
+    /// Sum over attempts of the time from arrival to leaving (µs).
+    pub sojourn_us: u128,
+    /// Integral of the number in the system over time (µs x attempts).
+    pub area: u128,
+    /// Attempts in the system now.
+    pub in_system: u64,
+    /// When `area` was last brought up to date.
+    pub last: Micros,
+}
+
+impl ServerStats {
+    fn advance(&mut self, now: Micros) {
+        let dt = now.0.saturating_sub(self.last.0);
+        self.area += u128::from(self.in_system) * u128::from(dt);
+        self.last = self.last.max(now);
+    }
+
+    fn arrive(&mut self, now: Micros) {
+        self.advance(now);
+        self.in_system += 1;
+        self.arrived += 1;
+    }
+
+    fn leave(&mut self, now: Micros, at: Micros) {
+        self.advance(now);
+        self.in_system = self.in_system.saturating_sub(1);
+        self.sojourn_us += u128::from(now.0.saturating_sub(at.0));
+    }
 }
 
 impl Storm {
@@ -186,15 +284,18 @@ impl Storm {
             .as_ref()
             .map_or_else(|| StormCfg::of(&Scenario::new(kind)), StormCfg::of);
         let clients = p.clients.max(1);
-        let planned = match kind {
-            ScenarioKind::Burst => u64::from(clients),
-            ScenarioKind::Outage
-            | ScenarioKind::Occ
-            | ScenarioKind::Layers
-            | ScenarioKind::Lost => {
-                (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
-            }
-        };
+        let spike_planned = (u128::from(sp.spike_rate_milli) * u128::from(sp.spike.length.0)
+            / 1_000_000_000) as u64;
+        let planned = spike_planned
+            + match kind {
+                ScenarioKind::Burst => u64::from(clients),
+                ScenarioKind::Outage
+                | ScenarioKind::Occ
+                | ScenarioKind::Layers
+                | ScenarioKind::Lost => {
+                    (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
+                }
+            };
         let horizon = match kind {
             ScenarioKind::Burst => Micros::ZERO,
             ScenarioKind::Outage
@@ -202,6 +303,7 @@ impl Storm {
             | ScenarioKind::Layers
             | ScenarioKind::Lost => sp.duration,
         }
+        .max(sp.spike.start.saturating_add(sp.spike.length))
         .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
         .saturating_add(Micros::from_secs(1));
         let scope = policy.policy().scope;
@@ -217,8 +319,17 @@ impl Storm {
             (u128::from(sp.capacity_milli) * u128::from(sp.tick.0) / 1_000_000) as u64;
         let per_tick_exact = u128::from(sp.capacity_milli) * u128::from(sp.tick.0);
         let mut rec = Recorder::new(sp.bin, horizon);
-        let per_bin =
-            (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64;
+        let per_bin = match sp.server {
+            ServerKind::Tick => {
+                (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64
+            }
+            // Workers x bin / mean service time: what the queue can finish in a bin.
+            ServerKind::Queue if sp.queue.service.0 > 0 => {
+                (u128::from(sp.queue.workers) * u128::from(rec.width().0) * 1000
+                    / u128::from(sp.queue.service.0)) as u64
+            }
+            ServerKind::Queue | ServerKind::Flaky => 0,
+        };
         rec.set_capacity_per_bin(per_bin);
         let stream = u64::from(run);
         let storm = Storm {
@@ -244,8 +355,17 @@ impl Storm {
             per_tick_exact,
             last_settled: None,
             made: 0,
+            steady: 0,
+            spiked: 0,
+            spike_planned,
             planned,
             next_gen: 0,
+            busy: 0,
+            waiting: VecDeque::new(),
+            service: Rng::stream(p.seed, STREAM_SERVICE + stream),
+            timeouts: VecDeque::new(),
+            timeouts_armed: false,
+            stats: ServerStats::default(),
             rec,
         };
         (storm, (Micros::ZERO, Ev::Arrive))
@@ -257,7 +377,8 @@ impl Storm {
             Micros::ZERO
         } else {
             self.sp.duration
-        };
+        }
+        .max(self.sp.spike.start.saturating_add(self.sp.spike.length));
         arrivals
             .saturating_add(self.policy.longest_request(self.retry_after))
             .saturating_add(self.sp.tick)
@@ -289,6 +410,7 @@ impl Storm {
             retry,
             gen: 0,
             live: true,
+            awaiting: false,
         };
         let id = self.reqs.insert(req);
         self.rec.original(now);
@@ -301,7 +423,7 @@ impl Storm {
         } else {
             self.planned
         };
-        if self.made >= cap {
+        if self.steady >= cap {
             return None;
         }
         let t = if self.sp.poisson {
@@ -309,7 +431,9 @@ impl Storm {
             let gap = -libm::log(u) * 1e9 / self.sp.rate_milli as f64;
             now.saturating_add(Micros(libm::round(gap) as u64))
         } else {
-            Micros((u128::from(self.made) * 1_000_000_000 / u128::from(self.sp.rate_milli)) as u64)
+            Micros(
+                (u128::from(self.steady) * 1_000_000_000 / u128::from(self.sp.rate_milli)) as u64,
+            )
         };
         (t < self.sp.duration).then_some(t)
     }
@@ -339,6 +463,7 @@ impl Storm {
         };
         self.next_gen = self.next_gen.wrapping_add(1).max(1);
         r.gen = self.next_gen;
+        r.awaiting = true;
         let gen = r.gen;
         self.rec.attempt(now, plan.attempt > 1);
         let net = self.sp.net;
@@ -362,6 +487,17 @@ impl Storm {
                     outcome,
                 },
             );
+            return;
+        }
+        if self.sp.server != ServerKind::Tick {
+            let job = Job {
+                req: id,
+                gen,
+                at: arrive,
+                give_up,
+            };
+            q.push(arrive, Ev::AtServer(job));
+            self.arm_timeout(give_up, id, gen, q);
             return;
         }
         let tick = self.sp.tick.0;
@@ -486,11 +622,13 @@ impl Storm {
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
         let bi = {
-            let r = &self.reqs[id];
-            if !r.live || r.gen != gen {
+            let r = &mut self.reqs[id];
+            if !r.live || r.gen != gen || !r.awaiting {
                 return;
             }
-            self.budget_index(r.client)
+            r.awaiting = false;
+            let client = r.client;
+            self.budget_index(client)
         };
         let mut scripted = ScriptedOutcome::new(outcome);
         if outcome == Outcome::Status(503) {
@@ -520,6 +658,195 @@ impl Storm {
         }
     }
 
+    /// Whether a timeout for attempt `gen` of request `req` still matters.
+    fn awaits(&self, req: u32, gen: u32) -> bool {
+        let r = &self.reqs[req];
+        r.live && r.gen == gen && r.awaiting
+    }
+
+    /// Schedules the read timeout of attempt `gen` at `t`.
+    ///
+    /// Pending timeouts are the large set (one per attempt out) and most never fire: the answer
+    /// comes first. They wait in a queue of their own, in time order, and the event queue holds
+    /// one `Timeouts` event for the earliest that still matters; an answered attempt's timeout
+    /// is dropped when it reaches the front, with no event of its own. Timeouts are pushed in
+    /// time order whenever every attempt has the same timeout; one earlier than the last (cut
+    /// short by its deadline) goes to the event queue directly.
+    fn arm_timeout(&mut self, t: Micros, req: u32, gen: u32, q: &mut EventQueue<Ev>) {
+        if self.timeouts.back().is_some_and(|(b, _, _)| *b > t) {
+            q.push(
+                t,
+                Ev::Reply {
+                    req,
+                    gen,
+                    outcome: Outcome::ReadTimeout,
+                },
+            );
+            return;
+        }
+        // Answered timeouts at the front go now, so the queue holds about as many as are out.
+        while let Some(&(_, r, g)) = self.timeouts.front() {
+            if self.awaits(r, g) {
+                break;
+            }
+            self.timeouts.pop_front();
+        }
+        self.timeouts.push_back((t, req, gen));
+        if !self.timeouts_armed {
+            self.rearm(q);
+        }
+    }
+
+    /// Drops the answered timeouts at the front and schedules the next one that matters.
+    fn rearm(&mut self, q: &mut EventQueue<Ev>) {
+        while let Some(&(_, req, gen)) = self.timeouts.front() {
+            if self.awaits(req, gen) {
+                break;
+            }
+            self.timeouts.pop_front();
+        }
+        self.timeouts_armed = match self.timeouts.front() {
+            Some(&(t, _, _)) => {
+                q.push(t, Ev::Timeouts);
+                true
+            }
+            None => false,
+        };
+    }
+
+    fn fire_timeouts(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
+        // Armed while it runs: the retries it sends only join the back.
+        self.timeouts_armed = true;
+        while let Some(&(t, req, gen)) = self.timeouts.front() {
+            if t > now {
+                break;
+            }
+            self.timeouts.pop_front();
+            self.reply(now, req, gen, Outcome::ReadTimeout, q);
+        }
+        self.rearm(q);
+    }
+
+    /// A service time drawn for work starting at `now`: the mean (times `slow` in its window),
+    /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
+    fn service_time(&mut self, now: Micros) -> Micros {
+        let qs = self.sp.queue;
+        let mut mean = qs.service.0 as f64;
+        if self.sp.slow.holds(now) {
+            mean = mean * self.sp.slow_milli as f64 / 1000.0;
+        }
+        let t = match qs.dist {
+            ServiceDist::Const => mean,
+            ServiceDist::Exp => -libm::log(1.0 - self.service.next_f64()) * mean,
+            ServiceDist::Lognormal => {
+                let cv = qs.cv_milli as f64 / 1000.0;
+                let var = libm::log(1.0 + cv * cv);
+                let mu = libm::log(mean.max(1e-9)) - var / 2.0;
+                libm::exp(self.service.normal(mu, libm::sqrt(var)))
+            }
+        };
+        let extra = qs.per_inflight.0.saturating_mul(self.stats.in_system);
+        Micros((libm::round(t) as u64).saturating_add(extra))
+    }
+
+    /// Sends the answer to `job` at `now` plus the network, if its caller still waits for it
+    /// then; otherwise the work (if any was done) was wasted.
+    fn answer(
+        &mut self,
+        now: Micros,
+        job: Job,
+        outcome: Outcome,
+        work: bool,
+        q: &mut EventQueue<Ev>,
+    ) {
+        let at = now.saturating_add(self.sp.net);
+        if at <= job.give_up {
+            q.push(
+                at,
+                Ev::Reply {
+                    req: job.req,
+                    gen: job.gen,
+                    outcome,
+                },
+            );
+        } else if work {
+            self.stats.wasted += 1;
+            self.rec.wasted(now);
+        }
+    }
+
+    fn at_server(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+        self.stats.arrive(now);
+        if self.sp.server == ServerKind::Flaky {
+            let s = self.service_time(now);
+            q.push(now.saturating_add(s), Ev::Served(job));
+            return;
+        }
+        let qs = self.sp.queue;
+        if self.busy < qs.workers {
+            self.start(now, job, q);
+        } else if self.waiting.len() < qs.queue_limit as usize {
+            self.stats.queued += 1;
+            self.waiting.push_back(job);
+            self.stats.max_queue = self.stats.max_queue.max(self.waiting.len() as u64);
+            self.rec.queue(now, self.waiting.len() as u32);
+        } else {
+            self.stats.refused += 1;
+            self.stats.leave(now, job.at);
+            self.answer(now, job, Outcome::Status(503), false, q);
+        }
+    }
+
+    fn start(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+        self.busy += 1;
+        let s = self.service_time(now);
+        q.push(now.saturating_add(s), Ev::Served(job));
+    }
+
+    fn served(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+        self.stats.leave(now, job.at);
+        self.stats.completed += 1;
+        self.rec.served(now, 1);
+        if self.sp.server == ServerKind::Flaky {
+            let fail = self.service.below(1_000_000) < u64::from(self.sp.queue.fail_ppm);
+            let outcome = if fail {
+                Outcome::Status(503)
+            } else {
+                Outcome::Ok
+            };
+            self.answer(now, job, outcome, true, q);
+            return;
+        }
+        self.busy = self.busy.saturating_sub(1);
+        self.answer(now, job, Outcome::Ok, true, q);
+        let qs = self.sp.queue;
+        loop {
+            let next = match qs.discipline {
+                Discipline::Fifo => self.waiting.pop_front(),
+                Discipline::Lifo => self.waiting.pop_back(),
+            };
+            let Some(next) = next else {
+                break;
+            };
+            if qs.deadline && now >= next.give_up {
+                self.stats.dropped += 1;
+                self.stats.leave(now, next.at);
+                continue;
+            }
+            self.start(now, next, q);
+            break;
+        }
+        self.rec.queue(now, self.waiting.len() as u32);
+    }
+
+    fn next_spike(&self) -> Option<Micros> {
+        if self.spiked >= self.spike_planned || self.sp.spike_rate_milli == 0 {
+            return None;
+        }
+        let gap = u128::from(self.spiked) * 1_000_000_000 / u128::from(self.sp.spike_rate_milli);
+        Some(self.sp.spike.start.saturating_add(Micros(gap as u64)))
+    }
+
     fn finish(&mut self, now: Micros, id: u32, reason: StopReason) {
         let r = &mut self.reqs[id];
         if !r.live {
@@ -540,7 +867,41 @@ impl Model for Storm {
     }
 
     fn finish(self, at: Option<Micros>) -> Report {
-        self.rec.finish(at)
+        let server = self.sp.server;
+        let st = self.stats;
+        let mut rep = self.rec.finish(at);
+        if server != ServerKind::Tick {
+            let secs = (st.last.0 as f64 / 1e6).max(1e-6);
+            let per = |n: u64| {
+                if st.arrived == 0 {
+                    0.0
+                } else {
+                    n as f64 / st.arrived as f64
+                }
+            };
+            rep.summary.server = Some(ServerSummary {
+                arrived: st.arrived,
+                arrivals_per_s: st.arrived as f64 / secs,
+                mean_in_system: st.area as f64 / st.last.0.max(1) as f64,
+                mean_time_ms: if st.arrived == 0 {
+                    0.0
+                } else {
+                    st.sojourn_us as f64 / st.arrived as f64 / 1000.0
+                },
+                wait_share: per(st.queued),
+                throughput_per_s: st.completed as f64 / secs,
+                goodput_per_s: rep.summary.successes as f64 / secs,
+                wasted_share: if st.completed == 0 {
+                    0.0
+                } else {
+                    st.wasted as f64 / st.completed as f64
+                },
+                refused: st.refused,
+                dropped: st.dropped,
+                max_queue: st.max_queue,
+            });
+        }
+        rep
     }
 
     fn handle(&mut self, now: Micros, ev: Ev, q: &mut EventQueue<Ev>) {
@@ -551,12 +912,28 @@ impl Model for Storm {
                         self.new_request(now, q);
                     }
                 } else {
+                    if now == Micros::ZERO {
+                        if let Some(t) = self.next_spike() {
+                            q.push(t, Ev::Spike);
+                        }
+                    }
+                    self.steady += 1;
                     self.new_request(now, q);
                     if let Some(t) = self.next_arrival(now) {
                         q.push(t, Ev::Arrive);
                     }
                 }
             }
+            Ev::Spike => {
+                self.spiked += 1;
+                self.new_request(now, q);
+                if let Some(t) = self.next_spike() {
+                    q.push(t, Ev::Spike);
+                }
+            }
+            Ev::AtServer(job) => self.at_server(now, job, q),
+            Ev::Served(job) => self.served(now, job, q),
+            Ev::Timeouts => self.fire_timeouts(now, q),
             Ev::Send(id) => self.send(now, id, q),
             Ev::Tick(k) => self.settle(now, k, q),
             Ev::Deliver => self.deliver(now, q),
