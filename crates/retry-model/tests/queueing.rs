@@ -169,3 +169,50 @@ fn keys_that_do_not_fit_the_server_are_refused_by_name() {
         assert!(e.to_string().contains(words), "{q}: {e}");
     }
 }
+
+#[test]
+fn a_closed_loop_obeys_the_response_time_law() {
+    // N users, think time Z, response time R: throughput X = N / (R + Z).
+    for (users, workers) in [(50, 4), (200, 4), (200, 40)] {
+        let q = format!(
+            "scenario=outage&outage=0ms&users={users}&think=1s&server=queue&workers={workers}&service=50ms&service_dist=exp&queue_limit=100000&duration=600s&attempts=1&deadline=none&attempt_timeout=1h"
+        );
+        let r = run(&q);
+        let s = server(&r, &q);
+        let secs = 600.0;
+        let x = r.summary.originals as f64 / secs;
+        let resp_s = (s.mean_time_ms + 2.0) / 1000.0; // the server's time plus two 1 ms hops
+        let law = f64::from(users) / (resp_s + 1.0);
+        assert!(
+            within(x, law, 0.03),
+            "{users} users: X = {x}/s, N / (R + Z) = {law}/s: retrylab run '{q}'"
+        );
+        // A closed loop cannot offer more than its users: at most one request out per user.
+        assert!(s.mean_in_system <= f64::from(users), "{q}");
+    }
+    let e = "scenario=outage&users=10&rate=5"
+        .parse::<Params>()
+        .unwrap_err();
+    assert_eq!(e.field, "rate", "{e}");
+    let e = "scenario=outage&users=100000&think=0ms&duration=1h"
+        .parse::<Params>()
+        .map(|p| retry_model::sim::simulate(&p).unwrap_err())
+        .unwrap();
+    assert_eq!(e.field, "users", "{e}");
+}
+
+#[test]
+fn a_capacity_drop_halves_what_every_server_serves_in_its_window() {
+    for q in [
+        "scenario=outage&outage=0ms&capacity=100&reject_cost=0&rate=200&slow=2&slow_start=3s&slow_for=4s&attempts=1&duration=10s",
+        "scenario=outage&outage=0ms&server=queue&workers=1&service=10ms&queue_limit=100000&rate=200&slow=2&slow_start=3s&slow_for=4s&attempts=1&duration=10s&deadline=none&attempt_timeout=1h",
+    ] {
+        let r = run(q);
+        let served = |i: usize| r.series.bins[i].served;
+        assert!((98..=102).contains(&served(1)), "before: {}: {q}", served(1));
+        for i in 4..=5 {
+            assert!((48..=52).contains(&served(i)), "during, bin {i}: {}: {q}", served(i));
+        }
+        assert!((98..=102).contains(&served(8)), "after: {}: {q}", served(8));
+    }
+}

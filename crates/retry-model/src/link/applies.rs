@@ -113,6 +113,15 @@ impl Params {
     /// `workers` with `server=queue`...): the rule `name` breaks in this link, if it does.
     fn server_needs(&self, name: &str) -> Option<&'static str> {
         use crate::sim::{ServerKind, ServiceDist};
+        if let Some(crate::sim::Scenario::Outage(o)) = &self.sim.scenario {
+            match name {
+                "rate" | "arrivals" if o.users > 0 => {
+                    return Some("has no effect with users > 0: a closed loop's users send their next request after their answer and think time")
+                }
+                "think" if o.users == 0 => return Some("has no effect unless users > 0 (a closed loop)"),
+                _ => {}
+            }
+        }
         let sv = self.sim.server()?;
         let kind = sv.kind;
         match name {
@@ -129,9 +138,7 @@ impl Params {
                 Some("has no effect unless server=queue")
             }
             "fail" if kind != ServerKind::Flaky => Some("has no effect unless server=flaky"),
-            "service" | "service_dist" | "slow" | "slow_start" | "slow_for"
-                if kind == ServerKind::Tick =>
-            {
+            "service" | "service_dist" if kind == ServerKind::Tick => {
                 Some("has no effect with server=tick: it shapes server=queue and flaky")
             }
             "service_cv" if sv.queue.dist != ServiceDist::Lognormal => {

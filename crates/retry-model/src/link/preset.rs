@@ -42,12 +42,12 @@ const LAYERS: &[(&str, &str)] = &[
 /// spike of 60 extra requests/s, with 1 s attempt timeouts and immediate retries of timeouts.
 const QUEUE: &[(&str, &str)] = &[
     ("scenario", "outage"),
+    ("rate", "94"),
     ("outage", "0ms"),
     ("server", "queue"),
     ("workers", "4"),
     ("service", "40ms"),
     ("queue_limit", "1000"),
-    ("rate", "94"),
     ("duration", "60s"),
     ("spike_rate", "60"),
     ("spike_start", "10s"),
@@ -58,6 +58,18 @@ const QUEUE: &[(&str, &str)] = &[
     ("backoff", "none"),
     ("at", "40s"),
 ];
+
+/// [`QUEUE`] without its arrival rate, for closed-loop users.
+const QUEUE_SYSTEM: [(&str, &str); 15] = {
+    let mut out = [("", ""); 15];
+    let mut i = 0;
+    while i < 15 {
+        // QUEUE's rows after `scenario` and `rate`, with `scenario` first.
+        out[i] = if i == 0 { QUEUE[0] } else { QUEUE[i + 1] };
+        i += 1;
+    }
+    out
+};
 
 /// A server whose latency is 1 s plus 10 ms per request in flight (no queue: every request
 /// is served at once), 50 requests/s, 3 s timeouts, 3 attempts, a 4 s spike of 40 extra/s.
@@ -173,6 +185,9 @@ pub enum Preset {
     QueueSpikeDeadline,
     /// The same spike served newest first: it recovers.
     QueueSpikeLifo,
+    /// The same server and spike with 100 closed-loop users (1 s think time) in place of the
+    /// open-loop arrivals.
+    QueueSpikeClosed,
     /// A server whose latency is 1 s plus 10 ms per request in flight, 3 s timeouts, 3 attempts, after a 4 s spike of 40 extra requests/s, with immediate retries.
     LatencySpikeNone,
     /// The same spike with backoff and full jitter.
@@ -191,7 +206,7 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset, in the order the page lists them.
-    pub const ALL: [Preset; 31] = [
+    pub const ALL: [Preset; 32] = [
         Preset::AwsStandard,
         Preset::Aws2026,
         Preset::Grpc,
@@ -216,6 +231,7 @@ impl Preset {
         Preset::QueueSpikeBudget,
         Preset::QueueSpikeDeadline,
         Preset::QueueSpikeLifo,
+        Preset::QueueSpikeClosed,
         Preset::LatencySpikeNone,
         Preset::LatencySpikeJitter,
         Preset::LatencySpikeBudget,
@@ -260,6 +276,7 @@ impl Preset {
             Preset::QueueSpikeBudget => "queue-spike-budget",
             Preset::QueueSpikeDeadline => "queue-spike-deadline",
             Preset::QueueSpikeLifo => "queue-spike-lifo",
+            Preset::QueueSpikeClosed => "queue-spike-closed",
             Preset::LatencySpikeNone => "latency-spike-none",
             Preset::LatencySpikeJitter => "latency-spike-jitter",
             Preset::LatencySpikeBudget => "latency-spike-budget",
@@ -297,6 +314,7 @@ impl Preset {
             Preset::QueueSpikeBudget => "Queue after a spike, retry budget",
             Preset::QueueSpikeDeadline => "Queue after a spike, server-side deadline checks",
             Preset::QueueSpikeLifo => "Queue after a spike, LIFO",
+            Preset::QueueSpikeClosed => "Queue after a spike, closed-loop users",
             Preset::LatencySpikeNone => "Latency grows with load: a 4 s spike, immediate retries",
             Preset::LatencySpikeJitter => "Latency grows with load: backoff + full jitter",
             Preset::LatencySpikeBudget => "Latency grows with load: retry budget",
@@ -442,6 +460,7 @@ impl Preset {
             Preset::QueueSpikeBudget => &[QUEUE, &[("budget", "bucket")]],
             Preset::QueueSpikeDeadline => &[QUEUE, &[("server_deadline", "on")]],
             Preset::QueueSpikeLifo => &[QUEUE, &[("discipline", "lifo")]],
+            Preset::QueueSpikeClosed => &[&QUEUE_SYSTEM, &[("users", "100"), ("think", "1s")]],
             Preset::LatencySpikeNone => &[LATENCY],
             Preset::LatencySpikeJitter => &[
                 LATENCY,

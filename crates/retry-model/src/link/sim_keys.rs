@@ -227,6 +227,8 @@ impl Outage {
             "spike_rate" => k.dec(v).map(|n| self.spike_rate_milli = n),
             "spike_start" => k.dur(v).map(|d| self.spike.start = d),
             "spike_for" => k.dur(v).map(|d| self.spike.length = d),
+            "users" => k.int32(v).map(|n| self.users = n),
+            "think" => k.dur(v).map(|d| self.think = d),
             _ => return None,
         })
     }
@@ -247,6 +249,8 @@ impl Outage {
             "spike_rate" => decimal(self.spike_rate_milli, 1000),
             "spike_start" => self.spike.start.to_string(),
             "spike_for" => self.spike.length.to_string(),
+            "users" => self.users.to_string(),
+            "think" => self.think.to_string(),
             _ => return None,
         })
     }

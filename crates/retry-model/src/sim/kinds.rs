@@ -145,6 +145,8 @@ pub mod caps {
     pub const LAYER_PRODUCT: u64 = 1_000_000;
     /// Most original requests over all runs (`runs` x requests, or x `clients` for `burst`).
     pub const ALL_RUNS_ORIGINALS: u64 = 10 * ORIGINALS;
+    /// Most closed-loop `users`.
+    pub const USERS: u32 = 100_000;
     /// Most queue `workers`.
     pub const WORKERS: u32 = 100_000;
     /// Longest queue (`queue_limit`).

@@ -79,8 +79,49 @@ impl Run {
         let kind = scenario.kind();
         let runs = u64::from(p.sim.runs.0);
         match scenario {
+            Scenario::Outage(o) if o.users > 0 => {
+                // Each user makes at most one request per think time (plus its first).
+                let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
+                let spike = (u128::from(o.spike_rate_milli) * u128::from(o.spike.length.0)
+                    / 1_000_000_000) as u64;
+                let n = u64::from(o.users)
+                    .saturating_mul(per_user)
+                    .saturating_add(spike);
+                if n > caps::ORIGINALS {
+                    return Err(ConfigError::new(
+                        "users",
+                        format!("users x (duration / think + 1) = up to {n} requests exceeds the cap of {}: fewer users, a longer think or a shorter duration", caps::ORIGINALS),
+                    ));
+                }
+                if n.saturating_mul(runs) > caps::ALL_RUNS_ORIGINALS {
+                    return Err(ConfigError::new(
+                        "runs",
+                        format!(
+                            "runs x requests = up to {} exceeds the cap of {}",
+                            n.saturating_mul(runs),
+                            caps::ALL_RUNS_ORIGINALS
+                        ),
+                    ));
+                }
+            }
             Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
-                let n = arrivals.planned();
+                let spike = match scenario {
+                    Scenario::Outage(o) => {
+                        (u128::from(o.spike_rate_milli) * u128::from(o.spike.length.0)
+                            / 1_000_000_000) as u64
+                    }
+                    Scenario::Lost(_)
+                    | Scenario::Burst(_)
+                    | Scenario::Occ(_)
+                    | Scenario::Layers(_) => 0,
+                };
+                if spike > caps::ORIGINALS {
+                    return Err(ConfigError::new(
+                        "spike_rate",
+                        format!("spike_rate x spike_for = {spike} requests exceeds the cap of {}: lower spike_rate or spike_for", caps::ORIGINALS),
+                    ));
+                }
+                let n = arrivals.planned() + spike;
                 if n == 0 {
                     return Err(ConfigError::new(
                         "duration",

@@ -231,6 +231,10 @@ pub struct Outage {
     pub spike: Window,
     /// The spike's extra requests per second, thousandths.
     pub spike_rate_milli: u64,
+    /// Closed-loop users (0: open-loop arrivals).
+    pub users: u32,
+    /// A user's pause between a request's end and its next.
+    pub think: Micros,
 }
 
 impl Default for Outage {
@@ -244,6 +248,8 @@ impl Default for Outage {
             outage_kind: OutageKind::Status503,
             spike: Window::default(),
             spike_rate_milli: 0,
+            users: 0,
+            think: Micros::from_secs(1),
         }
     }
 }

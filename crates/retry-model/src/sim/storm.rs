@@ -38,6 +38,11 @@ const STREAM_ARRIVALS: u64 = 1 << 40;
 const STREAM_BACKOFF: u64 = 2 << 40;
 const STREAM_SERVICE: u64 = 3 << 40;
 
+/// The lane of events one network hop after what schedules them.
+const LANE_NET: usize = 0;
+/// The lane of service completions.
+const LANE_SERVICE: usize = 1;
+
 struct Req {
     client: u32,
     start: Micros,
@@ -46,7 +51,11 @@ struct Req {
     live: bool,
     // Its attempt `gen` is out and unanswered (a timeout for it still counts).
     awaiting: bool,
+    // The closed-loop user that sent it (`NO_USER` for open-loop arrivals).
+    user: u32,
 }
+
+const NO_USER: u32 = u32::MAX;
 
 /// An attempt at the queue or flaky server: who sent it, when it arrived, and when its caller
 /// stops waiting for the answer.
@@ -90,8 +99,12 @@ pub enum Ev {
     Served(Job),
     /// The earliest pending timeouts are due (see `Storm::arm_timeout`).
     Timeouts,
+    /// The front of a lane is due (see `Storm::push_lane`).
+    Lane(u8),
     /// The next request of a load spike arrives.
     Spike,
+    /// A closed-loop user sends its next request.
+    User(u32),
     /// An attempt's answer reaches its client.
     Reply {
         /// The request.
@@ -126,6 +139,8 @@ struct StormCfg {
     slow_milli: u64,
     spike: Window,
     spike_rate_milli: u64,
+    users: u32,
+    think: Micros,
 }
 
 impl StormCfg {
@@ -150,6 +165,8 @@ impl StormCfg {
             slow_milli: sv.slow_milli,
             spike: Window::default(),
             spike_rate_milli: 0,
+            users: 0,
+            think: Micros::ZERO,
         };
         match s {
             Scenario::Outage(o) => StormCfg {
@@ -161,6 +178,8 @@ impl StormCfg {
                 outage_kind: o.outage_kind,
                 spike: o.spike,
                 spike_rate_milli: o.spike_rate_milli,
+                users: o.users,
+                think: o.think,
                 ..from_server(&o.server)
             },
             Scenario::Burst(b) => from_server(&b.server),
@@ -215,6 +234,11 @@ pub struct Storm {
     // the earliest; see `arm_timeout`.
     timeouts: VecDeque<(Micros, u32, u32)>,
     timeouts_armed: bool,
+    // Events of the queue and flaky servers that come a fixed delay after what schedules them,
+    // in time order: arrivals at the server and answers (`LANE_NET`), service completions
+    // (`LANE_SERVICE`, in order whenever service times are constant).
+    lanes: [VecDeque<(Micros, Ev)>; 2],
+    lanes_armed: [bool; 2],
     /// The server's own accounting (queue and flaky servers).
     pub stats: ServerStats,
     /// What was measured.
@@ -365,6 +389,8 @@ impl Storm {
             service: Rng::stream(p.seed, STREAM_SERVICE + stream),
             timeouts: VecDeque::new(),
             timeouts_armed: false,
+            lanes: [VecDeque::new(), VecDeque::new()],
+            lanes_armed: [false; 2],
             stats: ServerStats::default(),
             rec,
         };
@@ -400,7 +426,15 @@ impl Storm {
     }
 
     fn new_request(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
-        let client = (self.made % u64::from(self.clients)) as u32;
+        self.new_request_of(now, NO_USER, q);
+    }
+
+    fn new_request_of(&mut self, now: Micros, user: u32, q: &mut EventQueue<Ev>) {
+        let client = if user == NO_USER {
+            (self.made % u64::from(self.clients)) as u32
+        } else {
+            user % self.clients
+        };
         self.made += 1;
         let bi = self.budget_index(client);
         let retry = self.policy.start(now, &mut self.budgets[bi]);
@@ -411,6 +445,7 @@ impl Storm {
             gen: 0,
             live: true,
             awaiting: false,
+            user,
         };
         let id = self.reqs.insert(req);
         self.rec.original(now);
@@ -449,7 +484,7 @@ impl Storm {
             self.rec.breaker(now, code);
             if !allowed {
                 self.reqs[id].retry.stop(StopReason::BreakerOpen);
-                self.finish(now, id, StopReason::BreakerOpen);
+                self.finish(now, id, StopReason::BreakerOpen, q);
                 return;
             }
         }
@@ -457,7 +492,7 @@ impl Storm {
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
-                self.finish(now, id, reason);
+                self.finish(now, id, reason, q);
                 return;
             }
         };
@@ -496,7 +531,7 @@ impl Storm {
                 at: arrive,
                 give_up,
             };
-            q.push(arrive, Ev::AtServer(job));
+            self.push_lane(LANE_NET, arrive, Ev::AtServer(job), q);
             self.arm_timeout(give_up, id, gen, q);
             return;
         }
@@ -548,8 +583,19 @@ impl Storm {
             .last_settled
             .map_or(0, |last| k.saturating_sub(last + 1));
         self.last_settled = Some(k);
-        self.bank = (self.bank + self.per_tick_exact.saturating_mul(u128::from(idle))).min(SLOT);
-        let avail = self.bank + self.per_tick_exact;
+        // A capacity drop (`slow`) divides the tick's capacity while it lasts.
+        let slow = self.sp.slow_milli;
+        let (per_tick_exact, per_tick_milli) =
+            if slow > 1000 && self.sp.slow.holds(Micros(k.saturating_mul(self.sp.tick.0))) {
+                (
+                    self.per_tick_exact * 1000 / u128::from(slow),
+                    self.per_tick_milli * 1000 / slow,
+                )
+            } else {
+                (self.per_tick_exact, self.per_tick_milli)
+            };
+        self.bank = (self.bank + per_tick_exact.saturating_mul(u128::from(idle))).min(SLOT);
+        let avail = self.bank + per_tick_exact;
         let need = u128::from(n) * SLOT;
         if need <= avail {
             let left = avail - need;
@@ -557,7 +603,7 @@ impl Storm {
             self.carry = ((left / 1_000_000) as u64).min(999);
             return n;
         }
-        let credit = self.per_tick_milli + self.carry;
+        let credit = per_tick_milli + self.carry;
         let rc = self.sp.reject_cost_milli;
         let served = if rc >= 1000 {
             n.min(credit / 1000)
@@ -652,7 +698,7 @@ impl Storm {
             self.rec.budget(now, level);
         }
         match after.stop {
-            Some(reason) => self.finish(now, id, reason),
+            Some(reason) => self.finish(now, id, reason, q),
             None if next == now => self.send(now, id, q),
             None => q.push(next, Ev::Send(id)),
         }
@@ -727,6 +773,42 @@ impl Storm {
         self.rearm(q);
     }
 
+    /// Schedules `ev` at `t` in lane `k`: behind the lane's last event when it is not earlier
+    /// (the usual case: a fixed delay after events handled in time order), else in the event
+    /// queue. A lane holds one event in the event queue, for its front, so the event queue
+    /// stays small however many requests are in flight.
+    fn push_lane(&mut self, k: usize, t: Micros, ev: Ev, q: &mut EventQueue<Ev>) {
+        if self.lanes[k].back().is_some_and(|(b, _)| *b > t) {
+            q.push(t, ev);
+            return;
+        }
+        self.lanes[k].push_back((t, ev));
+        if !self.lanes_armed[k] {
+            self.lanes_armed[k] = true;
+            q.push(t, Ev::Lane(k as u8));
+        }
+    }
+
+    /// Handles lane `k`'s events due at `now`, in order, and schedules its next front.
+    fn fire_lane(&mut self, k: usize, now: Micros, q: &mut EventQueue<Ev>) {
+        // Armed while it runs: what it schedules in the lane joins the back.
+        self.lanes_armed[k] = true;
+        while let Some(&(t, ev)) = self.lanes[k].front() {
+            if t > now {
+                break;
+            }
+            self.lanes[k].pop_front();
+            self.handle(now, ev, q);
+        }
+        self.lanes_armed[k] = match self.lanes[k].front() {
+            Some(&(t, _)) => {
+                q.push(t, Ev::Lane(k as u8));
+                true
+            }
+            None => false,
+        };
+    }
+
     /// A service time drawn for work starting at `now`: the mean (times `slow` in its window),
     /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
     fn service_time(&mut self, now: Micros) -> Micros {
@@ -761,14 +843,12 @@ impl Storm {
     ) {
         let at = now.saturating_add(self.sp.net);
         if at <= job.give_up {
-            q.push(
-                at,
-                Ev::Reply {
-                    req: job.req,
-                    gen: job.gen,
-                    outcome,
-                },
-            );
+            let reply = Ev::Reply {
+                req: job.req,
+                gen: job.gen,
+                outcome,
+            };
+            self.push_lane(LANE_NET, at, reply, q);
         } else if work {
             self.stats.wasted += 1;
             self.rec.wasted(now);
@@ -779,7 +859,7 @@ impl Storm {
         self.stats.arrive(now);
         if self.sp.server == ServerKind::Flaky {
             let s = self.service_time(now);
-            q.push(now.saturating_add(s), Ev::Served(job));
+            self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(job), q);
             return;
         }
         let qs = self.sp.queue;
@@ -800,7 +880,7 @@ impl Storm {
     fn start(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
         self.busy += 1;
         let s = self.service_time(now);
-        q.push(now.saturating_add(s), Ev::Served(job));
+        self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(job), q);
     }
 
     fn served(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
@@ -847,15 +927,23 @@ impl Storm {
         Some(self.sp.spike.start.saturating_add(Micros(gap as u64)))
     }
 
-    fn finish(&mut self, now: Micros, id: u32, reason: StopReason) {
+    fn finish(&mut self, now: Micros, id: u32, reason: StopReason, q: &mut EventQueue<Ev>) {
         let r = &mut self.reqs[id];
         if !r.live {
             return;
         }
         r.live = false;
         let latency = now.saturating_sub(r.start);
+        let user = r.user;
         self.rec.end(now, reason, latency);
         self.reqs.release(id);
+        // A closed-loop user thinks, then sends its next request while the run lasts.
+        if user != NO_USER {
+            let next = now.saturating_add(self.sp.think);
+            if next < self.sp.duration {
+                q.push(next, Ev::User(user));
+            }
+        }
     }
 }
 
@@ -917,6 +1005,16 @@ impl Model for Storm {
                             q.push(t, Ev::Spike);
                         }
                     }
+                    if self.sp.users > 0 {
+                        // The users start spread over one think time, then each waits for
+                        // its answer before thinking again.
+                        let n = u64::from(self.sp.users);
+                        for u in 0..self.sp.users {
+                            let t = self.sp.think.0.saturating_mul(u64::from(u)) / n;
+                            q.push(Micros(t), Ev::User(u));
+                        }
+                        return;
+                    }
                     self.steady += 1;
                     self.new_request(now, q);
                     if let Some(t) = self.next_arrival(now) {
@@ -931,9 +1029,11 @@ impl Model for Storm {
                     q.push(t, Ev::Spike);
                 }
             }
+            Ev::User(u) => self.new_request_of(now, u, q),
             Ev::AtServer(job) => self.at_server(now, job, q),
             Ev::Served(job) => self.served(now, job, q),
             Ev::Timeouts => self.fire_timeouts(now, q),
+            Ev::Lane(k) => self.fire_lane(usize::from(k), now, q),
             Ev::Send(id) => self.send(now, id, q),
             Ev::Tick(k) => self.settle(now, k, q),
             Ev::Deliver => self.deliver(now, q),
