@@ -93,10 +93,10 @@ pub enum Ev {
     Tick(u64),
     /// The answers of the oldest settled tick reach their clients.
     Deliver,
-    /// An attempt reaches the queue or flaky server.
-    AtServer(Job),
+    /// An attempt (its slot in the server's jobs) reaches the queue or flaky server.
+    AtServer(u32),
     /// The queue or flaky server has done an attempt's work.
-    Served(Job),
+    Served(u32),
     /// The earliest pending timeouts are due (see `Storm::arm_timeout`).
     Timeouts,
     /// The front of a lane is due (see `Storm::push_lane`).
@@ -228,7 +228,10 @@ pub struct Storm {
     next_gen: u32,
     // The queue and flaky servers: workers busy, requests waiting, service draws.
     busy: u32,
-    waiting: VecDeque<Job>,
+    // The attempts at the server (waiting or in service), by slot; events name the slot, which
+    // keeps events small.
+    jobs: Slab<Job>,
+    waiting: VecDeque<u32>,
     service: Rng,
     // Pending timeouts in time order, with at most one `Timeouts` event in the event queue for
     // the earliest; see `arm_timeout`.
@@ -385,6 +388,7 @@ impl Storm {
             planned,
             next_gen: 0,
             busy: 0,
+            jobs: Slab::default(),
             waiting: VecDeque::new(),
             service: Rng::stream(p.seed, STREAM_SERVICE + stream),
             timeouts: VecDeque::new(),
@@ -525,12 +529,12 @@ impl Storm {
             return;
         }
         if self.sp.server != ServerKind::Tick {
-            let job = Job {
+            let job = self.jobs.insert(Job {
                 req: id,
                 gen,
                 at: arrive,
                 give_up,
-            };
+            });
             self.push_lane(LANE_NET, arrive, Ev::AtServer(job), q);
             self.arm_timeout(give_up, id, gen, q);
             return;
@@ -813,6 +817,12 @@ impl Storm {
     /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
     fn service_time(&mut self, now: Micros) -> Micros {
         let qs = self.sp.queue;
+        if qs.dist == ServiceDist::Const
+            && qs.per_inflight == Micros::ZERO
+            && !self.sp.slow.holds(now)
+        {
+            return qs.service;
+        }
         let mut mean = qs.service.0 as f64;
         if self.sp.slow.holds(now) {
             mean = mean * self.sp.slow_milli as f64 / 1000.0;
@@ -855,35 +865,39 @@ impl Storm {
         }
     }
 
-    fn at_server(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+    fn at_server(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
         self.stats.arrive(now);
         if self.sp.server == ServerKind::Flaky {
             let s = self.service_time(now);
-            self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(job), q);
+            self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(slot), q);
             return;
         }
         let qs = self.sp.queue;
         if self.busy < qs.workers {
-            self.start(now, job, q);
+            self.start(now, slot, q);
         } else if self.waiting.len() < qs.queue_limit as usize {
             self.stats.queued += 1;
-            self.waiting.push_back(job);
+            self.waiting.push_back(slot);
             self.stats.max_queue = self.stats.max_queue.max(self.waiting.len() as u64);
             self.rec.queue(now, self.waiting.len() as u32);
         } else {
+            let job = self.jobs[slot];
+            self.jobs.release(slot);
             self.stats.refused += 1;
             self.stats.leave(now, job.at);
             self.answer(now, job, Outcome::Status(503), false, q);
         }
     }
 
-    fn start(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+    fn start(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
         self.busy += 1;
         let s = self.service_time(now);
-        self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(job), q);
+        self.push_lane(LANE_SERVICE, now.saturating_add(s), Ev::Served(slot), q);
     }
 
-    fn served(&mut self, now: Micros, job: Job, q: &mut EventQueue<Ev>) {
+    fn served(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
+        let job = self.jobs[slot];
+        self.jobs.release(slot);
         self.stats.leave(now, job.at);
         self.stats.completed += 1;
         self.rec.served(now, 1);
@@ -908,9 +922,11 @@ impl Storm {
             let Some(next) = next else {
                 break;
             };
-            if qs.deadline && now >= next.give_up {
+            let waiting = self.jobs[next];
+            if qs.deadline && now >= waiting.give_up {
+                self.jobs.release(next);
                 self.stats.dropped += 1;
-                self.stats.leave(now, next.at);
+                self.stats.leave(now, waiting.at);
                 continue;
             }
             self.start(now, next, q);
@@ -1030,8 +1046,8 @@ impl Model for Storm {
                 }
             }
             Ev::User(u) => self.new_request_of(now, u, q),
-            Ev::AtServer(job) => self.at_server(now, job, q),
-            Ev::Served(job) => self.served(now, job, q),
+            Ev::AtServer(slot) => self.at_server(now, slot, q),
+            Ev::Served(slot) => self.served(now, slot, q),
             Ev::Timeouts => self.fire_timeouts(now, q),
             Ev::Lane(k) => self.fire_lane(usize::from(k), now, q),
             Ev::Send(id) => self.send(now, id, q),
