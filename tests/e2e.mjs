@@ -575,6 +575,14 @@ try {
     assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
     await change(page, '#lesson-guess', 'a b');
     assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);
+    // The cheat sheet's first statement: the answer is read from the sweep's rows.
+    await page.selectOption('#lesson-menu', 'burst-tie');
+    await page.waitForFunction(() => location.search.includes('lesson=burst-tie'));
+    await page.fill('#lesson-guess', 'yes');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: yes. The lab: yes (attempts: 5000, 5000). Right.');
+    await page.screenshot({ path: join(ARTIFACTS, 'lesson-burst-tie.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();
   });

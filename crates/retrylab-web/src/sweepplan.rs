@@ -132,15 +132,13 @@ impl Plan {
                             .collect(),
                     })
                     .collect();
-                let runs = self
-                    .links
-                    .first()
-                    .and_then(|l| l.parse::<Params>().ok())
-                    .map_or(1, |p| p.sim.runs.0);
+                let first = self.links.first().and_then(|l| l.parse::<Params>().ok());
+                let runs = first.as_ref().map_or(1, |p| p.sim.runs.0);
+                let label = m.label_in(first.as_ref().and_then(|p| p.sim.kind()));
                 SweepChart {
                     title: format!(
                         "{} against {} ({} rows, mean of {runs} run{} each)",
-                        m.label(),
+                        label,
                         self.axes[0].key,
                         self.links.len(),
                         if runs == 1 { "" } else { "s" }
@@ -148,7 +146,7 @@ impl Plan {
                     x_label: x_label.clone(),
                     x: x.clone(),
                     x_text: self.axes[0].values.clone(),
-                    y_label: m.label().to_string(),
+                    y_label: label.to_string(),
                     lines,
                     reference_name: (has_ref
                         && matches!(m, Metric::Attempts | Metric::CompletionMs))
@@ -189,6 +187,24 @@ mod tests {
     use super::*;
 
     const STUDY: &str = "preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated";
+
+    #[test]
+    fn attempts_are_write_calls_only_in_the_2015_study() {
+        let label = |q: &str| {
+            let p: Params = q.parse().unwrap();
+            let plan = Plan::of(&p).unwrap().unwrap();
+            let rows = vec![Summary::default(); plan.links.len()];
+            plan.charts(&rows)[0].y_label.clone()
+        };
+        assert_eq!(
+            label("preset=occ-2015&sweep.backoff=full,equal&sweep.plot=attempts"),
+            "attempts (write calls)"
+        );
+        assert_eq!(
+            label("preset=burst-lab&sweep.backoff=none,exponential&sweep.plot=attempts"),
+            "attempts"
+        );
+    }
 
     #[test]
     fn the_2015_study_plans_95_rows_with_the_reference_beside_them() {

@@ -100,7 +100,7 @@ impl Metric {
     pub fn label(self) -> &'static str {
         match self {
             Metric::Originals => "original requests",
-            Metric::Attempts => "attempts (write calls)",
+            Metric::Attempts => "attempts",
             Metric::Amplification => "amplification (attempts per original)",
             Metric::Successes => "successful requests",
             Metric::SuccessRate => "success rate (%)",
@@ -109,6 +109,14 @@ impl Metric {
             Metric::P50Ms => "p50 latency of successes (ms)",
             Metric::P99Ms => "p99 latency of successes (ms)",
             Metric::Duplicates => "duplicate effects",
+        }
+    }
+
+    /// [`Metric::label`] in a scenario's own words: the 2015 study's attempts are write calls.
+    pub fn label_in(self, kind: Option<super::ScenarioKind>) -> &'static str {
+        match (self, kind) {
+            (Metric::Attempts, Some(super::ScenarioKind::Occ)) => "attempts (write calls)",
+            _ => self.label(),
         }
     }
 
