@@ -330,13 +330,20 @@ pub struct ServerSummary {
     pub max_queue: u64,
 }
 
+/// The mean of a field over several runs.
+fn avg<T>(all: &[&T], f: impl Fn(&T) -> f64) -> f64 {
+    all.iter().map(|s| f(s)).sum::<f64>() / all.len().max(1) as f64
+}
+
+/// The mean of a count over several runs, rounded to the nearest whole number.
+fn count<T>(all: &[&T], f: impl Fn(&T) -> u64) -> u64 {
+    libm::round(avg(all, |s| f(s) as f64)) as u64
+}
+
 impl ServerSummary {
     fn mean(all: &[&ServerSummary]) -> ServerSummary {
-        let n = all.len().max(1) as f64;
-        let avg = |f: &dyn Fn(&ServerSummary) -> f64| all.iter().map(|s| f(s)).sum::<f64>() / n;
-        let count = |f: &dyn Fn(&ServerSummary) -> u64| {
-            libm::round(all.iter().map(|s| f(s) as f64).sum::<f64>() / n) as u64
-        };
+        let avg = |f: &dyn Fn(&ServerSummary) -> f64| avg(all, f);
+        let count = |f: &dyn Fn(&ServerSummary) -> u64| count(all, f);
         ServerSummary {
             arrived: count(&|s| s.arrived),
             arrivals_per_s: avg(&|s| s.arrivals_per_s),
@@ -357,11 +364,8 @@ impl Summary {
     /// The mean of several runs' summaries, field by field (counts rounded to the nearest
     /// whole number, like the 2015 simulator's CSV).
     pub fn mean(all: &[&Summary]) -> Summary {
-        let n = all.len().max(1) as f64;
-        let avg = |f: &dyn Fn(&Summary) -> f64| all.iter().map(|s| f(s)).sum::<f64>() / n;
-        let count = |f: &dyn Fn(&Summary) -> u64| {
-            libm::round(all.iter().map(|s| f(s) as f64).sum::<f64>() / n) as u64
-        };
+        let avg = |f: &dyn Fn(&Summary) -> f64| avg(all, f);
+        let count = |f: &dyn Fn(&Summary) -> u64| count(all, f);
         let opt = |f: &dyn Fn(&Summary) -> Option<f64>| {
             let v: Vec<f64> = all.iter().filter_map(|s| f(s)).collect();
             (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
