@@ -283,6 +283,7 @@ try {
       assert.deepEqual(rows, cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
       assert.ok(rows.some(([k]) => k === 'goodput (successes/s)') && rows.some(([k]) => k === 'throughput (work done/s)'), `${preset}: goodput and throughput tiles`);
       assert.equal(await attr(page, '#system-chart', 'data-queue'), queue);
+      assert.equal(await attr(page, '#system-chart', 'data-capacity'), queue, 'the flaky server charts work done, not a share of capacity');
       assert.equal(await attr(page, '#system-chart', 'data-trigger'), preset === 'queue-spike-none' ? 'load spike' : 'none');
       await page.screenshot({ path: join(ARTIFACTS, `scenario-${preset}.png`), fullPage: true });
       assert.deepEqual(await axeFindings(page), []);

@@ -856,7 +856,9 @@ impl View {
             return;
         };
         let rates = r.series.rates();
-        let head: Vec<String> = [
+        // A queue or flaky server's own series, as its panels draw them.
+        let server = r.summary.server.is_some();
+        let mut head: Vec<String> = [
             "t (s)",
             "originals/s",
             "attempts/s",
@@ -868,11 +870,14 @@ impl View {
         ]
         .map(String::from)
         .to_vec();
+        if server {
+            head.extend(["work done/s", "waiting in the queue (most)"].map(String::from));
+        }
         let rows: Vec<Vec<String>> = rates
             .iter()
             .take(Self::MAX_TABLE_ROWS)
             .map(|b| {
-                vec![
+                let mut row = vec![
                     format!("{}", b.t_s),
                     format!("{:.0}", b.originals),
                     format!("{:.0}", b.attempts),
@@ -881,7 +886,11 @@ impl View {
                     format!("{:.0}", b.utilisation * 100.0),
                     b.in_flight.to_string(),
                     format!("{}", b.budget),
-                ]
+                ];
+                if server {
+                    row.extend([format!("{:.0}", b.served), b.queue.to_string()]);
+                }
+                row
             })
             .collect();
         crate::canvas::fill_table("rates-table", &head, &rows);
@@ -956,6 +965,7 @@ impl View {
             budget: d.params.get("budget").is_some_and(|b| b != "none"),
             breaker: d.params.get("breaker").as_deref() == Some("on"),
             queue: d.params.get("server").as_deref() == Some("queue"),
+            capacity: d.params.get("server").as_deref() != Some("flaky"),
         };
         if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
             web_sys::console::error_1(&format!("system chart: {e}").into());
@@ -963,6 +973,7 @@ impl View {
         let _ = canvas.set_attribute("data-breaker", if s.breaker { "true" } else { "false" });
         let _ = canvas.set_attribute("data-budget", if s.budget { "true" } else { "false" });
         let _ = canvas.set_attribute("data-queue", if s.queue { "true" } else { "false" });
+        let _ = canvas.set_attribute("data-capacity", if s.capacity { "true" } else { "false" });
         let trigger = s.outage.map_or("none", |(_, _, name)| name);
         let _ = canvas.set_attribute("data-trigger", trigger);
     }
@@ -1103,11 +1114,23 @@ impl View {
                         if !reasons.is_empty() {
                             text.push_str(&format!(" ({})", reasons.join(", ")));
                         }
-                        text.push_str(&format!(
-                            ", {:.0}% of capacity serving attempts, {} in flight",
-                            b.utilisation * 100.0,
-                            b.in_flight
-                        ));
+                        match d.params.get("server").as_deref() {
+                            Some("flaky") => text.push_str(&format!(
+                                ", {:.0} attempts/s of work done, {} in flight",
+                                b.served, b.in_flight
+                            )),
+                            Some("queue") => text.push_str(&format!(
+                                ", {:.0}% of capacity serving attempts, {} in flight, {} waiting in the queue",
+                                b.utilisation * 100.0,
+                                b.in_flight,
+                                b.queue
+                            )),
+                            _ => text.push_str(&format!(
+                                ", {:.0}% of capacity serving attempts, {} in flight",
+                                b.utilisation * 100.0,
+                                b.in_flight
+                            )),
+                        }
                         if d.params.get("budget").is_some_and(|x| x != "none") {
                             text.push_str(&format!(", budget {} tokens", b.budget));
                         }

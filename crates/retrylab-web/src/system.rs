@@ -22,6 +22,9 @@ pub struct System<'a> {
     pub outage: Option<(f64, f64, &'static str)>,
     /// Whether a queue server's queue length is drawn.
     pub queue: bool,
+    /// Whether the server has a capacity to chart the share of (the flaky dependency has
+    /// none: its panel draws the work done per second instead).
+    pub capacity: bool,
     /// Whether the link has a retry budget (its level is drawn).
     pub budget: bool,
     /// Whether the link has a circuit breaker (its open spells are shaded).
@@ -148,18 +151,37 @@ pub fn draw_system<DB: DrawingBackend>(
     }
     legend(&mut c, scale)?;
 
-    // 2. Share of capacity used, with the breaker's spells.
-    let mut c = chart_on(
-        &panels[1],
-        t1,
-        0.0,
-        105.0,
-        "share of the server's capacity spent serving attempts (%; refusals not counted)",
-        scale,
-        false,
-    )?;
-    mesh(&mut c, "% used", scale, false)?;
-    shade_outage(&mut c, s.outage, t1, 0.0, 105.0)?;
+    // 2. Share of capacity used (or, without a capacity, the work done), with the breaker's
+    // spells.
+    let top = if s.capacity {
+        105.0
+    } else {
+        let most = s
+            .sides
+            .iter()
+            .flatten()
+            .map(|r| r.served)
+            .fold(0.0f64, f64::max);
+        if most > 0.0 {
+            most * 1.15
+        } else {
+            1.0
+        }
+    };
+    let (title, unit) = if s.capacity {
+        (
+            "share of the server's capacity spent serving attempts (%; refusals not counted)",
+            "% used",
+        )
+    } else {
+        (
+            "work done per second (the flaky dependency has no capacity limit)",
+            "per second",
+        )
+    };
+    let mut c = chart_on(&panels[1], t1, 0.0, top, title, scale, false)?;
+    mesh(&mut c, unit, scale, false)?;
+    shade_outage(&mut c, s.outage, t1, 0.0, top)?;
     if s.breaker {
         let states = breaker_states(a);
         for (code, color, name) in [
@@ -172,7 +194,7 @@ pub fn draw_system<DB: DrawingBackend>(
                 .filter(|(_, st)| **st == code)
                 .map(|(r, _)| {
                     Rectangle::new(
-                        [(r.t_s, 0.0), (r.t_s + s.bin_s, 105.0)],
+                        [(r.t_s, 0.0), (r.t_s + s.bin_s, top)],
                         color.mix(0.18).filled(),
                     )
                 });
@@ -187,15 +209,27 @@ pub fn draw_system<DB: DrawingBackend>(
                 });
         }
     }
-    lines(
-        &mut c,
-        s.sides,
-        |r| r.utilisation * 100.0,
-        RGBColor(0, 114, 178),
-        "capacity used",
-        scale,
-        mid,
-    )?;
+    if s.capacity {
+        lines(
+            &mut c,
+            s.sides,
+            |r| r.utilisation * 100.0,
+            RGBColor(0, 114, 178),
+            "capacity used",
+            scale,
+            mid,
+        )?;
+    } else {
+        lines(
+            &mut c,
+            s.sides,
+            |r| r.served,
+            RGBColor(0, 114, 178),
+            "work done/s",
+            scale,
+            mid,
+        )?;
+    }
     legend(&mut c, scale)?;
 
     // 3. Requests in flight, and the budget's level.
@@ -385,6 +419,7 @@ mod tests {
             breaker,
             queue: 0,
             wasted: 0.0,
+            served: 0.0,
         }
     }
 

@@ -306,6 +306,9 @@ pub struct Summary {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ServerSummary {
+    /// Whether the server queues (`server=queue`; the flaky dependency does not, and has no
+    /// queue figures).
+    pub queueing: bool,
     /// Attempts that reached the server.
     pub arrived: u64,
     /// `arrived / T`, per second.
@@ -345,6 +348,7 @@ impl ServerSummary {
         let avg = |f: &dyn Fn(&ServerSummary) -> f64| avg(all, f);
         let count = |f: &dyn Fn(&ServerSummary) -> u64| count(all, f);
         ServerSummary {
+            queueing: all.first().is_some_and(|s| s.queueing),
             arrived: count(&|s| s.arrived),
             arrivals_per_s: avg(&|s| s.arrivals_per_s),
             mean_in_system: avg(&|s| s.mean_in_system),

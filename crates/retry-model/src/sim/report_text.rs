@@ -54,30 +54,36 @@ impl Summary {
         }
         if let Some(sv) = &s.server {
             let pct = |x: f64| format!("{:.1}%", x * 100.0);
-            for (k, v) in [
+            let mut rows = alloc::vec![
                 ("goodput (successes/s)", format!("{:.1}", sv.goodput_per_s)),
                 (
                     "throughput (work done/s)",
-                    format!("{:.1}", sv.throughput_per_s),
+                    format!("{:.1}", sv.throughput_per_s)
                 ),
                 ("wasted work (caller gone)", pct(sv.wasted_share)),
                 (
                     "arrivals at the server/s",
-                    format!("{:.1}", sv.arrivals_per_s),
+                    format!("{:.1}", sv.arrivals_per_s)
                 ),
                 (
                     "mean time at the server",
-                    format!("{:.2} ms", sv.mean_time_ms),
+                    format!("{:.2} ms", sv.mean_time_ms)
                 ),
                 (
                     "mean number at the server",
-                    format!("{:.2}", sv.mean_in_system),
+                    format!("{:.2}", sv.mean_in_system)
                 ),
-                ("waited in the queue", pct(sv.wait_share)),
-                ("refused, queue full", sv.refused.to_string()),
-                ("dropped, caller gone", sv.dropped.to_string()),
-                ("longest queue", sv.max_queue.to_string()),
-            ] {
+            ];
+            // The flaky dependency has no queue: its queue figures would all read 0.
+            if sv.queueing {
+                rows.extend([
+                    ("waited in the queue", pct(sv.wait_share)),
+                    ("refused, queue full", sv.refused.to_string()),
+                    ("dropped, caller gone", sv.dropped.to_string()),
+                    ("longest queue", sv.max_queue.to_string()),
+                ]);
+            }
+            for (k, v) in rows {
                 out.push((k.to_string(), v));
             }
         }
@@ -190,6 +196,8 @@ pub struct Rates {
     pub queue: u32,
     /// Work finished for callers who had given up, per second.
     pub wasted: f64,
+    /// Work the server did, per second.
+    pub served: f64,
 }
 
 impl Report {
@@ -216,6 +224,7 @@ impl Report {
                 breaker: b.breaker,
                 queue: b.queue,
                 wasted: f64::from(b.wasted) * per_s,
+                served: f64::from(b.served) * per_s,
             })
             .collect()
     }

@@ -984,6 +984,7 @@ impl Model for Storm {
                 }
             };
             rep.summary.server = Some(ServerSummary {
+                queueing: server == ServerKind::Queue,
                 arrived: st.arrived,
                 arrivals_per_s: st.arrived as f64 / secs,
                 mean_in_system: st.area as f64 / st.last.0.max(1) as f64,
