@@ -163,6 +163,13 @@ fn keys_that_do_not_fit_the_server_are_refused_by_name() {
             "queue_limit",
             "1000000",
         ),
+        ("scenario=outage&think=2s", "think", "users > 0"),
+        (
+            "scenario=outage&users=10&arrivals=poisson",
+            "arrivals",
+            "users > 0",
+        ),
+        ("scenario=outage&users=200000", "users", "[0, 100000]"),
     ] {
         let e = q.parse::<Params>().unwrap_err();
         assert_eq!(e.field, field, "{q}: {e}");
@@ -190,6 +197,13 @@ fn a_closed_loop_obeys_the_response_time_law() {
         // A closed loop cannot offer more than its users: at most one request out per user.
         assert!(s.mean_in_system <= f64::from(users), "{q}");
     }
+    // A spike is capped like the arrivals: refused by name before anything runs.
+    let p: Params = "scenario=outage&spike_rate=100000&spike_for=1h"
+        .parse()
+        .unwrap();
+    let e = simulate(&p).unwrap_err();
+    assert_eq!(e.field, "spike_rate", "{e}");
+    assert!(e.to_string().contains("2000000"), "{e}");
     let e = "scenario=outage&users=10&rate=5"
         .parse::<Params>()
         .unwrap_err();

@@ -82,8 +82,7 @@ impl Run {
             Scenario::Outage(o) if o.users > 0 => {
                 // Each user makes at most one request per think time (plus its first).
                 let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
-                let spike = (u128::from(o.spike_rate_milli) * u128::from(o.spike.length.0)
-                    / 1_000_000_000) as u64;
+                let spike = o.spike_requests();
                 let n = u64::from(o.users)
                     .saturating_mul(per_user)
                     .saturating_add(spike);
@@ -106,10 +105,7 @@ impl Run {
             }
             Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
                 let spike = match scenario {
-                    Scenario::Outage(o) => {
-                        (u128::from(o.spike_rate_milli) * u128::from(o.spike.length.0)
-                            / 1_000_000_000) as u64
-                    }
+                    Scenario::Outage(o) => o.spike_requests(),
                     Scenario::Lost(_)
                     | Scenario::Burst(_)
                     | Scenario::Occ(_)

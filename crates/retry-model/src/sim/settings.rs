@@ -237,6 +237,13 @@ pub struct Outage {
     pub think: Micros,
 }
 
+impl Outage {
+    /// Requests the load spike adds: `spike_rate x spike_for`.
+    pub fn spike_requests(&self) -> u64 {
+        (u128::from(self.spike_rate_milli) * u128::from(self.spike.length.0) / 1_000_000_000) as u64
+    }
+}
+
 impl Default for Outage {
     fn default() -> Self {
         Outage {

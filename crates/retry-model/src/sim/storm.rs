@@ -42,6 +42,8 @@ const STREAM_SERVICE: u64 = 3 << 40;
 const LANE_NET: usize = 0;
 /// The lane of service completions.
 const LANE_SERVICE: usize = 1;
+/// The lane of read timeouts.
+const LANE_TIMEOUT: usize = 2;
 
 struct Req {
     client: u32,
@@ -97,8 +99,6 @@ pub enum Ev {
     AtServer(u32),
     /// The queue or flaky server has done an attempt's work.
     Served(u32),
-    /// The earliest pending timeouts are due (see `Storm::arm_timeout`).
-    Timeouts,
     /// The front of a lane is due (see `Storm::push_lane`).
     Lane(u8),
     /// The next request of a load spike arrives.
@@ -139,6 +139,7 @@ struct StormCfg {
     slow_milli: u64,
     spike: Window,
     spike_rate_milli: u64,
+    spike_requests: u64,
     users: u32,
     think: Micros,
 }
@@ -165,6 +166,7 @@ impl StormCfg {
             slow_milli: sv.slow_milli,
             spike: Window::default(),
             spike_rate_milli: 0,
+            spike_requests: 0,
             users: 0,
             think: Micros::ZERO,
         };
@@ -178,6 +180,7 @@ impl StormCfg {
                 outage_kind: o.outage_kind,
                 spike: o.spike,
                 spike_rate_milli: o.spike_rate_milli,
+                spike_requests: o.spike_requests(),
                 users: o.users,
                 think: o.think,
                 ..from_server(&o.server)
@@ -233,15 +236,12 @@ pub struct Storm {
     jobs: Slab<Job>,
     waiting: VecDeque<u32>,
     service: Rng,
-    // Pending timeouts in time order, with at most one `Timeouts` event in the event queue for
-    // the earliest; see `arm_timeout`.
-    timeouts: VecDeque<(Micros, u32, u32)>,
-    timeouts_armed: bool,
     // Events of the queue and flaky servers that come a fixed delay after what schedules them,
     // in time order: arrivals at the server and answers (`LANE_NET`), service completions
-    // (`LANE_SERVICE`, in order whenever service times are constant).
-    lanes: [VecDeque<(Micros, Ev)>; 2],
-    lanes_armed: [bool; 2],
+    // (`LANE_SERVICE`, in order whenever service times are constant) and read timeouts
+    // (`LANE_TIMEOUT`, in order whenever attempts have the same timeout).
+    lanes: [VecDeque<(Micros, Ev)>; 3],
+    lanes_armed: [bool; 3],
     /// The server's own accounting (queue and flaky servers).
     pub stats: ServerStats,
     /// What was measured.
@@ -311,8 +311,7 @@ impl Storm {
             .as_ref()
             .map_or_else(|| StormCfg::of(&Scenario::new(kind)), StormCfg::of);
         let clients = p.clients.max(1);
-        let spike_planned = (u128::from(sp.spike_rate_milli) * u128::from(sp.spike.length.0)
-            / 1_000_000_000) as u64;
+        let spike_planned = sp.spike_requests;
         let planned = spike_planned
             + match kind {
                 ScenarioKind::Burst => u64::from(clients),
@@ -391,10 +390,8 @@ impl Storm {
             jobs: Slab::default(),
             waiting: VecDeque::new(),
             service: Rng::stream(p.seed, STREAM_SERVICE + stream),
-            timeouts: VecDeque::new(),
-            timeouts_armed: false,
-            lanes: [VecDeque::new(), VecDeque::new()],
-            lanes_armed: [false; 2],
+            lanes: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
+            lanes_armed: [false; 3],
             stats: ServerStats::default(),
             rec,
         };
@@ -717,64 +714,29 @@ impl Storm {
     /// Schedules the read timeout of attempt `gen` at `t`.
     ///
     /// Pending timeouts are the large set (one per attempt out) and most never fire: the answer
-    /// comes first. They wait in a queue of their own, in time order, and the event queue holds
-    /// one `Timeouts` event for the earliest that still matters; an answered attempt's timeout
-    /// is dropped when it reaches the front, with no event of its own. Timeouts are pushed in
-    /// time order whenever every attempt has the same timeout; one earlier than the last (cut
-    /// short by its deadline) goes to the event queue directly.
+    /// comes first. They wait in their lane, and an answered attempt's timeout is dropped when
+    /// it reaches the front, with no event of its own (`skip_answered`).
     fn arm_timeout(&mut self, t: Micros, req: u32, gen: u32, q: &mut EventQueue<Ev>) {
-        if self.timeouts.back().is_some_and(|(b, _, _)| *b > t) {
-            q.push(
-                t,
-                Ev::Reply {
-                    req,
-                    gen,
-                    outcome: Outcome::ReadTimeout,
-                },
-            );
-            return;
-        }
-        // Answered timeouts at the front go now, so the queue holds about as many as are out.
-        while let Some(&(_, r, g)) = self.timeouts.front() {
-            if self.awaits(r, g) {
-                break;
-            }
-            self.timeouts.pop_front();
-        }
-        self.timeouts.push_back((t, req, gen));
-        if !self.timeouts_armed {
-            self.rearm(q);
-        }
+        let ev = Ev::Reply {
+            req,
+            gen,
+            outcome: Outcome::ReadTimeout,
+        };
+        self.push_lane(LANE_TIMEOUT, t, ev, q);
     }
 
-    /// Drops the answered timeouts at the front and schedules the next one that matters.
-    fn rearm(&mut self, q: &mut EventQueue<Ev>) {
-        while let Some(&(_, req, gen)) = self.timeouts.front() {
+    /// Drops the timeouts at the front of their lane whose attempt has been answered, so the
+    /// lane holds about as many as are out and schedules only one that matters.
+    fn skip_answered(&mut self, k: usize) {
+        if k != LANE_TIMEOUT {
+            return;
+        }
+        while let Some(&(_, Ev::Reply { req, gen, .. })) = self.lanes[k].front() {
             if self.awaits(req, gen) {
                 break;
             }
-            self.timeouts.pop_front();
+            self.lanes[k].pop_front();
         }
-        self.timeouts_armed = match self.timeouts.front() {
-            Some(&(t, _, _)) => {
-                q.push(t, Ev::Timeouts);
-                true
-            }
-            None => false,
-        };
-    }
-
-    fn fire_timeouts(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
-        // Armed while it runs: the retries it sends only join the back.
-        self.timeouts_armed = true;
-        while let Some(&(t, req, gen)) = self.timeouts.front() {
-            if t > now {
-                break;
-            }
-            self.timeouts.pop_front();
-            self.reply(now, req, gen, Outcome::ReadTimeout, q);
-        }
-        self.rearm(q);
     }
 
     /// Schedules `ev` at `t` in lane `k`: behind the lane's last event when it is not earlier
@@ -786,6 +748,7 @@ impl Storm {
             q.push(t, ev);
             return;
         }
+        self.skip_answered(k);
         self.lanes[k].push_back((t, ev));
         if !self.lanes_armed[k] {
             self.lanes_armed[k] = true;
@@ -804,6 +767,7 @@ impl Storm {
             self.lanes[k].pop_front();
             self.handle(now, ev, q);
         }
+        self.skip_answered(k);
         self.lanes_armed[k] = match self.lanes[k].front() {
             Some(&(t, _)) => {
                 q.push(t, Ev::Lane(k as u8));
@@ -1049,7 +1013,6 @@ impl Model for Storm {
             Ev::User(u) => self.new_request_of(now, u, q),
             Ev::AtServer(slot) => self.at_server(now, slot, q),
             Ev::Served(slot) => self.served(now, slot, q),
-            Ev::Timeouts => self.fire_timeouts(now, q),
             Ev::Lane(k) => self.fire_lane(usize::from(k), now, q),
             Ev::Send(id) => self.send(now, id, q),
             Ev::Tick(k) => self.settle(now, k, q),
