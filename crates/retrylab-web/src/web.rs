@@ -153,10 +153,6 @@ pub fn start() -> Result<(), JsValue> {
     if web_sys::window().and_then(|w| w.document()).is_none() {
         return Ok(());
     }
-    let doc = document();
-    build_controls(&doc)?;
-    fill_menus(&doc)?;
-
     let query = web_sys::window()
         .map(|w| w.location().search().unwrap_or_default())
         .unwrap_or_default();
@@ -208,10 +204,16 @@ pub fn start() -> Result<(), JsValue> {
     }
     // The first render runs in stages, one task each, so that no task at start-up (when every
     // function runs for the first time and is compiled as it is called) blocks the page for
-    // long: the controls now; then the schedule chart (the first chart); then the deadline
-    // chart, the tables and the scenario view. A control changed before the stages end
-    // renders everything at once, as always.
-    render_controls(&mut app.borrow_mut(), true);
+    // long: the schedule chart (the first chart) now, on a page that is still small to lay
+    // out; then the controls; then the deadline chart, the tables and the scenario view. The
+    // controls' handlers are delegated (below), so nothing waits for the controls to exist.
+    {
+        let mut a = app.borrow_mut();
+        if a.state.params.sim.scenario.is_none() {
+            draw_schedule_chart(&mut a);
+        }
+    }
+    mark_ready(false);
     {
         let stages = app.clone();
         let stage = Rc::new(std::cell::Cell::new(0u8));
@@ -225,10 +227,11 @@ pub fn start() -> Result<(), JsValue> {
             let n = stage.get();
             match n {
                 0 => {
-                    if !scenario {
-                        draw_schedule_chart(&mut a);
+                    let doc = document();
+                    if build_controls(&doc).and_then(|()| fill_menus(&doc)).is_err() {
+                        web_sys::console::error_1(&"the controls could not be built".into());
                     }
-                    mark_ready(false);
+                    render_controls(&mut a, true);
                 }
                 _ => {
                     if !scenario {
