@@ -2,7 +2,9 @@
 //!
 //! The page posts a link to a worker; the worker runs it with [`Runner`] in slices of about
 //! 25 ms, posts its progress after each slice and its [`SimReport`] at the end. Between slices
-//! it reads its messages, so a newer link or a cancel replaces the run in flight (latest wins).
+//! it reads its messages, so a cancel drops the run in flight and the page's newer links
+//! follow it (latest wins). A worker holds at most [`DEPTH`] links: while a sweep's rows run,
+//! the next one is already there, so no worker waits for the page between rows.
 //! `www/worker.js` only imports the glue, starts the wasm with the module the page sends and
 //! calls [`worker_start`]; every message is read and written here.
 //!
@@ -22,13 +24,16 @@ use wasm_bindgen::JsCast;
 /// The most workers the page starts, whatever the machine's core count.
 pub const MAX_WORKERS: usize = 8;
 
+/// The most links one worker holds (the one it runs and those waiting behind it).
+pub const DEPTH: usize = 2;
+
 /// A message to a worker.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// Run this link; replaces the run in flight. Without `series` only the summary comes
-    /// back (a sweep's rows).
+    /// Run this link after the ones the worker holds. Without `series` only the summary
+    /// comes back (a sweep's rows).
     Run { id: u32, link: String, series: bool },
-    /// Drop the run in flight.
+    /// Drop the run in flight and every link waiting behind it.
     Cancel,
 }
 
@@ -125,6 +130,8 @@ impl Runner {
 
 struct WorkerState {
     job: Option<(u32, Runner, bool)>,
+    // Links waiting behind the job, in order.
+    waiting: VecDeque<(u32, String, bool)>,
     scheduled: bool,
     // Posting to this port schedules the next slice: a message task, which, unlike a nested
     // `setTimeout(0)`, is not held back 4 ms, and lets the page's messages in between.
@@ -134,7 +141,7 @@ struct WorkerState {
 }
 
 thread_local! {
-    static WORKER: RefCell<WorkerState> = const { RefCell::new(WorkerState { job: None, scheduled: false, port: None, posted: 0.0 }) };
+    static WORKER: RefCell<WorkerState> = const { RefCell::new(WorkerState { job: None, waiting: VecDeque::new(), scheduled: false, port: None, posted: 0.0 }) };
 }
 
 fn scope() -> web_sys::DedicatedWorkerGlobalScope {
@@ -152,7 +159,7 @@ fn post(msg: &FromWorker) {
 
 fn schedule_slice() {
     WORKER.with_borrow_mut(|w| {
-        if w.scheduled || w.job.is_none() {
+        if w.scheduled || (w.job.is_none() && w.waiting.is_empty()) {
             return;
         }
         if let Some(port) = &w.port {
@@ -162,11 +169,29 @@ fn schedule_slice() {
 }
 
 fn slice() {
-    let job = WORKER.with_borrow_mut(|w| {
+    let (job, next) = WORKER.with_borrow_mut(|w| {
         w.scheduled = false;
-        w.job.take()
+        let job = w.job.take();
+        let next = if job.is_none() {
+            w.waiting.pop_front()
+        } else {
+            None
+        };
+        (job, next)
     });
+    let job = match (job, next) {
+        (Some(job), _) => Some(job),
+        (None, Some((id, link, series))) => match Runner::new(&link) {
+            Ok(r) => Some((id, r, series)),
+            Err(error) => {
+                post(&FromWorker::Failed { id, error });
+                None
+            }
+        },
+        (None, None) => None,
+    };
     let Some((id, runner, series)) = job else {
+        schedule_slice();
         return;
     };
     match runner.work(25.0) {
@@ -181,12 +206,8 @@ fn slice() {
             if due {
                 post(&FromWorker::Progress { id, fraction });
             }
-            WORKER.with_borrow_mut(|w| {
-                // A message read during the slice may have put a newer run here: it wins.
-                if w.job.is_none() {
-                    w.job = Some((id, runner, series));
-                }
-            });
+            // Messages are read between slices, never during one: a cancel finds it here.
+            WORKER.with_borrow_mut(|w| w.job = Some((id, runner, series)));
         }
         Step::Done(mut report) => {
             if !series {
@@ -200,17 +221,15 @@ fn slice() {
 
 fn on_message(e: web_sys::MessageEvent) {
     match serde_wasm_bindgen::from_value::<ToWorker>(e.data()) {
-        Ok(ToWorker::Run { id, link, series }) => match Runner::new(&link) {
-            Ok(r) => {
-                WORKER.with_borrow_mut(|w| w.job = Some((id, r, series)));
-                schedule_slice();
-            }
-            Err(error) => {
-                WORKER.with_borrow_mut(|w| w.job = None);
-                post(&FromWorker::Failed { id, error });
-            }
-        },
-        Ok(ToWorker::Cancel) => WORKER.with_borrow_mut(|w| w.job = None),
+        Ok(ToWorker::Run { id, link, series }) => {
+            // Checked when its turn comes, so a worker's next link costs nothing until then.
+            WORKER.with_borrow_mut(|w| w.waiting.push_back((id, link, series)));
+            schedule_slice();
+        }
+        Ok(ToWorker::Cancel) => WORKER.with_borrow_mut(|w| {
+            w.job = None;
+            w.waiting.clear();
+        }),
         Err(e) => web_sys::console::error_1(&format!("worker: unreadable message: {e}").into()),
     }
 }
@@ -242,8 +261,8 @@ pub fn worker_start() {
 struct Slot {
     worker: web_sys::Worker,
     ready: bool,
-    // The link it runs, with its id.
-    busy: Option<(u32, String)>,
+    // The links it holds, with their ids: the one it runs first.
+    busy: VecDeque<(u32, String)>,
     // It reported an error (its script or the wasm failed to load): it takes no more links.
     dead: bool,
 }
@@ -383,7 +402,7 @@ impl Exec {
         Ok(Slot {
             worker,
             ready: false,
-            busy: None,
+            busy: VecDeque::new(),
             dead: false,
         })
     }
@@ -410,7 +429,8 @@ impl Exec {
         self.queue.clear();
         self.local = None;
         for s in &mut self.slots {
-            if s.busy.take().is_some() {
+            if !s.busy.is_empty() {
+                s.busy.clear();
                 if let Ok(v) = to_js(&ToWorker::Cancel) {
                     let _ = s.worker.post_message(&v);
                 }
@@ -422,29 +442,37 @@ impl Exec {
         if self.fallback.is_some() {
             return;
         }
-        for s in self
-            .slots
-            .iter_mut()
-            .filter(|s| s.ready && !s.dead && s.busy.is_none())
-        {
-            let Some((id, link)) = self.queue.pop_front() else {
+        // First every idle worker gets a link. Only when the pool has all its workers, each
+        // ready and busy, does a worker get a second one to start as soon as its first ends:
+        // while workers are still loading, a link waits for the next one free.
+        let full = self.slots.len() >= self.max && self.slots.iter().all(|s| s.ready || s.dead);
+        for depth in 1..=DEPTH {
+            if depth > 1 && !full {
                 break;
-            };
-            let msg = ToWorker::Run {
-                id,
-                link: link.clone(),
-                series: self.series,
-            };
-            if let Ok(v) = to_js(&msg) {
-                if s.worker.post_message(&v).is_ok() {
-                    s.busy = Some((id, link));
+            }
+            for s in self
+                .slots
+                .iter_mut()
+                .filter(|s| s.ready && !s.dead && s.busy.len() < depth)
+            {
+                let Some((id, link)) = self.queue.pop_front() else {
+                    break;
+                };
+                let msg = ToWorker::Run {
+                    id,
+                    link: link.clone(),
+                    series: self.series,
+                };
+                match to_js(&msg) {
+                    Ok(v) if s.worker.post_message(&v).is_ok() => s.busy.push_back((id, link)),
+                    _ => self.queue.push_front((id, link)),
                 }
             }
         }
         let idle = self
             .slots
             .iter()
-            .filter(|s| !s.dead && s.busy.is_none())
+            .filter(|s| !s.dead && s.busy.is_empty())
             .count();
         if self.queue.len() > idle {
             self.grow();
@@ -488,8 +516,8 @@ impl Exec {
             if data.as_string().as_deref() == Some(DIED) {
                 slot.dead = true;
                 slot.worker.terminate();
-                // Its link goes back to the front of the queue, for another worker or the page.
-                if let Some(job) = slot.busy.take() {
+                // Its links go back to the front of the queue, for another worker or the page.
+                while let Some(job) = slot.busy.pop_back() {
                     self.queue.push_front(job);
                 }
                 if self.slots.iter().all(|s| s.dead) {
@@ -510,15 +538,11 @@ impl Exec {
                 FromWorker::Ready => slot.ready = true,
                 FromWorker::Progress { id, fraction } => events.push(Event::Progress(id, fraction)),
                 FromWorker::Done { id, report } => {
-                    if slot.busy.as_ref().is_some_and(|b| b.0 == id) {
-                        slot.busy = None;
-                    }
+                    slot.busy.retain(|b| b.0 != id);
                     events.push(Event::Done(id, report));
                 }
                 FromWorker::Failed { id, error } => {
-                    if slot.busy.as_ref().is_some_and(|b| b.0 == id) {
-                        slot.busy = None;
-                    }
+                    slot.busy.retain(|b| b.0 != id);
                     events.push(Event::Failed(id, error));
                 }
             }

@@ -228,7 +228,10 @@ pub fn start() -> Result<(), JsValue> {
             match n {
                 0 => {
                     let doc = document();
-                    if build_controls(&doc).and_then(|()| fill_menus(&doc)).is_err() {
+                    if build_controls(&doc)
+                        .and_then(|()| fill_menus(&doc))
+                        .is_err()
+                    {
                         web_sys::console::error_1(&"the controls could not be built".into());
                     }
                     render_controls(&mut a, true);
