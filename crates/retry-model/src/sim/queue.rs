@@ -2,6 +2,13 @@
 //!
 //! Two events at the same microsecond pop in the order they were pushed, so a run is a pure
 //! function of its seed and parameters, with no dependence on heap internals.
+//!
+//! Beside the heap the queue keeps up to [`HEADS`] *head* events, one per lane of a model that
+//! keeps its own time-ordered lanes (the storm's network, service and timeout lanes): the event
+//! for a lane's front. A head is stamped with the same `(time, sequence)` key a push would give
+//! it and is handed out in the same order as if it were in the heap, but arming and taking it
+//! costs no sift. A queue server moves most of its events through lanes, so its heap holds
+//! little more than the next arrival.
 
 use crate::retry::time::Micros;
 use alloc::collections::BinaryHeap;
@@ -30,6 +37,9 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// How many head events a queue keeps beside its heap.
+pub const HEADS: usize = 3;
+
 /// Pending events, earliest first; ties in push order.
 ///
 /// [`EventQueue::take`] hands out the earliest event but leaves its slot in the heap; the next
@@ -40,6 +50,7 @@ pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     seq: u64,
     taken: bool, // the top entry has been handed out and is free to overwrite
+    heads: [Option<Entry<E>>; HEADS],
 }
 
 impl<E> Default for EventQueue<E> {
@@ -48,6 +59,7 @@ impl<E> Default for EventQueue<E> {
             heap: BinaryHeap::new(),
             seq: 0,
             taken: false,
+            heads: [const { None }; HEADS],
         }
     }
 }
@@ -57,6 +69,11 @@ impl<E: Copy> EventQueue<E> {
     /// [`EventQueue::settle`].
     pub fn take(&mut self) -> Option<(Micros, E)> {
         self.settle();
+        if let Some(k) = self.earliest_head() {
+            return self.heads[k]
+                .take()
+                .map(|e| (Micros((e.key >> 64) as u64), e.event));
+        }
         let top = self.heap.peek()?;
         let out = (Micros((top.key >> 64) as u64), top.event);
         self.taken = true;
@@ -65,13 +82,37 @@ impl<E: Copy> EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    fn entry(&mut self, time: Micros, event: E) -> Entry<E> {
+        let key = (u128::from(time.0) << 64) | u128::from(self.seq);
+        self.seq += 1;
+        Entry { key, event }
+    }
+
+    /// The head, if any, that is due before the heap's top (keys are unique, so no tie).
+    fn earliest_head(&self) -> Option<usize> {
+        let mut best = self.heap.peek().map_or(u128::MAX, |e| e.key);
+        let mut at = None;
+        for (k, h) in self.heads.iter().enumerate() {
+            if let Some(h) = h {
+                if h.key < best {
+                    best = h.key;
+                    at = Some(k);
+                }
+            }
+        }
+        at
+    }
+
+    /// Schedules `event` at `time` as head `k` (below [`HEADS`]), in the same order a push
+    /// would give it. A lane has at most one head: arming it again replaces it.
+    pub fn push_head(&mut self, k: usize, time: Micros, event: E) {
+        let entry = self.entry(time, event);
+        self.heads[k] = Some(entry);
+    }
+
     /// Schedules `event` at `time` (never earlier than the event being handled).
     pub fn push(&mut self, time: Micros, event: E) {
-        let entry = Entry {
-            key: (u128::from(time.0) << 64) | u128::from(self.seq),
-            event,
-        };
-        self.seq += 1;
+        let entry = self.entry(time, event);
         if self.taken {
             self.taken = false;
             if let Some(mut top) = self.heap.peek_mut() {
@@ -93,6 +134,11 @@ impl<E> EventQueue<E> {
     /// Takes the earliest event.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         self.settle();
+        if let Some(k) = self.earliest_head() {
+            return self.heads[k]
+                .take()
+                .map(|e| (Micros((e.key >> 64) as u64), e.event));
+        }
         self.heap
             .pop()
             .map(|e| (Micros((e.key >> 64) as u64), e.event))
@@ -100,7 +146,7 @@ impl<E> EventQueue<E> {
 
     /// How many events are pending.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.taken)
+        self.heap.len() - usize::from(self.taken) + self.heads.iter().flatten().count()
     }
 
     /// True when nothing is pending.
@@ -112,6 +158,7 @@ impl<E> EventQueue<E> {
     pub fn clear(&mut self) {
         self.heap.clear();
         self.taken = false;
+        self.heads = [const { None }; HEADS];
     }
 }
 

@@ -44,6 +44,8 @@ const LANE_NET: usize = 0;
 const LANE_SERVICE: usize = 1;
 /// The lane of read timeouts.
 const LANE_TIMEOUT: usize = 2;
+// Each lane's front is one of the event queue's heads.
+const _: () = assert!(LANE_TIMEOUT < super::queue::HEADS);
 
 struct Req {
     client: u32,
@@ -752,7 +754,7 @@ impl Storm {
         self.lanes[k].push_back((t, ev));
         if !self.lanes_armed[k] {
             self.lanes_armed[k] = true;
-            q.push(t, Ev::Lane(k as u8));
+            q.push_head(k, t, Ev::Lane(k as u8));
         }
     }
 
@@ -770,7 +772,7 @@ impl Storm {
         self.skip_answered(k);
         self.lanes_armed[k] = match self.lanes[k].front() {
             Some(&(t, _)) => {
-                q.push(t, Ev::Lane(k as u8));
+                q.push_head(k, t, Ev::Lane(k as u8));
                 true
             }
             None => false,
