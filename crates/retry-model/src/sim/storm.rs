@@ -472,9 +472,13 @@ impl Storm {
             let gap = -libm::log(u) * 1e9 / self.sp.rate_milli as f64;
             now.saturating_add(Micros(libm::round(gap) as u64))
         } else {
-            Micros(
-                (u128::from(self.steady) * 1_000_000_000 / u128::from(self.sp.rate_milli)) as u64,
-            )
+            // In u64 whenever the product fits (always within the caps): a u128 division
+            // is a library call, once per arrival.
+            let rate = self.sp.rate_milli.max(1);
+            Micros(match self.steady.checked_mul(1_000_000_000) {
+                Some(n) => n / rate,
+                None => (u128::from(self.steady) * 1_000_000_000 / u128::from(rate)) as u64,
+            })
         };
         (t < self.sp.duration).then_some(t)
     }
