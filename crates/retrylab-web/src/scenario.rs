@@ -1042,7 +1042,11 @@ impl View {
             outage: d.outage,
             title: format!(
                 "{}: requests and attempts per second (first run{})",
-                first.scenario.name(),
+                crate::timeline::system_name(
+                    &d.params,
+                    first.scenario.name(),
+                    d.outage.map(|o| o.2)
+                ),
                 if sides.len() > 1 {
                     "; A solid, B dashed"
                 } else {

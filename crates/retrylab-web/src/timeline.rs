@@ -253,9 +253,38 @@ pub fn draw_timeline<DB: DrawingBackend>(
     })
 }
 
+/// What the timeline's title calls the system: the server when it is not the tick server,
+/// then the trigger (else, for the tick server, the scenario): "queue server, load spike",
+/// "flaky dependency", "outage", "burst".
+pub fn system_name(p: &retry_model::Params, scenario: &str, trigger: Option<&str>) -> String {
+    let server = match p.sim.server().map(|s| s.kind) {
+        Some(retry_model::sim::ServerKind::Queue) => Some("queue server"),
+        Some(retry_model::sim::ServerKind::Flaky) => Some("flaky dependency"),
+        Some(retry_model::sim::ServerKind::Tick) | None => None,
+    };
+    match (server, trigger) {
+        (Some(s), Some(t)) => format!("{s}, {t}"),
+        (Some(s), None) => s.to_string(),
+        (None, Some(t)) => t.to_string(),
+        (None, None) => scenario.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_title_names_the_server_and_the_trigger() {
+        let name = |q: &str, trigger| system_name(&q.parse().unwrap(), "outage", trigger);
+        assert_eq!(
+            name("preset=queue-spike-none", Some("load spike")),
+            "queue server, load spike"
+        );
+        assert_eq!(name("preset=flaky-retries", None), "flaky dependency");
+        assert_eq!(name("preset=payments-none", Some("outage")), "outage");
+        assert_eq!(name("preset=payments-none", None), "outage");
+    }
 
     #[test]
     fn axes_stay_readable_in_degenerate_cases() {
