@@ -282,6 +282,7 @@ try {
       const rows = await tileRows(page);
       assert.deepEqual(rows, cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
       assert.ok(rows.some(([k]) => k === 'goodput (successes/s)') && rows.some(([k]) => k === 'throughput (work done/s)'), `${preset}: goodput and throughput tiles`);
+      assert.equal(rows.some(([k]) => k === 'closed form 1-f^N'), queue === 'false', `${preset}: the closed forms are the flaky dependency's alone`);
       assert.equal(await attr(page, '#system-chart', 'data-queue'), queue);
       assert.equal(await attr(page, '#system-chart', 'data-capacity'), queue, 'the flaky server charts work done, not a share of capacity');
       assert.equal(await attr(page, '#system-chart', 'data-trigger'), preset === 'queue-spike-none' ? 'load spike' : 'none');

@@ -125,7 +125,39 @@ fn a_flaky_dependency_meets_its_closed_forms() {
             "f {f}, N {n}: attempts per request {}, 1 + f + ... + f^(N-1) = {per_request}: retrylab run '{q}'",
             r.summary.amplification
         );
+        // The report prints the same closed forms beside what it measured.
+        let cf = r
+            .summary
+            .server
+            .and_then(|s| s.closed_form)
+            .expect("a closed form");
+        assert!(
+            (cf.success - success).abs() < 1e-12,
+            "{cf:?} against {success}"
+        );
+        assert!(
+            (cf.amplification - per_request).abs() < 1e-12,
+            "{cf:?} against {per_request}"
+        );
+        let rows = r.summary.rows();
+        let row = |k: &str| rows.iter().find(|(l, _)| l == k).map(|(_, v)| v.clone());
+        assert_eq!(
+            row("closed form 1-f^N"),
+            Some(format!("{:.2}%", success * 100.0))
+        );
+        assert_eq!(
+            row("closed form 1+f+..+f^N-1"),
+            Some(format!("{per_request:.2}x"))
+        );
     }
+    // The queue server has no such closed form, and prints none.
+    let r = run("preset=queue-spike-none");
+    assert_eq!(r.summary.server.and_then(|s| s.closed_form), None);
+    assert!(!r
+        .summary
+        .rows()
+        .iter()
+        .any(|(l, _)| l.starts_with("closed form")));
 }
 
 #[test]

@@ -331,6 +331,38 @@ pub struct ServerSummary {
     pub dropped: u64,
     /// The most requests waiting at once.
     pub max_queue: u64,
+    /// The flaky dependency's closed forms for the link's `fail` and `attempts` (`None` for
+    /// the queue server).
+    pub closed_form: Option<ClosedForm>,
+}
+
+/// What independent failures alone give: each attempt fails with probability `f`, every
+/// failure is retried, up to `N` attempts, and nothing else stops a request. A run with a
+/// budget, a breaker, a deadline or a trigger differs from it, and the difference is what they
+/// cost (or, for the breaker on a flaky dependency, what they lose).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ClosedForm {
+    /// `1 - f^N`.
+    pub success: f64,
+    /// Attempts per request, `1 + f + ... + f^(N-1)`.
+    pub amplification: f64,
+}
+
+impl ClosedForm {
+    /// The closed forms for failure probability `f` and `n` attempts, by repeated
+    /// multiplication (the same bits on every target).
+    pub fn flaky(f: f64, n: u32) -> ClosedForm {
+        let (mut power, mut sum) = (1.0, 0.0);
+        for _ in 0..n {
+            sum += power;
+            power *= f;
+        }
+        ClosedForm {
+            success: 1.0 - power,
+            amplification: sum,
+        }
+    }
 }
 
 /// The mean of a field over several runs.
@@ -360,6 +392,7 @@ impl ServerSummary {
             refused: count(&|s| s.refused),
             dropped: count(&|s| s.dropped),
             max_queue: count(&|s| s.max_queue),
+            closed_form: all.first().and_then(|s| s.closed_form),
         }
     }
 }

@@ -39,7 +39,7 @@ pub use hist::Histogram;
 pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
-pub use metrics::{Bin, Recorder, Report, ServerSummary, Summary, MAX_BINS};
+pub use metrics::{Bin, ClosedForm, Recorder, Report, ServerSummary, Summary, MAX_BINS};
 pub use occ::{Occ, OccEv};
 pub use params::{
     caps, BreakerConfig, Discipline, OutageKind, Runs, ScenarioKind, ServerKind, ServiceDist,

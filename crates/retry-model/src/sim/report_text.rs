@@ -83,6 +83,16 @@ impl Summary {
                     ("longest queue", sv.max_queue.to_string()),
                 ]);
             }
+            // The flaky dependency's closed forms, beside what the run measured.
+            if let Some(c) = sv.closed_form {
+                rows.extend([
+                    ("closed form 1-f^N", format!("{:.2}%", c.success * 100.0)),
+                    (
+                        "closed form 1+f+..+f^N-1",
+                        format!("{:.2}x", c.amplification),
+                    ),
+                ]);
+            }
             for (k, v) in rows {
                 out.push((k.to_string(), v));
             }

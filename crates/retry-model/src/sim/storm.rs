@@ -17,7 +17,7 @@
 use super::breaker::Breaker;
 use super::engine::Model;
 use super::input::RunInput;
-use super::metrics::{Recorder, Report, ServerSummary};
+use super::metrics::{ClosedForm, Recorder, Report, ServerSummary};
 use super::params::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
 use super::queue::EventQueue;
 use super::settings::{QueueServer, Scenario, Server, Window};
@@ -977,6 +977,12 @@ impl Model for Storm {
                 refused: st.refused,
                 dropped: st.dropped,
                 max_queue: st.max_queue,
+                closed_form: (server == ServerKind::Flaky).then(|| {
+                    ClosedForm::flaky(
+                        f64::from(self.sp.queue.fail_ppm) / 1e6,
+                        self.policy.policy().max_attempts,
+                    )
+                }),
             });
         }
         rep
