@@ -51,6 +51,7 @@ pub struct EventQueue<E> {
     seq: u64,
     taken: bool, // the top entry has been handed out and is free to overwrite
     heads: [Option<Entry<E>>; HEADS],
+    armed: u8, // bit k set while head k holds an event: most models never arm one
 }
 
 impl<E> Default for EventQueue<E> {
@@ -60,6 +61,7 @@ impl<E> Default for EventQueue<E> {
             seq: 0,
             taken: false,
             heads: [const { None }; HEADS],
+            armed: 0,
         }
     }
 }
@@ -70,6 +72,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn take(&mut self) -> Option<(Micros, E)> {
         self.settle();
         if let Some(k) = self.earliest_head() {
+            self.armed &= !(1 << k);
             return self.heads[k]
                 .take()
                 .map(|e| (Micros((e.key >> 64) as u64), e.event));
@@ -90,6 +93,9 @@ impl<E> EventQueue<E> {
 
     /// The head, if any, that is due before the heap's top (keys are unique, so no tie).
     fn earliest_head(&self) -> Option<usize> {
+        if self.armed == 0 {
+            return None;
+        }
         let mut best = self.heap.peek().map_or(u128::MAX, |e| e.key);
         let mut at = None;
         for (k, h) in self.heads.iter().enumerate() {
@@ -108,6 +114,7 @@ impl<E> EventQueue<E> {
     pub fn push_head(&mut self, k: usize, time: Micros, event: E) {
         let entry = self.entry(time, event);
         self.heads[k] = Some(entry);
+        self.armed |= 1 << k;
     }
 
     /// Schedules `event` at `time` (never earlier than the event being handled).
@@ -135,6 +142,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         self.settle();
         if let Some(k) = self.earliest_head() {
+            self.armed &= !(1 << k);
             return self.heads[k]
                 .take()
                 .map(|e| (Micros((e.key >> 64) as u64), e.event));
@@ -146,7 +154,7 @@ impl<E> EventQueue<E> {
 
     /// How many events are pending.
     pub fn len(&self) -> usize {
-        self.heap.len() - usize::from(self.taken) + self.heads.iter().flatten().count()
+        self.heap.len() - usize::from(self.taken) + self.armed.count_ones() as usize
     }
 
     /// True when nothing is pending.
@@ -159,6 +167,7 @@ impl<E> EventQueue<E> {
         self.heap.clear();
         self.taken = false;
         self.heads = [const { None }; HEADS];
+        self.armed = 0;
     }
 }
 
@@ -176,6 +185,48 @@ mod tests {
         let order: alloc::vec::Vec<char> =
             core::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ['b', 'd', 'a', 'c']);
+    }
+
+    /// Events armed as heads come out exactly where they would have come out of the heap.
+    #[test]
+    fn heads_keep_the_heap_order() {
+        let mut a = EventQueue::default();
+        let mut b = EventQueue::default();
+        let mut rng = crate::Rng::from_seed(9);
+        let (mut ta, mut tb) = (alloc::vec::Vec::new(), alloc::vec::Vec::new());
+        let mut head_of = [None::<u64>; HEADS];
+        let mut now = 0;
+        for i in 0..2000u64 {
+            let t = Micros(now + rng.below(20));
+            let k = rng.below(HEADS as u64 + 2) as usize;
+            if k < HEADS && head_of[k].is_none() {
+                a.push_head(k, t, i);
+                head_of[k] = Some(i);
+            } else {
+                a.push(t, i);
+            }
+            b.push(t, i);
+            if i % 3 == 0 {
+                let (Some(x), Some(y)) = (a.take(), b.take()) else {
+                    panic!("both queues hold events");
+                };
+                now = x.0 .0;
+                for h in head_of.iter_mut() {
+                    if *h == Some(x.1) {
+                        *h = None;
+                    }
+                }
+                ta.push(x);
+                tb.push(y);
+            }
+        }
+        assert_eq!(a.len(), b.len());
+        while let (Some(x), Some(y)) = (a.pop(), b.pop()) {
+            ta.push(x);
+            tb.push(y);
+        }
+        assert_eq!(ta, tb);
+        assert!(a.is_empty() && b.is_empty());
     }
 
     /// take + push gives exactly the order pop + push gives.
