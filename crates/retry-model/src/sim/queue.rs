@@ -118,6 +118,11 @@ impl<E> EventQueue<E> {
     }
 
     /// Schedules `event` at `time` (never earlier than the event being handled).
+    ///
+    /// Inlined at every call, so the caller's event is stored as it is built: called, an
+    /// event just built was read back in one wide load before its narrower stores had landed
+    /// (a store-forwarding stall per push; the 2015 sweep runs about 5% faster without it).
+    #[inline(always)]
     pub fn push(&mut self, time: Micros, event: E) {
         let entry = self.entry(time, event);
         if self.taken {
