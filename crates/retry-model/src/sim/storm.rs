@@ -750,8 +750,8 @@ impl Storm {
 
     /// Schedules `ev` at `t` in lane `k`: behind the lane's last event when it is not earlier
     /// (the usual case: a fixed delay after events handled in time order), else in the event
-    /// queue. A lane holds one event in the event queue, for its front, so the event queue
-    /// stays small however many requests are in flight.
+    /// queue. A lane's front is one of the event queue's heads (beside its heap, no sift), so
+    /// the heap stays small however many requests are in flight.
     ///
     /// `ev` makes the event where it is stored: an event built first and then moved into the
     /// lane was read back in one wide load before its narrower stores had landed (a
