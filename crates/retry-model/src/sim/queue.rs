@@ -71,11 +71,8 @@ impl<E: Copy> EventQueue<E> {
     /// [`EventQueue::settle`].
     pub fn take(&mut self) -> Option<(Micros, E)> {
         self.settle();
-        if let Some(k) = self.earliest_head() {
-            self.armed &= !(1 << k);
-            return self.heads[k]
-                .take()
-                .map(|e| (Micros((e.key >> 64) as u64), e.event));
+        if let Some(due) = self.take_head() {
+            return Some(due);
         }
         let top = self.heap.peek()?;
         let out = (Micros((top.key >> 64) as u64), top.event);
@@ -89,6 +86,15 @@ impl<E> EventQueue<E> {
         let key = (u128::from(time.0) << 64) | u128::from(self.seq);
         self.seq += 1;
         Entry { key, event }
+    }
+
+    /// Takes the head that is due before the heap's top, if one is.
+    fn take_head(&mut self) -> Option<(Micros, E)> {
+        let k = self.earliest_head()?;
+        self.armed &= !(1 << k);
+        self.heads[k]
+            .take()
+            .map(|e| (Micros((e.key >> 64) as u64), e.event))
     }
 
     /// The head, if any, that is due before the heap's top (keys are unique, so no tie).
@@ -146,11 +152,8 @@ impl<E> EventQueue<E> {
     /// Takes the earliest event.
     pub fn pop(&mut self) -> Option<(Micros, E)> {
         self.settle();
-        if let Some(k) = self.earliest_head() {
-            self.armed &= !(1 << k);
-            return self.heads[k]
-                .take()
-                .map(|e| (Micros((e.key >> 64) as u64), e.event));
+        if let Some(due) = self.take_head() {
+            return Some(due);
         }
         self.heap
             .pop()
