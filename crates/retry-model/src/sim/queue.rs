@@ -8,10 +8,11 @@
 //! for a lane's front. A head is stamped with the same `(time, sequence)` key a push would give
 //! it and is handed out in the same order as if it were in the heap, but arming and taking it
 //! costs no sift. A queue server moves most of its events through lanes, so its heap holds
-//! little more than the next arrival.
+//! little more than the next arrival. An [`ExactLane`] keeps a key per event, so each of its
+//! events, not only its front, comes out exactly where the heap would have handed it out.
 
 use crate::retry::time::Micros;
-use alloc::collections::BinaryHeap;
+use alloc::collections::{BinaryHeap, VecDeque};
 use core::cmp::Ordering;
 
 struct Entry<E> {
@@ -38,7 +39,7 @@ impl<E> Ord for Entry<E> {
 }
 
 /// How many head events a queue keeps beside its heap.
-pub const HEADS: usize = 3;
+pub const HEADS: usize = 4;
 
 /// Pending events, earliest first; ties in push order.
 ///
@@ -82,10 +83,18 @@ impl<E: Copy> EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
-    fn entry(&mut self, time: Micros, event: E) -> Entry<E> {
+    /// The next push's key for `time`.
+    fn key(&mut self, time: Micros) -> u128 {
         let key = (u128::from(time.0) << 64) | u128::from(self.seq);
         self.seq += 1;
-        Entry { key, event }
+        key
+    }
+
+    fn entry(&mut self, time: Micros, event: E) -> Entry<E> {
+        Entry {
+            key: self.key(time),
+            event,
+        }
     }
 
     /// Takes the head that is due before the heap's top, if one is.
@@ -119,6 +128,10 @@ impl<E> EventQueue<E> {
     /// would give it. A lane has at most one head: arming it again replaces it.
     pub fn push_head(&mut self, k: usize, time: Micros, event: E) {
         let entry = self.entry(time, event);
+        self.arm(k, entry);
+    }
+
+    fn arm(&mut self, k: usize, entry: Entry<E>) {
         self.heads[k] = Some(entry);
         self.armed |= 1 << k;
     }
@@ -179,6 +192,70 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// Events a model schedules in time order (each no earlier than the one before), kept beside
+/// the event queue's heap: only the front is armed, as head `k`. Each event keeps the key a
+/// push would have given it, so events come out exactly where the heap would have handed them
+/// out, ties included; an event earlier than the lane's last goes to the heap instead.
+///
+/// When head `k` is taken (its event is the lane's `marker`), the model calls
+/// [`ExactLane::take`] for the front event and handles it.
+pub struct ExactLane<E> {
+    k: usize,
+    marker: E,
+    events: VecDeque<(u128, E)>,
+}
+
+impl<E: Copy> ExactLane<E> {
+    /// An empty lane on head `k` (below [`HEADS`]), armed with `marker`.
+    pub fn new(k: usize, marker: E) -> Self {
+        ExactLane {
+            k,
+            marker,
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Schedules the event `event` makes at `time` (built where it is stored; see
+    /// [`EventQueue::push`]).
+    #[inline(always)]
+    pub fn push(&mut self, q: &mut EventQueue<E>, time: Micros, event: impl FnOnce() -> E) {
+        if self
+            .events
+            .back()
+            .is_some_and(|(key, _)| (key >> 64) as u64 > time.0)
+        {
+            q.push(time, event());
+            return;
+        }
+        let key = q.key(time);
+        self.events.push_back((key, event()));
+        if self.events.len() == 1 {
+            q.arm(
+                self.k,
+                Entry {
+                    key,
+                    event: self.marker,
+                },
+            );
+        }
+    }
+
+    /// The front event, due now (head `k` was just taken), and the next front armed.
+    pub fn take(&mut self, q: &mut EventQueue<E>) -> Option<E> {
+        let (_, event) = self.events.pop_front()?;
+        if let Some(&(key, _)) = self.events.front() {
+            q.arm(
+                self.k,
+                Entry {
+                    key,
+                    event: self.marker,
+                },
+            );
+        }
+        Some(event)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +312,54 @@ mod tests {
         }
         assert_eq!(ta, tb);
         assert!(a.is_empty() && b.is_empty());
+    }
+
+    /// Events pushed through an exact lane come out exactly where the heap would hand them
+    /// out, ties in push order included, also when some are earlier than the lane's last.
+    #[test]
+    fn an_exact_lane_keeps_the_heap_order() {
+        const MARK: u64 = u64::MAX;
+        let mut a = EventQueue::default();
+        let mut lane = ExactLane::new(1, MARK);
+        let mut b = EventQueue::default();
+        let mut rng = crate::Rng::from_seed(5);
+        let (mut ta, mut tb) = (alloc::vec::Vec::new(), alloc::vec::Vec::new());
+        let mut now = 0;
+        let mut lane_pushes = 0;
+        for i in 0..3000u64 {
+            // Mostly a fixed delay (in order, many ties), sometimes a random one.
+            let fixed = rng.below(4) != 0;
+            let t = Micros(now + if fixed { 7 } else { rng.below(12) });
+            if fixed || rng.below(2) == 0 {
+                lane.push(&mut a, t, || i);
+                lane_pushes += 1;
+            } else {
+                a.push(t, i);
+            }
+            b.push(t, i);
+            if i % 2 == 0 {
+                let x = match a.take() {
+                    Some((t, MARK)) => (t, lane.take(&mut a).unwrap()),
+                    other => other.unwrap(),
+                };
+                let y = b.take().unwrap();
+                now = x.0 .0;
+                ta.push(x);
+                tb.push(y);
+            }
+        }
+        while let Some(x) = a.pop() {
+            let x = match x {
+                (t, MARK) => (t, lane.take(&mut a).unwrap()),
+                other => other,
+            };
+            ta.push(x);
+            tb.push(b.pop().unwrap());
+        }
+        assert!(b.is_empty() && lane.take(&mut a).is_none());
+        assert!(lane_pushes > 2000);
+        assert_eq!(ta.len(), 3000);
+        assert_eq!(ta, tb);
     }
 
     /// take + push gives exactly the order pop + push gives.

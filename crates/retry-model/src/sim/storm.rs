@@ -19,7 +19,7 @@ use super::engine::Model;
 use super::input::RunInput;
 use super::metrics::{ClosedForm, Recorder, Report, ServerSummary};
 use super::params::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
-use super::queue::EventQueue;
+use super::queue::{EventQueue, ExactLane};
 use super::settings::{QueueServer, Scenario, Server, Window};
 use super::slab::Slab;
 use crate::retry::budget::{Budget, Scope};
@@ -44,8 +44,11 @@ const LANE_NET: usize = 0;
 const LANE_SERVICE: usize = 1;
 /// The lane of read timeouts.
 const LANE_TIMEOUT: usize = 2;
+/// The replies of the outage window, one fixed delay after the attempt whenever attempts have
+/// the same timeout (an exact lane: see [`ExactLane`]).
+const LANE_OUTAGE: usize = 3;
 // Each lane's front is one of the event queue's heads.
-const _: () = assert!(LANE_TIMEOUT < super::queue::HEADS);
+const _: () = assert!(LANE_OUTAGE < super::queue::HEADS);
 
 struct Req {
     client: u32,
@@ -247,6 +250,7 @@ pub struct Storm {
     // (`LANE_TIMEOUT`, in order whenever attempts have the same timeout).
     lanes: [VecDeque<(Micros, Ev)>; 3],
     lanes_armed: [bool; 3],
+    outage_replies: ExactLane<Ev>,
     /// The server's own accounting (queue and flaky servers).
     pub stats: ServerStats,
     /// What was measured.
@@ -397,6 +401,7 @@ impl Storm {
             service: Rng::stream(p.seed, STREAM_SERVICE + stream),
             lanes: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
             lanes_armed: [false; 3],
+            outage_replies: ExactLane::new(LANE_OUTAGE, Ev::Lane(LANE_OUTAGE as u8)),
             stats: ServerStats::default(),
             rec,
         };
@@ -524,14 +529,12 @@ impl Storm {
             } else {
                 (at, outcome)
             };
-            q.push(
-                at,
-                Ev::Reply {
-                    req: id,
-                    gen,
-                    outcome,
-                },
-            );
+            let reply = || Ev::Reply {
+                req: id,
+                gen,
+                outcome,
+            };
+            self.outage_replies.push(q, at, reply);
             return;
         }
         if self.sp.server != ServerKind::Tick {
@@ -1046,6 +1049,11 @@ impl Model for Storm {
             Ev::User(u) => self.new_request_of(now, u, q),
             Ev::AtServer(slot) => self.at_server(now, slot, q),
             Ev::Served(slot) => self.served(now, slot, q),
+            Ev::Lane(k) if usize::from(k) == LANE_OUTAGE => {
+                if let Some(Ev::Reply { req, gen, outcome }) = self.outage_replies.take(q) {
+                    self.reply(now, req, gen, outcome, q);
+                }
+            }
             Ev::Lane(k) => self.fire_lane(usize::from(k), now, q),
             Ev::Send(id) => self.send(now, id, q),
             Ev::Tick(k) => self.settle(now, k, q),
