@@ -83,7 +83,8 @@ fn queue(c: &mut Criterion) {
     }
 }
 
-/// The same 95 cells spread over `threads` threads (cells are independent runs).
+/// The same 95 cells spread over `threads` threads (cells are independent runs), taken last
+/// first as `retrylab sweep` takes its rows.
 fn occ_sweep_threads(threads: usize) -> u64 {
     let cells: Vec<Params> = ["none", "exponential", "full", "equal", "decorrelated"]
         .iter()
@@ -101,7 +102,11 @@ fn occ_sweep_threads(threads: usize) -> u64 {
             .map(|_| {
                 s.spawn(|| {
                     let mut calls = 0;
-                    while let Some(p) = cells.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    while let Some(p) = cells
+                        .len()
+                        .checked_sub(1 + next.fetch_add(1, Ordering::Relaxed))
+                        .and_then(|i| cells.get(i))
+                    {
                         calls += simulate(p).unwrap().summary.attempts;
                     }
                     calls

@@ -148,6 +148,12 @@ fn param_axis(spec: &str) -> Result<Axis, String> {
 /// number of threads) with `std::thread::scope`: workers take the next row from a shared index
 /// and publish their row's progress; this thread prints the whole sweep's progress about every
 /// second once it has taken more than one.
+///
+/// Rows are taken last first: a sweep's later values are most often its heavier runs (more
+/// clients, longer outages), so the last row to finish is a light one and no core waits long
+/// for the others. A finished row wakes this thread at once (a channel), so the sweep ends
+/// when its last row does. Not rayon: a scope, an index and a channel are the whole pool, and
+/// each worker needs its own progress slot.
 fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
     use std::sync::Mutex;
@@ -161,14 +167,17 @@ fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     // Per worker: thousandths of its current row.
     let partial: Vec<AtomicU32> = (0..threads).map(|_| AtomicU32::new(0)).collect();
     let results: Mutex<Vec<Option<Summary>>> = Mutex::new(vec![None; total]);
+    let (finished, wake) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         for w in 0..threads {
             let (next, done, partial, results) = (&next, &done, &partial, &results);
+            let finished = finished.clone();
             scope.spawn(move || loop {
-                let i = next.fetch_add(1, Relaxed);
-                if i >= total {
+                let taken = next.fetch_add(1, Relaxed);
+                if taken >= total {
                     break;
                 }
+                let i = total - 1 - taken;
                 let summary = Run::new(&jobs[i].1).ok().map(|mut run| {
                     drive(&mut run, |f| partial[w].store((f * 1000.0) as u32, Relaxed));
                     run.finish().summary
@@ -178,12 +187,18 @@ fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
                     r[i] = summary;
                 }
                 done.fetch_add(1, Relaxed);
+                let _ = finished.send(());
             });
         }
+        drop(finished);
         let mut shown = false;
         let mut last = started;
         while done.load(Relaxed) < total {
-            std::thread::sleep(Duration::from_millis(50));
+            if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
+                wake.recv_timeout(Duration::from_millis(100))
+            {
+                break;
+            }
             if started.elapsed() >= Duration::from_secs(1)
                 && last.elapsed() >= Duration::from_millis(500)
             {
