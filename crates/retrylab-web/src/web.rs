@@ -204,16 +204,10 @@ pub fn start() -> Result<(), JsValue> {
     }
     // The first render runs in stages, one task each, so that no task at start-up (when every
     // function runs for the first time and is compiled as it is called) blocks the page for
-    // long: the schedule chart (the first chart) now, on a page that is still small to lay
-    // out; then the controls; then the deadline chart, the tables and the scenario view. The
-    // controls' handlers are delegated (below), so nothing waits for the controls to exist.
-    {
-        let mut a = app.borrow_mut();
-        if a.state.params.sim.scenario.is_none() {
-            draw_schedule_chart(&mut a);
-        }
-    }
-    mark_ready(false);
+    // long. The wasm's instantiation has a task to itself; then the schedule chart (the first
+    // chart), on a page that is still small to lay out; the controls; their values; the
+    // deadline chart and tables; the scenario view and the rest. The controls' handlers are
+    // delegated (below), so nothing waits for the controls to exist.
     {
         let stages = app.clone();
         let stage = Rc::new(std::cell::Cell::new(0u8));
@@ -227,25 +221,33 @@ pub fn start() -> Result<(), JsValue> {
             let n = stage.get();
             match n {
                 0 => {
-                    let doc = document();
-                    if build_controls(&doc)
-                        .and_then(|()| fill_menus(&doc))
-                        .is_err()
-                    {
+                    if !scenario {
+                        draw_schedule_chart(&mut a);
+                    }
+                    mark_ready(false);
+                }
+                1 => {
+                    if build_controls(&document()).is_err() {
                         web_sys::console::error_1(&"the controls could not be built".into());
+                    }
+                }
+                2 => {
+                    if fill_menus(&document()).is_err() {
+                        web_sys::console::error_1(&"the menus could not be filled".into());
                     }
                     render_controls(&mut a, true);
                 }
-                _ => {
+                3 => {
                     if !scenario {
                         draw_deadline(&mut a);
                         if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
                             fill_schedule_table(&a);
                         }
                     }
+                }
+                _ => {
                     render_rest(&mut a);
                     mark_ready(true);
-
                     return;
                 }
             }
@@ -255,7 +257,7 @@ pub fn start() -> Result<(), JsValue> {
             }
         });
         let f: js_sys::Function = step.as_ref().unchecked_ref::<js_sys::Function>().clone();
-        step.forget(); // runs twice at start-up; kept as small as a page-lifetime handler
+        step.forget(); // runs five times at start-up; kept as small as a page-lifetime handler
         if let Some(w) = web_sys::window() {
             w.set_timeout_with_callback_and_timeout_and_arguments_0(&f, 0)?;
         }
