@@ -1,6 +1,7 @@
 //! A sweep's chart: one summary metric against the swept key, one line per value of a second
 //! key (the 2015 study's five backoff kinds), with reference figures (the original 2015
-//! simulator's) as hollow markers of the same colour beside the lab's filled ones.
+//! simulator's) as hollow markers of the same colour beside the lab's filled ones. The legend
+//! has a column of its own at the right of the plot, so it covers no line.
 //!
 //! Drawing only: every value comes from the core (`Metric::value` of each row's summary). The y
 //! axis is the timeline's [`YAxis`] (log when the values span more than two decades). The
@@ -132,7 +133,24 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .flatten()
         .copied();
     let y = YAxis::for_values(values);
-    let mut chart = ChartBuilder::on(area)
+    // The legend has a column of its own at the right, so it never covers a line: a sweep's
+    // lines often fill every corner of the plot.
+    let entries: Vec<(Option<usize>, &str)> = c
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (Some(i), l.name.as_str()))
+        .chain(c.reference_name.iter().map(|n| (None, n.as_str())))
+        .collect();
+    let widest = entries
+        .iter()
+        .map(|(_, n)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (w, _) = area.dim_in_pixel();
+    let key_w = ((widest as f64 * 6.6 + 40.0) * scale).min(f64::from(w) * 0.4) as u32;
+    let (plot, key) = area.split_horizontally(w.saturating_sub(key_w));
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(64.0))
@@ -188,20 +206,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
             Some((d, g)) => chart
                 .draw_series(DashedLineSeries::new(points.clone(), px(d), px(g), style))
                 .map_err(|e| e.to_string())?,
-        }
-        .label(line.name.clone())
-        .legend(move |(x, yy)| {
-            // The legend's swatch shows the line's dash too: three pieces, touching when solid.
-            let [a, b, c] = match dash_of(i) {
-                None => [(0.0, 6.0), (6.0, 11.0), (11.0, 16.0)],
-                Some((d, _)) if d > 4.0 => [(0.0, 7.0), (10.0, 16.0), (16.0, 16.0)],
-                Some(_) => [(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)],
-            };
-            let seg = |(s, e): (f64, f64)| {
-                PathElement::new(vec![(x + px(s), yy), (x + px(e), yy)], style)
-            };
-            EmptyElement::at((0, 0)) + seg(a) + seg(b) + seg(c)
-        });
+        };
         chart
             .draw_series(points.iter().map(|p| Circle::new(*p, r, color.filled())))
             .map_err(|e| e.to_string())?;
@@ -214,51 +219,42 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
             .map_err(|e| e.to_string())?;
     }
-    if let Some(name) = &c.reference_name {
-        let grey = ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32);
-        chart
-            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-            .map_err(|e| e.to_string())?
-            .label(name.clone())
-            .legend(move |(x, yy)| Circle::new((x + px(8.0), yy), px(5.0), grey));
-    }
-    // The legend goes in the corner with the fewest points under it.
-    let (y_lo, y_hi) = (y.lo, y.hi);
-    let placed: Vec<(f64, f64)> = c
-        .lines
-        .iter()
-        .flat_map(|l| xs.iter().zip(l.values.iter().chain(&l.reference)))
-        .filter_map(|(x, v)| {
-            v.map(|v| {
-                (
-                    (x - x_lo) / (x_hi - x_lo),
-                    (y.place(v) - y_lo) / (y_hi - y_lo).max(1e-12),
-                )
-            })
-        })
-        .collect();
-    let corner = [
-        (SeriesLabelPosition::UpperLeft, 0.0, 1.0),
-        (SeriesLabelPosition::UpperRight, 1.0, 1.0),
-        (SeriesLabelPosition::LowerRight, 1.0, 0.0),
-        (SeriesLabelPosition::LowerLeft, 0.0, 0.0),
-    ]
-    .into_iter()
-    .min_by_key(|(_, cx, cy)| {
-        placed
-            .iter()
-            .filter(|(px_, py_)| (px_ - cx).abs() < 0.4 && (py_ - cy).abs() < 0.45)
-            .count()
-    })
-    .map_or(SeriesLabelPosition::LowerRight, |c| c.0);
-    chart
-        .configure_series_labels()
-        .position(corner)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(font(12.0))
-        .draw()
+    // The legend: each line's swatch (its dash too: three pieces, touching when solid) and
+    // name, then the hollow reference marker's.
+    let row = 18.0 * scale;
+    let top = 40.0 * scale;
+    for (k, (line, name)) in entries.iter().enumerate() {
+        let yy = (top + row * k as f64) as i32;
+        match line {
+            Some(i) => {
+                let style =
+                    ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
+                let pieces = match dash_of(*i) {
+                    None => [(0.0, 6.0), (6.0, 11.0), (11.0, 16.0)],
+                    Some((d, _)) if d > 4.0 => [(0.0, 7.0), (10.0, 16.0), (16.0, 16.0)],
+                    Some(_) => [(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)],
+                };
+                for (a, b) in pieces {
+                    key.draw(&PathElement::new(
+                        vec![(px(8.0 + a), yy), (px(8.0 + b), yy)],
+                        style,
+                    ))
+                    .map_err(|e| e.to_string())?;
+                }
+            }
+            None => {
+                let grey = ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32);
+                key.draw(&Circle::new((px(16.0), yy), px(5.0), grey))
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        key.draw(&Text::new(
+            name.to_string(),
+            (px(30.0), yy - px(7.0)),
+            font(12.0).into_font().color(&BLACK),
+        ))
         .map_err(|e| e.to_string())?;
+    }
     let map = SweepMap {
         xs: xs
             .iter()
