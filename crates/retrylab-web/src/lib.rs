@@ -15,6 +15,7 @@ pub mod deadline;
 #[cfg(target_arch = "wasm32")]
 mod exec;
 pub mod extras;
+pub mod key;
 pub mod lessons;
 #[cfg(target_arch = "wasm32")]
 mod scenario;

@@ -952,7 +952,7 @@ impl View {
         if !shown {
             return;
         }
-        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.5, 300.0, 520.0) else {
+        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
@@ -1026,7 +1026,7 @@ impl View {
             self.draw_sweep();
             return;
         }
-        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.45, 260.0, 420.0) else {
+        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {

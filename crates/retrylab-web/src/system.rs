@@ -6,6 +6,7 @@
 //! Drawing only: every value is a core `Rates` field. Its plot area starts and ends at the same
 //! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
 
+use crate::key::{split_with_keys, Key, Swatch};
 use crate::sweepchart::PALETTE;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -108,7 +109,17 @@ pub fn draw_system<DB: DrawingBackend>(
     } else {
         "failed requests per second, by reason"
     };
-    let mut c = chart_on(&panels[0], t1, 0.0, hi, title, scale, false)?;
+    let dashed = ShapeStyle::from(&BLACK).stroke_width(px(1.5) as u32);
+    let keys: Vec<Key> = present
+        .iter()
+        .map(|i| {
+            let color = PALETTE[i % PALETTE.len()];
+            Key::new(Swatch::Block(color.mix(0.75)), StopReason::ALL[*i].name())
+        })
+        .chain(two.then(|| Key::new(Swatch::Dashed(dashed), "B: all failures")))
+        .collect();
+    let plot = split_with_keys(&panels[0], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, hi, title, scale, false)?;
     mesh(&mut c, "failed/s", scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
     // Draw the tallest stack first, so each reason's band shows above the ones below it.
@@ -118,28 +129,17 @@ pub fn draw_system<DB: DrawingBackend>(
         let top = a
             .iter()
             .map(|r| (mid(r), idx.iter().map(|i| r.failures_by[*i]).sum::<f64>()));
-        let name = StopReason::ALL[present[k]].name();
         c.draw_series(AreaSeries::new(top, 0.0, color.mix(0.75)))
-            .map_err(err)?
-            .label(name)
-            .legend(move |(x, y)| {
-                Rectangle::new(
-                    [(x, y - px(5.0)), (x + px(14.0), y + px(5.0))],
-                    color.mix(0.75).filled(),
-                )
-            });
+            .map_err(err)?;
     }
     for b in s.sides.iter().skip(1) {
-        let style = ShapeStyle::from(&BLACK).stroke_width(px(1.5) as u32);
         c.draw_series(DashedLineSeries::new(
             b.iter().map(|r| (mid(r), r.failures)),
             px(6.0),
             px(4.0),
-            style,
+            dashed,
         ))
-        .map_err(err)?
-        .label("B: all failures")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(7.0), y)], style));
+        .map_err(err)?;
     }
     if present.is_empty() {
         c.draw_series(std::iter::once(Text::new(
@@ -149,7 +149,6 @@ pub fn draw_system<DB: DrawingBackend>(
         )))
         .map_err(err)?;
     }
-    legend(&mut c, scale)?;
 
     // 2. Share of capacity used (or, without a capacity, the work done), with the breaker's
     // spells.
@@ -179,15 +178,33 @@ pub fn draw_system<DB: DrawingBackend>(
             "per second",
         )
     };
-    let mut c = chart_on(&panels[1], t1, 0.0, top, title, scale, false)?;
+    let spells = [
+        (3u8, OPEN, "breaker open"),
+        (2u8, HALF, "breaker half-open"),
+    ];
+    let used = if s.capacity {
+        "capacity used"
+    } else {
+        "work done/s"
+    };
+    let keys: Vec<Key> = spells
+        .iter()
+        .filter(|_| s.breaker)
+        .map(|(_, color, name)| Key::new(Swatch::Block(color.mix(0.4)), *name))
+        .chain(std::iter::once(line_key(
+            s.sides.len(),
+            BLUE_LINE,
+            used,
+            scale,
+        )))
+        .collect();
+    let plot = split_with_keys(&panels[1], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, top, title, scale, false)?;
     mesh(&mut c, unit, scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, top)?;
     if s.breaker {
         let states = breaker_states(a);
-        for (code, color, name) in [
-            (3u8, OPEN, "breaker open"),
-            (2u8, HALF, "breaker half-open"),
-        ] {
+        for (code, color, _) in spells {
             let spans = a
                 .iter()
                 .zip(&states)
@@ -198,15 +215,7 @@ pub fn draw_system<DB: DrawingBackend>(
                         color.mix(0.18).filled(),
                     )
                 });
-            c.draw_series(spans)
-                .map_err(err)?
-                .label(name)
-                .legend(move |(x, y)| {
-                    Rectangle::new(
-                        [(x, y - px(5.0)), (x + px(14.0), y + px(5.0))],
-                        color.mix(0.4).filled(),
-                    )
-                });
+            c.draw_series(spans).map_err(err)?;
         }
     }
     if s.capacity {
@@ -214,23 +223,13 @@ pub fn draw_system<DB: DrawingBackend>(
             &mut c,
             s.sides,
             |r| r.utilisation * 100.0,
-            RGBColor(0, 114, 178),
-            "capacity used",
+            BLUE_LINE,
             scale,
             mid,
         )?;
     } else {
-        lines(
-            &mut c,
-            s.sides,
-            |r| r.served,
-            RGBColor(0, 114, 178),
-            "work done/s",
-            scale,
-            mid,
-        )?;
+        lines(&mut c, s.sides, |r| r.served, BLUE_LINE, scale, mid)?;
     }
-    legend(&mut c, scale)?;
 
     // 3. Requests in flight, and the budget's level.
     let top = s
@@ -254,41 +253,34 @@ pub fn draw_system<DB: DrawingBackend>(
         (false, true) => "requests in flight, and the most waiting in the server's queue",
         (false, false) => "requests in flight",
     };
-    let mut c = chart_on(&panels[2], t1, 0.0, hi, title, scale, true)?;
-    mesh(&mut c, "count", scale, true)?;
-    shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
-    lines(
-        &mut c,
-        s.sides,
-        |r| f64::from(r.in_flight),
-        RGBColor(204, 121, 167),
-        "in flight",
-        scale,
-        mid,
-    )?;
-    if s.queue {
-        lines(
-            &mut c,
-            s.sides,
-            |r| f64::from(r.queue),
+    let counts: [Count; 3] = [
+        (true, RGBColor(204, 121, 167), "in flight", |r| {
+            f64::from(r.in_flight)
+        }),
+        (
+            s.queue,
             RGBColor(86, 180, 233),
             "waiting in the queue",
-            scale,
-            mid,
-        )?;
+            |r| f64::from(r.queue),
+        ),
+        (s.budget, RGBColor(0, 158, 115), "budget tokens", |r| {
+            r.budget
+        }),
+    ];
+    let keys: Vec<Key> = counts
+        .iter()
+        .filter(|(on, ..)| *on)
+        .map(|(_, color, name, _)| line_key(s.sides.len(), *color, name, scale))
+        .collect();
+    let plot = split_with_keys(&panels[2], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, hi, title, scale, true)?;
+    mesh(&mut c, "count", scale, true)?;
+    shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
+    for (on, color, _, value) in counts {
+        if on {
+            lines(&mut c, s.sides, value, color, scale, mid)?;
+        }
     }
-    if s.budget {
-        lines(
-            &mut c,
-            s.sides,
-            |r| r.budget,
-            RGBColor(0, 158, 115),
-            "budget tokens",
-            scale,
-            mid,
-        )?;
-    }
-    legend(&mut c, scale)?;
     area.present().map_err(err)
 }
 
@@ -358,47 +350,49 @@ fn shade_outage<'a, DB: DrawingBackend + 'a>(
     Ok(())
 }
 
+/// A count the third panel may draw: whether it does, its colour, its name and its value.
+type Count = (bool, RGBColor, &'static str, fn(&Rates) -> f64);
+
+/// The line colour of the capacity (or work done) panel.
+const BLUE_LINE: RGBColor = RGBColor(0, 114, 178);
+
+/// Where the panels' legends start: the plot's left edge (margin and label area), in CSS px.
+const KEY_LEFT: f64 = 76.0;
+
+fn line_style(color: RGBColor, scale: f64) -> ShapeStyle {
+    ShapeStyle::from(&color).stroke_width((2.0 * scale).round() as u32)
+}
+
+/// The legend entry of a series every side draws: side A solid, side B dashed beside it.
+fn line_key(sides: usize, color: RGBColor, name: &str, scale: f64) -> Key {
+    let style = line_style(color, scale);
+    let mut k = Key::new(Swatch::Line(style), name);
+    if sides > 1 {
+        k.swatches.push(Swatch::Dashed(style));
+    }
+    k
+}
+
 fn lines<'a, DB: DrawingBackend + 'a>(
     c: &mut Chart<'a, DB>,
     sides: &[Vec<Rates>],
     value: impl Fn(&Rates) -> f64,
     color: RGBColor,
-    name: &str,
     scale: f64,
     mid: impl Fn(&Rates) -> f64,
 ) -> Result<(), String> {
     let px = move |v: f64| (v * scale).round() as i32;
-    let style = ShapeStyle::from(&color).stroke_width(px(2.0) as u32);
+    let style = line_style(color, scale);
     for (i, side) in sides.iter().enumerate() {
         let points = side.iter().map(|r| (mid(r), value(r)));
         if i == 0 {
-            let label = if sides.len() > 1 {
-                format!("A: {name}")
-            } else {
-                name.to_string()
-            };
-            c.draw_series(LineSeries::new(points, style))
-                .map_err(err)?
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], style));
+            c.draw_series(LineSeries::new(points, style)).map_err(err)?;
         } else {
             c.draw_series(DashedLineSeries::new(points, px(6.0), px(4.0), style))
-                .map_err(err)?
-                .label(format!("B (dashed): {name}"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(7.0), y)], style));
+                .map_err(err)?;
         }
     }
     Ok(())
-}
-
-fn legend<'a, DB: DrawingBackend + 'a>(c: &mut Chart<'a, DB>, scale: f64) -> Result<(), String> {
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(("sans-serif", 11.0 * scale))
-        .draw()
-        .map_err(err)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! a series spans more than two decades (a storm), the y axis is logarithmic. The returned
 //! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
 
+use crate::key::{split_with_keys, Key, Swatch};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::Rates;
@@ -149,7 +150,34 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .flatten()
         .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures]);
     let y = YAxis::for_values(values);
-    let mut chart = ChartBuilder::on(area)
+    let series: [Series; 4] = [
+        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
+            r.attempts
+        }),
+        ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
+        ("successes/s", SUCCESSES, 1.5, |r| r.successes),
+        ("failed requests/s", FAILURES, 1.0, |r| r.failures),
+    ];
+    let two = t.sides.len() > 1;
+    let style_of = |color: RGBColor, width: f64| {
+        ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
+    };
+    // The legend under the plot (side B's dashed swatch beside A's solid one).
+    let keys: Vec<Key> = t
+        .outage
+        .iter()
+        .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
+        .chain(series.iter().map(|(label, color, width, _)| {
+            let style = style_of(*color, *width);
+            let mut k = Key::new(Swatch::Line(style), *label);
+            if two {
+                k.swatches.push(Swatch::Dashed(style));
+            }
+            k
+        }))
+        .collect();
+    let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(64.0))
@@ -179,68 +207,31 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
-    if let Some((a, b, name)) = t.outage {
+    if let Some((a, b, _)) = t.outage {
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(a, y.lo), (b.min(t1), y.hi)],
                 OUTAGE.mix(0.35).filled(),
             )))
-            .map_err(|e| e.to_string())?
-            .label(name)
-            .legend(move |(x, yy)| {
-                Rectangle::new(
-                    [(x, yy - px(5.0)), (x + px(16.0), yy + px(5.0))],
-                    OUTAGE.mix(0.5).filled(),
-                )
-            });
+            .map_err(|e| e.to_string())?;
     }
-    let series: [Series; 4] = [
-        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
-            r.attempts
-        }),
-        ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
-        ("successes/s", SUCCESSES, 1.5, |r| r.successes),
-        ("failed requests/s", FAILURES, 1.0, |r| r.failures),
-    ];
-    let two = t.sides.len() > 1;
     for (side, rates) in t.sides.iter().enumerate() {
-        for (label, color, width, value) in series {
-            let style = ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32);
+        for (_, color, width, value) in series {
+            let style = style_of(color, width);
             let points = rates
                 .iter()
                 .map(|r| (r.t_s + t.bin_s / 2.0, y.place(value(r))));
-            let label = match (two, side) {
-                (false, _) => label.to_string(),
-                (true, 0) => format!("A: {label}"),
-                (true, _) => format!("B (dashed): {label}"),
-            };
             if side == 0 {
                 chart
                     .draw_series(LineSeries::new(points, style))
-                    .map_err(|e| e.to_string())?
-                    .label(label)
-                    .legend(move |(x, yy)| {
-                        PathElement::new(vec![(x, yy), (x + px(16.0), yy)], style)
-                    });
+                    .map_err(|e| e.to_string())?;
             } else {
                 chart
                     .draw_series(DashedLineSeries::new(points, px(6.0), px(4.0), style))
-                    .map_err(|e| e.to_string())?
-                    .label(label)
-                    .legend(move |(x, yy)| {
-                        PathElement::new(vec![(x, yy), (x + px(7.0), yy)], style)
-                    });
+                    .map_err(|e| e.to_string())?;
             }
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(font(12.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
     let (x0, _) = chart.backend_coord(&(0.0, y.lo));
     let (x1, _) = chart.backend_coord(&(t1, y.lo));
     area.present().map_err(|e| e.to_string())?;
