@@ -337,8 +337,20 @@ impl Exec {
         if exec.glue.is_none() {
             exec.fallback = Some("the page's script was not found for a worker".into());
         }
-        exec.grow();
         exec
+    }
+
+    /// Starts workers until `n` are running (at most the pool's size), so that they load the
+    /// wasm before the links come: every worker a sweep will use starts with the page, not
+    /// when the sweep is handed out.
+    pub(crate) fn prestart(&mut self, n: usize) {
+        while self.fallback.is_none() && self.slots.len() < n.min(self.max) {
+            let before = self.slots.len();
+            self.grow();
+            if self.slots.len() == before {
+                break;
+            }
+        }
     }
 
     /// Where runs go: "worker", or "page" when no worker could start.

@@ -247,6 +247,25 @@ impl View {
         self.exec = Some(Exec::new(wake));
     }
 
+    /// Starts the workers a link will want: one per core for a sweep, two for a comparison,
+    /// one for a single run, none yet for a policy-only link (its page starts one once it is
+    /// drawn, ready for a scenario).
+    pub(crate) fn prestart(&mut self, p: &Params, drawn: bool) {
+        let n = match (
+            p.sim.scenario.is_some(),
+            p.sweep().is_some(),
+            p.compare.is_some(),
+        ) {
+            (true, true, _) => usize::MAX,
+            (true, false, true) => 2,
+            (true, false, false) => 1,
+            (false, ..) => usize::from(drawn),
+        };
+        if let Some(exec) = self.exec.as_mut() {
+            exec.prestart(n);
+        }
+    }
+
     /// Brings the view in line with the link: starts a run for a new scenario link (replacing
     /// one in flight), or clears the view for a policy-only link. Returns true when the page
     /// runs the simulation itself and a slice should be scheduled.

@@ -200,6 +200,8 @@ pub fn start() -> Result<(), JsValue> {
         tick.forget(); // page-lifetime handler
         let mut a = app.borrow_mut();
         a.view.connect(f.clone());
+        let params = a.state.params.clone();
+        a.view.prestart(&params, false);
         a.tick = Some(f);
     }
     // The first render runs in stages, one task each, so that no task at start-up (when every
@@ -247,6 +249,8 @@ pub fn start() -> Result<(), JsValue> {
                 }
                 _ => {
                     render_rest(&mut a);
+                    let params = a.state.params.clone();
+                    a.view.prestart(&params, true);
                     mark_ready(true);
                     return;
                 }
