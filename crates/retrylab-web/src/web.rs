@@ -29,6 +29,9 @@ struct App {
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
+    /// While the page starts, the address bar is written once, in the last stage (a same-page
+    /// navigation costs a cold page up to 35 ms, enough to make a stage a long task).
+    starting: bool,
     /// When the scenario view was last rendered while a run was in flight (page clock, ms).
     progress_shown: f64,
 }
@@ -168,6 +171,7 @@ pub fn start() -> Result<(), JsValue> {
         tick: None,
         tick_pending: false,
         progress_shown: 0.0,
+        starting: true,
     }));
     {
         // Reads what the simulation workers posted and redraws; where the page runs the
@@ -208,7 +212,7 @@ pub fn start() -> Result<(), JsValue> {
     // function runs for the first time and is compiled as it is called) blocks the page for
     // long. The wasm's instantiation has a task to itself; then the schedule chart (the first
     // chart), on a page that is still small to lay out; the controls; their values; the
-    // deadline chart and tables; the scenario view and the rest. The controls' handlers are
+    // deadline chart and tables; the scenario view and the rest; the address bar. The controls' handlers are
     // delegated (below), so nothing waits for the controls to exist.
     {
         let stages = app.clone();
@@ -247,10 +251,14 @@ pub fn start() -> Result<(), JsValue> {
                         }
                     }
                 }
-                _ => {
+                4 => {
                     render_rest(&mut a);
                     let params = a.state.params.clone();
                     a.view.prestart(&params, true);
+                }
+                _ => {
+                    a.starting = false;
+                    write_address(&a.state);
                     mark_ready(true);
                     return;
                 }
@@ -261,7 +269,7 @@ pub fn start() -> Result<(), JsValue> {
             }
         });
         let f: js_sys::Function = step.as_ref().unchecked_ref::<js_sys::Function>().clone();
-        step.forget(); // runs five times at start-up; kept as small as a page-lifetime handler
+        step.forget(); // runs six times at start-up; kept as small as a page-lifetime handler
         if let Some(w) = web_sys::window() {
             w.set_timeout_with_callback_and_timeout_and_arguments_0(&f, 0)?;
         }
@@ -809,11 +817,25 @@ fn render(a: &mut App, write_controls: bool) {
 }
 
 /// The controls, errors, notices, the step trace and the link (the first part of [`render`]).
+/// Writes the link into the address bar, unless it is there already.
+fn write_address(s: &State) {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let link = format!("?{}", s.link());
+    if w.location().search().ok().as_deref() == Some(link.as_str()) {
+        return;
+    }
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&link));
+    }
+}
+
 fn render_controls(a: &mut App, write_controls: bool) {
     let doc = document();
     let s = &a.state;
-    if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("?{}", s.link())));
+    if !a.starting {
+        write_address(s);
     }
     let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
     for (k, kind) in controls() {
