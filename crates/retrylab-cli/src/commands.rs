@@ -323,6 +323,33 @@ mod tests {
                 .sum::<u64>(),
             2700
         );
+        assert!(
+            v["summary"].get("server").is_none(),
+            "the tick server has no server figures"
+        );
+        // A queue server's own figures, the numbers its table prints.
+        let q = "preset=queue-spike-none&duration=20s";
+        let v: Value =
+            serde_json::from_str(&run_s(&["run", q, "--format", "json"]).unwrap()).unwrap();
+        let sv = &v["summary"]["server"];
+        let table = run_s(&["run", q]).unwrap();
+        for (label, key, digits) in [
+            ("goodput (successes/s)", "goodput_per_s", 1),
+            ("throughput (work done/s)", "throughput_per_s", 1),
+            ("mean number at the server", "mean_in_system", 2),
+        ] {
+            let x = sv[key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("summary.server.{key}"));
+            let shown = format!("{x:.digits$}");
+            assert!(
+                table
+                    .lines()
+                    .any(|l| l.starts_with(&format!("  {label}")) && l.ends_with(&shown)),
+                "{label}: {shown} not in\n{table}"
+            );
+        }
+        assert!(sv["max_queue"].as_u64().unwrap() > 0);
         let csv = run_s(&["run", "preset=burst-lab", "--format", "csv"]).unwrap();
         assert!(csv.starts_with("t_ms,originals,attempts,retries,successes,"));
         let md = run_s(&["run", "preset=lost-key&duration=5s", "--format", "markdown"]).unwrap();

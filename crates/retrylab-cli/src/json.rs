@@ -1,7 +1,7 @@
 //! The CLI's JSON output, as serde-derived types: one struct per document, field names as
 //! `docs` and the tests name them. Durations are milliseconds (floats), budget amounts tokens.
 
-use retry_model::sim::{Bin, SimReport, Summary};
+use retry_model::sim::{Bin, ServerSummary, SimReport, Summary};
 use retry_model::{Amplification, Micros, Params, Schedule, StopReason, Trace};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -201,6 +201,10 @@ pub struct SummaryDoc {
     duplicates: u64,
     failures: BTreeMap<&'static str, u64>,
     served: u64,
+    /// The queue or flaky server's own figures (goodput, throughput, wasted work, time and
+    /// number at the server, queueing), as the table prints them; absent for the tick server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<ServerSummary>,
 }
 
 impl SummaryDoc {
@@ -222,6 +226,7 @@ impl SummaryDoc {
                 .map(|r| (r.name(), s.failures[r.index()]))
                 .collect(),
             served: s.served,
+            server: s.server,
         }
     }
 }
