@@ -95,7 +95,8 @@ impl Params {
                 None => errors.push(bad(k, "unknown key: see docs/link.md")),
             }
         }
-        known.sort_by_key(|(i, _, _)| *i);
+        // Each key once (a repeat is refused above), so an unstable sort orders them exactly.
+        known.sort_unstable_by_key(|(i, _, _)| *i);
         let mut side = Params {
             compare: None,
             ..self.clone()

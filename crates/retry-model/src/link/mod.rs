@@ -495,7 +495,8 @@ impl Params {
                 )),
             }
         }
-        pairs.sort_by_key(|(i, _, _)| *i);
+        // Each key once (a repeat is refused above), so an unstable sort orders them exactly.
+        pairs.sort_unstable_by_key(|(i, _, _)| *i);
         // The version goes first: a newer link is refused before its keys are read.
         if let Some((_, _, v)) = pairs.iter().find(|(_, k, _)| k == "v") {
             if let Err(e) = p.set("v", v) {
@@ -542,15 +543,16 @@ impl Params {
     /// Sets a preset's keys (link text, see [`Preset::settings`]) in table order; a later group
     /// overrides an earlier one. Every preset's keys are valid (`presets_round_trip`).
     fn apply_preset(&mut self, preset: Preset) {
-        let mut pairs: Vec<(&str, &str)> = preset
+        let pairs: Vec<(&str, &str)> = preset
             .settings()
             .iter()
             .flat_map(|group| group.iter().copied())
             .collect();
-        // Stable: within one key, the later group's value is applied last.
-        pairs.sort_by_key(|(k, _)| all_keys().position(|n| n == *k));
-        for (k, v) in pairs {
-            let _ = self.set(k, v);
+        // Key by key in table order; within one key, the later group's value is applied last.
+        for name in all_keys() {
+            for (k, v) in pairs.iter().filter(|(k, _)| *k == name) {
+                let _ = self.set(k, v);
+            }
         }
     }
 
