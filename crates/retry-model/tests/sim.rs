@@ -466,7 +466,7 @@ proptest! {
 
 /// Thousandths as the link writes them.
 fn text(milli: u64) -> String {
-    if milli % 1000 == 0 {
+    if milli.is_multiple_of(1000) {
         format!("{}", milli / 1000)
     } else {
         format!("{}.{:03}", milli / 1000, milli % 1000)

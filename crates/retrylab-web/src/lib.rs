@@ -86,16 +86,6 @@ pub fn simulate_of(query: &str) -> Result<String, String> {
     ))
 }
 
-/// A simulation link's summary as a JavaScript object (the fields of `retry_model::sim::Summary`).
-#[wasm_bindgen]
-pub fn simulate_summary(query: &str) -> Result<JsValue, JsValue> {
-    let p: retry_model::Params = query
-        .parse()
-        .map_err(|e: retry_model::ConfigError| JsValue::from_str(&e.to_string()))?;
-    let r = retry_model::sim::simulate(&p).map_err(|e| JsValue::from_str(&e.to_string()))?;
-    serde_wasm_bindgen::to_value(&r.summary).map_err(|e| JsValue::from_str(&e.to_string()))
-}
-
 /// The whole 2015 sweep (clients 10 to 190 step 10, five kinds, 100 runs each); returns the total
 /// write calls. Used to time the simulator in wasm against the native benchmark.
 #[wasm_bindgen]
@@ -105,6 +95,31 @@ pub fn occ_sweep_calls() -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// A worker's report crosses to the page as postcard bytes (`exec::to_js`): every
+    /// scenario's report, series and server figures included, comes back bit for bit.
+    #[test]
+    fn a_report_survives_the_workers_message_format() {
+        for q in [
+            "preset=payments-none&duration=10s",
+            "preset=burst-lab",
+            "preset=occ-2015&runs=3",
+            "preset=layers-333&p=0.5",
+            "preset=lost-nokey&duration=5s",
+            "preset=queue-spike-none&duration=15s",
+            "preset=flaky-breaker&duration=5s",
+        ] {
+            let p: retry_model::Params = q.parse().unwrap();
+            let r = retry_model::sim::simulate(&p).unwrap();
+            let bytes = postcard::to_allocvec(&r).unwrap();
+            let back: retry_model::sim::SimReport = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back, r, "{q}");
+            assert_eq!(
+                back.summary.amplification.to_bits(),
+                r.summary.amplification.to_bits()
+            );
+        }
+    }
+
     #[test]
     fn fresh_seeds_differ_and_go_into_the_link() {
         let (a, b) = (super::fresh_seed().unwrap(), super::fresh_seed().unwrap());

@@ -50,7 +50,7 @@ pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
     let mut unit = scale;
     for b in frac.bytes() {
         let d = u64::from(b - b'0');
-        if unit % 10 != 0 {
+        if !unit.is_multiple_of(10) {
             if d != 0 {
                 return None;
             }

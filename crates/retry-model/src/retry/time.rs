@@ -80,9 +80,9 @@ impl fmt::Display for Micros {
     /// `1500ms`, `40us`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let us = self.0;
-        if us != 0 && us % 1_000_000 == 0 {
+        if us != 0 && us.is_multiple_of(1_000_000) {
             write!(f, "{}s", us / 1_000_000)
-        } else if us % 1_000 == 0 {
+        } else if us.is_multiple_of(1_000) {
             write!(f, "{}ms", us / 1_000)
         } else {
             write!(f, "{}us", us)
