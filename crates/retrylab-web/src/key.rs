@@ -11,13 +11,23 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// How an entry's series looks.
 #[derive(Clone, Copy, Debug)]
 pub enum Swatch {
-    /// A solid line.
-    Line(ShapeStyle),
-    /// A dashed line (side B of a comparison).
-    Dashed(ShapeStyle),
+    /// A line drawn in pieces: `(from, to)` in CSS pixels across the swatch ([`SOLID`],
+    /// [`DASHED`], [`LONG_DASHED`], [`DOTTED`]).
+    Line(ShapeStyle, &'static [(f64, f64)]),
     /// A filled block (a stacked area, a shaded window).
     Block(RGBAColor),
+    /// A hollow marker (reference figures).
+    Ring(ShapeStyle),
 }
+
+/// A solid line's swatch.
+pub const SOLID: &[(f64, f64)] = &[(0.0, SWATCH)];
+/// A dashed line's (side B of a comparison).
+pub const DASHED: &[(f64, f64)] = &[(0.0, 5.0), (7.0, 12.0), (14.0, 18.0)];
+/// A line of long dashes.
+pub const LONG_DASHED: &[(f64, f64)] = &[(0.0, 7.0), (10.0, 17.0)];
+/// A dotted line's.
+pub const DOTTED: &[(f64, f64)] = &[(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)];
 
 /// One legend entry: its swatches (side A's and B's, for a series both sides draw) and text.
 #[derive(Clone, Debug)]
@@ -38,9 +48,81 @@ impl Key {
     }
 }
 
+/// A swatch's width, the gap after it and the space between entries, in CSS pixels.
 const SWATCH: f64 = 18.0;
 const GAP: f64 = 6.0;
 const SPACE: f64 = 18.0;
+
+/// Entries of these `widths` laid out left to right from `left`, wrapping before `right`:
+/// each entry's x and row.
+pub fn flow(widths: &[f64], left: f64, right: f64, space: f64) -> Vec<(f64, u32)> {
+    let (mut x, mut row) = (left, 0);
+    widths
+        .iter()
+        .map(|w| {
+            if x > left && x + w > right {
+                x = left;
+                row += 1;
+            }
+            let at = (x, row);
+            x += w + space;
+            at
+        })
+        .collect()
+}
+
+/// The legend's text style at `font_px` (device pixels: times `scale`).
+pub fn text_style(font_px: f64, scale: f64) -> TextStyle<'static> {
+    ("sans-serif", font_px * scale)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center))
+}
+
+/// Draws entry `k` on `area` from `x`, centred on row `mid` (device pixels).
+pub fn draw_entry<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    k: &Key,
+    x: f64,
+    mid: i32,
+    text: &TextStyle<'_>,
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| v.round() as i32;
+    let mut sx = x;
+    for s in &k.swatches {
+        match *s {
+            Swatch::Line(style, pieces) => {
+                for (a, b) in pieces {
+                    area.draw(&PathElement::new(
+                        vec![(px(sx + a * scale), mid), (px(sx + b * scale), mid)],
+                        style,
+                    ))
+                    .map_err(|e| e.to_string())?;
+                }
+            }
+            Swatch::Block(color) => area
+                .draw(&Rectangle::new(
+                    [
+                        (px(sx), mid - px(5.0 * scale)),
+                        (px(sx + SWATCH * scale), mid + px(5.0 * scale)),
+                    ],
+                    color.filled(),
+                ))
+                .map_err(|e| e.to_string())?,
+            Swatch::Ring(style) => area
+                .draw(&Circle::new(
+                    (px(sx + SWATCH * scale / 2.0), mid),
+                    px(5.0 * scale),
+                    style,
+                ))
+                .map_err(|e| e.to_string())?,
+        }
+        sx += (SWATCH + GAP) * scale;
+    }
+    area.draw(&Text::new(k.label.clone(), (px(sx), mid), text.clone()))
+        .map_err(|e| e.to_string())
+}
 
 /// Splits `area` into the plot (returned) and a band under it holding `keys` in rows, drawn
 /// at `font_px` from `left` pixels in (the plot's left edge, device pixels); `scale` is the
@@ -56,60 +138,39 @@ pub fn split_with_keys<DB: DrawingBackend>(
         return Ok(area.clone());
     }
     let (w, h) = area.dim_in_pixel();
-    let font = ("sans-serif", font_px * scale).into_font();
-    let text = font.color(&BLACK).pos(Pos::new(HPos::Left, VPos::Center));
+    let text = text_style(font_px, scale);
     let row_h = (font_px * 1.6 * scale).round();
-    // Lay the entries out in rows within the plot's width.
-    let right = f64::from(w) - 12.0 * scale;
-    let mut at: Vec<(f64, f64)> = Vec::with_capacity(keys.len());
-    let (mut x, mut row) = (left, 0.0);
-    for k in keys {
-        let text_w = area.estimate_text_size(&k.label, &text).map_or(
-            k.label.chars().count() as f64 * font_px * 0.55 * scale,
-            |(tw, _)| f64::from(tw),
-        );
-        let width = k.swatches.len() as f64 * (SWATCH + GAP) * scale + text_w;
-        if x > left && x + width > right {
-            x = left;
-            row += 1.0;
-        }
-        at.push((x, row));
-        x += width + SPACE * scale;
-    }
-    let band = ((row + 1.0) * row_h + 6.0 * scale).min(f64::from(h) / 2.0) as u32;
+    let widths: Vec<f64> = keys
+        .iter()
+        .map(|k| {
+            let text_w = area.estimate_text_size(&k.label, &text).map_or(
+                k.label.chars().count() as f64 * font_px * 0.55 * scale,
+                |(tw, _)| f64::from(tw),
+            );
+            k.swatches.len() as f64 * (SWATCH + GAP) * scale + text_w
+        })
+        .collect();
+    let at = flow(&widths, left, f64::from(w) - 12.0 * scale, SPACE * scale);
+    let rows = at.iter().map(|(_, r)| r + 1).max().unwrap_or(1);
+    let band = (f64::from(rows) * row_h + 6.0 * scale).min(f64::from(h) / 2.0) as u32;
     let (plot, strip) = area.split_vertically(h.saturating_sub(band));
-    let px = |v: f64| v.round() as i32;
     for (k, (x, row)) in keys.iter().zip(at) {
-        let mid = px(row * row_h + row_h / 2.0);
-        let mut sx = x;
-        for s in &k.swatches {
-            let (a, b) = (px(sx), px(sx + SWATCH * scale));
-            match *s {
-                Swatch::Line(style) => strip
-                    .draw(&PathElement::new(vec![(a, mid), (b, mid)], style))
-                    .map_err(|e| e.to_string())?,
-                Swatch::Dashed(style) => {
-                    for (s0, s1) in [(0.0, 5.0), (7.0, 12.0), (14.0, 18.0)] {
-                        strip
-                            .draw(&PathElement::new(
-                                vec![(px(sx + s0 * scale), mid), (px(sx + s1 * scale), mid)],
-                                style,
-                            ))
-                            .map_err(|e| e.to_string())?;
-                    }
-                }
-                Swatch::Block(color) => strip
-                    .draw(&Rectangle::new(
-                        [(a, mid - px(5.0 * scale)), (b, mid + px(5.0 * scale))],
-                        color.filled(),
-                    ))
-                    .map_err(|e| e.to_string())?,
-            }
-            sx += (SWATCH + GAP) * scale;
-        }
-        strip
-            .draw(&Text::new(k.label.clone(), (px(sx), mid), text.clone()))
-            .map_err(|e| e.to_string())?;
+        let mid = (f64::from(row) * row_h + row_h / 2.0).round() as i32;
+        draw_entry(&strip, k, x, mid, &text, scale)?;
     }
     Ok(plot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_wrap_before_the_right_edge() {
+        let at = flow(&[100.0, 100.0, 100.0, 250.0], 10.0, 300.0, 20.0);
+        assert_eq!(at, [(10.0, 0), (130.0, 0), (10.0, 1), (10.0, 2)]);
+        // An entry wider than the band still gets a row of its own, never an empty one.
+        assert_eq!(flow(&[500.0, 10.0], 0.0, 100.0, 5.0), [(0.0, 0), (0.0, 1)]);
+        assert!(flow(&[], 0.0, 100.0, 5.0).is_empty());
+    }
 }

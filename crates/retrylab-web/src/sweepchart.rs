@@ -7,6 +7,7 @@
 //! axis is the timeline's [`YAxis`] (log when the values span more than two decades). The
 //! returned [`SweepMap`] turns a pointer's x back into the nearest swept value, for the readout.
 
+use crate::key;
 use crate::timeline::YAxis;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -149,7 +150,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .unwrap_or(0);
     let (w, _) = area.dim_in_pixel();
     let key_w = ((widest as f64 * 6.6 + 40.0) * scale).min(f64::from(w) * 0.4) as u32;
-    let (plot, key) = area.split_horizontally(w.saturating_sub(key_w));
+    let (plot, legend) = area.split_horizontally(w.saturating_sub(key_w));
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
@@ -219,41 +220,33 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
             .map_err(|e| e.to_string())?;
     }
-    // The legend: each line's swatch (its dash too: three pieces, touching when solid) and
-    // name, then the hollow reference marker's.
-    let row = 18.0 * scale;
-    let top = 40.0 * scale;
+    // The legend: each line's swatch (its dash too), then the hollow reference marker's.
+    let text = key::text_style(12.0, scale);
     for (k, (line, name)) in entries.iter().enumerate() {
-        let yy = (top + row * k as f64) as i32;
-        match line {
+        let swatch = match line {
             Some(i) => {
                 let style =
                     ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
                 let pieces = match dash_of(*i) {
-                    None => [(0.0, 6.0), (6.0, 11.0), (11.0, 16.0)],
-                    Some((d, _)) if d > 4.0 => [(0.0, 7.0), (10.0, 16.0), (16.0, 16.0)],
-                    Some(_) => [(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)],
+                    None => key::SOLID,
+                    Some((d, _)) if d > 4.0 => key::LONG_DASHED,
+                    Some(_) => key::DOTTED,
                 };
-                for (a, b) in pieces {
-                    key.draw(&PathElement::new(
-                        vec![(px(8.0 + a), yy), (px(8.0 + b), yy)],
-                        style,
-                    ))
-                    .map_err(|e| e.to_string())?;
-                }
+                key::Swatch::Line(style, pieces)
             }
-            None => {
-                let grey = ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32);
-                key.draw(&Circle::new((px(16.0), yy), px(5.0), grey))
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-        key.draw(&Text::new(
-            name.to_string(),
-            (px(30.0), yy - px(7.0)),
-            font(12.0).into_font().color(&BLACK),
-        ))
-        .map_err(|e| e.to_string())?;
+            None => key::Swatch::Ring(
+                ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
+            ),
+        };
+        let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
+        key::draw_entry(
+            &legend,
+            &key::Key::new(swatch, *name),
+            8.0 * scale,
+            mid,
+            &text,
+            scale,
+        )?;
     }
     let map = SweepMap {
         xs: xs

@@ -6,7 +6,7 @@
 //! Drawing only: every value is a core `Rates` field. Its plot area starts and ends at the same
 //! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
 
-use crate::key::{split_with_keys, Key, Swatch};
+use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
 use crate::sweepchart::PALETTE;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -116,7 +116,7 @@ pub fn draw_system<DB: DrawingBackend>(
             let color = PALETTE[i % PALETTE.len()];
             Key::new(Swatch::Block(color.mix(0.75)), StopReason::ALL[*i].name())
         })
-        .chain(two.then(|| Key::new(Swatch::Dashed(dashed), "B: all failures")))
+        .chain(two.then(|| Key::new(Swatch::Line(dashed, DASHED), "B: all failures")))
         .collect();
     let plot = split_with_keys(&panels[0], &keys, KEY_LEFT * scale, 11.0, scale)?;
     let mut c = chart_on(&plot, t1, 0.0, hi, title, scale, false)?;
@@ -366,9 +366,9 @@ fn line_style(color: RGBColor, scale: f64) -> ShapeStyle {
 /// The legend entry of a series every side draws: side A solid, side B dashed beside it.
 fn line_key(sides: usize, color: RGBColor, name: &str, scale: f64) -> Key {
     let style = line_style(color, scale);
-    let mut k = Key::new(Swatch::Line(style), name);
+    let mut k = Key::new(Swatch::Line(style, SOLID), name);
     if sides > 1 {
-        k.swatches.push(Swatch::Dashed(style));
+        k.swatches.push(Swatch::Line(style, DASHED));
     }
     k
 }

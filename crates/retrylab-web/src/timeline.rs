@@ -6,7 +6,7 @@
 //! a series spans more than two decades (a storm), the y axis is logarithmic. The returned
 //! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
 
-use crate::key::{split_with_keys, Key, Swatch};
+use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::Rates;
@@ -169,9 +169,9 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
         .chain(series.iter().map(|(label, color, width, _)| {
             let style = style_of(*color, *width);
-            let mut k = Key::new(Swatch::Line(style), *label);
+            let mut k = Key::new(Swatch::Line(style, SOLID), *label);
             if two {
-                k.swatches.push(Swatch::Dashed(style));
+                k.swatches.push(Swatch::Line(style, DASHED));
             }
             k
         }))
