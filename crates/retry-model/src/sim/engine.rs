@@ -1,9 +1,10 @@
 //! The discrete-event driver: a model, its event queue, and `step`/`run`.
 
-use super::metrics::Report;
+use super::metrics::{Report, Summary};
 use super::queue::EventQueue;
 use crate::retry::time::Micros;
 use alloc::boxed::Box;
+use alloc::vec::Vec;
 
 /// A simulated system: it handles one event at a time and may schedule more. Every scenario
 /// is one (`outage` and `burst` share [`super::Storm`]), so [`super::Run`] drives any of them
@@ -18,6 +19,17 @@ pub trait Model {
     fn progress(&self, now: Micros) -> f64;
     /// What was measured, once no event is left; `at` is the link's `at`.
     fn finish(self, at: Option<Micros>) -> Report;
+    /// [`Model::finish`] for a repetition whose bins are not kept: the summary, and each
+    /// bin's attempts and successes (all that a run's fingerprint reads of the bins). A model
+    /// whose bins cost more to build than to count gives these without building them.
+    fn finish_summary(self, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>)
+    where
+        Self: Sized,
+    {
+        let r = self.finish(at);
+        let bins = r.bins.iter().map(|b| (b.attempts, b.successes)).collect();
+        (r.summary, bins)
+    }
 }
 
 /// One repetition of any scenario, as [`super::Run`] holds it.
@@ -28,6 +40,8 @@ pub trait Repetition {
     fn progress(&self) -> f64;
     /// [`Model::finish`].
     fn finish(self: Box<Self>, at: Option<Micros>) -> Report;
+    /// [`Model::finish_summary`].
+    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>);
 }
 
 impl<M: Model> Repetition for Sim<M> {
@@ -43,6 +57,10 @@ impl<M: Model> Repetition for Sim<M> {
 
     fn finish(self: Box<Self>, at: Option<Micros>) -> Report {
         self.model.finish(at)
+    }
+
+    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>) {
+        self.model.finish_summary(at)
     }
 }
 

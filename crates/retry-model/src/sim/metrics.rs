@@ -56,14 +56,24 @@ impl Bin {
 
 /// The most attempts in any one-second window of `bins` (sliding by bins), per second.
 pub(crate) fn peak_per_s(bins: &[Bin], width: Micros) -> f64 {
+    peak_per_s_of(bins.iter().map(|b| b.attempts), width)
+}
+
+/// [`peak_per_s`] of bins given by their attempts alone.
+pub(crate) fn peak_per_s_of<I>(attempts: I, width: Micros) -> f64
+where
+    I: Iterator<Item = u32> + Clone,
+{
     let width = width.0.max(1);
     let window = ((1_000_000 / width).max(1)) as usize;
     let mut peak = 0u64;
     let mut sum = 0u64;
-    for i in 0..bins.len() {
-        sum += u64::from(bins[i].attempts);
+    // The bin leaving the window trails the one entering it by `window` bins.
+    let mut leaving = attempts.clone();
+    for (i, a) in attempts.enumerate() {
+        sum += u64::from(a);
         if i >= window {
-            sum -= u64::from(bins[i - window].attempts);
+            sum -= leaving.next().map_or(0, u64::from);
         }
         peak = peak.max(sum);
     }

@@ -9,7 +9,7 @@
 //! per client by the same [`BackoffState`] the retry policy uses; attempts are not limited.
 
 use super::engine::Model;
-use super::metrics::{peak_per_s, Bin, Report, Summary, MAX_BINS};
+use super::metrics::{peak_per_s_of, Bin, Report, Summary, MAX_BINS};
 use super::queue::EventQueue;
 use crate::retry::backoff::{Backoff, BackoffState};
 use crate::retry::rng::{NormalTable, Rng};
@@ -108,6 +108,28 @@ impl Occ {
         self.series[i].1 += u32::from(ok);
     }
 
+    /// The study's figures: write calls, clients done, the peak rate and the completion time.
+    fn summary(&self) -> Summary {
+        let c = self.backoff.len() as u64;
+        let ratio = |n: f64| if c == 0 { 0.0 } else { n / c as f64 };
+        Summary {
+            originals: c,
+            attempts: self.writes,
+            amplification: ratio(self.writes as f64),
+            successes: u64::from(self.done),
+            success_rate: ratio(f64::from(self.done)),
+            peak_attempts_per_s: peak_per_s_of(self.series.iter().map(|b| b.0), self.width),
+            attempts_per_s_at: None,
+            completion_ms: self.last.as_millis_f64(),
+            p50_ms: None,
+            p99_ms: None,
+            duplicates: 0,
+            failures: [0; 7],
+            served: self.writes,
+            server: None,
+        }
+    }
+
     /// One network hop: `|Normal(mean, sd)|` rounded to a microsecond.
     fn delay(&mut self) -> u64 {
         if self.sd == 0.0 {
@@ -130,9 +152,9 @@ impl Model for Occ {
     /// The study's figures, write calls and when the last answer arrived, and the write calls
     /// over time (each client one original at 0; a client is in flight until its write lands).
     fn finish(self, _at: Option<Micros>) -> Report {
-        let c = self.backoff.len() as u64;
-        let ratio = |n: f64| if c == 0 { 0.0 } else { n / c as f64 };
-        let mut left = self.backoff.len() as u32;
+        let summary = self.summary();
+        let c = self.backoff.len() as u32;
+        let mut left = c;
         let bins: Vec<Bin> = self
             .series
             .iter()
@@ -140,9 +162,9 @@ impl Model for Occ {
             .map(|(i, (writes, ok))| {
                 left = left.saturating_sub(*ok);
                 Bin {
-                    originals: if i == 0 { c as u32 } else { 0 },
+                    originals: if i == 0 { c } else { 0 },
                     attempts: *writes,
-                    retries: writes.saturating_sub(if i == 0 { c as u32 } else { 0 }),
+                    retries: writes.saturating_sub(if i == 0 { c } else { 0 }),
                     successes: *ok,
                     served: *writes,
                     in_flight: left,
@@ -151,25 +173,15 @@ impl Model for Occ {
             })
             .collect();
         Report {
-            summary: Summary {
-                originals: c,
-                attempts: self.writes,
-                amplification: ratio(self.writes as f64),
-                successes: u64::from(self.done),
-                success_rate: ratio(f64::from(self.done)),
-                peak_attempts_per_s: peak_per_s(&bins, self.width),
-                attempts_per_s_at: None,
-                completion_ms: self.last.as_millis_f64(),
-                p50_ms: None,
-                p99_ms: None,
-                duplicates: 0,
-                failures: [0; 7],
-                served: self.writes,
-                server: None,
-            },
+            summary,
             bin_ms: self.width.as_millis_f64(),
             bins,
         }
+    }
+
+    /// The bins are write calls and successes per bin already: handed over as they are.
+    fn finish_summary(self, _at: Option<Micros>) -> (Summary, Vec<(u32, u32)>) {
+        (self.summary(), self.series)
     }
 
     fn handle(&mut self, now: Micros, ev: OccEv, q: &mut EventQueue<OccEv>) {

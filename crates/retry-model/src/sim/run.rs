@@ -243,21 +243,17 @@ impl Run {
         self.current = Some(rep);
     }
 
-    fn finish_repetition(&mut self, report: Report) {
-        let s = &report.summary;
+    /// Feeds one repetition's numbers to the run's fingerprint: its summary's counts, then
+    /// each bin's attempts and successes.
+    fn fingerprint_repetition(&mut self, s: &Summary, bins: impl Iterator<Item = (u32, u32)>) {
         for v in [s.originals, s.attempts, s.successes, s.duplicates, s.served] {
             self.fingerprint.u64(v);
         }
         self.fingerprint.u64(s.completion_ms.to_bits());
-        for b in &report.bins {
-            self.fingerprint.u64(u64::from(b.attempts));
-            self.fingerprint.u64(u64::from(b.successes));
+        for (attempts, successes) in bins {
+            self.fingerprint.u64(u64::from(attempts));
+            self.fingerprint.u64(u64::from(successes));
         }
-        self.summaries.push(report.summary.clone());
-        if self.first.is_none() {
-            self.first = Some(report);
-        }
-        self.run += 1;
     }
 
     /// Handles up to `events` events and reports progress.
@@ -282,8 +278,22 @@ impl Run {
             budget = budget.saturating_sub(handled.max(1));
             if done {
                 if let Some(rep) = self.current.take() {
-                    let report = rep.finish(self.p.sim.series().and_then(|s| s.at));
-                    self.finish_repetition(report);
+                    let at = self.p.sim.series().and_then(|s| s.at);
+                    if self.first.is_none() {
+                        let report = rep.finish(at);
+                        self.fingerprint_repetition(
+                            &report.summary,
+                            report.bins.iter().map(|b| (b.attempts, b.successes)),
+                        );
+                        self.summaries.push(report.summary.clone());
+                        self.first = Some(report);
+                    } else {
+                        // Only the first repetition's bins are kept.
+                        let (summary, bins) = rep.finish_summary(at);
+                        self.fingerprint_repetition(&summary, bins.into_iter());
+                        self.summaries.push(summary);
+                    }
+                    self.run += 1;
                 }
                 continue;
             }
