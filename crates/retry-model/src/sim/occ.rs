@@ -269,6 +269,42 @@ mod tests {
         (calls / f64::from(runs), time / f64::from(runs))
     }
 
+    /// A repetition whose bins are not kept reports the same summary and the same per-bin
+    /// counts as one whose bins are built.
+    #[test]
+    fn the_summary_alone_matches_the_full_report() {
+        let b = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(Micros::from_millis(5))
+            .validate()
+            .unwrap();
+        let table = Rc::new(NormalTable::new());
+        let finished = || {
+            let (m, first) = Occ::new(
+                60,
+                &b,
+                Micros::from_millis(10),
+                Micros::from_millis(2),
+                7,
+                3,
+                table.clone(),
+            );
+            let mut s = Sim::new(m, first);
+            s.run();
+            s.model
+        };
+        let full = finished().finish(None);
+        let (summary, counts) = finished().finish_summary(None);
+        assert_eq!(summary, full.summary);
+        assert!(full.bins.len() > 10, "{} bins", full.bins.len());
+        let from_bins: Vec<(u32, u32)> = full
+            .bins
+            .iter()
+            .map(|b| (b.attempts, b.successes))
+            .collect();
+        assert_eq!(counts, from_bins);
+        assert!(summary.peak_attempts_per_s > 0.0);
+    }
+
     #[test]
     fn work_grows_with_the_square_of_the_clients() {
         // Doubling the clients triples or quadruples the writes (the study's N^2 work).
