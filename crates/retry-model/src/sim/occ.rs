@@ -251,22 +251,28 @@ mod tests {
         let (mut calls, mut time) = (0.0, 0.0);
         let table = Rc::new(NormalTable::new());
         for r in 0..runs {
-            let (m, first) = Occ::new(
-                clients,
-                &b,
-                Micros::from_millis(10),
-                Micros::from_millis(2),
-                1,
-                r,
-                table.clone(),
-            );
-            let mut s = Sim::new(m, first);
-            s.run();
-            assert_eq!(s.model.done, clients, "every client writes once");
-            calls += s.model.writes as f64;
-            time += s.model.last.as_millis_f64();
+            let m = ran(&b, clients, 1, r, &table);
+            assert_eq!(m.done, clients, "every client writes once");
+            calls += m.writes as f64;
+            time += m.last.as_millis_f64();
         }
         (calls / f64::from(runs), time / f64::from(runs))
+    }
+
+    /// Run `run` of `clients` clients (10 ms hops, sd 2 ms), run to its end.
+    fn ran(b: &Backoff, clients: u32, seed: u64, run: u32, table: &Rc<NormalTable>) -> Occ {
+        let (m, first) = Occ::new(
+            clients,
+            b,
+            Micros::from_millis(10),
+            Micros::from_millis(2),
+            seed,
+            run,
+            table.clone(),
+        );
+        let mut s = Sim::new(m, first);
+        s.run();
+        s.model
     }
 
     /// A repetition whose bins are not kept reports the same summary and the same per-bin
@@ -278,22 +284,8 @@ mod tests {
             .validate()
             .unwrap();
         let table = Rc::new(NormalTable::new());
-        let finished = || {
-            let (m, first) = Occ::new(
-                60,
-                &b,
-                Micros::from_millis(10),
-                Micros::from_millis(2),
-                7,
-                3,
-                table.clone(),
-            );
-            let mut s = Sim::new(m, first);
-            s.run();
-            s.model
-        };
-        let full = finished().finish(None);
-        let (summary, counts) = finished().finish_summary(None);
+        let full = ran(&b, 60, 7, 3, &table).finish(None);
+        let (summary, counts) = ran(&b, 60, 7, 3, &table).finish_summary(None);
         assert_eq!(summary, full.summary);
         assert!(full.bins.len() > 10, "{} bins", full.bins.len());
         let from_bins: Vec<(u32, u32)> = full
