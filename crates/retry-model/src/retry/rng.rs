@@ -151,6 +151,7 @@ impl NormalTable {
     }
 
     /// A draw from `Normal(mean, sd)`.
+    #[inline(always)]
     pub fn sample(&self, rng: &mut Rng, mean: f64, sd: f64) -> f64 {
         let bits = rng.next_u64() >> 11; // 53 bits
         let idx = (bits >> (53 - Self::BITS)) as usize;
