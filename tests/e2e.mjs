@@ -454,13 +454,22 @@ try {
     await context.close();
   });
 
-  await check('the 2015 study\'s one run: exponential backoff\'s write calls cluster, full jitter\'s spread; links to the whole study', async () => {
+  await check('the 2015 study\'s one run: exponential backoff\'s write calls cluster, full jitter\'s spread, each on its own time axis; links to the whole study', async () => {
     const link = 'preset=occ-2015&runs=1&backoff=exponential&b.backoff=full';
     const { page, context, errors } = await openScenario(`?v=1&${link}`);
     assert.equal(await page.locator('#occ-links').isHidden(), false);
     assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 100, 'write calls over time, in 10 ms bins');
     const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
     assert.equal(await page.locator('#compare-md').textContent(), cli);
+    // Each side's write calls on its own time axis, captioned with that side's run in the CLI's words.
+    assert.equal(await page.locator('#extra-chart').isHidden(), false);
+    assert.equal(await attr(page, '#extra-chart', 'data-panels'), '2');
+    const said = await attr(page, '#extra-chart', 'aria-label');
+    for (const [side, one] of [['A', 'preset=occ-2015&runs=1&backoff=exponential'], ['B', 'preset=occ-2015&runs=1&backoff=full']]) {
+      const rows = Object.fromEntries(cliRows(one));
+      const kind = one.split('backoff=')[1];
+      assert.ok(said.includes(`${side}: backoff=${kind}, first run: ${rows.attempts} write calls, the last answered at ${rows.completion}`), said);
+    }
     await page.screenshot({ path: join(ARTIFACTS, 'scenario-occ-one-run.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();

@@ -28,6 +28,7 @@ pub mod treechart;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 mod web;
+pub mod writes;
 
 use wasm_bindgen::prelude::*;
 

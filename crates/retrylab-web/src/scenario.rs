@@ -1001,6 +1001,10 @@ impl View {
         let Some(el) = by_id("extra-chart") else {
             return;
         };
+        if self.draw_writes(&el) {
+            return;
+        }
+        let _ = el.remove_attribute("data-panels");
         let Some(bars) = self.extra() else {
             set_hidden(&el, true);
             return;
@@ -1034,6 +1038,40 @@ impl View {
             web_sys::console::error_1(&format!("chart: {e}").into());
         }
         let _ = canvas.set_attribute("data-groups", &bars.categories.len().to_string());
+    }
+
+    /// For the 2015 study, each side's write calls on its own time axis; false for other links.
+    fn draw_writes(&self, el: &web_sys::Element) -> bool {
+        let Some(panels) = self
+            .done
+            .as_ref()
+            .and_then(|d| crate::writes::panels(&d.params, &d.sides, &d.reports))
+        else {
+            return false;
+        };
+        set_hidden(el, false);
+        let said: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
+        let _ = el.set_attribute(
+            "aria-label",
+            &format!(
+                "Write calls over the first run, each side on its own time axis. {}",
+                said.join("; ")
+            ),
+        );
+        let n = panels.len() as f64;
+        let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.28 * n, 220.0 * n, 340.0 * n)
+        else {
+            return true;
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+            return true;
+        };
+        if let Err(e) = crate::writes::draw_writes(&backend.into_drawing_area(), &panels, dpr) {
+            web_sys::console::error_1(&format!("chart: {e}").into());
+        }
+        let _ = canvas.remove_attribute("data-groups");
+        let _ = canvas.set_attribute("data-panels", &panels.len().to_string());
+        true
     }
 
     /// Draws the timeline of the last complete run, or a sweep's charts.

@@ -257,6 +257,7 @@ pub fn system_name(p: &retry_model::Params, scenario: &str, trigger: Option<&str
         (Some(s), Some(t)) => format!("{s}, {t}"),
         (Some(s), None) => s.to_string(),
         (None, Some(t)) => t.to_string(),
+        (None, None) if scenario == "occ" => "the 2015 study".to_string(),
         (None, None) => scenario.to_string(),
     }
 }
@@ -275,6 +276,10 @@ mod tests {
         assert_eq!(name("preset=flaky-retries", None), "flaky dependency");
         assert_eq!(name("preset=payments-none", Some("outage")), "outage");
         assert_eq!(name("preset=payments-none", None), "outage");
+        assert_eq!(
+            system_name(&"preset=occ-2015".parse().unwrap(), "occ", None),
+            "the 2015 study"
+        );
     }
 
     #[test]
