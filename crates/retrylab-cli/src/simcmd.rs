@@ -104,13 +104,7 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
             return Err("b: give one link with b. keys, or two links, not both".into())
         }
         (Some(qb), None) => (first.clone(), params(qb).map_err(|e| format!("B: {e}"))?),
-        (None, Some(b)) => (
-            retry_model::Params {
-                compare: None,
-                ..first.clone()
-            },
-            b.clone(),
-        ),
+        (None, Some(b)) => (first.side_a(), b.clone()),
         (None, None) => {
             return Err("b: nothing to compare: give two links, or b. keys for the second side (b.preset=payments-jitter)".into())
         }

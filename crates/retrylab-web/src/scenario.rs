@@ -306,11 +306,9 @@ impl View {
             return self.start_sweep(plan, link);
         }
         // Side A is the link without its `b.` keys; side B, if any, is the link's second side.
-        let a = Params {
-            compare: None,
-            ..p.clone()
-        };
-        let sides: Vec<Params> = core::iter::once(a).chain(p.side_b().cloned()).collect();
+        let sides: Vec<Params> = core::iter::once(p.side_a())
+            .chain(p.side_b().cloned())
+            .collect();
         // A link over the simulator's caps is refused by the worker (`Event::Failed`), which
         // names it; the last good view stays. Building the run here would cost the page's
         // thread as much as the worker's first slice.

@@ -130,11 +130,9 @@ mod tests {
 
     fn sides(q: &str) -> (Params, Vec<String>, Vec<SimReport>) {
         let p: Params = q.parse().unwrap();
-        let a = Params {
-            compare: None,
-            ..p.clone()
-        };
-        let sides: Vec<Params> = core::iter::once(a).chain(p.side_b().cloned()).collect();
+        let sides: Vec<Params> = core::iter::once(p.side_a())
+            .chain(p.side_b().cloned())
+            .collect();
         let reports = sides.iter().map(|s| simulate(s).unwrap()).collect();
         (p, sides.iter().map(|s| s.to_string()).collect(), reports)
     }

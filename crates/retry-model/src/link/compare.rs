@@ -43,6 +43,14 @@ impl Params {
         self.compare.as_ref().map(|c| &c.side)
     }
 
+    /// Side A: the link without its `b.` keys (the whole link when it compares nothing).
+    pub fn side_a(&self) -> Params {
+        Params {
+            compare: None,
+            ..self.clone()
+        }
+    }
+
     /// Replaces side B with `text`, its keys as link text without the prefix
     /// (`preset=payments-jitter&backoff=none`); empty text ends the comparison. On a bad key
     /// nothing changes and the error names `b` and the key.
@@ -181,6 +189,23 @@ mod tests {
         );
         p.set_side_b(" ").unwrap();
         assert!(p.side_b().is_none());
+    }
+
+    #[test]
+    fn side_a_is_the_link_without_its_b_keys() {
+        let p: Params = "preset=payments-none&seed=7&b.preset=payments-jitter&b.attempts=3"
+            .parse()
+            .unwrap();
+        let a = p.side_a();
+        assert!(a.side_b().is_none());
+        assert_eq!(a.to_string(), "v=1&preset=payments-none&seed=7");
+        let alone: Params = "preset=payments-none&seed=7".parse().unwrap();
+        assert_eq!(a, alone);
+        assert_eq!(
+            alone.side_a(),
+            alone,
+            "a link that compares nothing is its own side A"
+        );
     }
 
     #[test]
