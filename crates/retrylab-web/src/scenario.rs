@@ -1043,7 +1043,7 @@ impl View {
         let Some(panels) = self
             .done
             .as_ref()
-            .and_then(|d| crate::writes::panels(&d.params, &d.sides, &d.reports))
+            .and_then(|d| crate::writes::panels(&d.params, &d.reports))
         else {
             return false;
         };

@@ -24,24 +24,20 @@ pub struct Panel {
     pub counts: Vec<u32>,
 }
 
-/// The panels of a 2015-study comparison (not a sweep), one per side (`sides` are the sides'
-/// links, A first, beside their reports); `None` for every other link. One side alone has the
-/// timeline, on its own axis already.
-pub fn panels(p: &Params, sides: &[String], reports: &[SimReport]) -> Option<Vec<Panel>> {
+/// The panels of a 2015-study comparison (not a sweep), one per side (`reports` are side A's
+/// and side B's, in that order); `None` for every other link. One side alone has the timeline,
+/// on its own axis already.
+pub fn panels(p: &Params, reports: &[SimReport]) -> Option<Vec<Panel>> {
     if p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some() || reports.len() < 2 {
         return None;
     }
+    let backoffs = [p.get("backoff"), p.side_b().and_then(|b| b.get("backoff"))];
     let panels = reports
         .iter()
-        .zip(sides)
+        .zip(backoffs)
         .zip(["A: ", "B: "])
-        .map(|((r, link), side)| {
-            let backoff = link
-                .trim_start_matches('?')
-                .parse::<Params>()
-                .ok()
-                .and_then(|q| q.get("backoff"))
-                .unwrap_or_default();
+        .map(|((r, backoff), side)| {
+            let backoff = backoff.unwrap_or_default();
             let rows = r.series.summary.rows();
             let row = |k: &str| {
                 rows.iter()
@@ -128,13 +124,13 @@ mod tests {
     use super::*;
     use retry_model::sim::simulate;
 
-    fn sides(q: &str) -> (Params, Vec<String>, Vec<SimReport>) {
+    fn sides(q: &str) -> (Params, Vec<SimReport>) {
         let p: Params = q.parse().unwrap();
         let sides: Vec<Params> = core::iter::once(p.side_a())
             .chain(p.side_b().cloned())
             .collect();
         let reports = sides.iter().map(|s| simulate(s).unwrap()).collect();
-        (p, sides.iter().map(|s| s.to_string()).collect(), reports)
+        (p, reports)
     }
 
     /// The share of bins, up to the last write call, with no write call in them.
@@ -144,9 +140,8 @@ mod tests {
 
     #[test]
     fn each_side_gets_its_own_panel_with_the_runs_write_calls() {
-        let (p, links, reports) =
-            sides("preset=occ-2015&runs=1&backoff=exponential&b.backoff=full");
-        let panels = panels(&p, &links, &reports).expect("a 2015-study link has panels");
+        let (p, reports) = sides("preset=occ-2015&runs=1&backoff=exponential&b.backoff=full");
+        let panels = panels(&p, &reports).expect("a 2015-study link has panels");
         assert_eq!(panels.len(), 2);
         for (panel, r) in panels.iter().zip(&reports) {
             let calls: u64 = panel.counts.iter().map(|c| u64::from(*c)).sum();
@@ -180,20 +175,16 @@ mod tests {
 
     #[test]
     fn other_links_sweeps_and_one_side_have_none() {
-        let (p, links, reports) = sides("preset=occ-2015&runs=1&clients=20&b.backoff=none");
+        let (p, reports) = sides("preset=occ-2015&runs=1&clients=20&b.backoff=none");
         for q in [
             "preset=payments-none&duration=5s",
             "preset=occ-2015&sweep.clients=10..30/10",
         ] {
             let other: Params = q.parse().unwrap();
-            assert_eq!(panels(&other, &links, &reports), None, "{q}");
+            assert_eq!(panels(&other, &reports), None, "{q}");
         }
-        assert_eq!(panels(&p, &links, &reports).map(|v| v.len()), Some(2));
-        let (p, links, reports) = sides("preset=occ-2015&runs=1&clients=20");
-        assert_eq!(
-            panels(&p, &links, &reports),
-            None,
-            "one side: the timeline alone"
-        );
+        assert_eq!(panels(&p, &reports).map(|v| v.len()), Some(2));
+        let (p, reports) = sides("preset=occ-2015&runs=1&clients=20");
+        assert_eq!(panels(&p, &reports), None, "one side: the timeline alone");
     }
 }

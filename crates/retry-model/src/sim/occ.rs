@@ -263,6 +263,14 @@ mod tests {
         (calls / f64::from(runs), time / f64::from(runs))
     }
 
+    /// `kind` with a 5 ms base and the other settings at their defaults.
+    fn base_5ms(kind: BackoffKind) -> Backoff {
+        BackoffConfig::new(kind)
+            .with_base(Micros::from_millis(5))
+            .validate()
+            .unwrap()
+    }
+
     /// Run `run` of `clients` clients (10 ms hops, sd 2 ms), run to its end.
     fn ran(b: &Backoff, clients: u32, seed: u64, run: u32, table: &Rc<NormalTable>) -> Occ {
         let (m, first) = Occ::new(
@@ -283,10 +291,7 @@ mod tests {
     /// counts as one whose bins are built.
     #[test]
     fn the_summary_alone_matches_the_full_report() {
-        let b = BackoffConfig::new(BackoffKind::Exponential)
-            .with_base(Micros::from_millis(5))
-            .validate()
-            .unwrap();
+        let b = base_5ms(BackoffKind::Exponential);
         let table = Rc::new(NormalTable::new());
         let full = ran(&b, 60, 7, 3, &table).finish(None);
         let (summary, counts) = ran(&b, 60, 7, 3, &table).finish_summary(None);
@@ -312,10 +317,7 @@ mod tests {
 
     #[test]
     fn writes_are_one_success_per_client_plus_failures() {
-        let b = BackoffConfig::new(BackoffKind::Full)
-            .with_base(Micros::from_millis(5))
-            .validate()
-            .unwrap();
+        let b = base_5ms(BackoffKind::Full);
         let (m, first) = Occ::new(
             25,
             &b,
