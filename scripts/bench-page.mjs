@@ -3,7 +3,7 @@
 // payments-none (p50, p95), the long tasks of a cold start-up, the longest main-thread task
 // while controls change on every scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
 // native `retrylab sweep` (target/release/retrylab, when built).
-// Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/)
+// Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/, or $DIST)
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { gzipSync } from 'node:zlib';
 
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}`;
-const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', 'dist'], { stdio: 'ignore' });
+const DIST = process.env.DIST || 'dist';
+const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', DIST], { stdio: 'ignore' });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -21,9 +22,9 @@ const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 try {
   for (let i = 0; i < 100; i++) { try { if ((await fetch(BASE + '/')).ok) break; } catch {} await new Promise(r => setTimeout(r, 100)); }
   const sizes = { wasm: 0, js: 0, css: 0 };
-  for (const f of readdirSync('dist')) {
+  for (const f of readdirSync(DIST)) {
     const kind = f.endsWith('.wasm') ? 'wasm' : f.endsWith('.js') ? 'js' : f.endsWith('.css') ? 'css' : null;
-    if (kind) sizes[kind] += gzipSync(readFileSync(`dist/${f}`), { level: 9 }).length;
+    if (kind) sizes[kind] += gzipSync(readFileSync(`${DIST}/${f}`), { level: 9 }).length;
   }
   const kb = n => (n / 1024).toFixed(1);
   console.log(`size (gzip -9): wasm ${kb(sizes.wasm)} KB, js ${kb(sizes.js)} KB, css ${kb(sizes.css)} KB, total ${kb(sizes.wasm + sizes.js + sizes.css)} KB`);

@@ -449,7 +449,7 @@ macro_rules! key {
 }
 
 /// Every key, in the order a link writes and applies them (`v` is read first).
-pub const TABLE: &[Key] = &[
+pub static TABLE: &[Key] = &[
     key!("preset", "none", Domain::Preset, "", Applies::ALL,
         "start from a real client's settings or a worked example"),
     key!("deadline", "10s", dur_or_none(ZERO, DAY), "duration", POLICY,

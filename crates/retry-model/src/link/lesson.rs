@@ -54,7 +54,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub const LESSONS: [Lesson; 18] = [
+pub static LESSONS: [Lesson; 18] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -220,7 +220,7 @@ pub const LESSONS: [Lesson; 18] = [
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub const MENU: [(&str, &str); 18] = {
+pub static MENU: [(&str, &str); 18] = {
     let mut m = [("", ""); 18];
     let mut i = 0;
     while i < LESSONS.len() {
