@@ -5,6 +5,7 @@
 //! Drawing only: values and their texts come from [`crate::extras`]. The y axis is the
 //! timeline's [`YAxis`] (log when the values span more than two decades, 3^8 = 6561 calls).
 
+use crate::key::{split_with_keys, Key, Swatch};
 use crate::sweepchart::PALETTE;
 use crate::timeline::YAxis;
 use plotters::coord::Shift;
@@ -30,8 +31,6 @@ pub struct Bars {
     pub categories: Vec<String>,
     /// The series, drawn side by side in each group.
     pub series: Vec<BarSeries>,
-    /// The legend goes top right (where the bars are short) rather than top left.
-    pub legend_right: bool,
 }
 
 /// Draws the chart on `area` (device pixels; `scale` is the devicePixelRatio).
@@ -41,7 +40,7 @@ pub fn draw_bars<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = b.categories.len().max(1);
     let values = b
@@ -55,7 +54,19 @@ pub fn draw_bars<DB: DrawingBackend>(
     } else {
         y.hi *= 1.08;
     }
-    let mut chart = ChartBuilder::on(area)
+    let keys: Vec<Key> = b
+        .series
+        .iter()
+        .enumerate()
+        .map(|(si, s)| {
+            Key::new(
+                Swatch::Block(PALETTE[si % PALETTE.len()].to_rgba()),
+                s.name.clone(),
+            )
+        })
+        .collect();
+    let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(64.0))
@@ -104,23 +115,14 @@ pub fn draw_bars<DB: DrawingBackend>(
                 color.filled(),
             ))
         });
-        chart
-            .draw_series(rects)
-            .map_err(|e| e.to_string())?
-            .label(s.name.clone())
-            .legend(move |(x, yy)| {
-                Rectangle::new(
-                    [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
-                    color.filled(),
-                )
-            });
+        chart.draw_series(rects).map_err(|e| e.to_string())?;
         let labels = s.bars.iter().enumerate().filter_map(|(ci, bar)| {
             let (v, text) = bar.as_ref()?;
             let top = y.place(*v);
             Some(Text::new(
                 text.clone(),
                 (left(ci) + width * 0.1, top),
-                ("sans-serif", 12.0 * scale)
+                (FontFamily::SansSerif, 12.0 * scale)
                     .into_font()
                     .color(&RGBColor(40, 40, 50))
                     .pos(plotters::style::text_anchor::Pos::new(
@@ -131,17 +133,5 @@ pub fn draw_bars<DB: DrawingBackend>(
         });
         chart.draw_series(labels).map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(if b.legend_right {
-            SeriesLabelPosition::UpperRight
-        } else {
-            SeriesLabelPosition::UpperLeft
-        })
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(font(12.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
     area.present().map_err(|e| e.to_string())
 }

@@ -6,6 +6,8 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+
+use crate::key::{split_with_keys, Key, Swatch, SOLID};
 use retry_model::{BackoffKind, Schedule};
 
 /// Where each dot landed, in canvas pixels.
@@ -89,7 +91,7 @@ pub fn draw_schedule<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<CoordMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = s.retries.len() as u32;
     if n == 0 {
@@ -111,7 +113,34 @@ pub fn draw_schedule<DB: DrawingBackend>(
         })
         .fold(1.0f64, f64::max)
         * 1.08;
-    let mut chart = ChartBuilder::on(area)
+    let mut keys = vec![
+        Key::new(
+            Swatch::Dot(DOT.to_rgba(), 3.0),
+            "drawn wait (one dot per client)",
+        ),
+        Key::new(
+            Swatch::Line(
+                ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32),
+                SOLID,
+            ),
+            "ceiling (largest possible wait)",
+        ),
+    ];
+    if kind.is_jittered() {
+        keys.push(Key::new(
+            Swatch::Line(ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32), SOLID),
+            "mean of the drawn waits",
+        ));
+    }
+    let highlight = highlight.filter(|h| *h < s.clients);
+    if let Some(h) = highlight {
+        keys.push(Key::new(
+            Swatch::Dot(HIGHLIGHT.to_rgba(), 4.0),
+            format!("client {h}'s waits"),
+        ));
+    }
+    let plot = split_with_keys(area, &keys, 82.0 * scale, 12.0, scale)?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(46.0))
         .y_label_area_size(px(70.0))
@@ -155,9 +184,7 @@ pub fn draw_schedule<DB: DrawingBackend>(
             dots.iter()
                 .map(|d| Circle::new((d.x, d.y), r as i32, DOT.mix(0.55).filled())),
         )
-        .map_err(|e| e.to_string())?
-        .label("drawn wait (one dot per client)")
-        .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(3.0), DOT.filled()));
+        .map_err(|e| e.to_string())?;
     let map = CoordMap {
         dots: dots
             .iter()
@@ -172,17 +199,9 @@ pub fn draw_schedule<DB: DrawingBackend>(
             .collect(),
     };
     draw_bounds(&mut chart, s, kind, scale)?;
-    if let Some(h) = highlight.filter(|h| *h < clients) {
+    if let Some(h) = highlight {
         draw_highlight(&mut chart, &dots, h, r, scale)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(font(12.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
     area.present().map_err(|e| e.to_string())?;
     Ok(map)
 }
@@ -207,9 +226,7 @@ fn draw_bounds<DB: DrawingBackend>(
                 ceiling_style,
             )
         }))
-        .map_err(|e| e.to_string())?
-        .label("ceiling (largest possible wait)")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], ceiling_style));
+        .map_err(|e| e.to_string())?;
     if !kind.is_jittered() {
         return Ok(());
     }
@@ -232,9 +249,7 @@ fn draw_bounds<DB: DrawingBackend>(
         .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
             PathElement::new(bar(i as f64 + 1.0, m.as_millis_f64(), 0.2), mean_style)
         }))
-        .map_err(|e| e.to_string())?
-        .label("mean of the drawn waits")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + px(16.0), y)], mean_style));
+        .map_err(|e| e.to_string())?;
     Ok(())
 }
 
@@ -261,9 +276,7 @@ fn draw_highlight<DB: DrawingBackend>(
             path.into_iter()
                 .map(|p| Circle::new(p, (r * 1.8) as i32, HIGHLIGHT.filled())),
         )
-        .map_err(|e| e.to_string())?
-        .label(format!("client {client}'s waits"))
-        .legend(move |(x, y)| Circle::new((x + px(8.0), y), px(4.0), HIGHLIGHT.filled()));
+        .map_err(|e| e.to_string())?;
     Ok(())
 }
 

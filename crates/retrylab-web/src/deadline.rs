@@ -8,6 +8,7 @@
 //! [`DeadlineMap`] turns a pointer back into the attempt under it, so the bar and its text step
 //! highlight each other.
 
+use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::{Micros, Trace};
@@ -87,6 +88,47 @@ fn attempt_of(p: &Piece) -> usize {
     }
 }
 
+/// The legend's entries: one for each kind of piece the view shows, in a fixed order.
+fn keys(
+    t: &Trace,
+    deadline: Option<Micros>,
+    reserve: Micros,
+    shown: &[&Piece],
+    scale: f64,
+) -> Vec<Key> {
+    let line = |c: &RGBColor, w: f64| ShapeStyle::from(c).stroke_width((w * scale).round() as u32);
+    let has = |f: fn(&Piece) -> bool| shown.iter().any(|p| f(p));
+    let mut keys = Vec::new();
+    if ms(t.elapsed) > 0.0 {
+        keys.push(Key::new(Swatch::Block(SPENT.to_rgba()), "already spent"));
+    }
+    if deadline.is_some() && ms(reserve) > 0.0 {
+        keys.push(Key::new(Swatch::Block(RESERVE.mix(0.6)), "reserve"));
+    }
+    if deadline.is_some() {
+        keys.push(Key::new(Swatch::Line(line(&BLACK, 2.0), SOLID), "deadline"));
+    }
+    if has(|p| matches!(p, Piece::Attempt(.., true))) {
+        keys.push(Key::new(Swatch::Block(OK.to_rgba()), "attempt answered"));
+    }
+    if has(|p| matches!(p, Piece::Attempt(.., false))) {
+        keys.push(Key::new(Swatch::Block(FAIL.to_rgba()), "attempt failed"));
+    }
+    if has(|p| matches!(p, Piece::Wait(..))) {
+        keys.push(Key::new(
+            Swatch::Line(line(&WAIT, 4.0), SOLID),
+            "wait before the next attempt",
+        ));
+    }
+    if has(|p| matches!(p, Piece::Refused(..))) {
+        keys.push(Key::new(
+            Swatch::Line(line(&FAIL, 2.0), DASHED),
+            "a retry that did not fit (dashed)",
+        ));
+    }
+    keys
+}
+
 /// Draws the timeline on `area`; `highlight` rings that attempt's row, and with `upto` only
 /// the attempts up to that one (0-based) are drawn (stepping through the request).
 #[allow(clippy::too_many_arguments)]
@@ -100,13 +142,24 @@ pub fn draw_deadline<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<DeadlineMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let (pieces, end) = pieces(t, deadline, reserve);
     let rows = t.steps.len().max(1);
     // Row i is centred on the whole number rows - 1 - i, so each tick labels one attempt.
     let top = rows as f64 - 0.5;
-    let mut chart = ChartBuilder::on(area)
+    let shown: Vec<&Piece> = pieces
+        .iter()
+        .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
+        .collect();
+    let plot = split_with_keys(
+        area,
+        &keys(t, deadline, reserve, &shown, scale),
+        92.0 * scale,
+        11.0,
+        scale,
+    )?;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(80.0))
@@ -117,14 +170,13 @@ pub fn draw_deadline<DB: DrawingBackend>(
             },
             font(15.0),
         )
-        // A free band under the rows holds the legend, clear of every bar.
-        .build_cartesian_2d(0.0f64..end * 1.02, -(rows as f64 * 0.9).max(1.6)..top)
+        .build_cartesian_2d(0.0f64..end * 1.02, -0.6..top)
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
         .disable_y_mesh()
         // A tick on every whole number, so every attempt's row is labelled.
-        .y_labels((rows as f64 * 1.9 + 2.0) as usize * 2)
+        .y_labels(rows * 2 + 2)
         .y_label_formatter(&|v| {
             let i = rows as f64 - 1.0 - v;
             if (i - i.round()).abs() < 0.01 && i >= 0.0 && i < rows as f64 {
@@ -148,14 +200,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
                 [(0.0, -0.5), (spent, top)],
                 SPENT.mix(0.5).filled(),
             )))
-            .map_err(|e| e.to_string())?
-            .label("already spent")
-            .legend(move |(x, yy)| {
-                Rectangle::new(
-                    [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
-                    SPENT.filled(),
-                )
-            });
+            .map_err(|e| e.to_string())?;
     }
     if let Some(d) = deadline {
         let (d, r) = (ms(d), ms(reserve));
@@ -165,14 +210,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
                     [(d - r, -0.5), (d, top)],
                     RESERVE.mix(0.35).filled(),
                 )))
-                .map_err(|e| e.to_string())?
-                .label("reserve")
-                .legend(move |(x, yy)| {
-                    Rectangle::new(
-                        [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
-                        RESERVE.mix(0.6).filled(),
-                    )
-                });
+                .map_err(|e| e.to_string())?;
         }
         let line = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
         chart
@@ -180,56 +218,26 @@ pub fn draw_deadline<DB: DrawingBackend>(
                 vec![(d, -0.5), (d, top)],
                 line,
             )))
-            .map_err(|e| e.to_string())?
-            .label("deadline")
-            .legend(move |(x, yy)| PathElement::new(vec![(x, yy), (x + px(14.0), yy)], line));
+            .map_err(|e| e.to_string())?;
     }
     let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
-    let mut labelled = [false; 4];
-    for p in pieces
-        .iter()
-        .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
-    {
+    for p in shown {
         match *p {
             Piece::Attempt(i, a, b, ok) => {
-                let (color, name, k) = if ok {
-                    (OK, "attempt answered", 0)
-                } else {
-                    (FAIL, "attempt failed", 1)
-                };
-                let s = chart
+                chart
                     .draw_series(std::iter::once(Rectangle::new(
                         bar(i, a, b.max(a + end * 0.002)),
-                        color.filled(),
+                        if ok { OK } else { FAIL }.filled(),
                     )))
                     .map_err(|e| e.to_string())?;
-                if !labelled[k] {
-                    labelled[k] = true;
-                    s.label(name).legend(move |(x, yy)| {
-                        Rectangle::new(
-                            [(x, yy - px(5.0)), (x + px(14.0), yy + px(5.0))],
-                            color.filled(),
-                        )
-                    });
-                }
             }
             Piece::Wait(i, a, b) => {
-                let s = chart
+                chart
                     .draw_series(std::iter::once(Rectangle::new(
                         [(a, y(i) + 0.4), (b, y(i) + 0.6)],
                         WAIT.filled(),
                     )))
                     .map_err(|e| e.to_string())?;
-                if !labelled[2] {
-                    labelled[2] = true;
-                    s.label("wait before the next attempt")
-                        .legend(move |(x, yy)| {
-                            Rectangle::new(
-                                [(x, yy - px(2.0)), (x + px(14.0), yy + px(2.0))],
-                                WAIT.filled(),
-                            )
-                        });
-                }
             }
             Piece::Refused(i, a, w, at, r) => {
                 let dash = ShapeStyle::from(&FAIL).stroke_width(px(2.0) as u32);
@@ -240,20 +248,13 @@ pub fn draw_deadline<DB: DrawingBackend>(
                         .draw_series(DashedLineSeries::new(outline, px(5.0), px(3.0), dash))
                         .map_err(|e| e.to_string())?;
                 }
-                let s = chart
+                chart
                     .draw_series(std::iter::once(Text::new(
                         format!("refused: wait + attempt + reserve = {:.0} ms", r - a),
                         (a, y(i) + 0.95),
                         font(12.0).into_font().color(&FAIL),
                     )))
                     .map_err(|e| e.to_string())?;
-                if !labelled[3] {
-                    labelled[3] = true;
-                    s.label("a retry that did not fit (dashed)")
-                        .legend(move |(x, yy)| {
-                            PathElement::new(vec![(x, yy), (x + px(14.0), yy)], dash)
-                        });
-                }
             }
         }
     }
@@ -266,14 +267,6 @@ pub fn draw_deadline<DB: DrawingBackend>(
             )))
             .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .label_font(font(11.0))
-        .draw()
-        .map_err(|e| e.to_string())?;
     let map = DeadlineMap {
         rows: (0..t.steps.len())
             .map(|i| {

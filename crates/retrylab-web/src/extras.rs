@@ -62,7 +62,6 @@ pub fn lost_bars(p: &Params, this: &Summary, twin: &Summary) -> Bars {
             name: String::from("charges beyond one per checkout (first run of each)"),
             bars: vec![bar(without), bar(with)],
         }],
-        legend_right: true,
     }
 }
 
@@ -146,7 +145,6 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
         y_label: String::from("calls per user request"),
         categories,
         series,
-        legend_right: false,
     })
 }
 

@@ -18,6 +18,8 @@ pub enum Swatch {
     Block(RGBAColor),
     /// A hollow marker (reference figures).
     Ring(ShapeStyle),
+    /// A filled dot of this radius in CSS pixels (a scatter's points).
+    Dot(RGBAColor, f64),
 }
 
 /// A solid line's swatch.
@@ -73,7 +75,7 @@ pub fn flow(widths: &[f64], left: f64, right: f64, space: f64) -> Vec<(f64, u32)
 
 /// The legend's text style at `font_px` (device pixels: times `scale`).
 pub fn text_style(font_px: f64, scale: f64) -> TextStyle<'static> {
-    ("sans-serif", font_px * scale)
+    (FontFamily::SansSerif, font_px * scale)
         .into_font()
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center))
@@ -115,6 +117,13 @@ pub fn draw_entry<DB: DrawingBackend>(
                     (px(sx + SWATCH * scale / 2.0), mid),
                     px(5.0 * scale),
                     style,
+                ))
+                .map_err(|e| e.to_string())?,
+            Swatch::Dot(color, r) => area
+                .draw(&Circle::new(
+                    (px(sx + SWATCH * scale / 2.0), mid),
+                    px(r * scale),
+                    color.filled(),
                 ))
                 .map_err(|e| e.to_string())?,
         }

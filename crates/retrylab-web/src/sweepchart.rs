@@ -105,7 +105,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<SweepMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = c.x_text.len();
     let xs: Vec<f64> = match &c.x {

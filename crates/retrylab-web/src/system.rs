@@ -78,7 +78,7 @@ pub fn draw_system<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let px = move |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(err)?;
     let n = s.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * s.bin_s).max(s.bin_s).max(1e-3);
@@ -307,7 +307,7 @@ fn chart_on<'a, DB: DrawingBackend>(
         .margin_top(px(4.0))
         .x_label_area_size(px(if last { 40.0 } else { 22.0 }))
         .y_label_area_size(px(64.0))
-        .caption(title, ("sans-serif", 13.0 * scale))
+        .caption(title, (FontFamily::SansSerif, 13.0 * scale))
         .build_cartesian_2d(0.0f64..t1, lo..hi)
         .map_err(err)
 }
@@ -318,7 +318,7 @@ fn mesh<DB: DrawingBackend>(
     scale: f64,
     time: bool,
 ) -> Result<(), String> {
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     let mut m = c.configure_mesh();
     m.y_desc(y)
         .y_labels(4)

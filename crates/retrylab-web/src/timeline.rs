@@ -140,7 +140,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<TimeMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = t.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * t.bin_s).max(t.bin_s).max(1e-3);

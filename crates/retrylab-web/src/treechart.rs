@@ -85,7 +85,7 @@ pub fn draw_tree<DB: DrawingBackend>(
     let plot_w = (w - left - right).max(10.0);
     let y_of = |l: usize| top + row * (l as f64 + 0.5);
     let x_of = |l: usize, slot: u64| left + plot_w * (slot as f64 + 0.5) / t.worst[l].max(1) as f64;
-    let font = ("sans-serif", 12.0 * scale).into_font();
+    let font = (FontFamily::SansSerif, 12.0 * scale).into_font();
     let made = match shown {
         Shown::Calls(n) => t.counts(n),
         Shown::Levels(l) => t.counts_to_level(l),

@@ -70,7 +70,7 @@ pub fn draw_writes<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| ("sans-serif", v * scale);
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let top = panels.iter().flat_map(|p| p.counts.iter().copied()).max();
     let y = YAxis::for_values(top.map(f64::from).into_iter());
