@@ -305,4 +305,52 @@ mod tests {
         assert_eq!(m.attempt_at(60.0), Some(1));
         assert_eq!(m.attempt_at(5.0), None);
     }
+
+    fn labels(link: &str, upto: Option<usize>) -> Vec<String> {
+        let p: retry_model::Params = link.parse().unwrap();
+        let t = retry_model::trace(&p).unwrap();
+        let (pieces, _) = pieces(&t, p.policy.deadline, p.policy.reserve);
+        let shown: Vec<&Piece> = pieces
+            .iter()
+            .filter(|x| upto.is_none_or(|u| attempt_of(x) <= u))
+            .collect();
+        keys(&t, p.policy.deadline, p.policy.reserve, &shown, 1.0)
+            .into_iter()
+            .map(|k| k.label)
+            .collect()
+    }
+
+    #[test]
+    fn the_legend_names_what_the_view_shows_and_nothing_else() {
+        // The guide's one attempt fails and its retry is refused, inside a deadline with a reserve.
+        assert_eq!(
+            labels("preset=guide-700ms", None),
+            [
+                "reserve",
+                "deadline",
+                "attempt failed",
+                "a retry that did not fit (dashed)"
+            ]
+        );
+        // Time already spent, no deadline, a failure, a wait, then a success.
+        let link = "elapsed=200ms&deadline=none&outcomes=503,ok&waits=10ms";
+        assert_eq!(
+            labels(link, None),
+            [
+                "already spent",
+                "attempt answered",
+                "attempt failed",
+                "wait before the next attempt"
+            ]
+        );
+        // Stepping through: only the first attempt and its wait are on screen yet.
+        assert_eq!(
+            labels(link, Some(0)),
+            [
+                "already spent",
+                "attempt failed",
+                "wait before the next attempt"
+            ]
+        );
+    }
 }
