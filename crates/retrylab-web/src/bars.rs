@@ -65,11 +65,12 @@ pub fn draw_bars<DB: DrawingBackend>(
             )
         })
         .collect();
-    let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
+    let (margin, y_labels) = (12.0, 64.0);
+    let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
     let mut chart = ChartBuilder::on(&plot)
-        .margin(px(12.0))
+        .margin(px(margin))
         .x_label_area_size(px(40.0))
-        .y_label_area_size(px(64.0))
+        .y_label_area_size(px(y_labels))
         .caption(&b.title, font(15.0))
         .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y.lo..y.hi)
         .map_err(|e| e.to_string())?;

@@ -119,16 +119,13 @@ pub fn draw_schedule<DB: DrawingBackend>(
             "drawn wait (one dot per client)",
         ),
         Key::new(
-            Swatch::Line(
-                ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32),
-                SOLID,
-            ),
+            Swatch::Line(line(&CEILING, scale), SOLID),
             "ceiling (largest possible wait)",
         ),
     ];
     if kind.is_jittered() {
         keys.push(Key::new(
-            Swatch::Line(ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32), SOLID),
+            Swatch::Line(line(&MEAN, scale), SOLID),
             "mean of the drawn waits",
         ));
     }
@@ -139,11 +136,12 @@ pub fn draw_schedule<DB: DrawingBackend>(
             format!("client {h}'s waits"),
         ));
     }
-    let plot = split_with_keys(area, &keys, 82.0 * scale, 12.0, scale)?;
+    let (margin, y_labels) = (12.0, 70.0);
+    let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
     let mut chart = ChartBuilder::on(&plot)
-        .margin(px(12.0))
+        .margin(px(margin))
         .x_label_area_size(px(46.0))
-        .y_label_area_size(px(70.0))
+        .y_label_area_size(px(y_labels))
         .caption(
             format!("Waits before each retry: {} ({} clients)", kind, s.clients),
             font(16.0),
@@ -206,6 +204,11 @@ pub fn draw_schedule<DB: DrawingBackend>(
     Ok(map)
 }
 
+/// The ceilings' and the means' 2 px line, as the chart and its legend draw it.
+fn line(color: &RGBColor, scale: f64) -> ShapeStyle {
+    ShapeStyle::from(color).stroke_width((2.0 * scale).round() as u32)
+}
+
 /// The chart's coordinates: retry number across, wait in ms up.
 type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
@@ -218,7 +221,7 @@ fn draw_bounds<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let px = move |v: f64| (v * scale).round() as i32;
     let bar = |x: f64, y: f64, half: f64| vec![(x - half, y), (x + half, y)];
-    let ceiling_style = ShapeStyle::from(&CEILING).stroke_width(px(2.0) as u32);
+    let ceiling_style = line(&CEILING, scale);
     chart
         .draw_series(s.retries.iter().map(|col| {
             PathElement::new(
@@ -244,7 +247,7 @@ fn draw_bounds<DB: DrawingBackend>(
                 }),
         )
         .map_err(|e| e.to_string())?;
-    let mean_style = ShapeStyle::from(&MEAN).stroke_width(px(2.0) as u32);
+    let mean_style = line(&MEAN, scale);
     chart
         .draw_series(s.means().into_iter().enumerate().map(|(i, m)| {
             PathElement::new(bar(i as f64 + 1.0, m.as_millis_f64(), 0.2), mean_style)

@@ -88,6 +88,14 @@ fn attempt_of(p: &Piece) -> usize {
     }
 }
 
+/// The pieces on screen: all of them, or with `upto` those of the attempts up to that one.
+fn shown(pieces: &[Piece], upto: Option<usize>) -> Vec<&Piece> {
+    pieces
+        .iter()
+        .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
+        .collect()
+}
+
 /// The legend's entries: one for each kind of piece the view shows, in a fixed order.
 fn keys(
     t: &Trace,
@@ -148,21 +156,19 @@ pub fn draw_deadline<DB: DrawingBackend>(
     let rows = t.steps.len().max(1);
     // Row i is centred on the whole number rows - 1 - i, so each tick labels one attempt.
     let top = rows as f64 - 0.5;
-    let shown: Vec<&Piece> = pieces
-        .iter()
-        .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
-        .collect();
+    let shown = shown(&pieces, upto);
+    let (margin, y_labels) = (12.0, 80.0);
     let plot = split_with_keys(
         area,
         &keys(t, deadline, reserve, &shown, scale),
-        92.0 * scale,
+        (margin + y_labels) * scale,
         11.0,
         scale,
     )?;
     let mut chart = ChartBuilder::on(&plot)
-        .margin(px(12.0))
+        .margin(px(margin))
         .x_label_area_size(px(36.0))
-        .y_label_area_size(px(80.0))
+        .y_label_area_size(px(y_labels))
         .caption(
             match deadline {
                 Some(d) => format!("One request inside its {} ms deadline", ms(d)),
@@ -310,14 +316,16 @@ mod tests {
         let p: retry_model::Params = link.parse().unwrap();
         let t = retry_model::trace(&p).unwrap();
         let (pieces, _) = pieces(&t, p.policy.deadline, p.policy.reserve);
-        let shown: Vec<&Piece> = pieces
-            .iter()
-            .filter(|x| upto.is_none_or(|u| attempt_of(x) <= u))
-            .collect();
-        keys(&t, p.policy.deadline, p.policy.reserve, &shown, 1.0)
-            .into_iter()
-            .map(|k| k.label)
-            .collect()
+        keys(
+            &t,
+            p.policy.deadline,
+            p.policy.reserve,
+            &shown(&pieces, upto),
+            1.0,
+        )
+        .into_iter()
+        .map(|k| k.label)
+        .collect()
     }
 
     #[test]
