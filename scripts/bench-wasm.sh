@@ -4,9 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 cargo run -q --release -p retry-model --example occ_sweep
-# The page's own build profile (Cargo.toml's `[profile.web]`, which Trunk uses), so this times the shipped code.
-cargo build -q --profile web -p retrylab-web --target wasm32-unknown-unknown
-wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/web/retrylab_web.wasm
+cargo build -q --release -p retrylab-web --target wasm32-unknown-unknown
+wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/release/retrylab_web.wasm
 echo '{"type": "commonjs"}' > target/wasm-node/package.json
 # The same wasm-opt pass the page build runs (Trunk's data-wasm-opt="3").
 wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
