@@ -21,7 +21,10 @@ const browser = await chromium.launch({
 
 let passed = 0;
 const failures = [];
+// E2E_ONLY=<regex> runs only the checks whose name matches (for working on one of them).
+const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
 async function check(name, fn) {
+  if (ONLY && !ONLY.test(name)) return;
   try { await fn(); passed++; console.log(`ok   ${name}`); }
   catch (e) { failures.push(name); console.log(`FAIL ${name}\n     ${String(e.message).split('\n').join('\n     ')}`); }
 }
@@ -356,6 +359,42 @@ try {
     await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
     assert.equal(await page.locator('#layers').isHidden(), false);
     assert.equal(await page.locator('#outage').isHidden(), true);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a control change rewrites only the controls whose state it changes; a refused value stays as typed until a preset', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=payments-jitter');
+    // Every attribute written inside the key table's control groups, by element id.
+    const watch = () => page.evaluate(() => {
+      window.__written = [];
+      window.__obs = new MutationObserver(rs => { for (const r of rs) window.__written.push(r.target.id || r.target.htmlFor || r.target.tagName); });
+      for (const id of ['policy', 'schedule-view', 'system', 'request']) {
+        window.__obs.observe(document.getElementById(id), { attributes: true, subtree: true, childList: true, characterData: true });
+      }
+    });
+    const written = () => page.evaluate(() => { window.__obs.takeRecords().forEach(r => window.__written.push(r.target.id)); window.__obs.disconnect(); return [...new Set(window.__written)]; });
+    await watch();
+    await change(page, '#seed', 5);
+    await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+    assert.deepEqual(await written(page), [], 'a new seed changes no other control');
+    // A refused value stays in its field as typed; a preset then writes every field again.
+    await change(page, '#capacity', 0);
+    assert.match(await page.locator('#errors').innerText(), /^capacity: /);
+    assert.equal(await page.locator('#capacity').inputValue(), '0');
+    assert.equal(await attr(page, '#capacity', 'aria-invalid'), 'true');
+    await watch();
+    await change(page, '#server', 'queue');
+    const touched = await written(page);
+    assert.ok(touched.includes('workers'), `the queue's settings come into view: ${touched}`);
+    assert.ok(!touched.includes('base') && !touched.includes('attempts'), `controls the server leaves alone are not rewritten: ${touched}`);
+    assert.equal(await page.locator('#workers').isVisible(), true);
+    await change(page, '#preset', 'payments-none');
+    assert.equal(await page.locator('#capacity').inputValue(), '50');
+    assert.equal(await attr(page, '#capacity', 'aria-invalid'), 'false');
+    assert.equal(await page.locator('#errors').innerText(), '');
+    assert.equal(await page.locator('#server').inputValue(), 'tick', 'the preset resets the server');
+    assert.equal(await page.locator('#workers').isHidden(), true);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -87,6 +87,9 @@ pub(crate) struct View {
     pending_draw: bool,
     // The charts under the timeline need drawing (in the task after the timeline's).
     secondary: bool,
+    // The scenario's own chart (layers, lost, the 2015 comparison) and the open bins table
+    // need drawing (in the task after the system charts').
+    extra: bool,
     // A `layers` link's call tree, stepped on the page.
     tree: Option<TreeView>,
     // A `lost` link's one checkout without and with a key, the link it is for, and how many
@@ -701,6 +704,9 @@ impl View {
             again = self.secondary;
         } else if self.secondary {
             self.draw_secondary();
+            again = self.extra;
+        } else if self.extra {
+            self.draw_extra_stage();
         }
         self.render_readout();
         // Done once the result is drawn in full, every chart included.
@@ -708,7 +714,8 @@ impl View {
             && self.job.is_none()
             && !self.redraw
             && !self.pending_draw
-            && !self.secondary;
+            && !self.secondary
+            && !self.extra;
         if let Some(view) = by_id("scenario-view") {
             let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
         }
@@ -1119,7 +1126,8 @@ impl View {
         self.secondary = true;
     }
 
-    /// The charts under the timeline: the system's and the scenario's own.
+    /// The system's charts under the timeline; the scenario's own chart follows in the next
+    /// task, so neither makes a long one.
     fn draw_secondary(&mut self) {
         self.secondary = false;
         let Some(first) = self.done.as_ref().and_then(|d| d.reports.first()) else {
@@ -1132,6 +1140,12 @@ impl View {
             .flat_map(|d| d.reports.iter().map(|r| r.series.rates()))
             .collect();
         self.draw_system(&sides, bin_s);
+        self.extra = true;
+    }
+
+    /// The scenario's own chart, and the bins table when it is open.
+    fn draw_extra_stage(&mut self) {
+        self.extra = false;
         self.draw_extra();
         if by_id("rates-box").is_some_and(|b| b.has_attribute("open")) {
             self.fill_rates_table();
@@ -1217,7 +1231,7 @@ fn summaries(d: &Done) -> Vec<retry_model::sim::Summary> {
     d.reports.iter().map(|r| r.summary.clone()).collect()
 }
 
-fn set_hidden(el: &Element, hidden: bool) {
+pub(crate) fn set_hidden(el: &Element, hidden: bool) {
     if hidden {
         let _ = el.set_attribute("hidden", "");
     } else {

@@ -2,6 +2,7 @@
 
 use crate::chart::{draw_schedule, CoordMap};
 use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
+use crate::scenario::set_hidden;
 use crate::state::{Msg, State};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -34,6 +35,41 @@ struct App {
     starting: bool,
     /// When the scenario view was last rendered while a run was in flight (page clock, ms).
     progress_shown: f64,
+    /// Each control's elements and what the page last wrote into them, in [`controls`] order,
+    /// so a render writes only what changed (a control change on a scenario link used to
+    /// rewrite about 40 controls, and the layout that followed made it a long task).
+    shown: Vec<Option<Shown>>,
+}
+
+/// One control's elements (the field, its label and its note) and what is written in them.
+struct Shown {
+    el: Element,
+    label: Option<Element>,
+    note: Option<Element>,
+    /// Whether the key acts in the link (enabled, and for a system setting, in view), whether
+    /// its value is refused, the note beside it and the value in the field, as last written;
+    /// `None` until written.
+    on: Option<bool>,
+    invalid: Option<bool>,
+    why: Option<String>,
+    value: Option<String>,
+}
+
+impl Shown {
+    fn of(doc: &Document, key: &str) -> Option<Shown> {
+        Some(Shown {
+            el: by_id(key)?,
+            label: doc
+                .query_selector(&format!("label[for=\"{key}\"]"))
+                .ok()
+                .flatten(),
+            note: by_id(&format!("{key}-note")),
+            on: None,
+            invalid: None,
+            why: None,
+            value: None,
+        })
+    }
 }
 
 /// Runs `f` on the app at every click of element `id`, for the page's lifetime.
@@ -172,6 +208,7 @@ pub fn start() -> Result<(), JsValue> {
         tick_pending: false,
         progress_shown: 0.0,
         starting: true,
+        shown: Vec::new(),
     }));
     {
         // Reads what the simulation workers posted and redraws; where the page runs the
@@ -833,62 +870,83 @@ fn write_address(s: &State) {
 
 fn render_controls(a: &mut App, write_controls: bool) {
     let doc = document();
-    let s = &a.state;
     if !a.starting {
-        write_address(s);
+        write_address(&a.state);
     }
     let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
-    for (k, kind) in controls() {
+    if a.shown.is_empty() {
+        a.shown = controls().map(|(k, _)| Shown::of(&doc, k.name)).collect();
+    }
+    let s = &a.state;
+    for ((k, kind), shown) in controls().zip(a.shown.iter_mut()) {
         let key = k.name;
-        let Some(el) = by_id(key) else { continue };
+        let Some(c) = shown else { continue };
         let invalid = s.errors.iter().any(|e| e.field == key);
         let on = applies(k, &s.params);
-        if let Some(note) = by_id(&format!("{key}-note")) {
-            note.set_text_content(Some(&if on {
-                String::new()
-            } else {
-                why_disabled(k, &s.params)
-            }));
-        }
-        if on {
-            let _ = el.remove_attribute("disabled");
+        let why = if on {
+            String::new()
         } else {
-            let _ = el.set_attribute("disabled", "");
+            why_disabled(k, &s.params)
+        };
+        if c.why.as_ref() != Some(&why) {
+            if let Some(note) = &c.note {
+                note.set_text_content(Some(&why));
+            }
+            c.why = Some(why);
         }
-        // A simulation setting the chosen scenario does not have is left out of view (with
-        // its label and note) rather than shown disabled: the group lists what the scenario has.
-        if k.group == Group::System {
-            let hide = !on;
-            let label = doc
-                .query_selector(&format!("label[for=\"{key}\"]"))
-                .ok()
-                .flatten();
-            let note = by_id(&format!("{key}-note"));
-            for part in [Some(el.clone()), label, note].into_iter().flatten() {
-                if hide {
-                    let _ = part.set_attribute("hidden", "");
-                } else {
-                    let _ = part.remove_attribute("hidden");
+        if c.on != Some(on) {
+            if on {
+                let _ = c.el.remove_attribute("disabled");
+            } else {
+                let _ = c.el.set_attribute("disabled", "");
+            }
+            // A simulation setting the chosen scenario does not have is left out of view
+            // (with its label and note) rather than shown disabled: the group lists what the
+            // scenario has.
+            if k.group == Group::System {
+                for part in [Some(&c.el), c.label.as_ref(), c.note.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    set_hidden(part, !on);
                 }
             }
+            c.on = Some(on);
         }
-        let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
-        if !write_controls && key == active {
-            continue;
+        if c.invalid != Some(invalid) {
+            let _ =
+                c.el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
+            c.invalid = Some(invalid);
         }
-        if invalid {
+        if (!write_controls && key == active) || invalid {
+            // The field being edited, or a refused value, stays as the reader typed it; the
+            // next render writes the state's value again.
+            c.value = None;
             continue;
         }
         let text = s.params.get(key).unwrap_or_default();
-        if let Some(i) = el.dyn_ref::<HtmlInputElement>() {
-            if kind == Kind::Check {
-                i.set_checked(text == "true");
-            } else {
-                i.set_value(&to_control(kind, &text));
-            }
-        } else if let Some(sel) = el.dyn_ref::<HtmlSelectElement>() {
-            sel.set_value(&text);
+        // A menu (built for a choice of values) holds the link's text as it is.
+        let menu = matches!((k.control, k.domain), (Control::Select, Domain::Choice(_)));
+        let value = if kind == Kind::Check || menu {
+            text
+        } else {
+            to_control(kind, &text)
+        };
+        // A preset, a load or a refused value rewrites every field from the state, whatever
+        // the page thinks is there.
+        if !write_controls && c.value.as_deref() == Some(value.as_str()) {
+            continue;
         }
+        if let Some(i) = c.el.dyn_ref::<HtmlInputElement>() {
+            if kind == Kind::Check {
+                i.set_checked(value == "true");
+            } else {
+                i.set_value(&value);
+            }
+        } else if let Some(sel) = c.el.dyn_ref::<HtmlSelectElement>() {
+            sel.set_value(&value);
+        }
+        c.value = Some(value);
     }
     // Side B's and the sweep's keys, as text without their prefix.
     for (id, field, text) in [
