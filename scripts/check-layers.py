@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
-"""Checks the core's layout: no import cycles between its files (following re-exports to the
+"""Checks the model's layout: no import cycles between its files (following re-exports to the
 file that defines an item), and no file importing a layer above its own. The layers, bottom up:
-retry/ (the policy), sim/ (the simulator), link/ (the link over both), request/ (one request
-step by step). Usage: scripts/check-layers.py [crates/retry-model/src]; exits 1 on a finding."""
-import re,os,sys
-os.chdir(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'crates', 'retry-model', 'src'))
+retry/ (the policy) and sim/ (the simulator), in crates/retry-engine; link/ (the link over both)
+and request/ (one request step by step), in crates/retry-model, which sees the engine's two as
+its own `crate::retry` and `crate::sim` (Cargo itself stops the engine from importing the model).
+Usage: scripts/check-layers.py [src dir]; with none, checks both crates; exits 1 on a finding."""
+import re,os,sys,subprocess
+if len(sys.argv) < 2:
+    here=os.path.dirname(os.path.abspath(__file__))
+    bad=0
+    for c in ('retry-engine','retry-model'):
+        bad|=subprocess.call([sys.executable, os.path.abspath(__file__), os.path.join(here,'..','crates',c,'src')])
+    sys.exit(bad)
+os.chdir(sys.argv[1])
 files={}
 for root,_,fs in os.walk('.'):
     for f in fs:

@@ -28,8 +28,10 @@ extern crate alloc;
 // users in a cycle (`scripts/import-cycles.py` checks it).
 mod link;
 mod request;
-mod retry;
-pub mod sim;
+// The policy and the simulator live in `retry-engine`, which the page's build optimises for
+// speed; they are this crate's `retry` and `sim` as before.
+use retry_engine::retry;
+pub use retry_engine::sim;
 
 pub use retry::budget;
 

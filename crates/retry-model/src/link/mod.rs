@@ -22,6 +22,7 @@ pub mod lesson;
 pub mod preset;
 pub(crate) mod run;
 mod sim_keys;
+use sim_keys::SimKeys;
 pub mod sweep;
 
 use crate::retry::backoff::BackoffKind;

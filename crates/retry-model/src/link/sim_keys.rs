@@ -3,7 +3,7 @@
 //! link layer owns their text, as it owns the policy keys'.
 //!
 //! A scenario's settings hold only the keys it reads, so `set` on settings that do not own a key
-//! returns `None` and [`SimParams::set`] refuses the key, naming the scenarios it applies to.
+//! returns `None` and [`SimKeys::set`] refuses the key, naming the scenarios it applies to.
 
 use super::keys::Key;
 use crate::retry::error::ConfigError;
@@ -21,10 +21,26 @@ use alloc::vec::Vec;
 /// The result of setting a key on settings that may not own it: `None` when they do not.
 type Owned = Option<Result<(), ConfigError>>;
 
-impl SimParams {
+/// The simulation keys of a link, read and written as text. A trait because the settings are
+/// plain data in `retry-engine`, and only their own crate can give them methods.
+pub(crate) trait SimKeys {
     /// Sets one simulation key; its row in the key table checks the value. A key that the
     /// link's scenario does not own is refused, naming where it applies.
-    pub fn set(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+    fn set(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError>;
+    /// One simulation key's link text, or `None` when the link's scenario does not own it.
+    fn get(&self, key: &str) -> Option<String>;
+}
+
+/// One scenario's settings, or a part of them, as link text.
+trait KeyText {
+    /// Sets a key it owns; `None` when it does not own the key.
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned;
+    /// A key's link text; `None` when it does not own the key.
+    fn get(&self, key: &str) -> Option<String>;
+}
+
+impl SimKeys for SimParams {
+    fn set(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         match k.name {
             "scenario" => {
                 let i = k.choice(v)?;
@@ -48,8 +64,7 @@ impl SimParams {
         }
     }
 
-    /// One simulation key's link text, or `None` when the link's scenario does not own it.
-    pub fn get(&self, key: &str) -> Option<String> {
+    fn get(&self, key: &str) -> Option<String> {
         match key {
             "scenario" => Some(self.kind().map_or("none", |s| s.name()).to_string()),
             "runs" => self.scenario.as_ref().map(|_| self.runs.0.to_string()),
@@ -58,9 +73,8 @@ impl SimParams {
     }
 }
 
-impl Scenario {
-    /// Sets a key it owns; `None` when it does not own the key.
-    pub fn set(&mut self, k: &'static Key, v: &str) -> Owned {
+impl KeyText for Scenario {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         match self {
             Scenario::Outage(s) => s.set(k, v),
             Scenario::Burst(s) => s.server.set(k, v),
@@ -70,8 +84,7 @@ impl Scenario {
         }
     }
 
-    /// A key's link text; `None` when it does not own the key.
-    pub fn get(&self, key: &str) -> Option<String> {
+    fn get(&self, key: &str) -> Option<String> {
         match self {
             Scenario::Outage(s) => s.get(key),
             Scenario::Burst(s) => s.server.get(key),
@@ -82,8 +95,8 @@ impl Scenario {
     }
 }
 
-impl Series {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Series {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         Some(match k.name {
             "bin" => k.dur(v).map(|d| self.bin = d),
             "at" => k.opt_dur(v).map(|d| self.at = d),
@@ -102,8 +115,8 @@ impl Series {
     }
 }
 
-impl Server {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Server {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         if let Some(r) = self.series.set(k, v) {
             return Some(r);
         }
@@ -194,8 +207,8 @@ impl Server {
     }
 }
 
-impl Arrivals {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Arrivals {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         Some(match k.name {
             "rate" => k.dec(v).map(|n| self.rate_milli = n),
             "duration" => k.dur(v).map(|d| self.duration = d),
@@ -212,7 +225,7 @@ impl Arrivals {
     }
 }
 
-impl Outage {
+impl KeyText for Outage {
     fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         if let Some(r) = self.server.set(k, v).or_else(|| self.arrivals.set(k, v)) {
             return Some(r);
@@ -256,8 +269,8 @@ impl Outage {
     }
 }
 
-impl Occ {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Occ {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         Some(match k.name {
             "net" => k.dur(v).map(|d| self.net = d),
             "net_sd" => k.dur(v).map(|d| self.net_sd = d),
@@ -274,8 +287,8 @@ impl Occ {
     }
 }
 
-impl Layers {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Layers {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         if let Some(r) = self.series.set(k, v) {
             return Some(r);
         }
@@ -309,8 +322,8 @@ impl Layers {
     }
 }
 
-impl Lost {
-    fn set(&mut self, k: &Key, v: &str) -> Owned {
+impl KeyText for Lost {
+    fn set(&mut self, k: &'static Key, v: &str) -> Owned {
         if let Some(r) = self.series.set(k, v).or_else(|| self.arrivals.set(k, v)) {
             return Some(r);
         }

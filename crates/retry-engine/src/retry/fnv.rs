@@ -19,7 +19,7 @@ const POWERS: [u64; 9] = {
 };
 
 /// FNV-1a, 64 bit.
-pub(crate) struct Fnv(pub(crate) u64);
+pub struct Fnv(pub u64);
 
 impl Default for Fnv {
     fn default() -> Self {
@@ -28,10 +28,12 @@ impl Default for Fnv {
 }
 
 impl Fnv {
-    pub(crate) fn new() -> Self {
+    /// The hash of nothing (FNV-1a's offset basis).
+    pub fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
-    pub(crate) fn bytes(&mut self, b: &[u8]) {
+    /// Feeds bytes one at a time.
+    pub fn bytes(&mut self, b: &[u8]) {
         for x in b {
             self.0 ^= u64::from(*x);
             self.0 = self.0.wrapping_mul(PRIME);
@@ -40,12 +42,13 @@ impl Fnv {
     /// Feeds `v`'s eight little-endian bytes. The high zero bytes (most counts are small) go
     /// in as one multiplication: the same hash as byte by byte, and a run's fingerprint over
     /// its bins costs a quarter of the multiplications.
-    pub(crate) fn u64(&mut self, v: u64) {
+    pub fn u64(&mut self, v: u64) {
         let low = 8 - (v.leading_zeros() / 8) as usize;
         self.bytes(&v.to_le_bytes()[..low]);
         self.0 = self.0.wrapping_mul(POWERS[8 - low]);
     }
-    pub(crate) fn str(&mut self, s: &str) {
+    /// Feeds a string's length, then its bytes.
+    pub fn str(&mut self, s: &str) {
         self.u64(s.len() as u64);
         self.bytes(s.as_bytes());
     }

@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 
 /// `value / scale` written exactly, without trailing zeros.
-pub(crate) fn decimal(value: u64, scale: u64) -> String {
+pub fn decimal(value: u64, scale: u64) -> String {
     let whole = value / scale;
     let frac = value % scale;
     if frac == 0 {
@@ -26,7 +26,7 @@ pub(crate) fn decimal(value: u64, scale: u64) -> String {
 
 /// Parses a non-negative decimal `num` and multiplies it by `scale` exactly, in integers.
 /// Returns `None` when the text is not a plain decimal, overflows, or does not land on an integer.
-pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
+pub fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
     let num = num.trim();
     if num.is_empty() {
         return None;
@@ -63,7 +63,7 @@ pub(crate) fn parse_scaled(num: &str, scale: u64) -> Option<u64> {
 }
 
 /// Thousandths written as a decimal (`100` -> `0.1`).
-pub(crate) fn milli_text(m: u64) -> String {
+pub fn milli_text(m: u64) -> String {
     decimal(m, 1000)
 }
 

@@ -55,12 +55,12 @@ impl Bin {
 }
 
 /// The most attempts in any one-second window of `bins` (sliding by bins), per second.
-pub(crate) fn peak_per_s(bins: &[Bin], width: Micros) -> f64 {
+pub fn peak_per_s(bins: &[Bin], width: Micros) -> f64 {
     peak_per_s_of(bins.iter().map(|b| b.attempts), width)
 }
 
 /// [`peak_per_s`] of bins given by their attempts alone.
-pub(crate) fn peak_per_s_of<I>(attempts: I, width: Micros) -> f64
+pub fn peak_per_s_of<I>(attempts: I, width: Micros) -> f64
 where
     I: Iterator<Item = u32> + Clone,
 {
