@@ -60,4 +60,5 @@ pub use retry::policy::{
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
 pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
+pub use retry::text::decimal_f64;
 pub use retry::time::{Micros, ParseDurationError};

@@ -75,7 +75,7 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
         .split(',')
         .map(|k| k.trim().parse().ok())
         .collect::<Option<_>>()?;
-    let prob: f64 = p.get("p")?.parse().ok()?;
+    let prob = retry_model::decimal_f64(&p.get("p")?)?;
     let a = amplify(&layers, prob).ok()?;
     let n = layers.len();
     let mut categories: Vec<String> = (1..=n)

@@ -173,7 +173,7 @@ impl TreeView {
             .split(',')
             .map(|k| k.trim().parse().ok())
             .collect::<Option<_>>()?;
-        let tree = retry_model::call_tree(&ks, prob.parse().ok()?, p.seed).ok()?;
+        let tree = retry_model::call_tree(&ks, retry_model::decimal_f64(&prob)?, p.seed).ok()?;
         let shown = if tree.calls.is_empty() {
             Shown::Levels(tree.worst.len() - 1)
         } else {

@@ -54,7 +54,12 @@ impl State {
             Err(e) => {
                 errors.push(e);
                 let params = Params::default();
-                let (schedule, trace) = Self::derive(&params).expect("the defaults are valid");
+                // Not `expect`: that formats the error with `Debug`, whose string escaping links
+                // Unicode tables into the page's wasm for a message no one should see.
+                let (schedule, trace) = match Self::derive(&params) {
+                    Ok(both) => both,
+                    Err(e) => panic!("the defaults are valid: {e}"),
+                };
                 State {
                     params,
                     errors,

@@ -73,7 +73,12 @@ impl Plan {
     /// The x positions: the values as numbers (durations in ms), or `None` for a menu key.
     fn x_numbers(&self) -> (Option<Vec<f64>>, String) {
         let x = &self.axes[0];
-        if let Ok(v) = x.values.iter().map(|s| s.parse::<f64>()).collect() {
+        let numbers: Option<Vec<f64>> = x
+            .values
+            .iter()
+            .map(|s| retry_model::decimal_f64(s))
+            .collect();
+        if let Some(v) = numbers {
             return (Some(v), x.key.to_string());
         }
         if let Ok(v) = x

@@ -239,8 +239,9 @@ impl Lesson {
     /// Whether `guess` matches `answer`: a choice exactly (case aside), a number within 5% (or
     /// 0.5 of a whole-number answer, whichever is wider).
     pub fn right(answer: &str, guess: &str) -> bool {
-        match (answer.parse::<f64>(), guess.trim().parse::<f64>()) {
-            (Ok(a), Ok(g)) => (a - g).abs() <= (a.abs() * 0.05).max(0.5),
+        use crate::retry::text::decimal_f64;
+        match (decimal_f64(answer), decimal_f64(guess.trim())) {
+            (Some(a), Some(g)) => (a - g).abs() <= (a.abs() * 0.05).max(0.5),
             _ => answer.eq_ignore_ascii_case(guess.trim()),
         }
     }
