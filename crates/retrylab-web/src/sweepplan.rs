@@ -272,6 +272,22 @@ mod tests {
     }
 
     #[test]
+    fn a_number_axis_reads_the_values_exactly() {
+        // A probability swept in millionths reads as the nearest doubles, as the CLI parses them.
+        let p: Params = "preset=layers-333&sweep.p=0.1,0.25,0.333333,1"
+            .parse()
+            .unwrap();
+        let plan = Plan::of(&p).unwrap().unwrap();
+        let (x, label) = plan.x_numbers();
+        assert_eq!(label, "p");
+        let want: Vec<f64> = ["0.1", "0.25", "0.333333", "1"]
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert_eq!(x.unwrap(), want);
+    }
+
+    #[test]
     fn a_menu_key_on_x_is_placed_evenly() {
         let p: Params = "preset=burst-lab&sweep.backoff=none,exponential,full"
             .parse()
