@@ -1,5 +1,5 @@
-// Browser measurement of the page (not a test): the page's size (gzip), time to the first chart,
-// the time from a control change to the redrawn scenario view on payments-jitter and
+// Browser measurement of the page (not a test): the page's size (gzip), time to the first chart
+// (and when its files arrived), the control change's own task, the time from a control change to the redrawn scenario view on payments-jitter and
 // payments-none (p50, p95), the long tasks of a cold start-up, the longest main-thread task
 // while controls change on every scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
 // native `retrylab sweep` (target/release/retrylab, when built).
@@ -33,6 +33,8 @@ try {
     window.__longTasks = [];
     new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
       .observe({ type: 'longtask', buffered: true });
+    // Trunk's loader fires this once the wasm is compiled, instantiated and its start has run.
+    addEventListener('TrunkApplicationStarted', () => { window.__wasmReady = performance.now(); });
   });
   const page = await context.newPage();
   const t0 = Date.now();
@@ -40,6 +42,12 @@ try {
   await page.waitForSelector('body[data-ready="true"]');
   const readyMs = await page.evaluate(() => document.body.dataset.readyMs);
   console.log(`first chart (schedule, default link): drawn ${readyMs} ms after navigation began (page clock); ${Date.now() - t0} ms as the driver saw it`);
+  // Where that time went: the files arriving (resource timing), then the page's own start-up.
+  const arrived = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter(e => /\.(wasm|js)$/.test(e.name) && !e.name.endsWith('worker.js'))
+    .map(e => `${e.name.endsWith('.wasm') ? 'wasm' : 'glue'} ${e.startTime.toFixed(0)}-${e.responseEnd.toFixed(0)} ms`).join(', '));
+  const wasmReady = await page.evaluate(() => window.__wasmReady?.toFixed(0));
+  console.log(`  of which the files arrived: ${arrived}; the wasm was compiled and started at ${wasmReady} ms (page clock)`);
   await page.waitForTimeout(500);
   const startup = await page.evaluate(() => window.__longTasks.map(Math.round));
   console.log(`long tasks during a cold start-up (first load in a fresh browser): ${startup.length ? startup.join(', ') + ' ms' : 'none'}`);
@@ -48,23 +56,29 @@ try {
     await page.goto(`${BASE}/?v=1&preset=${preset}`);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     console.log(`${preset}: first result ${Date.now() - t1} ms after navigation`);
-    const times = [];
+    const times = [], own = [];
     for (let i = 0; i < n; i++) {
-      const ms = await page.evaluate(async seed => {
+      const [ms, task] = await page.evaluate(async seed => {
         const el = document.getElementById('seed');
         const view = document.getElementById('scenario-view');
         const t = performance.now();
         el.value = String(seed);
+        // The handler runs inside dispatchEvent; reading a layout property then forces the
+        // style and layout its writes caused, so `task` is the change's own main-thread work.
         el.dispatchEvent(new Event('input', { bubbles: true }));
+        void document.body.offsetHeight;
+        const task = performance.now() - t;
         await new Promise(resolve => {
           const check = () => (view.dataset.done === 'true' && view.dataset.stale === 'false') ? resolve() : requestAnimationFrame(check);
           requestAnimationFrame(check);
         });
-        return performance.now() - t;
+        return [performance.now() - t, task];
       }, 100 + i);
       times.push(ms);
+      own.push(task);
     }
     console.log(`${preset}: control change to redrawn view, p50 ${pct(times, 0.5).toFixed(0)} ms, p95 ${pct(times, 0.95).toFixed(0)} ms (${n} changes of seed)`);
+    console.log(`${preset}: the change's own task (input handler, style and layout), p50 ${pct(own, 0.5).toFixed(1)} ms, p95 ${pct(own, 0.95).toFixed(1)} ms`);
   }
   // The longest task after the page is ready, while the seed changes twice on every scenario preset.
   // `retrylab presets` prints each preset's name, then the keys it sets; scenario presets set one.
