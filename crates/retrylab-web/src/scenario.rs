@@ -83,12 +83,11 @@ pub(crate) struct View {
     hover: Option<usize>,
     // The timeline needs drawing again (a new result); hover and progress do not redraw it.
     redraw: bool,
-    // The timeline needs drawing (in the task after the tiles').
+    // The stages of showing a new result still to draw, in order (see `render`): the timeline,
+    // the system's charts under it, then the scenario's own chart (layers, lost, the 2015
+    // comparison) with the open bins table.
     pending_draw: bool,
-    // The charts under the timeline need drawing (in the task after the timeline's).
     secondary: bool,
-    // The scenario's own chart (layers, lost, the 2015 comparison) and the open bins table
-    // need drawing (in the task after the system charts').
     extra: bool,
     // A `layers` link's call tree, stepped on the page.
     tree: Option<TreeView>,
@@ -111,11 +110,11 @@ fn mark_flight(start: f64, end: f64) {
     }
 }
 
-/// The page's clock (ms since navigation began; 0 where there is no window).
 /// How long a task that shows a result may already have run and still take its next stage (ms):
 /// a stage takes 2 to 20 ms, so a task stays well under 50 ms even in a slow spell.
 const STAGE_MS: f64 = 8.0;
 
+/// The page's clock (ms since navigation began; 0 where there is no window).
 pub(crate) fn now() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
@@ -1140,8 +1139,7 @@ impl View {
         self.secondary = true;
     }
 
-    /// The system's charts under the timeline; the scenario's own chart follows in the next
-    /// task, so neither makes a long one.
+    /// The system's charts under the timeline; the scenario's own chart is the next stage.
     fn draw_secondary(&mut self) {
         self.secondary = false;
         let Some(first) = self.done.as_ref().and_then(|d| d.reports.first()) else {
