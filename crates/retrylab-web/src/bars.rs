@@ -6,10 +6,9 @@
 //! timeline's [`YAxis`] (log when the values span more than two decades, 3^8 = 6561 calls).
 
 use crate::key::{split_with_keys, Key, Swatch};
+use crate::plot::*;
 use crate::sweepchart::PALETTE;
 use crate::timeline::YAxis;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 
 /// One series: its legend, and per category a value and its label (`None`: no bar).
 #[derive(Clone, Debug, PartialEq)]
@@ -126,9 +125,9 @@ pub fn draw_bars<DB: DrawingBackend>(
                 (FontFamily::SansSerif, 12.0 * scale)
                     .into_font()
                     .color(&RGBColor(40, 40, 50))
-                    .pos(plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Left,
-                        plotters::style::text_anchor::VPos::Bottom,
+                    .pos(crate::plot::Pos::new(
+                        crate::plot::HPos::Left,
+                        crate::plot::VPos::Bottom,
                     )),
             ))
         });

@@ -3,9 +3,7 @@
 //! Drawing only: the numbers come from `retry_model::schedule`. The returned [`CoordMap`] turns
 //! a pointer position back into the nearest dot, for the hover readout.
 
-use plotters::coord::types::RangedCoordf64;
-use plotters::coord::Shift;
-use plotters::prelude::*;
+use crate::plot::*;
 
 use crate::key::{split_with_keys, Key, Swatch, SOLID};
 use retry_model::{BackoffKind, Schedule};
@@ -292,6 +290,39 @@ mod tests {
         assert_eq!(spread(0, 1), 0.0);
         assert!((spread(0, 11) + spread(10, 11)).abs() < 1e-12);
         assert!(spread(10, 11) <= 0.36 + 1e-12);
+    }
+
+    #[test]
+    fn every_dot_is_drawn_inside_the_plot_and_found_where_it_was_drawn() {
+        let p: retry_model::Params = "backoff=full&attempts=4&clients=20&seed=3".parse().unwrap();
+        let s = retry_model::schedule(&p).unwrap();
+        let area = crate::plot::Recorder::new(800, 400).into_drawing_area();
+        let map = draw_schedule(&area, &s, BackoffKind::Full, Some(2), 1.0).unwrap();
+        let rec = area.backend();
+        let d = rec.drawn();
+        assert!(d.outside.is_empty(), "{:?}", d.outside);
+        assert_eq!(map.len(), 3 * 20, "three retries of twenty clients");
+        // The legend's two dots, the clients' dots, then client 2's three enlarged ones.
+        assert_eq!(d.circles, 2 + 60 + 3);
+        for text in [
+            "wait (ms)",
+            "retry number (retry k is attempt k+1)",
+            "client 2's waits",
+            "mean of the drawn waits",
+        ] {
+            assert!(rec.has_text(text), "{text} missing");
+        }
+        let dot = map.dots[7];
+        assert_eq!(map.nearest(dot.x + 1.0, dot.y, 2.0), Some(dot));
+        let none = draw_schedule(
+            &crate::plot::Recorder::new(800, 400).into_drawing_area(),
+            &retry_model::schedule(&"attempts=1".parse().unwrap()).unwrap(),
+            BackoffKind::Full,
+            None,
+            1.0,
+        )
+        .unwrap();
+        assert!(none.is_empty(), "one attempt: nothing to point at");
     }
 
     #[test]

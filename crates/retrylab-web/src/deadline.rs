@@ -9,8 +9,7 @@
 //! highlight each other.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use plotters::coord::Shift;
-use plotters::prelude::*;
+use crate::plot::*;
 use retry_model::{Micros, Trace};
 
 /// Where each attempt's row landed, in canvas pixels.

@@ -4,9 +4,7 @@
 //! Drawing only. The band keeps the plot's full width, so charts that share a time axis keep
 //! their plot columns lined up.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use crate::plot::*;
 
 /// How an entry's series looks.
 #[derive(Clone, Copy, Debug)]
@@ -74,7 +72,7 @@ pub fn flow(widths: &[f64], left: f64, right: f64, space: f64) -> Vec<(f64, u32)
 }
 
 /// The legend's text style at `font_px` (device pixels: times `scale`).
-pub fn text_style(font_px: f64, scale: f64) -> TextStyle<'static> {
+pub fn text_style(font_px: f64, scale: f64) -> TextStyle {
     (FontFamily::SansSerif, font_px * scale)
         .into_font()
         .color(&BLACK)
@@ -87,7 +85,7 @@ pub fn draw_entry<DB: DrawingBackend>(
     k: &Key,
     x: f64,
     mid: i32,
-    text: &TextStyle<'_>,
+    text: &TextStyle,
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| v.round() as i32;
@@ -129,7 +127,7 @@ pub fn draw_entry<DB: DrawingBackend>(
         }
         sx += (SWATCH + GAP) * scale;
     }
-    area.draw(&Text::new(k.label.clone(), (px(sx), mid), text.clone()))
+    area.draw(&Text::new(k.label.clone(), (px(sx), mid), *text))
         .map_err(|e| e.to_string())
 }
 

@@ -1,8 +1,8 @@
 //! Retry Lab in the browser: a thin layer over `retry-model`.
 //!
 //! [`state`] holds the page's state and its pure update function, [`controls`] maps controls to
-//! link keys, [`chart`] draws the schedule with plotters. The DOM glue (`web`) exists only on
-//! wasm32. Nothing here computes a retry: every number comes from `retry-model`.
+//! link keys, [`chart`] draws the schedule. Every chart draws through [`plot`], a small drawing
+//! layer over the 2D canvas. The DOM glue (`web`) exists only on wasm32. Nothing here computes a retry: every number comes from `retry-model`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -17,6 +17,7 @@ mod exec;
 pub mod extras;
 pub mod key;
 pub mod lessons;
+pub mod plot;
 #[cfg(target_arch = "wasm32")]
 mod scenario;
 pub mod state;

@@ -8,9 +8,8 @@
 //! returned [`SweepMap`] turns a pointer's x back into the nearest swept value, for the readout.
 
 use crate::key;
+use crate::plot::*;
 use crate::timeline::YAxis;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 
 /// One line: its legend and a value per x position (`None` where the metric has none).
 #[derive(Clone, Debug, PartialEq)]

@@ -7,9 +7,8 @@
 //! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
+use crate::plot::*;
 use crate::sweepchart::PALETTE;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use retry_model::sim::Rates;
 use retry_model::StopReason;
 
@@ -284,11 +283,8 @@ pub fn draw_system<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
-type Chart<'a, DB> = ChartContext<
-    'a,
-    DB,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
+type Chart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<crate::plot::RangedCoordf64, crate::plot::RangedCoordf64>>;
 
 fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,

@@ -7,8 +7,7 @@
 //! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use plotters::coord::Shift;
-use plotters::prelude::*;
+use crate::plot::*;
 use retry_model::sim::Rates;
 
 /// What the timeline draws.
@@ -105,13 +104,15 @@ impl YAxis {
         }
     }
 
-    /// A tick's label: the value itself (`10`, `1k`, `0.1`).
+    /// A tick's label: the value itself (`10`, `1k`, `1M`, `0.1`).
     pub fn label(&self, y: f64) -> String {
         if self.log && (y - y.round()).abs() > 1e-9 {
             return String::new();
         }
         let v = if self.log { 10f64.powf(y.round()) } else { y };
-        if v >= 1000.0 {
+        if v >= 1e6 {
+            format!("{}M", round_sig(v / 1e6))
+        } else if v >= 1000.0 {
             format!("{}k", round_sig(v / 1000.0))
         } else {
             round_sig(v)
@@ -292,12 +293,61 @@ mod tests {
         assert!(storm.log, "three decades: log scale");
         assert_eq!((storm.lo, storm.hi), (1.0, 5.0));
         assert_eq!(storm.label(3.0), "1k");
+        assert_eq!(storm.label(6.0), "1M", "not 1000k");
+        assert_eq!(storm.label(7.0), "10M");
         assert_eq!(
             storm.label(3.5),
             "",
             "only decades are labelled on a log axis"
         );
         assert_eq!(storm.place(0.0), 1.0, "zeros sit on the floor");
+    }
+
+    #[test]
+    fn a_storm_draws_on_a_log_axis_with_its_legend_inside_the_canvas() {
+        let p: retry_model::Params = "preset=payments-none&duration=20s".parse().unwrap();
+        let r = retry_model::sim::simulate(&p).unwrap();
+        let sides = vec![r.series.rates()];
+        let t = Timeline {
+            sides: &sides,
+            bin_s: r.series.bin_ms / 1000.0,
+            outage: Some((5.0, 10.0, "outage")),
+            title: "outage: requests and attempts per second".into(),
+        };
+        let area = crate::plot::Recorder::new(900, 420).into_drawing_area();
+        let map = draw_timeline(&area, &t, 1.0).unwrap();
+        let rec = area.backend();
+        let d = rec.drawn();
+        assert!(
+            d.outside.is_empty(),
+            "drawn off the canvas: {:?}",
+            d.outside
+        );
+        for text in [
+            "outage: requests and attempts per second",
+            "time (s)",
+            "per second (log scale; 0 sits on the floor)",
+            "attempts/s (retries included)",
+            "original requests/s",
+            "successes/s",
+            "failed requests/s",
+            "outage",
+            "1k",
+        ] {
+            assert!(rec.has_text(text), "{text} missing from {:?}", d.texts);
+        }
+        assert_eq!(d.dashed, 0, "one side: no dashed line");
+        // Four series, each one line, plus the grid, the ticks and the axes.
+        assert!(d.paths > 4);
+        assert_eq!(
+            map.bin_at(f64::from(map_x(&map, 0.5))),
+            Some(sides[0].len() / 2)
+        );
+    }
+
+    /// The pixel column at `share` of the time axis.
+    fn map_x(m: &TimeMap, share: f64) -> i32 {
+        (m.x0 + (m.x1 - m.x0) * share).round() as i32
     }
 
     #[test]

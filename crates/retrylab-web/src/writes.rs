@@ -6,10 +6,9 @@
 //! Drawing only: the counts are the first run's bins (`Report::bins`, the `attempts` column of
 //! `retrylab run --format csv`) and the captions quote the first run's summary in the CLI's words.
 
+use crate::plot::*;
 use crate::sweepchart::PALETTE;
 use crate::timeline::YAxis;
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use retry_model::sim::{ScenarioKind, SimReport};
 use retry_model::Params;
 

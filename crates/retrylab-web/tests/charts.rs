@@ -1,0 +1,243 @@
+//! Every chart drawn on a recording surface, at the narrowest canvas the page makes (320 CSS px)
+//! and at a high-density one: it names its axes and its legend, and nothing lands off the canvas,
+//! also for degenerate data (all zeros, one value, nothing at all).
+
+use retry_model::sim::{simulate, Rates};
+use retry_model::Params;
+use retrylab_web::bars::{draw_bars, BarSeries, Bars};
+use retrylab_web::plot::{IntoDrawingArea, Recorder};
+use retrylab_web::sweepchart::{draw_sweep, Line, SweepChart};
+use retrylab_web::system::{draw_system, System};
+use retrylab_web::timeline::{draw_timeline, Timeline};
+use retrylab_web::writes::{draw_writes, Panel};
+
+/// The canvas sizes the page makes: the narrowest at 1x, a wide one at 2x.
+const SIZES: [(u32, u32, f64); 2] = [(320, 260, 1.0), (1800, 760, 2.0)];
+
+fn rates(link: &str) -> (Vec<Rates>, f64) {
+    let p: Params = link.parse().unwrap();
+    let r = simulate(&p).unwrap();
+    (r.series.rates(), r.series.bin_ms / 1000.0)
+}
+
+/// Draws with `draw` on each size; checks nothing is off the canvas and `texts` are drawn.
+fn check(
+    name: &str,
+    texts: &[&str],
+    draw: impl Fn(&retrylab_web::plot::DrawingArea<Recorder>, f64),
+) {
+    for (w, h, scale) in SIZES {
+        let area = Recorder::new(w, h).into_drawing_area();
+        draw(&area, scale);
+        let rec = area.backend();
+        let d = rec.drawn();
+        assert!(
+            d.outside.is_empty(),
+            "{name} at {w}x{h}: off the canvas {:?}",
+            d.outside
+        );
+        for t in texts {
+            assert!(
+                rec.has_text(t),
+                "{name} at {w}x{h}: `{t}` missing from {:?}",
+                d.texts
+            );
+        }
+    }
+}
+
+#[test]
+fn the_system_panels_name_their_units_and_legends() {
+    let (a, bin_s) = rates("preset=metastable-budget&duration=20s");
+    let (b, _) = rates("preset=metastable-none&duration=20s");
+    let sides = vec![a, b];
+    let s = System {
+        sides: &sides,
+        bin_s,
+        outage: Some((5.0, 10.0, "outage")),
+        queue: false,
+        capacity: true,
+        budget: true,
+        breaker: false,
+    };
+    check(
+        "system",
+        &[
+            "failed/s",
+            "% used",
+            "count",
+            "time (s)",
+            "budget tokens",
+            "B: all failures",
+            "in flight",
+        ],
+        |area, scale| draw_system(area, &s, scale).unwrap(),
+    );
+    let area = Recorder::new(900, 700).into_drawing_area();
+    draw_system(&area, &s, 1.0).unwrap();
+    assert!(
+        area.backend().drawn().dashed >= 3,
+        "side B is dashed in every panel"
+    );
+    // No run at all: empty panels with their axes, no failure bands.
+    let empty: Vec<Vec<Rates>> = vec![Vec::new()];
+    let none = System {
+        sides: &empty,
+        outage: None,
+        ..s
+    };
+    check(
+        "empty system",
+        &["no request failed", "count"],
+        |area, scale| draw_system(area, &none, scale).unwrap(),
+    );
+}
+
+#[test]
+fn the_timeline_stays_readable_when_nothing_happens() {
+    let (mut r, bin_s) = rates("preset=payments-jitter&duration=5s");
+    for b in &mut r {
+        (b.originals, b.attempts, b.successes, b.failures) = (0.0, 0.0, 0.0, 0.0);
+    }
+    let sides = vec![r];
+    let t = Timeline {
+        sides: &sides,
+        bin_s,
+        outage: None,
+        title: "nothing".into(),
+    };
+    check(
+        "zeros",
+        &["nothing", "per second", "time (s)", "0", "1"],
+        |area, scale| {
+            let map = draw_timeline(area, &t, scale).unwrap();
+            assert!(map.bin_at(f64::from(area.dim_in_pixel().0) / 2.0).is_some());
+        },
+    );
+}
+
+#[test]
+fn a_sweep_with_reference_markers_and_a_single_value() {
+    let c = SweepChart {
+        title: "write calls".into(),
+        x_label: "clients".into(),
+        x: Some(vec![5.0, 10.0, 50.0]),
+        x_text: vec!["5".into(), "10".into(), "50".into()],
+        y_label: "write calls per client".into(),
+        lines: vec![
+            Line {
+                name: "backoff=none".into(),
+                values: vec![Some(10.0), Some(60.0), Some(9000.0)],
+                reference: vec![Some(11.0), None, Some(8800.0)],
+            },
+            Line {
+                name: "backoff=full".into(),
+                values: vec![Some(8.0), None, Some(40.0)],
+                reference: vec![],
+            },
+        ],
+        reference_name: Some("the 2015 post (hollow)".into()),
+    };
+    check(
+        "sweep",
+        &[
+            "write calls",
+            "clients",
+            "write calls per client (log scale)",
+            "backoff=full",
+            "the 2015 post (hollow)",
+            "1k",
+        ],
+        |area, scale| {
+            let map = draw_sweep(area, &c, scale).unwrap();
+            let w = f64::from(area.dim_in_pixel().0);
+            assert!(map.index_at(w * 0.4).is_some(), "the middle reads a value");
+            assert_eq!(map.index_at(w * 2.0), None, "past the frame");
+        },
+    );
+    let one = SweepChart {
+        x: None,
+        x_text: vec!["full".into()],
+        lines: vec![Line {
+            name: "attempts".into(),
+            values: vec![Some(3.0)],
+            reference: vec![],
+        }],
+        reference_name: None,
+        ..c
+    };
+    check("one value", &["full", "attempts"], |area, scale| {
+        draw_sweep(area, &one, scale).unwrap();
+    });
+}
+
+#[test]
+fn bars_label_each_bar_and_go_logarithmic_over_decades() {
+    let b = Bars {
+        title: "calls per user request".into(),
+        y_label: "calls".into(),
+        categories: vec!["layer 1".into(), "bottom".into()],
+        series: vec![
+            BarSeries {
+                name: "worst case".into(),
+                bars: vec![Some((3.0, "3".into())), Some((6561.0, "6561".into()))],
+            },
+            BarSeries {
+                name: "simulated".into(),
+                bars: vec![Some((1.2, "1.2".into())), None],
+            },
+        ],
+    };
+    check(
+        "bars",
+        &[
+            "calls (log scale)",
+            "6561",
+            "1.2",
+            "layer 1",
+            "bottom",
+            "worst case",
+        ],
+        |area, scale| {
+            draw_bars(area, &b, scale).unwrap();
+        },
+    );
+    let zeros = Bars {
+        series: vec![BarSeries {
+            name: "duplicates".into(),
+            bars: vec![Some((0.0, "0".into())), Some((0.0, "0".into()))],
+        }],
+        ..b
+    };
+    check("zero bars", &["calls", "0", "duplicates"], |area, scale| {
+        draw_bars(area, &zeros, scale).unwrap()
+    });
+}
+
+#[test]
+fn write_panels_share_one_height() {
+    let panels = vec![
+        Panel {
+            title: "A: backoff=exponential".into(),
+            bin_ms: 10.0,
+            counts: vec![0, 40, 0, 0, 12],
+        },
+        Panel {
+            title: "B: backoff=full".into(),
+            bin_ms: 10.0,
+            counts: vec![3, 4, 5],
+        },
+    ];
+    check(
+        "writes",
+        &[
+            "A: backoff=exponential",
+            "B: backoff=full",
+            "write calls per 10 ms",
+            "time (s)",
+        ],
+        |area, scale| {
+            draw_writes(area, &panels, scale).unwrap();
+        },
+    );
+}
