@@ -908,7 +908,7 @@ pub fn ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
         return Vec::new();
     }
     let raw = (hi - lo) / max as f64;
-    let mut exp = raw.log10().floor() as i32;
+    let mut exp = libm::floor(libm::log10(raw)) as i32;
     loop {
         for m in [1.0, 2.0, 5.0] {
             // The step is m * 10^exp; values are k * step, written so whole numbers stay exact.

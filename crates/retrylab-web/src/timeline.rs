@@ -97,7 +97,7 @@ impl YAxis {
             if v <= 0.0 {
                 self.lo
             } else {
-                v.log10().max(self.lo)
+                libm::log10(v).max(self.lo)
             }
         } else {
             v
@@ -109,7 +109,7 @@ impl YAxis {
         if self.log && (y - y.round()).abs() > 1e-9 {
             return String::new();
         }
-        let v = if self.log { 10f64.powf(y.round()) } else { y };
+        let v = if self.log { libm::pow(10.0, libm::round(y)) } else { y };
         if v >= 1e6 {
             format!("{}M", round_sig(v / 1e6))
         } else if v >= 1000.0 {
@@ -121,7 +121,7 @@ impl YAxis {
 }
 
 fn libm_floor_log10(v: f64) -> f64 {
-    v.log10().floor()
+    libm::floor(libm::log10(v))
 }
 
 fn round_sig(v: f64) -> String {
