@@ -109,7 +109,11 @@ impl YAxis {
         if self.log && (y - y.round()).abs() > 1e-9 {
             return String::new();
         }
-        let v = if self.log { libm::pow(10.0, libm::round(y)) } else { y };
+        let v = if self.log {
+            libm::pow(10.0, libm::round(y))
+        } else {
+            y
+        };
         if v >= 1e6 {
             format!("{}M", round_sig(v / 1e6))
         } else if v >= 1000.0 {
