@@ -1,6 +1,6 @@
 // Browser measurement of the page (not a test): the page's size (gzip), time to the first chart
 // (and when its files arrived), the control change's own task, the time from a control change to the redrawn scenario view on payments-jitter and
-// payments-none (p50, p95), the long tasks of a cold start-up, the longest main-thread task
+// payments-none (p50, p95), the long tasks of a cold start-up (also under a 2x and 4x CPU slowdown), the longest main-thread task
 // while controls change on every scenario preset, and the whole 2015 sweep's wall time in the page (its workers) beside
 // native `retrylab sweep` (target/release/retrylab, when built).
 // Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/, or $DIST)
@@ -51,6 +51,30 @@ try {
   await page.waitForTimeout(500);
   const startup = await page.evaluate(() => window.__longTasks.map(Math.round));
   console.log(`long tasks during a cold start-up (first load in a fresh browser): ${startup.length ? startup.join(', ') + ' ms' : 'none'}`);
+  // More cold starts, each in a fresh context, at 1x and under Chromium's CPU slowdown (a slower
+  // laptop than this machine): the first chart's time and the long tasks of each.
+  for (const rate of [1, 2, 4]) {
+    const rows = [];
+    for (let k = 0; k < (rate === 1 ? 3 : 2); k++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+      await ctx.addInitScript(() => {
+        window.__longTasks = [];
+        new PerformanceObserver(list => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); })
+          .observe({ type: 'longtask', buffered: true });
+      });
+      const p = await ctx.newPage();
+      const cdp = await ctx.newCDPSession(p);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+      await p.goto(BASE + '/');
+      await p.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
+      await p.waitForTimeout(500);
+      const ms = await p.evaluate(() => document.body.dataset.readyMs);
+      const long = await p.evaluate(() => window.__longTasks.map(Math.round));
+      rows.push(`${ms} ms (${long.length ? 'long tasks ' + long.join(' + ') + ' ms' : 'no long task'})`);
+      await ctx.close();
+    }
+    console.log(`cold start at ${rate}x CPU slowdown, fresh contexts: first chart ${rows.join('; ')}`);
+  }
   for (const [preset, n] of [['payments-jitter', 20], ['payments-none', 10]]) {
     const t1 = Date.now();
     await page.goto(`${BASE}/?v=1&preset=${preset}`);
