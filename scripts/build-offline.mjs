@@ -17,9 +17,10 @@ const find = re => {
   if (!m) throw new Error(`dist/index.html: ${re} not found (run trunk build --release first)`);
   return m[1].replace(/^\//, '');
 };
-const css = readFileSync(new URL(find(/<link rel="stylesheet" href="([^"]+\.css)"/), dist), 'utf8');
-const glue = readFileSync(new URL(find(/import init, \* as bindings from '([^']+\.js)'/), dist), 'utf8');
-const wasm = readFileSync(new URL(find(/module_or_path: '([^']+\.wasm)'/), dist)).toString('base64');
+// Trunk minifies the release page's HTML: attributes may lose their quotes and change order.
+const css = readFileSync(new URL(find(/<link[^>]*\bhref="?([^"\s>]+\.css)"?[^>]*>/), dist), 'utf8');
+const glue = readFileSync(new URL(find(/import init,\s*\*\s*as bindings from\s*["'`]([^"'`]+\.js)["'`]/), dist), 'utf8');
+const wasm = readFileSync(new URL(find(/module_or_path:\s*["'`]([^"'`]+\.wasm)["'`]/), dist)).toString('base64');
 const worker = readFileSync(new URL('worker.js', dist), 'utf8');
 
 // A JavaScript string literal that cannot end the <script> element it sits in.
@@ -36,13 +37,15 @@ const glue = await import(window.retrylabGlue);
 await glue.default({ module_or_path: module });
 </script>`;
 
+// A <link> tag's rel, quoted or not.
+const relOf = tag => (tag.match(/\brel=(?:"([^"]*)"|([^\s>]+))/) || []).slice(1).find(Boolean);
+const inlined = new Set(['stylesheet', 'modulepreload', 'preload']);
 let page = html
-  .replace(/<link rel="stylesheet"[^>]*>/, () => `<style>\n${css}\n</style>`)
-  .replace(/<script type="module">[\s\S]*?<\/script>/, () => start)
-  .replace(/<link rel="modulepreload"[^>]*>/g, '')
-  .replace(/<link rel="preload"[^>]*>/g, '');
-for (const left of ['rel="modulepreload"', 'rel="preload"', 'rel="stylesheet"']) {
-  if (page.includes(left)) throw new Error(`the offline page still refers to ${left}`);
+  .replace(/<link\b[^>]*>/g, tag => relOf(tag) === 'stylesheet' ? `<style>\n${css}\n</style>`
+    : inlined.has(relOf(tag)) ? '' : tag)
+  .replace(/<script type="?module"?>[\s\S]*?<\/script>/, () => start);
+for (const tag of page.match(/<link\b[^>]*>/g) || []) {
+  if (inlined.has(relOf(tag))) throw new Error(`the offline page still refers to rel=${relOf(tag)}`);
 }
 mkdirSync(out, { recursive: true });
 writeFileSync(new URL('retrylab.html', out), page);
