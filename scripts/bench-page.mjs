@@ -6,8 +6,8 @@
 // Usage: node scripts/bench-page.mjs   (after `trunk build --release`; serves dist/, or $DIST)
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
+import { existsSync } from 'node:fs';
+import { pageSize, describe } from './page-size.mjs';
 
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -21,13 +21,7 @@ const browser = await chromium.launch({
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 try {
   for (let i = 0; i < 100; i++) { try { if ((await fetch(BASE + '/')).ok) break; } catch {} await new Promise(r => setTimeout(r, 100)); }
-  const sizes = { wasm: 0, js: 0, css: 0 };
-  for (const f of readdirSync(DIST)) {
-    const kind = f.endsWith('.wasm') ? 'wasm' : f.endsWith('.js') ? 'js' : f.endsWith('.css') ? 'css' : null;
-    if (kind) sizes[kind] += gzipSync(readFileSync(`${DIST}/${f}`), { level: 9 }).length;
-  }
-  const kb = n => (n / 1024).toFixed(1);
-  console.log(`size (gzip -9): wasm ${kb(sizes.wasm)} KB, js ${kb(sizes.js)} KB, css ${kb(sizes.css)} KB, total ${kb(sizes.wasm + sizes.js + sizes.css)} KB`);
+  console.log(`size (gzip -9): ${describe(pageSize(DIST))}`);
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
   await context.addInitScript(() => {
     window.__longTasks = [];

@@ -8,8 +8,8 @@ cargo run -q --release -p retry-model --example occ_sweep
 cargo build -q --profile page -p retrylab-web --target wasm32-unknown-unknown
 wasm-bindgen --target nodejs --out-dir target/wasm-node target/wasm32-unknown-unknown/page/retrylab_web.wasm
 echo '{"type": "commonjs"}' > target/wasm-node/package.json
-# The same wasm-opt pass the page build runs (Trunk's data-wasm-opt="3").
-wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+# The same wasm-opt pass the page build runs (Trunk's data-wasm-opt="s").
+wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
   target/wasm-node/retrylab_web_bg.wasm -o target/wasm-node/retrylab_web_bg.wasm
 node -e '
 const m = require(process.cwd() + "/target/wasm-node/retrylab_web.js");

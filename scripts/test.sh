@@ -27,10 +27,8 @@ cargo test -p retrylab-web --target wasm32-unknown-unknown --locked
 step "release build of the page (Trunk)"
 trunk build --release
 
-wasm=$(ls dist/*.wasm | head -n1)
-js=$(ls dist/*.js | head -n1)
-printf 'wasm %s: %s bytes raw, %s gzip; js glue: %s bytes raw, %s gzip\n' "$(basename "$wasm")" \
-  "$(stat -c %s "$wasm")" "$(gzip -9c "$wasm" | wc -c)" "$(stat -c %s "$js")" "$(gzip -9c "$js" | wc -c)"
+# The page's budget: wasm, JavaScript and CSS at most 250 KB gzip together.
+node scripts/page-size.mjs --max 250
 
 step "the single offline file (dist-offline/retrylab.html)"
 node scripts/build-offline.mjs
