@@ -770,6 +770,40 @@ try {
     }
   });
 
+  await check('on a phone (375 px) a view stacks under the controls and nothing is wider than the screen; screenshots', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 800 }, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    const views = [
+      ['phone-compare', '?v=1&preset=payments-none&b.preset=payments-jitter'],
+      ['phone-sweep', '?v=1&preset=occ-2015&runs=2&sweep.clients=10..50/20&sweep.backoff=none,exponential,full'],
+    ];
+    for (const [name, link] of views) {
+      await page.goto(BASE + '/' + link);
+      await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+      const m = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        screen: innerWidth,
+        controls: document.getElementById('controls').getBoundingClientRect().bottom,
+        view: document.getElementById('scenario-view').getBoundingClientRect().top,
+        canvases: [...document.querySelectorAll('#scenario-view canvas')].filter(c => c.offsetParent)
+          .map(c => [c.id || c.parentElement.id, c.getBoundingClientRect().right, c.clientHeight]),
+      }));
+      assert.ok(m.scroll <= m.screen, `${name}: the page scrolls sideways, ${m.scroll} px on a ${m.screen} px screen`);
+      assert.ok(m.view >= m.controls, `${name}: the view sits under the controls`);
+      assert.ok(m.canvases.length >= 1, `${name}: a chart is drawn`);
+      for (const [id, right, height] of m.canvases) {
+        assert.ok(right <= m.screen, `${name}: ${id} ends at ${right} px`);
+        // A narrow canvas is taller, so its wrapped caption and legend leave the plot room.
+        assert.ok(height >= 380, `${name}: ${id} is ${height} px high`);
+      }
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {
     const { page, context, errors } = await openPage('?v=1&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
     const size = await page.evaluate(() => { const c = document.getElementById('schedule'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });

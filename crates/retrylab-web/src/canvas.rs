@@ -5,8 +5,12 @@
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
+/// Below this CSS width a chart's canvas is narrow (a phone, a split screen).
+const NARROW: f64 = 560.0;
+
 /// The canvas with element id `id`, its buffer sized to its CSS width (at least 320 px) times
-/// the device pixel ratio, its height `ratio` of the width clamped to `[lo, hi]` CSS pixels.
+/// the device pixel ratio, its height `ratio` of the width clamped to `[lo, hi]` CSS pixels
+/// (`lo` 1.6 times higher on a narrow canvas).
 /// Returns the canvas and the ratio the chart should scale its pixels by.
 pub(crate) fn fit(id: &str, ratio: f64, lo: f64, hi: f64) -> Option<(HtmlCanvasElement, f64)> {
     let window = web_sys::window()?;
@@ -17,6 +21,13 @@ pub(crate) fn fit(id: &str, ratio: f64, lo: f64, hi: f64) -> Option<(HtmlCanvasE
         .ok()?;
     let dpr = window.device_pixel_ratio().max(1.0);
     let css_w = f64::from(canvas.client_width().max(320));
+    // A narrow canvas (a phone) wraps its caption and legend into more lines: it gets more
+    // height, so the plot itself keeps a readable size.
+    let (lo, hi) = if css_w < NARROW {
+        (lo * 1.6, hi.max(lo * 1.6))
+    } else {
+        (lo, hi)
+    };
     let css_h = (css_w * ratio).clamp(lo, hi);
     let (w, h) = ((css_w * dpr).round() as u32, (css_h * dpr).round() as u32);
     if canvas.width() != w || canvas.height() != h {

@@ -253,12 +253,31 @@ pub fn draw_deadline<DB: DrawingBackend>(
                         .draw_series(DashedLineSeries::new(outline, px(5.0), px(3.0), dash))
                         .map_err(|e| e.to_string())?;
                 }
+                // The sum in full where the plot has room for it, else its total alone; moved
+                // left to end at the plot's edge rather than run past it.
+                let style = font(12.0).into_font().color(&FAIL);
+                let room = f64::from(
+                    chart.backend_coord(&(end * 1.02, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0,
+                );
+                let width = |s: &str| {
+                    area.estimate_text_size(s, &style)
+                        .map_or(0.0, |(w, _)| f64::from(w))
+                };
+                let long = format!("refused: wait + attempt + reserve = {:.0} ms", r - a);
+                let label = if width(&long) <= room {
+                    long
+                } else {
+                    format!("refused: needs {:.0} ms", r - a)
+                };
+                let from = f64::from(chart.backend_coord(&(a, 0.0)).0);
+                let edge = f64::from(chart.backend_coord(&(end * 1.02, 0.0)).0);
+                let (at, style) = if from + width(&label) > edge {
+                    (end * 1.02, style.pos(Pos::new(HPos::Right, VPos::Top)))
+                } else {
+                    (a, style)
+                };
                 chart
-                    .draw_series(std::iter::once(Text::new(
-                        format!("refused: wait + attempt + reserve = {:.0} ms", r - a),
-                        (a, y(i) + 0.95),
-                        font(12.0).into_font().color(&FAIL),
-                    )))
+                    .draw_series(std::iter::once(Text::new(label, (at, y(i) + 0.95), style)))
                     .map_err(|e| e.to_string())?;
             }
         }

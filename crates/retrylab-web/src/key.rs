@@ -157,7 +157,15 @@ pub fn split_with_keys<DB: DrawingBackend>(
             k.swatches.len() as f64 * (SWATCH + GAP) * scale + text_w
         })
         .collect();
-    let at = flow(&widths, left, f64::from(w) - 12.0 * scale, SPACE * scale);
+    // On a narrow canvas an entry may be wider than the band right of the y axis: then every
+    // entry starts at the canvas's left edge instead.
+    let right = f64::from(w) - 12.0 * scale;
+    let left = if widths.iter().any(|x| left + x > right) {
+        8.0 * scale
+    } else {
+        left
+    };
+    let at = flow(&widths, left, right, SPACE * scale);
     let rows = at.iter().map(|(_, r)| r + 1).max().unwrap_or(1);
     let band = (f64::from(rows) * row_h + 6.0 * scale).min(f64::from(h) / 2.0) as u32;
     let (plot, strip) = area.split_vertically(h.saturating_sub(band));

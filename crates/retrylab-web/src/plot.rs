@@ -655,9 +655,14 @@ impl<'a, DB: DrawingBackend> ChartBuilder<'a, DB> {
         if let Some((text, style)) = &self.caption {
             let mut style = *style;
             style.pos = Pos::new(HPos::Center, VPos::Top);
-            let centre = ox + left + (f64::from(w) - left - right) / 2.0;
-            self.area.db.text(text, (centre, top_edge), &style, false);
-            top_edge += style.size * 1.35;
+            let width = f64::from(w) - left - right;
+            let centre = ox + left + width / 2.0;
+            let (lines, style) = fit(&*self.area.db, text, style, width);
+            for line in &lines {
+                self.area.db.text(line, (centre, top_edge), &style, false);
+                top_edge += style.size * 1.2;
+            }
+            top_edge += style.size * 0.15;
         }
         let x0 = ox + left + self.y_label_area;
         let x1 = (ox + f64::from(w) - right).max(x0 + 1.0);
@@ -861,7 +866,9 @@ impl<'b, DB: DrawingBackend> MeshStyle<'_, 'b, DB> {
         };
         let mut label = self.label;
         label.pos = Pos::new(HPos::Center, VPos::Top);
-        for v in ticks(c.x.start, c.x.end, self.x_labels) {
+        // No more ticks across than fit with room between their labels (a narrow canvas).
+        let room = ((r - l) / (self.label.size * 3.5)).max(2.0) as usize;
+        for v in ticks(c.x.start, c.x.end, self.x_labels.min(room)) {
             let (x, _) = c.map((v, c.y.start));
             if self.x_mesh {
                 db.path(&[(x, t), (x, b)], &grid, None);
@@ -869,7 +876,11 @@ impl<'b, DB: DrawingBackend> MeshStyle<'_, 'b, DB> {
             let text = x_format(&v);
             if !text.is_empty() {
                 db.path(&[(x, b), (x, b + tick)], &axis, None);
-                db.text(&text, (x, b + tick + 2.0), &label, false);
+                // A label centred on a tick near the area's edge is moved in to show whole.
+                let half = db.text_width(&text, &label) / 2.0;
+                let (ax, aw) = (c.area.x, f64::from(c.area.w));
+                let at = x.min(ax + aw - half - 1.0).max(ax + half + 1.0);
+                db.text(&text, (at, b + tick + 2.0), &label, false);
             }
         }
         label.pos = Pos::new(HPos::Right, VPos::Center);
@@ -889,16 +900,63 @@ impl<'b, DB: DrawingBackend> MeshStyle<'_, 'b, DB> {
             let mut s = self.desc;
             s.pos = Pos::new(HPos::Center, VPos::Bottom);
             let bottom = b + c.x_label_area.max(s.size * 2.0 + tick);
-            db.text(d, ((l + r) / 2.0, bottom - 2.0), &s, false);
+            let (lines, s) = fit(db, d, s, r - l);
+            let n = lines.len() as f64;
+            for (i, line) in lines.iter().enumerate() {
+                let y = bottom - 2.0 - (n - 1.0 - i as f64) * s.size * 1.15;
+                db.text(line, ((l + r) / 2.0, y), &s, false);
+            }
         }
         if let Some(d) = &self.y_desc {
             let mut s = self.desc;
             s.pos = Pos::new(HPos::Center, VPos::Top);
             let left = l - c.y_label_area.max(s.size * 2.0);
-            db.text(d, (left + 2.0, (t + b) / 2.0), &s, true);
+            let (lines, s) = fit(db, d, s, b - t);
+            for (i, line) in lines.iter().enumerate() {
+                let x = left + 2.0 + i as f64 * s.size * 1.15;
+                db.text(line, (x, (t + b) / 2.0), &s, true);
+            }
         }
         Ok(())
     }
+}
+
+/// A text set to fit `width` pixels: one line if it fits; else broken at spaces into two lines,
+/// as even as the words allow; and the font made smaller (to 70% at least) while a line is still
+/// too wide. A narrow canvas keeps its captions and axis names whole instead of cut at its edges.
+pub fn fit<DB: DrawingBackend + ?Sized>(
+    db: &DB,
+    text: &str,
+    style: TextStyle,
+    width: f64,
+) -> (Vec<String>, TextStyle) {
+    let wide = |lines: &[String], s: &TextStyle| {
+        lines
+            .iter()
+            .map(|l| db.text_width(l, s))
+            .fold(0.0f64, f64::max)
+    };
+    let mut lines = vec![text.to_string()];
+    if width <= 0.0 || db.text_width(text, &style) <= width {
+        return (lines, style);
+    }
+    // The break that makes the wider of the two lines narrowest.
+    let breaks = text.match_indices(' ').map(|(i, _)| i);
+    if let Some(cut) = breaks.min_by(|a, b| {
+        let w = |i: usize| {
+            db.text_width(&text[..i], &style)
+                .max(db.text_width(&text[i + 1..], &style))
+        };
+        w(*a).total_cmp(&w(*b))
+    }) {
+        lines = vec![text[..cut].to_string(), text[cut + 1..].to_string()];
+    }
+    let mut style = style;
+    let w = wide(&lines, &style);
+    if w > width {
+        style.size *= (width / w).max(0.7);
+    }
+    (lines, style)
 }
 
 /// Round ticks from `lo` to `hi`, at most `max` of them: multiples of 1, 2 or 5 times a power
@@ -955,7 +1013,8 @@ pub struct Drawn {
     pub polygons: usize,
     /// Circles.
     pub circles: usize,
-    /// Points drawn outside the surface (a layout error), with a pixel of slack.
+    /// Points drawn outside the surface (a layout error), with a pixel of slack; for a text,
+    /// its two ends as the recorder measures it.
     pub outside: Vec<Px>,
 }
 
@@ -973,9 +1032,13 @@ impl Recorder {
         self.drawn.borrow().clone()
     }
 
-    /// Whether some text equals `s`.
+    /// Whether some text equals `s`, whole or broken into two lines by [`fit`].
     pub fn has_text(&self, s: &str) -> bool {
-        self.drawn.borrow().texts.iter().any(|(t, ..)| t == s)
+        let d = self.drawn.borrow();
+        d.texts.iter().any(|(t, ..)| t == s)
+            || d.texts.windows(2).any(|w| {
+                s.strip_prefix(&*w[0].0).and_then(|r| r.strip_prefix(' ')) == Some(&w[1].0)
+            })
     }
 
     fn check(&self, points: &[Px]) {
@@ -1012,12 +1075,25 @@ impl DrawingBackend for Recorder {
         self.drawn.borrow_mut().circles += 1;
         self.check(&[centre]);
     }
-    fn text(&self, text: &str, at: Px, _: &TextStyle, upright: bool) {
+    fn text(&self, text: &str, at: Px, style: &TextStyle, upright: bool) {
         self.drawn
             .borrow_mut()
             .texts
             .push((text.to_string(), at, upright));
-        self.check(&[at]);
+        // The text's two ends along its line, from its anchor.
+        let len = self.text_width(text, style);
+        let before = match style.pos.h {
+            HPos::Left => 0.0,
+            HPos::Center => len / 2.0,
+            HPos::Right => len,
+        };
+        let ends = if upright {
+            // Turned a quarter left: it runs upwards from its anchor.
+            [(at.0, at.1 + before), (at.0, at.1 + before - len)]
+        } else {
+            [(at.0 - before, at.1), (at.0 - before + len, at.1)]
+        };
+        self.check(&ends);
     }
     fn text_width(&self, text: &str, style: &TextStyle) -> f64 {
         text.chars().count() as f64 * style.size * 0.55
@@ -1215,6 +1291,48 @@ mod tests {
         // An empty range still maps (to a unit range) instead of dividing by zero.
         let flat = b.build_cartesian_2d(2.0..2.0, 0.0..1.0).unwrap();
         assert_eq!(flat.backend_coord(&(2.0, 0.0)), (60, 250));
+    }
+
+    #[test]
+    fn a_narrow_plot_gets_fewer_ticks_across() {
+        let area = Recorder::new(160, 100).into_drawing_area();
+        let mut b = ChartBuilder::on(&area);
+        let mut chart = b.build_cartesian_2d(0.0..10.0, 0.0..1.0).unwrap();
+        chart.configure_mesh().y_labels(0).draw().unwrap();
+        let texts: Vec<String> = area
+            .backend()
+            .drawn()
+            .texts
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(
+            texts,
+            ["0", "5", "10"],
+            "160 px holds three 12 px labels, not ten"
+        );
+    }
+
+    #[test]
+    fn long_texts_break_into_two_lines_then_shrink() {
+        let rec = Recorder::new(100, 100);
+        let style = (FontFamily::SansSerif, 10.0).into_font();
+        // The recorder measures 5.5 px a character at 10 px.
+        let (lines, s) = fit(&rec, "short", style, 100.0);
+        assert_eq!((lines, s.size), (vec!["short".to_string()], 10.0));
+        let (lines, s) = fit(&rec, "requests in flight and the budget", style, 110.0);
+        assert_eq!(lines, ["requests in flight", "and the budget"]);
+        assert_eq!(s.size, 10.0, "18 characters fit in 110 px");
+        let (lines, s) = fit(&rec, "requests in flight and the budget", style, 88.0);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            (s.size - 88.0 / 99.0 * 10.0).abs() < 1e-9,
+            "shrunk to fit: {}",
+            s.size
+        );
+        let (lines, s) = fit(&rec, "unbreakable_and_very_long", style, 20.0);
+        assert_eq!(lines, ["unbreakable_and_very_long"]);
+        assert_eq!(s.size, 7.0, "never below 70%");
     }
 
     #[test]

@@ -147,9 +147,41 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .map(|(_, n)| n.chars().count())
         .max()
         .unwrap_or(0);
+    // The legend: each line's swatch (its dash too), then the hollow reference marker's.
+    let keys: Vec<key::Key> = entries
+        .iter()
+        .map(|(line, name)| {
+            let swatch = match line {
+                Some(i) => {
+                    let style =
+                        ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
+                    let pieces = match dash_of(*i) {
+                        None => key::SOLID,
+                        Some((d, _)) if d > 4.0 => key::LONG_DASHED,
+                        Some(_) => key::DOTTED,
+                    };
+                    key::Swatch::Line(style, pieces)
+                }
+                None => key::Swatch::Ring(
+                    ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
+                ),
+            };
+            key::Key::new(swatch, *name)
+        })
+        .collect();
+    // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
+    // keeps the whole width and the legend flows in a band under it, as the other charts' do.
     let (w, _) = area.dim_in_pixel();
-    let key_w = ((widest as f64 * 6.6 + 40.0) * scale).min(f64::from(w) * 0.4) as u32;
-    let (plot, legend) = area.split_horizontally(w.saturating_sub(key_w));
+    let (plot, legend) = if f64::from(w) < 560.0 * scale {
+        (
+            key::split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?,
+            None,
+        )
+    } else {
+        let key_w = ((widest as f64 * 6.6 + 40.0) * scale).min(f64::from(w) * 0.4) as u32;
+        let (plot, legend) = area.split_horizontally(w.saturating_sub(key_w));
+        (plot, Some(legend))
+    };
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
@@ -219,33 +251,13 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
             .map_err(|e| e.to_string())?;
     }
-    // The legend: each line's swatch (its dash too), then the hollow reference marker's.
-    let text = key::text_style(12.0, scale);
-    for (k, (line, name)) in entries.iter().enumerate() {
-        let swatch = match line {
-            Some(i) => {
-                let style =
-                    ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
-                let pieces = match dash_of(*i) {
-                    None => key::SOLID,
-                    Some((d, _)) if d > 4.0 => key::LONG_DASHED,
-                    Some(_) => key::DOTTED,
-                };
-                key::Swatch::Line(style, pieces)
-            }
-            None => key::Swatch::Ring(
-                ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
-            ),
-        };
-        let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
-        key::draw_entry(
-            &legend,
-            &key::Key::new(swatch, *name),
-            8.0 * scale,
-            mid,
-            &text,
-            scale,
-        )?;
+    // The legend column (on a wide canvas).
+    if let Some(legend) = legend {
+        let text = key::text_style(12.0, scale);
+        for (k, entry) in keys.iter().enumerate() {
+            let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
+            key::draw_entry(&legend, entry, 8.0 * scale, mid, &text, scale)?;
+        }
     }
     let map = SweepMap {
         xs: xs

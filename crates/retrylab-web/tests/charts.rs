@@ -241,3 +241,64 @@ fn write_panels_share_one_height() {
         },
     );
 }
+
+#[test]
+fn the_request_views_fit_a_narrow_canvas() {
+    let p: Params = "preset=guide-700ms".parse().unwrap();
+    let t = retry_model::trace(&p).unwrap();
+    check(
+        "deadline",
+        &[
+            "time on the request's clock (ms)",
+            "attempt 1",
+            "deadline",
+            "a retry that did not fit (dashed)",
+        ],
+        |area, scale| {
+            let map = retrylab_web::deadline::draw_deadline(
+                area,
+                &t,
+                p.policy.deadline,
+                p.policy.reserve,
+                Some(0),
+                None,
+                scale,
+            )
+            .unwrap();
+            assert!(map
+                .attempt_at(f64::from(area.dim_in_pixel().1) / 2.0)
+                .is_some());
+        },
+    );
+    let p: Params = "backoff=equal&attempts=6&clients=40".parse().unwrap();
+    let s = retry_model::schedule(&p).unwrap();
+    check(
+        "schedule",
+        &[
+            "wait (ms)",
+            "retry number (retry k is attempt k+1)",
+            "client 3's waits",
+        ],
+        |area, scale| {
+            let map = retrylab_web::chart::draw_schedule(
+                area,
+                &s,
+                retry_model::BackoffKind::Equal,
+                Some(3),
+                scale,
+            )
+            .unwrap();
+            assert_eq!(map.len(), 5 * 40);
+        },
+    );
+    let tree = retry_model::call_tree(&[3, 3, 3], 1.0, 7).unwrap();
+    check("tree", &["3 of 3", "27 of 27"], |area, scale| {
+        retrylab_web::treechart::draw_tree(
+            area,
+            &tree,
+            retrylab_web::treechart::Shown::Levels(3),
+            scale,
+        )
+        .unwrap();
+    });
+}
