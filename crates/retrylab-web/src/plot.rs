@@ -1003,7 +1003,7 @@ pub struct Recorder {
 pub struct Drawn {
     /// Every text, its point and whether it was upright.
     pub texts: Vec<(String, Px, bool)>,
-    /// Rectangles, lines, polygons and circles drawn.
+    /// Rectangles drawn (filled or outlined).
     pub rects: usize,
     /// Lines drawn (each a path of points).
     pub paths: usize,
