@@ -256,21 +256,18 @@ pub fn draw_deadline<DB: DrawingBackend>(
                 // The sum in full where the plot has room for it, else its total alone; moved
                 // left to end at the plot's edge rather than run past it.
                 let style = font(12.0).into_font().color(&FAIL);
-                let room = f64::from(
-                    chart.backend_coord(&(end * 1.02, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0,
-                );
+                let x_px = |x: f64| f64::from(chart.backend_coord(&(x, 0.0)).0);
+                let (left, from, edge) = (x_px(0.0), x_px(a), x_px(end * 1.02));
                 let width = |s: &str| {
                     area.estimate_text_size(s, &style)
                         .map_or(0.0, |(w, _)| f64::from(w))
                 };
                 let long = format!("refused: wait + attempt + reserve = {:.0} ms", r - a);
-                let label = if width(&long) <= room {
+                let label = if width(&long) <= edge - left {
                     long
                 } else {
                     format!("refused: needs {:.0} ms", r - a)
                 };
-                let from = f64::from(chart.backend_coord(&(a, 0.0)).0);
-                let edge = f64::from(chart.backend_coord(&(end * 1.02, 0.0)).0);
                 let (at, style) = if from + width(&label) > edge {
                     (end * 1.02, style.pos(Pos::new(HPos::Right, VPos::Top)))
                 } else {
