@@ -5,9 +5,6 @@
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
-/// Below this CSS width a chart's canvas is narrow (a phone, a split screen).
-const NARROW: f64 = 560.0;
-
 /// The canvas with element id `id`, its buffer sized to its CSS width (at least 320 px) times
 /// the device pixel ratio, its height `ratio` of the width clamped to `[lo, hi]` CSS pixels
 /// (`lo` 1.6 times higher on a narrow canvas).
@@ -23,7 +20,7 @@ pub(crate) fn fit(id: &str, ratio: f64, lo: f64, hi: f64) -> Option<(HtmlCanvasE
     let css_w = f64::from(canvas.client_width().max(320));
     // A narrow canvas (a phone) wraps its caption and legend into more lines: it gets more
     // height, so the plot itself keeps a readable size.
-    let (lo, hi) = if css_w < NARROW {
+    let (lo, hi) = if css_w < crate::plot::NARROW_CSS_PX {
         (lo * 1.6, hi.max(lo * 1.6))
     } else {
         (lo, hi)

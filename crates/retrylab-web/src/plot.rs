@@ -223,6 +223,10 @@ impl fmt::Display for DrawError {
     }
 }
 
+/// Below this width in CSS pixels a chart's canvas is narrow (a phone, a split screen): it is
+/// made taller (`canvas::fit`) and the sweep chart puts its legend under the plot.
+pub const NARROW_CSS_PX: f64 = 560.0;
+
 /// A point in device pixels.
 pub type Px = (f64, f64);
 

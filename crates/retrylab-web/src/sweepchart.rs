@@ -172,7 +172,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
     // keeps the whole width and the legend flows in a band under it, as the other charts' do.
     let (w, _) = area.dim_in_pixel();
-    let (plot, legend) = if f64::from(w) < 560.0 * scale {
+    let (plot, legend) = if f64::from(w) < NARROW_CSS_PX * scale {
         (
             key::split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?,
             None,
