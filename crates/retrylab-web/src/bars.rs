@@ -6,9 +6,12 @@
 //! timeline's [`YAxis`] (log when the values span more than two decades, 3^8 = 6561 calls).
 
 use crate::key::{split_with_keys, Key, Swatch};
-use crate::plot::*;
+use crate::plot::{axis_names, AxisNames};
 use crate::sweepchart::PALETTE;
 use crate::timeline::YAxis;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One series: its legend, and per category a value and its label (`None`: no bar).
 #[derive(Clone, Debug, PartialEq)]
@@ -66,11 +69,11 @@ pub fn draw_bars<DB: DrawingBackend>(
         .collect();
     let (margin, y_labels) = (12.0, 64.0);
     let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
+    let plot = crate::plot::caption(&plot, &b.title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(y_labels))
-        .caption(&b.title, font(15.0))
         .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
     let cats = b.categories.clone();
@@ -92,14 +95,19 @@ pub fn draw_bars<DB: DrawingBackend>(
         .disable_x_mesh()
         .x_labels(n * 4)
         .x_label_formatter(&x_label)
-        .y_desc(y_desc)
         .y_labels(if y.log { (y.hi - y.lo) as usize + 1 } else { 8 })
         .y_label_formatter(&|v| y.label(*v))
         .label_style(font(12.0))
-        .axis_desc_style(font(13.0))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: None,
+        y: Some(&y_desc),
+        size: 13.0 * scale,
+        bands: (40.0 * scale, y_labels * scale),
+    };
+    axis_names(&chart, &plot, &names)?;
     let k = b.series.len().max(1) as f64;
     let width = 0.7 / k;
     for (si, s) in b.series.iter().enumerate() {
@@ -125,10 +133,7 @@ pub fn draw_bars<DB: DrawingBackend>(
                 (FontFamily::SansSerif, 12.0 * scale)
                     .into_font()
                     .color(&RGBColor(40, 40, 50))
-                    .pos(crate::plot::Pos::new(
-                        crate::plot::HPos::Left,
-                        crate::plot::VPos::Bottom,
-                    )),
+                    .pos(Pos::new(HPos::Left, VPos::Bottom)),
             ))
         });
         chart.draw_series(labels).map_err(|e| e.to_string())?;

@@ -3,7 +3,9 @@
 //! Drawing only: the numbers come from `retry_model::schedule`. The returned [`CoordMap`] turns
 //! a pointer position back into the nearest dot, for the hover readout.
 
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 use crate::key::{split_with_keys, Key, Swatch, SOLID};
 use retry_model::{BackoffKind, Schedule};
@@ -136,34 +138,38 @@ pub fn draw_schedule<DB: DrawingBackend>(
     }
     let (margin, y_labels) = (12.0, 70.0);
     let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
+    let title = format!("Waits before each retry: {} ({} clients)", kind, s.clients);
+    let plot = crate::plot::caption(&plot, &title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(46.0))
         .y_label_area_size(px(y_labels))
-        .caption(
-            format!("Waits before each retry: {} ({} clients)", kind, s.clients),
-            font(16.0),
-        )
         .build_cartesian_2d(0.5f64..(f64::from(n) + 0.5), 0.0f64..max_ms)
         .map_err(|e| e.to_string())?;
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(&chart, &plot, 12.0 * scale);
     chart
         .configure_mesh()
-        .x_desc("retry number (retry k is attempt k+1)")
-        .y_desc("wait (ms)")
-        .x_labels((n as usize).min(20))
+        .x_labels(x_ticks(plot_w, 12.0 * scale, (n as usize).min(20)))
         .x_label_formatter(&|x| {
             if (x - x.round()).abs() < 1e-6 {
-                format!("{}", x.round() as i64)
+                fit.label(*x, format!("{}", x.round() as i64))
             } else {
                 String::new()
             }
         })
         .y_label_formatter(&|y| format!("{y:.0}"))
         .label_style(font(12.0))
-        .axis_desc_style(font(13.0))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some("retry number (retry k is attempt k+1)"),
+        y: Some("wait (ms)"),
+        size: 13.0 * scale,
+        bands: (46.0 * scale, y_labels * scale),
+    };
+    axis_names(&chart, &plot, &names)?;
 
     let clients = s.clients;
     let r = (if clients > 400 {
@@ -208,7 +214,7 @@ fn line(color: &RGBColor, scale: f64) -> ShapeStyle {
 }
 
 /// The chart's coordinates: retry number across, wait in ms up.
-type Chart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+use crate::plot::Chart;
 
 /// Each retry's ceiling and, for the jittered kinds, its low bound and the mean of the draws.
 fn draw_bounds<DB: DrawingBackend>(
@@ -296,9 +302,9 @@ mod tests {
     fn every_dot_is_drawn_inside_the_plot_and_found_where_it_was_drawn() {
         let p: retry_model::Params = "backoff=full&attempts=4&clients=20&seed=3".parse().unwrap();
         let s = retry_model::schedule(&p).unwrap();
-        let area = crate::plot::Recorder::new(800, 400).into_drawing_area();
+        let rec = crate::plot::Recorder::new(800, 400);
+        let area = rec.clone().into_drawing_area();
         let map = draw_schedule(&area, &s, BackoffKind::Full, Some(2), 1.0).unwrap();
-        let rec = area.backend();
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "{:?}", d.outside);
         assert_eq!(map.len(), 3 * 20, "three retries of twenty clients");

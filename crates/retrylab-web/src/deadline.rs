@@ -9,7 +9,10 @@
 //! highlight each other.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use retry_model::{Micros, Trace};
 
 /// Where each attempt's row landed, in canvas pixels.
@@ -164,19 +167,19 @@ pub fn draw_deadline<DB: DrawingBackend>(
         11.0,
         scale,
     )?;
+    let title = match deadline {
+        Some(d) => format!("One request inside its {} ms deadline", ms(d)),
+        None => String::from("One request (no deadline)"),
+    };
+    let plot = crate::plot::caption(&plot, &title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(36.0))
         .y_label_area_size(px(y_labels))
-        .caption(
-            match deadline {
-                Some(d) => format!("One request inside its {} ms deadline", ms(d)),
-                None => String::from("One request (no deadline)"),
-            },
-            font(15.0),
-        )
         .build_cartesian_2d(0.0f64..end * 1.02, -0.6..top)
         .map_err(|e| e.to_string())?;
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(&chart, &plot, 12.0 * scale);
     chart
         .configure_mesh()
         .disable_y_mesh()
@@ -190,13 +193,19 @@ pub fn draw_deadline<DB: DrawingBackend>(
                 String::new()
             }
         })
-        .x_desc("time on the request's clock (ms)")
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
+        .x_label_formatter(&|v| fit.label(*v, format!("{v:.0}")))
         .label_style(font(12.0))
-        .axis_desc_style(font(13.0))
         .light_line_style(RGBColor(240, 240, 240))
         .draw()
         .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some("time on the request's clock (ms)"),
+        y: None,
+        size: 13.0 * scale,
+        bands: (36.0 * scale, y_labels * scale),
+    };
+    axis_names(&chart, &plot, &names)?;
     let y = |i: usize| rows as f64 - i as f64 - 1.5;
     let spent = ms(t.elapsed);
     if spent > 0.0 {

@@ -4,7 +4,9 @@
 //! Drawing only. The band keeps the plot's full width, so charts that share a time axis keep
 //! their plot columns lined up.
 
-use crate::plot::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// How an entry's series looks.
 #[derive(Clone, Copy, Debug)]
@@ -72,7 +74,7 @@ pub fn flow(widths: &[f64], left: f64, right: f64, space: f64) -> Vec<(f64, u32)
 }
 
 /// The legend's text style at `font_px` (device pixels: times `scale`).
-pub fn text_style(font_px: f64, scale: f64) -> TextStyle {
+pub fn text_style(font_px: f64, scale: f64) -> TextStyle<'static> {
     (FontFamily::SansSerif, font_px * scale)
         .into_font()
         .color(&BLACK)
@@ -85,7 +87,7 @@ pub fn draw_entry<DB: DrawingBackend>(
     k: &Key,
     x: f64,
     mid: i32,
-    text: &TextStyle,
+    text: &TextStyle<'_>,
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| v.round() as i32;
@@ -127,7 +129,7 @@ pub fn draw_entry<DB: DrawingBackend>(
         }
         sx += (SWATCH + GAP) * scale;
     }
-    area.draw(&Text::new(k.label.clone(), (px(sx), mid), *text))
+    area.draw(&Text::new(k.label.clone(), (px(sx), mid), text.clone()))
         .map_err(|e| e.to_string())
 }
 

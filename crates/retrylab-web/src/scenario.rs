@@ -6,12 +6,12 @@
 //! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
 use crate::exec::{Event, Exec};
-use crate::plot::CanvasBackend;
-use crate::plot::IntoDrawingArea;
+use crate::plot::Canvas as CanvasBackend;
 use crate::sweepchart::{draw_sweep, SweepMap};
 use crate::sweepplan::Plan;
 use crate::timeline::{draw_timeline, TimeMap, Timeline};
 use crate::treechart::Shown;
+use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::{Scenario, ScenarioKind, SimReport};
 use retry_model::CallTree;
 use retry_model::Params;

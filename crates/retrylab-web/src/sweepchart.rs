@@ -8,8 +8,10 @@
 //! returned [`SweepMap`] turns a pointer's x back into the nearest swept value, for the readout.
 
 use crate::key;
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
 use crate::timeline::YAxis;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// One line: its legend and a value per x position (`None` where the metric has none).
 #[derive(Clone, Debug, PartialEq)]
@@ -172,7 +174,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
     // keeps the whole width and the legend flows in a band under it, as the other charts' do.
     let (w, _) = area.dim_in_pixel();
-    let (plot, legend) = if f64::from(w) < NARROW_CSS_PX * scale {
+    let (plot, legend) = if f64::from(w) < crate::plot::NARROW_CSS_PX * scale {
         (
             key::split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?,
             None,
@@ -182,11 +184,11 @@ pub fn draw_sweep<DB: DrawingBackend>(
         let (plot, legend) = area.split_horizontally(w.saturating_sub(key_w));
         (plot, Some(legend))
     };
+    let plot = crate::plot::caption(&plot, &c.title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(64.0))
-        .caption(&c.title, font(15.0))
         .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
     let y_desc = if y.log {
@@ -209,19 +211,30 @@ pub fn draw_sweep<DB: DrawingBackend>(
             tick(*v)
         }
     };
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(&chart, &plot, 12.0 * scale);
+    let x_count = if categorical {
+        n.max(2) * 4
+    } else {
+        x_ticks(plot_w, 12.0 * scale, 10)
+    };
     chart
         .configure_mesh()
-        .x_desc(c.x_label.as_str())
-        .y_desc(y_desc)
         .y_labels(y_ticks)
-        .x_labels(if categorical { n.max(2) * 4 } else { 10 })
+        .x_labels(x_count)
         .y_label_formatter(&|v| y.label(*v))
-        .x_label_formatter(&x_label)
+        .x_label_formatter(&|v| fit.label(*v, x_label(v)))
         .label_style(font(12.0))
-        .axis_desc_style(font(13.0))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some(c.x_label.as_str()),
+        y: Some(&y_desc),
+        size: 13.0 * scale,
+        bands: (40.0 * scale, 64.0 * scale),
+    };
+    axis_names(&chart, &plot, &names)?;
     let r = px(3.5);
     for (i, line) in c.lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];

@@ -7,8 +7,10 @@
 //! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
 use crate::sweepchart::PALETTE;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 use retry_model::sim::Rates;
 use retry_model::StopReason;
 
@@ -118,8 +120,9 @@ pub fn draw_system<DB: DrawingBackend>(
         .chain(two.then(|| Key::new(Swatch::Line(dashed, DASHED), "B: all failures")))
         .collect();
     let plot = split_with_keys(&panels[0], &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let mut c = chart_on(&plot, t1, 0.0, hi, title, scale, false)?;
-    mesh(&mut c, "failed/s", scale, false)?;
+    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, hi, scale, false)?;
+    mesh(&mut c, &plot, "failed/s", scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
     // Draw the tallest stack first, so each reason's band shows above the ones below it.
     for k in (0..present.len()).rev() {
@@ -198,8 +201,9 @@ pub fn draw_system<DB: DrawingBackend>(
         )))
         .collect();
     let plot = split_with_keys(&panels[1], &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let mut c = chart_on(&plot, t1, 0.0, top, title, scale, false)?;
-    mesh(&mut c, unit, scale, false)?;
+    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, top, scale, false)?;
+    mesh(&mut c, &plot, unit, scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, top)?;
     if s.breaker {
         let states = breaker_states(a);
@@ -272,8 +276,9 @@ pub fn draw_system<DB: DrawingBackend>(
         .map(|(_, color, name, _)| line_key(s.sides.len(), *color, name, scale))
         .collect();
     let plot = split_with_keys(&panels[2], &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let mut c = chart_on(&plot, t1, 0.0, hi, title, scale, true)?;
-    mesh(&mut c, "count", scale, true)?;
+    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let mut c = chart_on(&plot, t1, 0.0, hi, scale, true)?;
+    mesh(&mut c, &plot, "count", scale, true)?;
     shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
     for (on, color, _, value) in counts {
         if on {
@@ -283,15 +288,13 @@ pub fn draw_system<DB: DrawingBackend>(
     area.present().map_err(err)
 }
 
-type Chart<'a, DB> =
-    ChartContext<'a, DB, Cartesian2d<crate::plot::RangedCoordf64, crate::plot::RangedCoordf64>>;
+use crate::plot::Chart;
 
 fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     t1: f64,
     lo: f64,
     hi: f64,
-    title: &str,
     scale: f64,
     last: bool,
 ) -> Result<Chart<'a, DB>, String> {
@@ -303,30 +306,36 @@ fn chart_on<'a, DB: DrawingBackend>(
         .margin_top(px(4.0))
         .x_label_area_size(px(if last { 40.0 } else { 22.0 }))
         .y_label_area_size(px(64.0))
-        .caption(title, (FontFamily::SansSerif, 13.0 * scale))
         .build_cartesian_2d(0.0f64..t1, lo..hi)
         .map_err(err)
 }
 
 fn mesh<DB: DrawingBackend>(
     c: &mut Chart<'_, DB>,
+    area: &DrawingArea<DB, Shift>,
     y: &str,
     scale: f64,
     time: bool,
 ) -> Result<(), String> {
     let font = |v: f64| (FontFamily::SansSerif, v * scale);
-    let mut m = c.configure_mesh();
-    m.y_desc(y)
+    let plot_w = f64::from(c.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(c, area, 11.0 * scale);
+    c.configure_mesh()
         .y_labels(4)
-        .x_label_formatter(&|v| tick(*v))
+        .x_labels(x_ticks(plot_w, 11.0 * scale, 10))
+        .x_label_formatter(&|v| fit.label(*v, tick(*v)))
         .y_label_formatter(&|v| tick(*v))
         .label_style(font(11.0))
-        .axis_desc_style(font(12.0))
-        .light_line_style(RGBColor(240, 240, 240));
-    if time {
-        m.x_desc("time (s)");
-    }
-    m.draw().map_err(err)
+        .light_line_style(RGBColor(240, 240, 240))
+        .draw()
+        .map_err(err)?;
+    let names = AxisNames {
+        x: time.then_some("time (s)"),
+        y: Some(y),
+        size: 12.0 * scale,
+        bands: ((if time { 40.0 } else { 22.0 }) * scale, 64.0 * scale),
+    };
+    axis_names(c, area, &names)
 }
 
 fn shade_outage<'a, DB: DrawingBackend + 'a>(

@@ -7,7 +7,9 @@
 //! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
 
 use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 use retry_model::sim::Rates;
 
 /// What the timeline draws.
@@ -128,7 +130,7 @@ fn libm_floor_log10(v: f64) -> f64 {
     libm::floor(libm::log10(v))
 }
 
-fn round_sig(v: f64) -> String {
+pub(crate) fn round_sig(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round())
     } else if v >= 10.0 {
@@ -182,11 +184,11 @@ pub fn draw_timeline<DB: DrawingBackend>(
         }))
         .collect();
     let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
+    let plot = crate::plot::caption(&plot, &t.title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(64.0))
-        .caption(&t.title, font(16.0))
         .build_cartesian_2d(0.0f64..t1, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
     let y_desc = if y.log {
@@ -200,18 +202,25 @@ pub fn draw_timeline<DB: DrawingBackend>(
     } else {
         10
     };
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(&chart, &plot, 12.0 * scale);
     chart
         .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc(y_desc)
         .y_labels(y_ticks)
+        .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
         .y_label_formatter(&|v| y.label(*v))
-        .x_label_formatter(&|v| round_sig(*v))
+        .x_label_formatter(&|v| fit.label(*v, round_sig(*v)))
         .label_style(font(12.0))
-        .axis_desc_style(font(13.0))
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some("time (s)"),
+        y: Some(y_desc),
+        size: 13.0 * scale,
+        bands: (40.0 * scale, 64.0 * scale),
+    };
+    axis_names(&chart, &plot, &names)?;
     if let Some((a, b, _)) = t.outage {
         chart
             .draw_series(std::iter::once(Rectangle::new(
@@ -318,9 +327,9 @@ mod tests {
             outage: Some((5.0, 10.0, "outage")),
             title: "outage: requests and attempts per second".into(),
         };
-        let area = crate::plot::Recorder::new(900, 420).into_drawing_area();
+        let rec = crate::plot::Recorder::new(900, 420);
+        let area = rec.clone().into_drawing_area();
         let map = draw_timeline(&area, &t, 1.0).unwrap();
-        let rec = area.backend();
         let d = rec.drawn();
         assert!(
             d.outside.is_empty(),

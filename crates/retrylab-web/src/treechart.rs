@@ -6,7 +6,8 @@
 //!
 //! Drawing and layout only: the calls and counts are the core's (`retry_model::call_tree`).
 
-use crate::plot::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 use retry_model::CallTree;
 
 /// The most slots a level draws as dots.
@@ -71,7 +72,7 @@ pub fn draw_tree<DB: DrawingBackend>(
     shown: Shown,
     scale: f64,
 ) -> Result<(), String> {
-    let err = |e: DrawError| e.to_string();
+    let err = crate::plot::err;
     let px = |v: f64| (v * scale).round() as i32;
     area.fill(&WHITE).map_err(err)?;
     let (w, h) = area.dim_in_pixel();
@@ -93,14 +94,14 @@ pub fn draw_tree<DB: DrawingBackend>(
         area.draw(&Text::new(
             name.clone(),
             (px(8.0), y_of(l) as i32 - px(7.0)),
-            font,
+            font.clone(),
         ))
         .map_err(err)?;
         let tally = format!("{} of {}", made[l], t.worst[l]);
         area.draw(&Text::new(
             tally,
             ((w - right + 10.0 * scale) as i32, y_of(l) as i32 - px(7.0)),
-            font,
+            font.clone(),
         ))
         .map_err(err)?;
         if t.worst[l] > MAX_DOTS || t.calls.is_empty() {

@@ -2,10 +2,10 @@
 
 use crate::chart::{draw_schedule, CoordMap};
 use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
-use crate::plot::CanvasBackend;
-use crate::plot::*;
+use crate::plot::Canvas as CanvasBackend;
 use crate::scenario::set_hidden;
 use crate::state::{Msg, State};
+use plotters::prelude::*;
 use retry_model::explain;
 use retry_model::link_keys::{Control, Domain, Group};
 use std::cell::RefCell;

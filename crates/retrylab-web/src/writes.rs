@@ -6,9 +6,11 @@
 //! Drawing only: the counts are the first run's bins (`Report::bins`, the `attempts` column of
 //! `retrylab run --format csv`) and the captions quote the first run's summary in the CLI's words.
 
-use crate::plot::*;
+use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
 use crate::sweepchart::PALETTE;
 use crate::timeline::YAxis;
+use plotters::coord::Shift;
+use plotters::prelude::*;
 use retry_model::sim::{ScenarioKind, SimReport};
 use retry_model::Params;
 
@@ -77,24 +79,33 @@ pub fn draw_writes<DB: DrawingBackend>(
     for (i, (panel, part)) in panels.iter().zip(parts.iter()).enumerate() {
         let bin_s = panel.bin_ms / 1000.0;
         let t1 = (panel.counts.len() as f64 * bin_s).max(bin_s).max(1e-3);
-        let mut chart = ChartBuilder::on(part)
+        let part = crate::plot::caption(part, &panel.title, 14.0 * scale)?;
+        let mut chart = ChartBuilder::on(&part)
             .margin(px(10.0))
             .x_label_area_size(px(36.0))
             .y_label_area_size(px(64.0))
-            .caption(&panel.title, font(14.0))
             .build_cartesian_2d(0.0f64..t1, 0.0f64..y.hi)
             .map_err(|e| e.to_string())?;
+        let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+        let fit = XFit::of(&chart, &part, 12.0 * scale);
         chart
             .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc(format!("write calls per {} ms", panel.bin_ms))
             .y_labels(6)
+            .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
+            .x_label_formatter(&|v| fit.label(*v, crate::timeline::round_sig(*v)))
             .y_label_formatter(&|v| y.label(*v))
             .label_style(font(12.0))
-            .axis_desc_style(font(13.0))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(|e| e.to_string())?;
+        let y_name = format!("write calls per {} ms", panel.bin_ms);
+        let names = AxisNames {
+            x: Some("time (s)"),
+            y: Some(&y_name),
+            size: 13.0 * scale,
+            bands: (36.0 * scale, 64.0 * scale),
+        };
+        axis_names(&chart, &part, &names)?;
         let (x0, _) = chart.backend_coord(&(0.0, 0.0));
         let (x1, _) = chart.backend_coord(&(t1, 0.0));
         let per_bin = f64::from(x1 - x0) / panel.counts.len().max(1) as f64;

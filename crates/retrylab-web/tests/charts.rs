@@ -2,10 +2,12 @@
 //! and at a high-density one: it names its axes and its legend, and nothing lands off the canvas,
 //! also for degenerate data (all zeros, one value, nothing at all).
 
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use retry_model::sim::{simulate, Rates};
 use retry_model::Params;
 use retrylab_web::bars::{draw_bars, BarSeries, Bars};
-use retrylab_web::plot::{IntoDrawingArea, Recorder};
+use retrylab_web::plot::Recorder;
 use retrylab_web::sweepchart::{draw_sweep, Line, SweepChart};
 use retrylab_web::system::{draw_system, System};
 use retrylab_web::timeline::{draw_timeline, Timeline};
@@ -21,20 +23,17 @@ fn rates(link: &str) -> (Vec<Rates>, f64) {
 }
 
 /// Draws with `draw` on each size; checks nothing is off the canvas and `texts` are drawn.
-fn check(
-    name: &str,
-    texts: &[&str],
-    draw: impl Fn(&retrylab_web::plot::DrawingArea<Recorder>, f64),
-) {
+fn check(name: &str, texts: &[&str], draw: impl Fn(&DrawingArea<Recorder, Shift>, f64)) {
     for (w, h, scale) in SIZES {
-        let area = Recorder::new(w, h).into_drawing_area();
+        let rec = Recorder::new(w, h);
+        let area = rec.clone().into_drawing_area();
         draw(&area, scale);
-        let rec = area.backend();
         let d = rec.drawn();
         assert!(
             d.outside.is_empty(),
-            "{name} at {w}x{h}: off the canvas {:?}",
-            d.outside
+            "{name} at {w}x{h}: off the canvas {:?} (texts {:?})",
+            d.outside,
+            d.texts
         );
         for t in texts {
             assert!(
@@ -73,12 +72,9 @@ fn the_system_panels_name_their_units_and_legends() {
         ],
         |area, scale| draw_system(area, &s, scale).unwrap(),
     );
-    let area = Recorder::new(900, 700).into_drawing_area();
-    draw_system(&area, &s, 1.0).unwrap();
-    assert!(
-        area.backend().drawn().dashed >= 3,
-        "side B is dashed in every panel"
-    );
+    let rec = Recorder::new(900, 700);
+    draw_system(&rec.clone().into_drawing_area(), &s, 1.0).unwrap();
+    assert!(rec.drawn().dashed >= 3, "side B is dashed in every panel");
     // No run at all: empty panels with their axes, no failure bands.
     let empty: Vec<Vec<Rates>> = vec![Vec::new()];
     let none = System {
