@@ -30,7 +30,7 @@ fn bins_record_the_breaker_and_failures_by_reason() {
 #[test]
 fn every_label_fits_the_cli_column() {
     // `retrylab run` pads labels to 26 columns; a longer one would run into its value.
-    let p: Params = "preset=queue-spike-none&duration=5s".parse().unwrap();
+    let p: Params = "preset=queue-spike-none&duration=12s".parse().unwrap();
     let s = simulate(&p).unwrap().summary;
     assert!(s.server.is_some());
     for (k, _) in s.rows() {

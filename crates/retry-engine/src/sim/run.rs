@@ -19,6 +19,7 @@ use super::settings::{Lost, Outage, Scenario};
 use super::storm::Storm;
 use crate::retry::error::ConfigError;
 use crate::retry::policy::ValidPolicy;
+use crate::retry::time::Micros;
 use alloc::boxed::Box;
 use alloc::format;
 use alloc::vec::Vec;
@@ -65,6 +66,26 @@ pub struct Run {
     normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
 }
 
+/// A spike or a slow-down that starts at or after an `outage` run's end would do nothing: it is
+/// refused, naming its start key and the run's length.
+fn triggers_inside(o: &Outage) -> Result<(), ConfigError> {
+    let end = o.arrivals.duration;
+    let late = |key: &'static str, w: &crate::sim::settings::Window| {
+        (w.length > Micros::ZERO && w.start >= end).then(|| {
+            ConfigError::new(
+                key,
+                format!(
+                    "'{}' is at or after the run's end: accepted [0, {end}) (duration={end})",
+                    w.start
+                ),
+            )
+        })
+    };
+    let spike = late("spike_start", &o.spike).filter(|_| o.spike_rate_milli > 0);
+    let slow = late("slow_start", &o.server.slow).filter(|_| o.server.slow_milli != 1000);
+    spike.or(slow).map_or(Ok(()), Err)
+}
+
 impl Run {
     /// Checks the link (values and caps) and prepares the first repetition.
     pub fn new<I>(input: I) -> Result<Run, ConfigError>
@@ -78,6 +99,9 @@ impl Run {
         })?;
         let kind = scenario.kind();
         let runs = u64::from(p.sim.runs.0);
+        if let Scenario::Outage(o) = scenario {
+            triggers_inside(o)?;
+        }
         match scenario {
             Scenario::Outage(o) if o.users > 0 => {
                 // Each user makes at most one request per think time (plus its first).

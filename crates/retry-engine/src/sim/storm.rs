@@ -238,6 +238,10 @@ pub struct Storm {
     spiked: u64,
     spike_planned: u64,
     planned: u64,
+    // Requests finished (for progress: a run whose clock barely moves still finishes requests).
+    done: u64,
+    // The timeout lane's length that triggers its next compaction (`compact_timeouts`).
+    compact_at: usize,
     next_gen: u32,
     // The queue and flaky servers: workers busy, requests waiting, service draws.
     busy: u32,
@@ -396,6 +400,8 @@ impl Storm {
             steady: 0,
             spiked: 0,
             spike_planned,
+            done: 0,
+            compact_at: 4096,
             planned,
             next_gen: 0,
             busy: 0,
@@ -760,6 +766,41 @@ impl Storm {
         }
     }
 
+    /// Keeps the timeout lane's memory in proportion to the requests in flight: an answered
+    /// attempt's timeout waits in the lane until its time (a day, with `attempt_timeout=24h`),
+    /// so a storm of fast answers would pile up one entry per attempt. Past twice the requests
+    /// in flight (and a floor), the answered ones behind the front go at once. The front stays
+    /// (it is the event queue's head); what goes would have been skipped or ignored when due,
+    /// so the run is the same event for event.
+    fn compact_timeouts(&mut self, k: usize) {
+        let len = self.lanes[k].len();
+        if k != LANE_TIMEOUT || len <= self.compact_at || len <= 2 * self.reqs.capacity() {
+            return;
+        }
+        let mut lane = core::mem::take(&mut self.lanes[k]);
+        let mut first = true;
+        lane.retain(|&(_, ev)| {
+            let keep = first
+                || match ev {
+                    Ev::Reply { req, gen, .. } => self.awaits(req, gen),
+                    Ev::AtServer(_)
+                    | Ev::Served(_)
+                    | Ev::Arrive
+                    | Ev::Send(_)
+                    | Ev::Tick(_)
+                    | Ev::Deliver
+                    | Ev::Lane(_)
+                    | Ev::Spike
+                    | Ev::User(_) => true,
+                };
+            first = false;
+            keep
+        });
+        // The next compaction waits until the lane has doubled again: amortised O(1) a push.
+        self.compact_at = 2 * lane.len() + 4096;
+        self.lanes[k] = lane;
+    }
+
     /// Schedules `ev` at `t` in lane `k`: behind the lane's last event when it is not earlier
     /// (the usual case: a fixed delay after events handled in time order), else in the event
     /// queue. A lane's front is one of the event queue's heads (beside its heap, no sift), so
@@ -776,6 +817,7 @@ impl Storm {
         }
         self.skip_answered(k);
         self.lanes[k].push_back((t, ev()));
+        self.compact_timeouts(k);
         if !self.lanes_armed[k] {
             self.lanes_armed[k] = true;
             q.push_head(k, t, Ev::Lane(k as u8));
@@ -956,6 +998,7 @@ impl Storm {
             return;
         }
         r.live = false;
+        self.done += 1;
         let latency = now.saturating_sub(r.start);
         let user = r.user;
         self.rec.end(now, reason, latency);
@@ -973,8 +1016,25 @@ impl Storm {
 impl Model for Storm {
     type Event = Ev;
 
+    /// The larger of two estimates, each only ever growing: the clock against the longest a
+    /// run can last, and the requests made and finished so far. The first alone stands still
+    /// when the longest request is days (a 24 h timeout, a thousand attempts) while the clock
+    /// moves in milliseconds; the second moves with every request that ends.
     fn progress(&self, now: Micros) -> f64 {
-        now.0 as f64 / self.horizon().0.max(1) as f64
+        let clock = now.0 as f64 / self.horizon().0.max(1) as f64;
+        let all = self.planned.max(self.made).max(1) as f64;
+        let finished = self.done as f64 / all;
+        let work = if self.kind == ScenarioKind::Burst {
+            finished
+        } else {
+            let arrivals = self
+                .sp
+                .duration
+                .max(self.sp.spike.start.saturating_add(self.sp.spike.length));
+            let arrived = (now.0 as f64 / arrivals.0.max(1) as f64).min(1.0);
+            (arrived + finished) / 2.0
+        };
+        clock.max(work).min(0.999)
     }
 
     fn finish(self, at: Option<Micros>) -> Report {

@@ -452,7 +452,7 @@ macro_rules! key {
 pub static TABLE: &[Key] = &[
     key!("preset", "none", Domain::Preset, "", Applies::ALL,
         "start from a real client's settings or a worked example"),
-    key!("deadline", "10s", dur_or_none(ZERO, DAY), "duration", POLICY,
+    key!("deadline", "10s", dur_or_none(Micros(1), DAY), "duration", POLICY,
         "the request's whole budget, measured from its start (must be > 0)",
         Control::Millis, "Deadline (ms, empty for none)", Group::Request),
     key!("elapsed", "0ms", dur(ZERO, DAY), "duration", REQUEST,

@@ -1,0 +1,99 @@
+//! Hostile input, round 2: links that used to exhaust memory, freeze progress or do nothing
+//! silently, each pinned here.
+
+use retry_model::sim::Run;
+use retry_model::Params;
+
+/// Progress after each of up to `slices` slices of `events` events, until the run is done.
+fn progress(link: &str, slices: usize, events: u64) -> Vec<f64> {
+    let p: Params = link.parse().unwrap();
+    let mut run = Run::new(&p).unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..slices {
+        let s = run.step(events);
+        if s.done {
+            break;
+        }
+        seen.push(s.fraction);
+    }
+    assert!(seen.len() >= 3, "{link}: too few slices to judge: {seen:?}");
+    seen
+}
+
+fn strictly_growing(name: &str, v: &[f64]) {
+    for w in v.windows(2) {
+        assert!(w[1] > w[0], "{name}: progress stood still: {v:?}");
+    }
+}
+
+#[test]
+fn a_day_long_timeout_on_a_slow_queue_still_shows_progress() {
+    // The longest request is 1000 x 24 h, so the clock alone said 0.0 % for minutes; and every
+    // answered attempt's timeout used to wait in memory for its day (6 GB before the abort).
+    let link = "scenario=outage&rate=1000&duration=2000s&server=queue&workers=1&service=60s&deadline=none&attempt_timeout=24h&attempts=1000&backoff=none";
+    strictly_growing("queue", &progress(link, 4, 300_000));
+}
+
+#[test]
+fn a_dependency_that_always_fails_shows_progress() {
+    let link = "scenario=outage&rate=1000&duration=2000s&server=flaky&fail=1&attempts=1000&backoff=none&deadline=none&outage=0ms";
+    strictly_growing("flaky", &progress(link, 4, 300_000));
+}
+
+#[test]
+fn compacting_timeouts_changes_no_number() {
+    // Fast answers (50 ms) with timeouts that never fire: the answered timeouts pile up and
+    // the lane is compacted, at other moments for a day's timeout than for a minute's. Neither
+    // timeout fires, so both runs must be the same, number for number.
+    let link = "scenario=outage&rate=2000&duration=20s&server=flaky&fail=0.9&attempts=20&backoff=none&deadline=none&outage=0ms&attempt_timeout=";
+    let run = |t: &str| {
+        let p: Params = format!("{link}{t}").parse().unwrap();
+        retry_model::sim::simulate(&p).unwrap()
+    };
+    let (a, b) = (run("24h"), run("1m"));
+    assert_eq!(a.fingerprint, b.fingerprint);
+    assert_eq!(a.summary, b.summary);
+    let s = &a.summary;
+    let failed: u64 = s.failures.iter().sum();
+    assert_eq!(s.successes + failed, s.originals, "{s:?}");
+    assert!(
+        s.attempts > 5 * s.originals,
+        "a storm of fast answers: {s:?}"
+    );
+}
+
+#[test]
+fn a_trigger_after_the_run_is_refused() {
+    for (link, key) in [
+        (
+            "scenario=outage&duration=20s&spike_rate=100&spike_for=1s&spike_start=20s",
+            "spike_start",
+        ),
+        (
+            "scenario=outage&duration=20s&slow=2&slow_for=1s&slow_start=25s",
+            "slow_start",
+        ),
+    ] {
+        let p: Params = link.parse().unwrap();
+        let e = Run::new(&p).err().unwrap_or_else(|| panic!("{link} ran"));
+        assert_eq!(e.field, key);
+        assert!(e.rule.contains("[0, 20s)"), "{e}");
+    }
+    // Just inside still runs.
+    let p: Params = "scenario=outage&duration=20s&spike_rate=100&spike_for=1s&spike_start=19s"
+        .parse()
+        .unwrap();
+    assert!(Run::new(&p).is_ok());
+}
+
+#[test]
+fn the_deadline_key_says_it_refuses_zero() {
+    let row = retry_model::link_keys::TABLE
+        .iter()
+        .find(|k| k.name == "deadline")
+        .unwrap();
+    let text = row.domain.accepted();
+    assert!(!text.contains("[0,"), "{text}");
+    let e = "deadline=0ms".parse::<Params>().unwrap_err();
+    assert_eq!(e.field, "deadline");
+}
