@@ -97,3 +97,42 @@ fn the_deadline_key_says_it_refuses_zero() {
     let e = "deadline=0ms".parse::<Params>().unwrap_err();
     assert_eq!(e.field, "deadline");
 }
+
+#[test]
+fn a_key_is_refused_only_where_nothing_uses_it() {
+    // The base link does not use `base` (backoff=none), but the sweep's `full` rows do.
+    let p: Params = "scenario=burst&clients=50&backoff=none&base=20ms&sweep.backoff=none,full"
+        .parse()
+        .unwrap();
+    let rows = p.sweep_rows(&p.sweep().unwrap().axes).unwrap();
+    assert_eq!(
+        rows[0].1.get("base").as_deref(),
+        Some("100ms"),
+        "left out where unused"
+    );
+    assert_eq!(rows[1].1.get("base").as_deref(), Some("20ms"));
+    assert!(
+        p.to_string().contains("base=20ms"),
+        "the link keeps it: {p}"
+    );
+    // No row uses it: refused, naming the key.
+    let e = "scenario=burst&clients=50&base=20ms&sweep.backoff=none"
+        .parse::<Params>()
+        .unwrap_err();
+    assert!(
+        e.rule.contains("base:") && e.rule.contains("every row"),
+        "{e}"
+    );
+    // Side B uses A's `base`; A (backoff=none) does not.
+    let c: Params = "scenario=burst&clients=50&backoff=none&base=20ms&b.backoff=full"
+        .parse()
+        .unwrap();
+    assert_eq!(c.side_b().unwrap().get("base").as_deref(), Some("20ms"));
+    assert!(c.side_a().validate().is_ok());
+    // B does not use A's `base`: B leaves it out, A keeps it.
+    let c: Params = "scenario=burst&clients=50&base=20ms&b.backoff=none"
+        .parse()
+        .unwrap();
+    assert_eq!(c.side_a().get("base").as_deref(), Some("20ms"));
+    assert!(c.side_b().unwrap().validate().is_ok());
+}

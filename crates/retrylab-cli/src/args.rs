@@ -40,7 +40,7 @@ pub enum Command {
         #[command(flatten)]
         link: Query,
         /// Clients to draw for (overrides the link's `clients`).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         clients: Option<String>,
         /// Output format.
         #[arg(long, default_value = "table", value_parser = ["table", "json", "csv"])]
@@ -51,7 +51,7 @@ pub enum Command {
         /// Attempts per layer, top first, e.g. 3,3,3.
         layers: String,
         /// Probability that a bottom call fails (the expected calls are shown beside the worst case).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         p: Option<String>,
         /// Output format.
         #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -80,7 +80,7 @@ pub enum Command {
         #[command(flatten)]
         link: Query,
         /// key=a..b/step or key=x,y,z; repeat for a grid.
-        #[arg(long = "param", value_name = "KEY=VALUES")]
+        #[arg(long = "param", value_name = "KEY=VALUES", allow_hyphen_values = true)]
         param: Vec<String>,
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "csv", "json"])]
@@ -136,6 +136,13 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
     }
 }
 
+/// Whether a word on the command line is a flag (`--x`, `-x`) rather than a value: a bare `-`,
+/// an empty word and a negative number are values.
+fn is_flag(word: &str) -> bool {
+    let rest = word.trim_start_matches('-');
+    word.starts_with('-') && !rest.is_empty() && rest.parse::<f64>().is_err()
+}
+
 /// A clap error as one line naming the flag or argument: `--format: 'xml' is not accepted;
 /// accepted text, json`.
 #[allow(clippy::wildcard_enum_match_arm)] // clap's ErrorKind is non-exhaustive
@@ -149,12 +156,15 @@ fn one_line(e: &clap::Error) -> String {
         .map(|a| a.split_whitespace().next().unwrap_or("").to_string())
         .unwrap_or_default();
     match e.kind() {
-        ErrorKind::InvalidValue => format!(
-            "{arg}: '{}' is not accepted; accepted {}",
-            text(ContextKind::InvalidValue).unwrap_or_default(),
-            text(ContextKind::ValidValue).unwrap_or_default()
-        ),
-        ErrorKind::UnknownArgument => format!("{arg}: unknown flag; see --help"),
+        ErrorKind::InvalidValue => match text(ContextKind::ValidValue).filter(|v| !v.is_empty()) {
+            Some(valid) => format!(
+                "{arg}: '{}' is not accepted; accepted {valid}",
+                text(ContextKind::InvalidValue).unwrap_or_default(),
+            ),
+            None => format!("{arg}: needs a value; see --help"),
+        },
+        ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
+        ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
             "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, presets, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()

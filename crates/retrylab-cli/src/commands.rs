@@ -440,9 +440,16 @@ mod tests {
 
     #[test]
     fn a_sweep_too_large_is_refused_even_when_the_count_overflows() {
+        // 64 different keys of two values each: 2^64 rows, past what a usize counts.
+        let specs: Vec<String> = retry_model::all_keys()
+            .filter(|k| !matches!(*k, "v" | "preset"))
+            .take(64)
+            .map(|k| format!("{k}=1,2"))
+            .collect();
+        assert_eq!(specs.len(), 64);
         let mut args = vec!["sweep", "preset=occ-2015"];
-        for _ in 0..64 {
-            args.extend(["--param", "seed=1,2"]);
+        for s in &specs {
+            args.extend(["--param", s.as_str()]);
         }
         let e = run_s(&args).unwrap_err();
         assert!(e.starts_with("--param: 2 x 2 x"), "{e}");

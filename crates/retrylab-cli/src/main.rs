@@ -8,6 +8,8 @@ mod args;
 mod commands;
 mod json;
 mod listing;
+#[cfg(test)]
+mod round2;
 mod simcmd;
 
 use std::process::ExitCode;

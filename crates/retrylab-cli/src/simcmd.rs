@@ -66,9 +66,23 @@ fn no_sweep(p: &Params, cmd: &str) -> Result<(), String> {
     }
 }
 
+/// Refuses a link with `b.` keys where one side is wanted, naming the first `b.` key.
+fn no_side_b(p: &Params, cmd: &str) -> Result<(), String> {
+    match p.side_b_text().split('&').find(|s| !s.is_empty()) {
+        Some(first) => {
+            let key = first.split('=').next().unwrap_or(first);
+            Err(format!(
+                "b.{key}: this link compares two sides; run it with `retrylab compare`, not `{cmd}`"
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
 pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let p = params(text)?;
     no_sweep(&p, "run")?;
+    no_side_b(&p, "run")?;
     let r = simulate_with_progress(&p, "run")?;
     let mut out = String::new();
     match fmt {
@@ -97,7 +111,12 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
 
 /// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.
 pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
-    let first = params(qa).map_err(|e| format!("A: {e}"))?;
+    // An error in a `b.` key is side B's, and says so with the key as written (`B: b.base: ...`).
+    let side = |e: retry_model::ConfigError| match e.field {
+        "b" => format!("B: {}", e.rule),
+        _ => format!("A: {e}"),
+    };
+    let first = qa.parse::<Params>().map_err(side)?;
     no_sweep(&first, "compare")?;
     let (pa, pb) = match (qb, first.side_b()) {
         (Some(_), Some(_)) => {
@@ -221,6 +240,10 @@ fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
 /// `retrylab sweep '<link>' --param k=values ...`, or a link with `sweep.` keys.
 pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
     let link = params(query)?;
+    no_side_b(&link, "sweep")?;
+    if link.sim.scenario.is_none() {
+        return Err("scenario: a sweep runs simulations and this link has none; add scenario=outage, burst, occ, layers or lost (or a scenario preset)".into());
+    }
     let axes: Vec<Axis> = match (link.sweep(), specs.is_empty()) {
         (Some(_), false) => {
             return Err("--param: give the sweep in the link (sweep. keys) or as --param, not both".into())
@@ -231,6 +254,14 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
         }
         (None, false) => specs.iter().map(|s| param_axis(s)).collect::<Result<_, _>>()?,
     };
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.key == a.key) {
+            return Err(format!(
+                "--param {}: given more than once; give all its values in one --param ({}=a,b,c)",
+                a.key, a.key
+            ));
+        }
+    }
     let base = Params {
         sweep: None,
         ..link.clone()

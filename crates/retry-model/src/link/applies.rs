@@ -57,10 +57,17 @@ impl Params {
     /// back to its preset's (or default) value, and named with the reason. The page uses it so
     /// that switching `backoff` to `none` resets `base` instead of refusing the switch.
     pub fn without_inert(&self, edited: &str) -> (Params, Vec<ConfigError>) {
+        self.without_inert_except(&[edited])
+    }
+
+    /// This link without every key that has no effect in it, but those in `keep`: each is put
+    /// back to its preset's (or default) value, and named with the reason. A sweep's row and a
+    /// comparison's side are made this way from a link whose keys act on other rows or sides.
+    pub fn without_inert_except(&self, keep: &[&str]) -> (Params, Vec<ConfigError>) {
         let inert: Vec<ConfigError> = self
             .inapplicable(&[])
             .into_iter()
-            .filter(|e| e.field != edited)
+            .filter(|e| !keep.contains(&e.field))
             .collect();
         if inert.is_empty() {
             return (self.clone(), inert);
@@ -73,6 +80,30 @@ impl Params {
             .collect();
         let (p, _) = Params::parse_lenient(&kept.join("&"));
         (p, inert)
+    }
+
+    /// Whether `name`, with no effect on this side, acts on side B or on some row of the sweep:
+    /// then it is not refused here ("refuse only what nothing uses").
+    pub fn used_elsewhere(&self, name: &str) -> bool {
+        if let Some(b) = self.side_b() {
+            if b.no_effect(name).is_none() {
+                return true;
+            }
+        }
+        self.sweep().is_some_and(|s| {
+            let base = Params {
+                sweep: None,
+                ..self.clone()
+            };
+            super::sweep::combinations(&s.axes).any(|vals| {
+                let mut row = base.clone();
+                s.axes
+                    .iter()
+                    .zip(vals)
+                    .all(|(a, v)| row.set(a.key, v).is_ok())
+                    && row.no_effect(name).is_none()
+            })
+        })
     }
 
     /// A key that acts only beside another setting: the rule it breaks, if it does.

@@ -43,12 +43,15 @@ impl Params {
         self.compare.as_ref().map(|c| &c.side)
     }
 
-    /// Side A: the link without its `b.` keys (the whole link when it compares nothing).
+    /// Side A: the link without its `b.` keys (the whole link when it compares nothing), and
+    /// without a key of A's that only side B uses.
     pub fn side_a(&self) -> Params {
         Params {
             compare: None,
             ..self.clone()
         }
+        .without_inert_except(&[])
+        .0
     }
 
     /// Replaces side B with `text`, its keys as link text without the prefix
@@ -125,11 +128,13 @@ impl Params {
             applied.push(k);
         }
         for e in side.inapplicable(&applied) {
-            // Only B's own keys can be refused here: A's were checked already.
+            // Only B's own keys are refused here: a key B takes from A that B does not use
+            // acts on A (else A refused it), so B leaves it out.
             if applied.contains(&e.field) {
                 errors.push(bad(e.field, &e.rule));
             }
         }
+        side = side.without_inert_except(&[]).0;
         if let Err(e) = side.validate() {
             errors.push(bad(e.field, &e.rule));
         }

@@ -525,7 +525,20 @@ impl Params {
                 .map(|(_, k, _)| k.as_str())
                 .filter(|k| !refused.iter().any(|e| e.field == *k))
                 .collect();
-            let more = p.inapplicable(&explicit);
+            let mut more = p.inapplicable(&explicit);
+            let elsewhere = !b_pairs.is_empty() || !sweep_pairs.is_empty();
+            if !more.is_empty() && elsewhere {
+                // A key this side does not use stays when side B or a row of the sweep does.
+                let mut probe = p.clone();
+                if !b_pairs.is_empty() {
+                    let _ = probe.set_compare(&b_pairs);
+                }
+                if !sweep_pairs.is_empty() {
+                    probe.compare = None;
+                    let _ = probe.set_sweep(&sweep_pairs);
+                }
+                more.retain(|e| !probe.used_elsewhere(e.field));
+            }
             if more.is_empty() {
                 errors.extend(round);
                 errors.extend(refused);
@@ -559,7 +572,8 @@ impl Params {
 
     /// Checks the cross-key rules and returns the policy ready to run.
     pub fn validate(&self) -> Result<ValidPolicy, ConfigError> {
-        if let Some(e) = self.inapplicable(&[]).into_iter().next() {
+        let mut unused = self.inapplicable(&[]).into_iter();
+        if let Some(e) = unused.find(|e| !self.used_elsewhere(e.field)) {
             return Err(e);
         }
         self.policy.validate()

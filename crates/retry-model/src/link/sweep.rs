@@ -121,6 +121,26 @@ pub fn values(text: &str) -> Result<Vec<String>, String> {
     Ok(list)
 }
 
+/// Every combination of the axes' values, the last axis fastest, in the order a sweep's rows
+/// are numbered.
+pub(crate) fn combinations(axes: &[Axis]) -> impl Iterator<Item = Vec<&String>> + '_ {
+    let total: usize = axes.iter().map(|a| a.values.len()).product();
+    (0..total).map(move |n| {
+        let mut idx = n;
+        let mut vals: Vec<&String> = axes
+            .iter()
+            .rev()
+            .map(|a| {
+                let v = &a.values[idx % a.values.len()];
+                idx /= a.values.len();
+                v
+            })
+            .collect();
+        vals.reverse();
+        vals
+    })
+}
+
 impl Params {
     /// The link's sweep, if it has `sweep.` keys.
     pub fn sweep(&self) -> Option<&Sweep> {
@@ -146,18 +166,25 @@ impl Params {
             ..self.clone()
         };
         let mut rows = Vec::with_capacity(total);
-        for n in 0..total {
-            let mut idx = n;
+        // Per key, the rows where it has no effect: it is refused only if that is every row.
+        let mut inert: Vec<(ConfigError, usize)> = Vec::new();
+        for picked in combinations(axes) {
             let mut p = base.clone();
             let mut vals = Vec::with_capacity(axes.len());
-            for a in axes.iter().rev() {
-                let v = &a.values[idx % a.values.len()];
-                idx /= a.values.len();
+            for (a, v) in axes.iter().zip(picked) {
                 p.set(a.key, v)
                     .map_err(|e| format!("{}={v}: {}", a.key, e.rule))?;
                 vals.push(v.clone());
             }
-            vals.reverse();
+            // A key this row does not use is left out of the row (another row uses it).
+            let (row, dropped) = p.without_inert_except(&[]);
+            for e in dropped {
+                match inert.iter_mut().find(|(f, _)| f.field == e.field) {
+                    Some((_, n)) => *n += 1,
+                    None => inert.push((e, 1)),
+                }
+            }
+            let p = row;
             let named = || {
                 axes.iter()
                     .zip(&vals)
@@ -171,6 +198,12 @@ impl Params {
                 Run::new(&p).map_err(|e| format!("{}: {e}", named()))?;
             }
             rows.push((vals, p));
+        }
+        if let Some((e, _)) = inert.into_iter().find(|(_, n)| *n == total) {
+            return Err(format!(
+                "{}: {} (on every row of the sweep)",
+                e.field, e.rule
+            ));
         }
         Ok(rows)
     }
