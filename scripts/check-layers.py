@@ -97,7 +97,7 @@ for c in sccs:
     print('cycle among:', ', '.join(sorted(c)))
     for a in sorted(c):
         print('   ', a, '->', ', '.join(sorted(d for d in deps[a] if d in c)))
-LAYERS = ['retry', 'sim', 'link', 'request']
+LAYERS = ['retry', 'sim', 'link', 'request', 'json']
 def layer(m):
     top = m.split('::')[0]
     return LAYERS.index(top) if top in LAYERS else None

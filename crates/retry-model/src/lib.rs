@@ -26,6 +26,8 @@ extern crate alloc;
 // The layers, bottom up: the policy (`retry`), the simulator (`sim`), the link over both
 // (`link`), and one request step by step (`request`). No file imports one above its layer's
 // users in a cycle (`scripts/import-cycles.py` checks it).
+#[cfg(feature = "serde")]
+pub mod json;
 mod link;
 mod request;
 // The policy and the simulator live in `retry-engine`, which the page's build optimises for

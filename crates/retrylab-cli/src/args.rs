@@ -99,13 +99,19 @@ pub enum Command {
     /// Lists the presets.
     Presets {
         /// Output format.
-        #[arg(long, default_value = "table", value_parser = ["table", "markdown"])]
+        #[arg(long, default_value = "table", value_parser = ["table", "markdown", "json"])]
+        format: String,
+    },
+    /// Lists the lessons: each a link, what to look for and the question it asks.
+    Lessons {
+        /// Output format.
+        #[arg(long, default_value = "table", value_parser = ["table", "json"])]
         format: String,
     },
     /// Lists every link key with its default, accepted values and where it applies.
     Keys {
         /// Output format (`markdown` is the table docs/link.md holds).
-        #[arg(long, default_value = "table", value_parser = ["table", "markdown"])]
+        #[arg(long, default_value = "table", value_parser = ["table", "markdown", "json"])]
         format: String,
     },
 }
@@ -166,7 +172,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, presets, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

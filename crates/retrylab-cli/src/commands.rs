@@ -2,7 +2,8 @@
 
 use crate::args::{self, Command, Parsed};
 use crate::json;
-use retry_model::{amplify, explain, schedule, trace, Params, MAX_CLIENTS};
+use retry_model::json::inputs;
+use retry_model::{explain, trace, Params};
 use std::fmt::Write;
 
 /// Parses `argv` (without the program name) and runs the command.
@@ -32,8 +33,9 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             let t = trace(&p).map_err(|e| e.to_string())?;
             Ok(format!("{:016x}\n", t.fingerprint()))
         }
-        Command::Presets { format } => Ok(crate::listing::presets(&format)),
-        Command::Keys { format } => Ok(crate::listing::keys(&format)),
+        Command::Presets { format } => crate::listing::presets(&format),
+        Command::Keys { format } => crate::listing::keys(&format),
+        Command::Lessons { format } => crate::listing::lessons(&format),
     }
 }
 
@@ -43,8 +45,7 @@ pub fn params(query: &str) -> Result<Params, String> {
 }
 
 fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
-    let p = params(query)?;
-    let t = trace(&p).map_err(|e| e.to_string())?;
+    let (p, t) = inputs::explain_of(query)?;
     if fmt == "json" {
         return json::pretty(&json::Explain::new(&p, &t));
     }
@@ -64,22 +65,7 @@ fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
 }
 
 fn cmd_schedule(query: &str, clients: Option<&str>, fmt: &str) -> Result<String, String> {
-    let mut p = params(query)?;
-    if let Some(c) = clients {
-        p.clients = match c.parse::<u32>() {
-            Ok(n) if (1..=MAX_CLIENTS).contains(&n) => n,
-            _ => {
-                return Err(format!(
-                    "--clients: '{c}' is not a whole number in [1, {MAX_CLIENTS}]"
-                ))
-            }
-        };
-    }
-    let s = schedule(&p).map_err(|e| match clients {
-        // The flag set the value, so the message names the flag.
-        Some(_) if e.field == "clients" => format!("--clients: {}", e.rule),
-        _ => e.to_string(),
-    })?;
+    let (p, s) = inputs::schedule_of(query, clients)?;
     let mut out = String::new();
     match fmt {
         "json" => out.push_str(&json::pretty(&json::ScheduleDoc::new(&p, &s))?),
@@ -130,19 +116,7 @@ fn cmd_schedule(query: &str, clients: Option<&str>, fmt: &str) -> Result<String,
 }
 
 fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, String> {
-    let layers: Vec<u32> = layers_text
-        .split(',')
-        .map(|k| k.trim().parse::<u32>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("layers: '{layers_text}' is not a comma-separated list of attempts per layer in [1, 100]"))?;
-    let p = match p {
-        None => 1.0,
-        Some(v) => match v.parse::<f64>() {
-            Ok(x) if x.is_finite() && (0.0..=1.0).contains(&x) => x,
-            _ => return Err(format!("--p: '{v}' is not a probability in [0, 1]")),
-        },
-    };
-    let r = amplify(&layers, p).map_err(|e| e.to_string())?;
+    let r = inputs::amplify_of(layers_text, p)?;
     if fmt == "json" {
         return json::pretty(&json::AmplifyDoc::new(&r));
     }

@@ -1,29 +1,17 @@
 //! `retrylab presets` and `retrylab keys`: the presets and the key table, from the core.
 
+use crate::json;
+use retry_model::json::preset_settings as settings;
 use retry_model::link_keys::{self, Applies};
 use retry_model::Preset;
 use std::fmt::Write;
 
-/// A preset's settings as one link: `attempts=3&backoff=full&...`.
-fn settings(p: Preset) -> String {
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
-    for &(k, v) in p.settings().iter().flat_map(|group| group.iter()) {
-        // A later group overrides an earlier one's key.
-        match pairs.iter_mut().find(|(seen, _)| *seen == k) {
-            Some(pair) => pair.1 = v,
-            None => pairs.push((k, v)),
-        }
-    }
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join("&")
-}
-
 /// Every preset: its link name, title and the keys it sets.
-pub fn presets(fmt: &str) -> String {
+pub fn presets(fmt: &str) -> Result<String, String> {
     let mut out = String::new();
+    if fmt == "json" {
+        return json::pretty(&json::presets());
+    }
     if fmt == "markdown" {
         out.push_str("| preset | what it is | sets |\n|---|---|---|\n");
         for p in Preset::ALL {
@@ -35,7 +23,7 @@ pub fn presets(fmt: &str) -> String {
                 settings(p)
             );
         }
-        return out;
+        return Ok(out);
     }
     let width = Preset::ALL
         .iter()
@@ -46,13 +34,15 @@ pub fn presets(fmt: &str) -> String {
         let _ = writeln!(out, "{:width$}  {}", p.name(), p.title());
         let _ = writeln!(out, "{:width$}  sets {}", "", settings(p));
     }
-    out
+    Ok(out)
 }
 
 /// Every link key: name, default, accepted values, where it applies, meaning.
-pub fn keys(fmt: &str) -> String {
-    if fmt == "markdown" {
-        return link_keys::markdown();
+pub fn keys(fmt: &str) -> Result<String, String> {
+    match fmt {
+        "markdown" => return Ok(link_keys::markdown()),
+        "json" => return json::pretty(&json::keys()),
+        _ => {}
     }
     let mut out = String::new();
     for k in link_keys::TABLE {
@@ -70,5 +60,21 @@ pub fn keys(fmt: &str) -> String {
         let _ = writeln!(out, "    accepts {}", k.domain.accepted());
         let _ = writeln!(out, "    {}", k.meaning.replace('`', ""));
     }
-    out
+    Ok(out)
+}
+
+/// Every lesson: its id, title and link, then what to look for and its question.
+pub fn lessons(fmt: &str) -> Result<String, String> {
+    if fmt == "json" {
+        return json::pretty(&json::lessons());
+    }
+    let mut out = String::new();
+    for l in retry_model::LESSONS.iter() {
+        let _ = writeln!(out, "{}  {}", l.id, l.title);
+        let _ = writeln!(out, "    ?lesson={}  ({})", l.id, l.link);
+        if let Some(q) = l.question {
+            let _ = writeln!(out, "    asks: {q}");
+        }
+    }
+    Ok(out)
 }

@@ -1,7 +1,7 @@
 //! The simulation commands: `run`, `compare`, `sweep`.
 
 use crate::json;
-use retry_model::link_sweep::Axis;
+use retry_model::json::inputs;
 use retry_model::sim::{sweep_csv, sweep_markdown, Run, SimReport, Summary};
 use retry_model::Params;
 use std::fmt::Write;
@@ -46,43 +46,8 @@ pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, Stri
     Ok(run.finish())
 }
 
-fn params(text: &str) -> Result<Params, String> {
-    text.parse::<Params>().map_err(|e| e.to_string())
-}
-
-/// Refuses a link with `sweep.` keys where one run is wanted.
-fn no_sweep(p: &Params, cmd: &str) -> Result<(), String> {
-    match p.sweep() {
-        Some(_) => Err(format!(
-            "sweep: this link sweeps {}; run it with `retrylab sweep`, not `{cmd}`",
-            p.sweep().map_or(String::new(), |s| s
-                .axes
-                .iter()
-                .map(|a| a.key)
-                .collect::<Vec<_>>()
-                .join(" and "))
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Refuses a link with `b.` keys where one side is wanted, naming the first `b.` key.
-fn no_side_b(p: &Params, cmd: &str) -> Result<(), String> {
-    match p.side_b_text().split('&').find(|s| !s.is_empty()) {
-        Some(first) => {
-            let key = first.split('=').next().unwrap_or(first);
-            Err(format!(
-                "b.{key}: this link compares two sides; run it with `retrylab compare`, not `{cmd}`"
-            ))
-        }
-        None => Ok(()),
-    }
-}
-
 pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
-    let p = params(text)?;
-    no_sweep(&p, "run")?;
-    no_side_b(&p, "run")?;
+    let p = inputs::run_params(text)?;
     let r = simulate_with_progress(&p, "run")?;
     let mut out = String::new();
     match fmt {
@@ -111,23 +76,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
 
 /// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.
 pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
-    // An error in a `b.` key is side B's, and says so with the key as written (`B: b.base: ...`).
-    let side = |e: retry_model::ConfigError| match e.field {
-        "b" => format!("B: {}", e.rule),
-        _ => format!("A: {e}"),
-    };
-    let first = qa.parse::<Params>().map_err(side)?;
-    no_sweep(&first, "compare")?;
-    let (pa, pb) = match (qb, first.side_b()) {
-        (Some(_), Some(_)) => {
-            return Err("b: give one link with b. keys, or two links, not both".into())
-        }
-        (Some(qb), None) => (first.clone(), params(qb).map_err(|e| format!("B: {e}"))?),
-        (None, Some(b)) => (first.side_a(), b.clone()),
-        (None, None) => {
-            return Err("b: nothing to compare: give two links, or b. keys for the second side (b.preset=payments-jitter)".into())
-        }
-    };
+    let (pa, pb) = inputs::compare_sides(qa, qb)?;
     let ra = simulate_with_progress(&pa, "A")?;
     let rb = simulate_with_progress(&pb, "B")?;
     if fmt == "json" {
@@ -139,22 +88,6 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
         &pb.to_string(),
         &rb.summary,
     ))
-}
-
-/// `key=a..b/step` or `key=x,y,z`, the key checked against the link's vocabulary.
-fn param_axis(spec: &str) -> Result<Axis, String> {
-    let (key, values) = spec
-        .split_once('=')
-        .ok_or_else(|| format!("--param: '{spec}' should be key=a..b/step or key=x,y,z"))?;
-    let key = retry_model::all_keys()
-        .find(|k| *k == key)
-        .ok_or_else(|| format!("--param: unknown key '{key}': `retrylab keys` lists them"))?;
-    let values = retry_model::link_sweep::values(values).map_err(|e| format!("--param: {e}"))?;
-    Ok(Axis {
-        key,
-        spec: spec.to_string(),
-        values,
-    })
 }
 
 /// Runs every row on all cores (rows are independent, so the output is the same whatever the
@@ -239,43 +172,13 @@ fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
 
 /// `retrylab sweep '<link>' --param k=values ...`, or a link with `sweep.` keys.
 pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
-    let link = params(query)?;
-    no_side_b(&link, "sweep")?;
-    if link.sim.scenario.is_none() {
-        return Err("scenario: a sweep runs simulations and this link has none; add scenario=outage, burst, occ, layers or lost (or a scenario preset)".into());
-    }
-    let axes: Vec<Axis> = match (link.sweep(), specs.is_empty()) {
-        (Some(_), false) => {
-            return Err("--param: give the sweep in the link (sweep. keys) or as --param, not both".into())
-        }
-        (Some(s), true) => s.axes.clone(),
-        (None, true) => {
-            return Err("--param: give at least one, e.g. --param clients=10..190/10 (or sweep.clients=10..190/10 in the link)".into())
-        }
-        (None, false) => specs.iter().map(|s| param_axis(s)).collect::<Result<_, _>>()?,
-    };
-    for (i, a) in axes.iter().enumerate() {
-        if axes[..i].iter().any(|b| b.key == a.key) {
-            return Err(format!(
-                "--param {}: given more than once; give all its values in one --param ({}=a,b,c)",
-                a.key, a.key
-            ));
-        }
-    }
-    let base = Params {
-        sweep: None,
-        ..link.clone()
-    };
-    let jobs = base
-        .sweep_rows(&axes)
-        .map_err(|e| format!("--param: {e}"))?;
+    let (base, keys, jobs) = inputs::sweep_plan(query, specs)?;
     let results = run_rows(&jobs);
     let mut rows: Vec<(Vec<String>, Summary)> = Vec::with_capacity(jobs.len());
     for ((values, _), r) in jobs.into_iter().zip(results) {
         let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
         rows.push((values, s));
     }
-    let keys: Vec<&str> = axes.iter().map(|a| a.key).collect();
     match fmt {
         "json" => json::pretty(&json::SweepDoc::new(&base, &keys, &rows)),
         "csv" => Ok(sweep_csv(&keys, &rows)),

@@ -1,0 +1,469 @@
+//! The lab's documents: what `retrylab ... --format json` prints and what the page's JavaScript
+//! API (`window.retrylab`) returns, as serde-derived types, one struct per document. One
+//! definition for both is what makes their field names and values the same. Durations are
+//! milliseconds (floats), budget amounts tokens.
+//!
+//! ```
+//! use crate::json::AmplifyDoc;
+//! let a = crate::amplify(&[3, 3, 3], None).unwrap();
+//! let doc = AmplifyDoc::new(&a);
+//! # let _ = doc;
+//! ```
+
+use crate::link::keys::{self as link_keys, Applies};
+use crate::link::preset::Preset;
+use crate::request::amplify::Amplification;
+use crate::request::schedule::Schedule;
+use crate::request::trace::Trace;
+use crate::retry::policy::StopReason;
+use crate::retry::time::Micros;
+use crate::sim::{Bin, ServerSummary, SimReport, Summary};
+use crate::Params;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use serde::Serialize;
+
+pub mod inputs;
+
+fn ms(m: Micros) -> f64 {
+    m.as_millis_f64()
+}
+
+/// `retrylab explain --format json`.
+#[derive(Serialize)]
+pub struct Explain {
+    link: String,
+    steps: Vec<ExplainStep>,
+    stop_reason: &'static str,
+    end_ms: f64,
+    fingerprint: String,
+}
+
+#[derive(Serialize)]
+struct ExplainStep {
+    attempt: u32,
+    t_ms: f64,
+    remaining_ms: Option<f64>,
+    timeout_ms: f64,
+    timeout_why: crate::TimeoutWhy,
+    outcome: String,
+    took_ms: f64,
+    cut_off: bool,
+    verdict: &'static str,
+    retryable: bool,
+    reason: &'static str,
+    explanation: &'static str,
+    attempts_left: u32,
+    remaining_after_ms: Option<f64>,
+    budget: Option<BudgetStep>,
+    budget_after: Option<f64>,
+    ceiling_ms: Option<f64>,
+    drawn_ms: Option<f64>,
+    wait_ms: Option<f64>,
+    wait_source: Option<crate::WaitSource>,
+    need_ms: Option<f64>,
+    fits: Option<bool>,
+    decision: &'static str,
+}
+
+#[derive(Serialize)]
+struct BudgetStep {
+    allowed: bool,
+    level: f64,
+    cost: f64,
+}
+
+impl Explain {
+    /// The document for a link and its trace.
+    pub fn new(p: &Params, t: &Trace) -> Self {
+        let steps = t
+            .steps
+            .iter()
+            .map(|s| {
+                let af = &s.after;
+                let c = &af.classification;
+                ExplainStep {
+                    attempt: s.plan.attempt,
+                    t_ms: ms(s.plan.start),
+                    remaining_ms: s.plan.remaining.map(ms),
+                    timeout_ms: ms(s.plan.timeout),
+                    timeout_why: s.plan.why,
+                    outcome: s.outcome.to_string(),
+                    took_ms: ms(s.took),
+                    cut_off: s.cut_off,
+                    verdict: c.verdict.name(),
+                    retryable: c.retryable,
+                    reason: c.reason.name(),
+                    explanation: c.reason.explain(),
+                    attempts_left: af.attempts_left,
+                    remaining_after_ms: af.remaining.map(ms),
+                    budget: af.budget.map(|b| BudgetStep {
+                        allowed: b.allowed,
+                        level: b.level.milli as f64 / 1000.0,
+                        cost: b.cost_milli as f64 / 1000.0,
+                    }),
+                    budget_after: s.budget_after.map(|l| l.milli as f64 / 1000.0),
+                    ceiling_ms: af.draw.map(|d| ms(d.ceiling)),
+                    drawn_ms: af.draw.map(|d| ms(d.wait)),
+                    wait_ms: af.wait.map(ms),
+                    wait_source: af.wait_source,
+                    need_ms: af.fit.map(|f| ms(f.need)),
+                    fits: af.fit.map(|f| f.fits),
+                    decision: af.stop.map_or("retry", |r| r.name()),
+                }
+            })
+            .collect();
+        Explain {
+            link: p.to_string(),
+            steps,
+            stop_reason: t.stop_reason.name(),
+            end_ms: ms(t.end),
+            fingerprint: format!("{:016x}", t.fingerprint()),
+        }
+    }
+}
+
+/// `retrylab schedule --format json`.
+#[derive(Serialize)]
+pub struct ScheduleDoc {
+    link: String,
+    clients: u32,
+    retries: Vec<Retry>,
+}
+
+#[derive(Serialize)]
+struct Retry {
+    retry: u32,
+    low_ms: f64,
+    ceiling_ms: f64,
+    waits_ms: Vec<f64>,
+}
+
+impl ScheduleDoc {
+    /// The document for a link and its schedule.
+    pub fn new(p: &Params, s: &Schedule) -> Self {
+        ScheduleDoc {
+            link: p.to_string(),
+            clients: s.clients,
+            retries: s
+                .retries
+                .iter()
+                .map(|r| Retry {
+                    retry: r.retry,
+                    low_ms: ms(r.low),
+                    ceiling_ms: ms(r.ceiling),
+                    waits_ms: r.waits.iter().map(|w| ms(*w)).collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `retrylab amplify --format json`: the analysis as the core derives it, with the fix grouped.
+#[derive(Serialize)]
+pub struct AmplifyDoc<'a> {
+    layers: &'a [u32],
+    p: f64,
+    worst_case: u64,
+    expected: f64,
+    failure_probability: f64,
+    rows: &'a [crate::LayerRow],
+    fix: Fix<'a>,
+}
+
+#[derive(Serialize)]
+struct Fix<'a> {
+    layers: &'a [u32],
+    worst_case: u64,
+    expected: f64,
+}
+
+impl<'a> AmplifyDoc<'a> {
+    /// The document for an analysis.
+    pub fn new(r: &'a Amplification) -> Self {
+        AmplifyDoc {
+            layers: &r.layers,
+            p: r.p,
+            worst_case: r.worst_case,
+            expected: r.expected,
+            failure_probability: r.failure_probability,
+            rows: &r.rows,
+            fix: Fix {
+                layers: &r.fix_layers,
+                worst_case: r.fix_worst_case,
+                expected: r.fix_expected,
+            },
+        }
+    }
+}
+
+/// A run's summary with its failures by reason name.
+#[derive(Serialize)]
+pub struct SummaryDoc {
+    originals: u64,
+    attempts: u64,
+    amplification: f64,
+    successes: u64,
+    success_rate: f64,
+    peak_attempts_per_s: f64,
+    attempts_per_s_at: Option<f64>,
+    completion_ms: f64,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    duplicates: u64,
+    failures: BTreeMap<&'static str, u64>,
+    served: u64,
+    /// The queue or flaky server's own figures (goodput, throughput, wasted work, time and
+    /// number at the server, queueing), as the table prints them; absent for the tick server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server: Option<ServerSummary>,
+}
+
+impl SummaryDoc {
+    /// The document for a summary.
+    pub fn new(s: &Summary) -> Self {
+        SummaryDoc {
+            originals: s.originals,
+            attempts: s.attempts,
+            amplification: s.amplification,
+            successes: s.successes,
+            success_rate: s.success_rate,
+            peak_attempts_per_s: s.peak_attempts_per_s,
+            attempts_per_s_at: s.attempts_per_s_at,
+            completion_ms: s.completion_ms,
+            p50_ms: s.p50_ms,
+            p99_ms: s.p99_ms,
+            duplicates: s.duplicates,
+            failures: failure_reasons()
+                .map(|r| (r.name(), s.failures[r.index()]))
+                .collect(),
+            served: s.served,
+            server: s.server,
+        }
+    }
+}
+
+fn failure_reasons() -> impl Iterator<Item = StopReason> {
+    StopReason::ALL
+        .into_iter()
+        .filter(|r| *r != StopReason::Success)
+}
+
+/// The first run's time series, one array per measure.
+#[derive(Serialize)]
+struct Series {
+    bin_ms: f64,
+    t_ms: Vec<f64>,
+    originals: Vec<u32>,
+    attempts: Vec<u32>,
+    retries: Vec<u32>,
+    successes: Vec<u32>,
+    failures: BTreeMap<&'static str, Vec<u32>>,
+    utilisation: Vec<f64>,
+    budget: Vec<f64>,
+    in_flight: Vec<u32>,
+}
+
+impl Series {
+    fn new(r: &SimReport) -> Self {
+        let b = &r.series.bins;
+        let col = |f: fn(&Bin) -> u32| b.iter().map(f).collect::<Vec<u32>>();
+        Series {
+            bin_ms: r.series.bin_ms,
+            t_ms: (0..b.len()).map(|i| i as f64 * r.series.bin_ms).collect(),
+            originals: col(|x| x.originals),
+            attempts: col(|x| x.attempts),
+            retries: col(|x| x.retries),
+            successes: col(|x| x.successes),
+            failures: failure_reasons()
+                .map(|reason| {
+                    let i = reason.index();
+                    (reason.name(), b.iter().map(|x| x.failures[i]).collect())
+                })
+                .collect(),
+            utilisation: b.iter().map(Bin::utilisation).collect(),
+            budget: b.iter().map(|x| x.budget_milli as f64 / 1000.0).collect(),
+            in_flight: col(|x| x.in_flight),
+        }
+    }
+}
+
+/// `retrylab run --format json`.
+#[derive(Serialize)]
+pub struct RunDoc {
+    link: String,
+    scenario: &'static str,
+    runs: u32,
+    summary: SummaryDoc,
+    series: Series,
+}
+
+impl RunDoc {
+    /// The document for a run.
+    pub fn new(p: &Params, r: &SimReport) -> Self {
+        RunDoc {
+            link: p.to_string(),
+            scenario: r.scenario.name(),
+            runs: r.runs,
+            summary: SummaryDoc::new(&r.summary),
+            series: Series::new(r),
+        }
+    }
+}
+
+/// One side of `retrylab compare --format json`.
+#[derive(Serialize)]
+pub struct Side {
+    link: String,
+    summary: SummaryDoc,
+}
+
+/// `retrylab compare --format json`.
+#[derive(Serialize)]
+pub struct CompareDoc {
+    a: Side,
+    b: Side,
+}
+
+impl CompareDoc {
+    /// Both sides.
+    pub fn new(pa: &Params, ra: &Summary, pb: &Params, rb: &Summary) -> Self {
+        let side = |p: &Params, s: &Summary| Side {
+            link: p.to_string(),
+            summary: SummaryDoc::new(s),
+        };
+        CompareDoc {
+            a: side(pa, ra),
+            b: side(pb, rb),
+        }
+    }
+}
+
+/// `retrylab sweep --format json`: each row's swept values by key, and its summary.
+#[derive(Serialize)]
+pub struct SweepDoc {
+    link: String,
+    rows: Vec<SweepRow>,
+}
+
+#[derive(Serialize)]
+struct SweepRow {
+    #[serde(flatten)]
+    values: BTreeMap<String, String>,
+    summary: SummaryDoc,
+}
+
+impl SweepDoc {
+    /// The document for a sweep over `keys`.
+    pub fn new(base: &Params, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> Self {
+        SweepDoc {
+            link: base.to_string(),
+            rows: rows
+                .iter()
+                .map(|(vals, s)| SweepRow {
+                    values: keys
+                        .iter()
+                        .zip(vals)
+                        .map(|(k, v)| ((*k).to_string(), v.clone()))
+                        .collect(),
+                    summary: SummaryDoc::new(s),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A preset's settings as one link: `attempts=3&backoff=full&...` (a later group overrides an
+/// earlier one's key).
+pub fn preset_settings(p: Preset) -> String {
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for &(k, v) in p.settings().iter().flat_map(|group| group.iter()) {
+        match pairs.iter_mut().find(|(seen, _)| *seen == k) {
+            Some(pair) => pair.1 = v,
+            None => pairs.push((k, v)),
+        }
+    }
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// One preset of `retrylab presets --format json`.
+#[derive(Serialize)]
+pub struct PresetDoc {
+    name: &'static str,
+    title: &'static str,
+    sets: String,
+}
+
+/// `retrylab presets --format json`: every preset, in the menu's order.
+pub fn presets() -> Vec<PresetDoc> {
+    Preset::ALL
+        .iter()
+        .map(|p| PresetDoc {
+            name: p.name(),
+            title: p.title(),
+            sets: preset_settings(*p),
+        })
+        .collect()
+}
+
+/// One key of `retrylab keys --format json`.
+#[derive(Serialize)]
+pub struct KeyDoc {
+    name: &'static str,
+    default: &'static str,
+    accepts: String,
+    unit: &'static str,
+    applies: String,
+    meaning: &'static str,
+}
+
+/// `retrylab keys --format json`: every link key, in the table's order.
+pub fn keys() -> Vec<KeyDoc> {
+    link_keys::TABLE
+        .iter()
+        .map(|k| KeyDoc {
+            name: k.name,
+            default: k.default,
+            accepts: k.domain.accepted(),
+            unit: k.unit,
+            applies: if k.applies == Applies::ALL {
+                "all".to_string()
+            } else {
+                k.applies.describe()
+            },
+            meaning: k.meaning,
+        })
+        .collect()
+}
+
+/// One lesson of `retrylab lessons --format json`.
+#[derive(Serialize)]
+pub struct LessonDoc {
+    id: &'static str,
+    title: &'static str,
+    link: &'static str,
+    look_for: &'static str,
+    question: Option<&'static str>,
+    unit: &'static str,
+}
+
+/// `retrylab lessons --format json`: every lesson, in the menu's order.
+pub fn lessons() -> Vec<LessonDoc> {
+    crate::LESSONS
+        .iter()
+        .map(|l| LessonDoc {
+            id: l.id,
+            title: l.title,
+            link: l.link,
+            look_for: l.look_for,
+            question: l.question,
+            unit: l.unit,
+        })
+        .collect()
+}
