@@ -33,6 +33,11 @@ node scripts/page-size.mjs --max 300
 step "the single offline file (dist-offline/retrylab.html)"
 node scripts/build-offline.mjs
 
+step "the JavaScript API in Node (dist/retrylab.mjs against the CLI's JSON)"
+node scripts/build-api.mjs
+cargo build -q -p retrylab-cli --locked
+node tests/api-node.mjs
+
 step "browser test (headless Chromium)"
 node tests/e2e.mjs
 

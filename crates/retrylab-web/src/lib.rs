@@ -6,6 +6,9 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod api;
+#[cfg(target_arch = "wasm32")]
+mod api_runs;
 pub mod bars;
 #[cfg(target_arch = "wasm32")]
 mod canvas;
