@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and clippy; native unit, property and golden tests; the no_std build of the core; the
-# wasm tests in Node; the release page build and the offline file; the browser test in headless Chromium.
+# wasm tests in Node; the release page build, the offline file and the JavaScript API module (checked in Node against
+# the CLI); the browser test in headless Chromium.
 # Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."

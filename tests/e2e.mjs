@@ -823,6 +823,54 @@ try {
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+  await check('window.retrylab: runs in workers give the CLI\'s JSON; hostile objects get the CLI\'s errors', async () => {
+    const { page, context, errors } = await openPage('');
+    const cliJson = args => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', ...args, '--format', 'json'], { encoding: 'utf8' }));
+    for (const link of ['preset=burst-lab', 'preset=payments-none&duration=10s', 'preset=occ-2015&runs=3', 'preset=layers-333', 'preset=lost-nokey&duration=5s', 'preset=queue-spike-none&duration=15s']) {
+      const got = await page.evaluate(l => window.retrylab.run(l), link);
+      assert.deepEqual(got, cliJson(['run', link]), link);
+    }
+    const cmp = 'preset=payments-none&duration=10s&b.preset=payments-jitter&b.duration=10s';
+    assert.deepEqual(await page.evaluate(l => window.retrylab.compare(l), cmp), cliJson(['compare', cmp]));
+    assert.deepEqual(await page.evaluate(() => window.retrylab.sweep({ preset: 'burst-lab' }, ['backoff=none,full'])),
+      cliJson(['sweep', 'preset=burst-lab', '--param', 'backoff=none,full']));
+    assert.deepEqual(await page.evaluate(() => window.retrylab.explain({ preset: 'chapter', seed: 3 })), cliJson(['explain', 'preset=chapter&seed=3']));
+    const messages = await page.evaluate(async () => {
+      const m = async f => { try { await f(); return 'accepted'; } catch (e) { return `${e instanceof Error}:${e.message}`; } };
+      const r = window.retrylab;
+      return [
+        await m(() => r.run(JSON.parse('{"__proto__": "x"}'))),
+        await m(() => r.explain({ seed: { nested: true } })),
+        await m(() => r.run(42)),
+        await m(() => r.explain('x'.repeat(100000))),
+        await m(() => r.run('scenario=lost&breaker=on')),
+      ];
+    });
+    assert.match(messages[0], /^true:link: unknown key '__proto__'/);
+    assert.match(messages[1], /^true:seed: expected a string, a number or true\/false/);
+    assert.match(messages[2], /^true:link: expected a link/);
+    assert.match(messages[3], /^true:link: longer than/);
+    assert.equal(messages[4], 'true:breaker: has no effect with scenario=lost: it applies to scenario=outage, burst');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('every link of the README\'s tour opens its view without an error', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));
+    const links = [...tour.matchAll(/`(\?[^`]+)`/g)].map(m => m[1]);
+    assert.equal(links.length, 6, `six links: ${links}`);
+    for (const link of links) {
+      const { page, context, errors } = await openPage(link);
+      if (await page.locator('#scenario-view').isVisible()) {
+        await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 }).catch(() => {});
+      }
+      assert.equal(await attr(page, '#errors', 'data-count'), '0', `${link}: ${await page.locator('#errors').innerText()}`);
+      assert.deepEqual(errors, [], link);
+      await context.close();
+    }
+  });
 } finally {
   await browser.close();
   server.kill();
