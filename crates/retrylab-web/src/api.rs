@@ -223,13 +223,13 @@ mod tests {
     #[test]
     fn an_object_becomes_the_link_its_keys_say() {
         let q = query_of(&[
-            text("preset", "payments-none"),
+            text("preset", "layers-333"),
             ("seed".into(), Scalar::Number(7.0)),
             ("p".into(), Scalar::Number(0.5)),
             ("idempotent".into(), Scalar::Flag(true)),
         ])
         .unwrap();
-        assert_eq!(q, "preset=payments-none&seed=7&p=0.5&idempotent=true");
+        assert_eq!(q, "preset=layers-333&seed=7&p=0.5&idempotent=true");
         let p: retry_model::Params = q.parse().unwrap();
         assert_eq!(p.seed, 7);
     }

@@ -1,0 +1,478 @@
+//! The page's wiring steps, each its own function: `web::start` calls them in order.
+
+use super::*;
+
+/// The simulation workers' messages: read, then the view redrawn (and the next slice where the page runs a link itself).
+pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
+    {
+        // Reads what the simulation workers posted and redraws; where the page runs the
+        // simulation itself, one slice per task, rescheduled while work remains.
+        let runner = app.clone();
+        let tick = Closure::<dyn FnMut()>::new(move || {
+            let Ok(mut a) = runner.try_borrow_mut() else {
+                return; // called during an update, which renders anyway
+            };
+            a.tick_pending = false;
+            let params = a.state.params.clone();
+            let more = a.view.pump(&params);
+            // While a run is in flight only its progress changes: showing it at most every
+            // PROGRESS_MS leaves the cores to the workers (a sweep's rows arrive many a second).
+            let t = crate::scenario::now();
+            if a.view.in_flight() && t - a.progress_shown < PROGRESS_MS {
+                if more {
+                    schedule(&mut a);
+                }
+                return;
+            }
+            a.progress_shown = t;
+            let again = a.view.render(&document(), &params);
+            render_lesson(&a);
+            if more || again {
+                schedule(&mut a);
+            }
+        });
+        let f: js_sys::Function = tick.as_ref().unchecked_ref::<js_sys::Function>().clone();
+        tick.forget(); // page-lifetime handler
+        let mut a = app.borrow_mut();
+        a.view.connect(f.clone());
+        let params = a.state.params.clone();
+        a.view.prestart(&params, false);
+        a.tick = Some(f);
+    }
+}
+
+/// The first render, in stages of one task each.
+pub(super) fn first_render(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    // The first render runs in stages, one task each, so that no task at start-up (when every
+    // function runs for the first time and is compiled as it is called) blocks the page for
+    // long. The wasm's instantiation has a task to itself; then the schedule chart (the first
+    // chart), on a page that is still small to lay out; the controls; their values; the
+    // deadline chart and tables; the scenario view and the rest; the address bar. The controls' handlers are
+    // delegated (below), so nothing waits for the controls to exist.
+    {
+        let stages = app.clone();
+        let stage = Rc::new(std::cell::Cell::new(0u8));
+        let me: Rc<RefCell<Option<js_sys::Function>>> = Rc::default();
+        let me2 = me.clone();
+        let step = Closure::<dyn FnMut()>::new(move || {
+            let Ok(mut a) = stages.try_borrow_mut() else {
+                return;
+            };
+            let scenario = a.state.params.sim.scenario.is_some();
+            let n = stage.get();
+            match n {
+                0 => {
+                    if !scenario {
+                        draw_schedule_chart(&mut a);
+                    }
+                    mark_ready(false);
+                }
+                1 => {
+                    if build_controls(&document()).is_err() {
+                        web_sys::console::error_1(&"the controls could not be built".into());
+                    }
+                }
+                2 => {
+                    if fill_menus(&document()).is_err() {
+                        web_sys::console::error_1(&"the menus could not be filled".into());
+                    }
+                    render_controls(&mut a, true);
+                }
+                3 => {
+                    if !scenario {
+                        draw_deadline(&mut a);
+                        if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
+                            fill_schedule_table(&a);
+                        }
+                    }
+                }
+                4 => {
+                    render_rest(&mut a);
+                    let params = a.state.params.clone();
+                    a.view.prestart(&params, true);
+                }
+                _ => {
+                    a.starting = false;
+                    write_address(&a.state);
+                    mark_ready(true);
+                    return;
+                }
+            }
+            stage.set(n + 1);
+            if let (Some(w), Some(f)) = (web_sys::window(), me2.borrow().as_ref()) {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(f, 0);
+            }
+        });
+        let f: js_sys::Function = step.as_ref().unchecked_ref::<js_sys::Function>().clone();
+        step.forget(); // runs six times at start-up; kept as small as a page-lifetime handler
+        if let Some(w) = web_sys::window() {
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(&f, 0)?;
+        }
+        *me.borrow_mut() = Some(f);
+    }
+    Ok(())
+}
+
+/// Every control, through one delegated handler.
+pub(super) fn controls(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    // One delegated handler for every control; text fields apply on change, the rest on input.
+    for event in ["input", "change"] {
+        let app = app.clone();
+        let handler = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(target) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
+                return;
+            };
+            let id = target.id();
+            let is_text = target.get_attribute("type").as_deref() == Some("text");
+            if (e.type_() == "input") == is_text && id != "preset" && id != "lesson-menu" {
+                return;
+            }
+            let msg = if id == "lesson-menu" {
+                if e.type_() != "change" {
+                    return;
+                }
+                Msg::Lesson(
+                    target
+                        .dyn_ref::<HtmlSelectElement>()
+                        .map(|s| s.value())
+                        .unwrap_or_default(),
+                )
+            } else if id == "lesson-guess" {
+                Msg::Set(
+                    "guess",
+                    target
+                        .dyn_ref::<HtmlInputElement>()
+                        .map(|i| i.value().trim().to_string())
+                        .unwrap_or_default(),
+                )
+            } else if id == "preset" {
+                if e.type_() != "change" {
+                    return;
+                }
+                Msg::Preset(
+                    target
+                        .dyn_ref::<HtmlSelectElement>()
+                        .map(|s| s.value())
+                        .unwrap_or_default(),
+                )
+            } else if id == "side-b" || id == "sweep-keys" {
+                let text = target
+                    .dyn_ref::<HtmlInputElement>()
+                    .map(|i| i.value())
+                    .unwrap_or_default();
+                if id == "side-b" {
+                    Msg::SideB(text)
+                } else {
+                    Msg::Sweep(text)
+                }
+            } else if let Some((key, kind)) = key_of(&id) {
+                let (value, checked) = control_value(&target);
+                Msg::Set(key, to_link(kind, &value, checked))
+            } else {
+                return;
+            };
+            let mut a = app.borrow_mut();
+            let changed = a.state.update(msg);
+            if changed {
+                a.deadline_upto = None; // a new request: its timeline starts whole
+            }
+            let rewrite = id == "preset" || id == "lesson-menu";
+            render(&mut a, rewrite || !changed);
+        });
+        by_id("controls")
+            .ok_or("no #controls")?
+            .add_event_listener_with_callback(event, handler.as_ref().unchecked_ref())?;
+        handler.forget(); // page-lifetime handler
+    }
+    Ok(())
+}
+
+/// The buttons: a new seed, the lesson's guess, Cancel, copying the comparison.
+pub(super) fn buttons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    // A fresh seed from the platform's generator, written into the link: the run it gives stays
+    // reproducible from the address bar.
+    on_click(app, "new-seed", |a| {
+        if let Ok(seed) = crate::fresh_seed() {
+            a.state.update(Msg::Set("seed", seed.to_string()));
+            render(a, true);
+        }
+    })?;
+
+    on_click(app, "lesson-commit", |a| {
+        let guess = by_id("lesson-guess")
+            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            .map(|i| i.value().trim().to_string())
+            .unwrap_or_default();
+        a.state.update(Msg::Set("guess", guess));
+        render(a, false);
+    })?;
+    on_click(app, "sim-cancel", |a| {
+        a.view.cancel();
+        render_view(a);
+    })?;
+    // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
+    on_click(app, "compare-copy", |a| {
+        if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
+            let _ = w.navigator().clipboard().write_text(&md);
+            if let Some(b) = by_id("compare-copy") {
+                b.set_text_content(Some("Copied"));
+            }
+        }
+    })?;
+    Ok(())
+}
+
+/// The exports: the series as CSV, the summary as Markdown, the charts as PNG.
+pub(super) fn exports(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    {
+        // Exports: the run's series as CSV, its summary as Markdown, the timeline as PNG.
+        let app = app.clone();
+        let on_export = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let id = e
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .map(|t| t.id())
+                .unwrap_or_default();
+            let a = app.borrow();
+            let Some((stem, csv, md)) = a.view.exports() else {
+                return;
+            };
+            let (name, href) = match id.as_str() {
+                "export-csv" => (
+                    format!("{stem}.csv"),
+                    format!(
+                        "data:text/csv;charset=utf-8,{}",
+                        js_sys::encode_uri_component(&csv)
+                    ),
+                ),
+                "export-md" => (
+                    format!("{stem}.md"),
+                    format!(
+                        "data:text/markdown;charset=utf-8,{}",
+                        js_sys::encode_uri_component(&md)
+                    ),
+                ),
+                "export-png" => {
+                    // Every chart of the view, each at the device pixel ratio it is drawn at.
+                    let ids = a.view.chart_ids();
+                    for (i, id) in ids.iter().enumerate() {
+                        if let Some(url) = canvas_png(id) {
+                            let name = if ids.len() == 1 {
+                                format!("{stem}.png")
+                            } else {
+                                format!("{stem}-{}.png", i + 1)
+                            };
+                            download(&name, &url);
+                        }
+                    }
+                    return;
+                }
+                _ => return,
+            };
+            download(&name, &href);
+        });
+        by_id("exports")
+            .ok_or("no #exports")?
+            .add_event_listener_with_callback("click", on_export.as_ref().unchecked_ref())?;
+        on_export.forget(); // page-lifetime handler
+    }
+    on_click(app, "export-schedule-png", |_| {
+        if let Some(url) = canvas_png("schedule") {
+            download("retrylab-schedule.png", &url);
+        }
+    })?;
+    Ok(())
+}
+
+/// Stepping: the request's deadline, the budget walk, the ledger and the amplification tree (buttons, the mode menu, the arrow keys).
+pub(super) fn stepping(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
+    // Stepping through the request: the timeline draws attempt by attempt, the matching text
+    // step ringed, the later ones dimmed.
+    on_steps(app, "deadline", |a, what| {
+        let n = a.state.trace.steps.len();
+        a.deadline_upto = match (what, a.deadline_upto) {
+            ("start", _) => Some(0),
+            ("step", Some(u)) if u + 1 < n => Some(u + 1),
+            ("step", Some(_)) | ("reset", _) => None,
+            ("back", Some(u)) => Some(u.saturating_sub(1)),
+            ("back", None) => Some(n.saturating_sub(1)),
+            (_, now) => now,
+        };
+        draw_deadline(a);
+    })?;
+    on_steps(app, "budget", |a, what| render_budget(a, Some(what)))?;
+    on_steps(app, "ledger", |a, what| a.view.ledger_action(what))?;
+    on_steps(app, "tree", |a, what| a.view.tree_action(what))?;
+    {
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_mode = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let mode = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
+                .map(|s| s.value())
+                .unwrap_or_default();
+            app.borrow_mut().view.tree_action(&mode);
+        });
+        by_id("tree-mode")
+            .ok_or("no #tree-mode")?
+            .add_event_listener_with_callback("change", on_mode.as_ref().unchecked_ref())?;
+        on_mode.forget(); // page-lifetime handler
+        let on_key =
+            Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+                let what = match e.key().as_str() {
+                    "ArrowRight" | "ArrowDown" => "step",
+                    "ArrowLeft" | "ArrowUp" => "back",
+                    "Home" => "start",
+                    "End" => "reset",
+                    _ => return,
+                };
+                e.prevent_default();
+                app2.borrow_mut().view.tree_action(what);
+            });
+        by_id("tree")
+            .ok_or("no #tree")?
+            .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
+        on_key.forget(); // page-lifetime handler
+    }
+    Ok(())
+}
+
+/// The charts' tables, filled when opened.
+pub(super) fn tables(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    // The charts' tables are filled when opened (and kept current while open).
+    {
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_rates = Closure::<dyn FnMut()>::new(move || app.borrow().view.fill_rates_table());
+        by_id("rates-box")
+            .ok_or("no #rates-box")?
+            .add_event_listener_with_callback("toggle", on_rates.as_ref().unchecked_ref())?;
+        on_rates.forget(); // page-lifetime handler
+        let on_sched = Closure::<dyn FnMut()>::new(move || fill_schedule_table(&app2.borrow()));
+        by_id("schedule-box")
+            .ok_or("no #schedule-box")?
+            .add_event_listener_with_callback("toggle", on_sched.as_ref().unchecked_ref())?;
+        on_sched.forget(); // page-lifetime handler
+    }
+    Ok(())
+}
+
+/// The pointer on the charts: the timeline's readout, the deadline chart and its text steps, the schedule's clients.
+pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    {
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let mut a = app.borrow_mut();
+                if a.view.hover(pointer_at(&e).map(|(x, _)| x)) {
+                    render_view(&mut a);
+                }
+            });
+        // The timeline, and the sweep's charts (which share one x axis).
+        for id in ["timeline", "sweep-charts"] {
+            let el = by_id(id).ok_or_else(|| format!("no #{id}"))?;
+            for event in ["pointermove", "pointerleave"] {
+                el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+            }
+        }
+        on_move.forget(); // page-lifetime handler
+    }
+
+    {
+        // The deadline timeline and the text steps point at each other.
+        let app2 = app.clone();
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let mut a = app.borrow_mut();
+                let hit = pointer_at(&e).and_then(|(_, y)| a.deadline_map.attempt_at(y));
+                if hit != a.deadline_hl {
+                    a.deadline_hl = hit;
+                    draw_deadline(&mut a);
+                }
+            });
+        let el = by_id("deadline-chart").ok_or("no #deadline-chart")?;
+        for event in ["pointermove", "pointerleave"] {
+            el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        }
+        on_move.forget(); // page-lifetime handler
+        let app = app2;
+        let on_step = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let hit = if e.type_() == "pointerleave" {
+                None
+            } else {
+                e.target()
+                    .and_then(|t| t.dyn_into::<Element>().ok())
+                    .and_then(|t| t.closest("li").ok().flatten())
+                    .and_then(|li| li.get_attribute("data-attempt"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .map(|n| n.saturating_sub(1))
+            };
+            let mut a = app.borrow_mut();
+            if hit != a.deadline_hl {
+                a.deadline_hl = hit;
+                draw_deadline(&mut a);
+            }
+        });
+        let list = by_id("trace-steps").ok_or("no #trace-steps")?;
+        for event in ["pointerover", "pointerleave"] {
+            list.add_event_listener_with_callback(event, on_step.as_ref().unchecked_ref())?;
+        }
+        on_step.forget(); // page-lifetime handler
+    }
+    let canvas = by_id("schedule").ok_or("no #schedule")?;
+    {
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                let dpr = web_sys::window()
+                    .map(|w| w.device_pixel_ratio())
+                    .unwrap_or(1.0);
+                let (x, y) = (f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr);
+                let mut a = app.borrow_mut();
+                let hit = a.map.nearest(x, y, 10.0 * dpr).map(|d| d.client);
+                if hit != a.state.hover {
+                    a.state.update(Msg::Hover(hit));
+                    draw(&mut a);
+                }
+            });
+        canvas.add_event_listener_with_callback("pointermove", on_move.as_ref().unchecked_ref())?;
+        on_move.forget();
+    }
+    {
+        let app = app.clone();
+        let on_leave = Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |_| {
+            let mut a = app.borrow_mut();
+            if a.state.hover.is_some() {
+                a.state.update(Msg::Hover(None));
+                draw(&mut a);
+            }
+        });
+        canvas
+            .add_event_listener_with_callback("pointerleave", on_leave.as_ref().unchecked_ref())?;
+        on_leave.forget();
+    }
+    Ok(())
+}
+
+/// A resized window redraws the charts at their new size.
+pub(super) fn resize(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    {
+        let app = app.clone();
+        let on_resize = Closure::<dyn FnMut()>::new(move || {
+            let mut a = app.borrow_mut();
+            if a.state.params.sim.scenario.is_none() {
+                draw(&mut a);
+            }
+            a.view.draw();
+            schedule(&mut a); // the charts under the timeline follow in the next task
+        });
+        web_sys::window()
+            .ok_or("no window")?
+            .add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref())?;
+        on_resize.forget();
+    }
+    Ok(())
+}
