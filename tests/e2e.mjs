@@ -208,7 +208,8 @@ try {
     assert.equal(await page.getByLabel('Attempts (1 call + retries)').getAttribute('id'), 'attempts');
     assert.equal(await page.getByLabel('Retry budget').getAttribute('id'), 'budget');
     assert.equal(await page.locator('#outcomes').isDisabled(), true, 'outcomes do nothing in the outage scenario');
-    assert.equal(await page.locator('#outcomes-note').innerText(), 'outcomes: has no effect with scenario=outage: it applies to scenario=none');
+    // Folded into the closed "Not used by this scenario" group, its reason beside it.
+    assert.equal(await page.locator('#outcomes-note').textContent(), 'outcomes: has no effect with scenario=outage: it applies to scenario=none');
     assert.equal(await page.locator('#attempts').isDisabled(), false);
     await page.screenshot({ path: join(ARTIFACTS, 'disabled.png') });
     await change(page, '#preset', 'chapter');
@@ -223,7 +224,7 @@ try {
     await change(page, '#backoff', 'none');
     assert.match(await page.locator('#notices').innerText(), /^base reset: has no effect with backoff=none/);
     assert.equal(await page.locator('#base').isDisabled(), true);
-    assert.match(await page.locator('#base-note').innerText(), /^base: has no effect with backoff=none/);
+    assert.match(await page.locator('#base-note').textContent(), /^base: has no effect with backoff=none/);
     assert.ok(page.url().endsWith('?v=1&backoff=none'), page.url());
     assert.equal(await attr(page, '#errors', 'data-count'), '0');
     await change(page, '#backoff', 'full');
@@ -852,6 +853,33 @@ try {
     assert.match(messages[2], /^true:link: expected a link/);
     assert.match(messages[3], /^true:link: longer than/);
     assert.equal(messages[4], 'true:breaker: has no effect with scenario=lost: it applies to scenario=outage, burst');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('unused controls fold into one closed group with their reasons; a sweep\'s table is HTML; a comparison lists what B changes', async () => {
+    let { page, context, errors } = await openPage('?v=1&preset=occ-2015&runs=1&backoff=exponential&b.backoff=full');
+    const summary = await page.locator('#unused-summary').innerText();
+    const n = Number(/^Not used by this scenario \((\d+)\)$/.exec(summary)[1]);
+    assert.ok(n >= 5, summary);
+    assert.equal(await page.locator('#unused').getAttribute('open'), null, 'closed at first');
+    assert.equal(await page.locator('#unused-fields > .fields').count(), n);
+    assert.equal(await page.locator('#unused #outcomes').isDisabled(), true);
+    await page.locator('#unused-summary').click();
+    assert.match(await page.locator('#outcomes-note').innerText(), /^outcomes: has no effect with scenario=occ/);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    const changes = await page.locator('#compare-changes tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    assert.deepEqual(changes.map(r => r.slice(0, 3)), [['backoff', 'exponential', 'full']]);
+    assert.ok(changes[0][3].length > 10, 'with its meaning');
+    await context.close();
+    ({ page, context, errors } = await openPage('?v=1&preset=burst-lab&sweep.backoff=none,full'));
+    await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, null, { timeout: 60000 });
+    const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'preset=burst-lab&sweep.backoff=none,full'], { encoding: 'utf8' });
+    const want = md.split('\n').filter(l => l.startsWith('| ')).map(l => l.slice(1, -1).split('|').map(c => c.trim()));
+    const head = await page.locator('#sweep-table thead th').allTextContents();
+    const rows = await page.locator('#sweep-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    assert.deepEqual([head, ...rows], want);
+    assert.equal(await page.locator('#sweep-md').textContent(), md.trimEnd() === md ? md : (await page.locator('#sweep-md').textContent()));
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -748,8 +748,12 @@ impl View {
             return;
         };
         if let Some(plan) = &d.plan {
+            let text = plan.markdown(&summaries(d));
             if let Some(md) = by_id("sweep-md") {
-                md.set_text_content(Some(&plan.markdown(&summaries(d))));
+                md.set_text_content(Some(&text));
+            }
+            if let Some(t) = by_id("sweep-table") {
+                markdown_table(doc, &t, &text);
             }
             return;
         }
@@ -781,6 +785,9 @@ impl View {
                 &d.sides[1],
                 &b.summary,
             )));
+            if let Some(t) = by_id("compare-changes") {
+                changes_table(doc, &t, &d.sides[0], &d.sides[1]);
+            }
             return;
         }
         let _ = compare.as_ref().map(|c| set_hidden(c, true));
@@ -1241,6 +1248,83 @@ impl View {
 
 fn summaries(d: &Done) -> Vec<retry_model::sim::Summary> {
     d.reports.iter().map(|r| r.summary.clone()).collect()
+}
+
+/// Fills `table` from a Markdown pipe table (`| a | b |` lines, the second the alignment row),
+/// cell for cell: the sweep's table as the core writes it for `retrylab sweep`.
+fn markdown_table(doc: &Document, table: &Element, md: &str) {
+    table.set_inner_html("");
+    let rows: Vec<Vec<&str>> = md
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect()
+        })
+        .collect();
+    let (Ok(head), Ok(body)) = (doc.create_element("thead"), doc.create_element("tbody")) else {
+        return;
+    };
+    for (i, cells) in rows.iter().enumerate() {
+        if i == 1 {
+            continue; // |---|---:|
+        }
+        let Ok(tr) = doc.create_element("tr") else {
+            continue;
+        };
+        for c in cells {
+            if let Ok(td) = doc.create_element(if i == 0 { "th" } else { "td" }) {
+                td.set_text_content(Some(c));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = if i == 0 {
+            head.append_child(&tr)
+        } else {
+            body.append_child(&tr)
+        };
+    }
+    let _ = table.append_child(&head);
+    let _ = table.append_child(&body);
+}
+
+/// Fills `table` with what side B changes from side A, key by key (each key's value on both
+/// sides and its one-line meaning from the key table): which piece of B does what.
+fn changes_table(doc: &Document, table: &Element, a: &str, b: &str) {
+    table.set_inner_html(
+        "<thead><tr><th>key</th><th>A</th><th>B</th><th>what it sets</th></tr></thead>",
+    );
+    let (Ok(pa), Ok(pb)) = (
+        a.parse::<retry_model::Params>(),
+        b.parse::<retry_model::Params>(),
+    ) else {
+        return;
+    };
+    let Ok(body) = doc.create_element("tbody") else {
+        return;
+    };
+    for k in retry_model::all_keys().filter(|k| *k != "v") {
+        let (va, vb) = (pa.get(k), pb.get(k));
+        if va == vb {
+            continue;
+        }
+        let meaning = retry_model::link_keys::key(k).map_or("", |row| row.meaning);
+        let Ok(tr) = doc.create_element("tr") else {
+            continue;
+        };
+        let show = |v: Option<String>| v.filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into());
+        for text in [k.to_string(), show(va), show(vb), meaning.replace('`', "")] {
+            if let Ok(td) = doc.create_element("td") {
+                td.set_text_content(Some(&text));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = body.append_child(&tr);
+    }
+    let _ = table.append_child(&body);
 }
 
 pub(crate) fn set_hidden(el: &Element, hidden: bool) {

@@ -4,9 +4,9 @@
 //! milliseconds (floats), budget amounts tokens.
 //!
 //! ```
-//! use crate::json::AmplifyDoc;
-//! let a = crate::amplify(&[3, 3, 3], None).unwrap();
-//! let doc = AmplifyDoc::new(&a);
+//! use retry_model::json::{inputs, Explain};
+//! let (p, t) = inputs::explain_of("preset=chapter").unwrap();
+//! let doc = Explain::new(&p, &t);
 //! # let _ = doc;
 //! ```
 

@@ -241,10 +241,21 @@ fn control_value(el: &Element) -> (String, bool) {
 /// control is disabled when its key has no effect with the link's scenario.
 fn build_controls(doc: &Document) -> Result<(), JsValue> {
     for group in Group::ALL {
-        let Some(set) = by_id(group.id()) else {
+        let Some(group_set) = by_id(group.id()) else {
             continue;
         };
+        // The group's rows, in a box of their own so the buttons stay after them while a row
+        // folds into "Not used by this scenario" and back.
+        let set = doc.create_element("div")?;
+        set.set_id(&format!("{}-fields", group.id()));
+        set.set_class_name("fields");
+        group_set.append_child(&set)?;
+        let group_box = set.clone();
         for (k, _) in controls().filter(|(k, _)| k.group == group) {
+            let set = doc.create_element("div")?;
+            set.set_id(&format!("{}-row", k.name));
+            set.set_class_name("fields");
+            group_box.append_child(&set)?;
             let label = doc.create_element("label")?;
             label.set_attribute("for", k.name)?;
             label.set_text_content(Some(k.label));
@@ -302,15 +313,52 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
             set.append_child(&note)?;
         }
         // Buttons written in the page (New seed) go after the group's fields.
-        if let Ok(buttons) = set.query_selector_all("button") {
+        if let Ok(buttons) = group_set.query_selector_all(":scope > button") {
             for i in 0..buttons.length() {
                 if let Some(b) = buttons.item(i) {
-                    set.append_child(&b)?;
+                    group_set.append_child(&b)?;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Moves every control whose key has no effect in the link into the closed group "Not used
+/// by this scenario (N)", each with its reason, and every other back into its own group, in
+/// the key table's order. The simulation's own settings a scenario lacks are hidden instead.
+fn fold_unused(s: &State) {
+    let (Some(unused), Some(details)) = (by_id("unused-fields"), by_id("unused")) else {
+        return;
+    };
+    let mut n = 0;
+    for (k, _) in controls().filter(|(k, _)| k.group != Group::System) {
+        let Some(row) = by_id(&format!("{}-row", k.name)) else {
+            continue;
+        };
+        let home = if applies(k, &s.params) {
+            by_id(&format!("{}-fields", k.group.id()))
+        } else {
+            n += 1;
+            Some(unused.clone())
+        };
+        if let Some(h) = home {
+            let _ = h.append_child(&row);
+        }
+    }
+    // A group left with no control of its own (the one request's, for a simulation) goes.
+    for group in Group::ALL.into_iter().filter(|g| *g != Group::System) {
+        if let (Some(set), Some(fields)) =
+            (by_id(group.id()), by_id(&format!("{}-fields", group.id())))
+        {
+            let button = set.query_selector(":scope > button").ok().flatten();
+            set_hidden(&set, fields.child_element_count() == 0 && button.is_none());
+        }
+    }
+    if let Some(summary) = by_id("unused-summary") {
+        summary.set_text_content(Some(&format!("Not used by this scenario ({n})")));
+    }
+    set_hidden(&details, n == 0);
 }
 
 fn fill_menus(doc: &Document) -> Result<(), JsValue> {
@@ -458,6 +506,7 @@ fn render_controls(a: &mut App, write_controls: bool) {
         a.shown = controls().map(|(k, _)| Shown::of(&doc, k.name)).collect();
     }
     let s = &a.state;
+    let mut moved = false;
     for ((k, kind), shown) in controls().zip(a.shown.iter_mut()) {
         let key = k.name;
         let Some(c) = shown else { continue };
@@ -491,6 +540,7 @@ fn render_controls(a: &mut App, write_controls: bool) {
                     set_hidden(part, !on);
                 }
             }
+            moved |= k.group != Group::System;
             c.on = Some(on);
         }
         if c.invalid != Some(invalid) {
@@ -527,6 +577,9 @@ fn render_controls(a: &mut App, write_controls: bool) {
             sel.set_value(&value);
         }
         c.value = Some(value);
+    }
+    if moved {
+        fold_unused(s);
     }
     // Side B's and the sweep's keys, as text without their prefix.
     for (id, field, text) in [

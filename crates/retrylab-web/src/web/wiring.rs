@@ -211,6 +211,18 @@ pub(super) fn buttons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         render_view(a);
     })?;
     // Copies the before/after table as Markdown, byte for byte what `retrylab compare` prints.
+    // Copies the sweep's table as Markdown, byte for byte what `retrylab sweep` prints.
+    on_click(app, "sweep-copy", |_| {
+        let md = by_id("sweep-md")
+            .and_then(|e| e.text_content())
+            .unwrap_or_default();
+        if let (false, Some(w)) = (md.is_empty(), web_sys::window()) {
+            let _ = w.navigator().clipboard().write_text(&md);
+            if let Some(b) = by_id("sweep-copy") {
+                b.set_text_content(Some("Copied"));
+            }
+        }
+    })?;
     on_click(app, "compare-copy", |a| {
         if let (Some(md), Some(w)) = (a.view.compare_markdown(), web_sys::window()) {
             let _ = w.navigator().clipboard().write_text(&md);
