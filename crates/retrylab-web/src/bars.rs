@@ -42,7 +42,6 @@ pub fn draw_bars<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = b.categories.len().max(1);
     let values = b
@@ -76,6 +75,22 @@ pub fn draw_bars<DB: DrawingBackend>(
         .y_label_area_size(px(y_labels))
         .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
+    bars_mesh(&mut chart, &plot, b, &y, scale)?;
+    draw_series_bars(&mut chart, b, &y, scale)?;
+    area.present().map_err(|e| e.to_string())
+}
+
+/// The axes: the categories across, the value up.
+fn bars_mesh<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    plot: &DrawingArea<DB, Shift>,
+    b: &Bars,
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
+    let n = b.categories.len().max(1);
+    let y_labels = 64.0;
     let cats = b.categories.clone();
     let x_label = move |v: &f64| {
         let i = v.round();
@@ -107,7 +122,16 @@ pub fn draw_bars<DB: DrawingBackend>(
         size: 13.0 * scale,
         bands: (40.0 * scale, y_labels * scale),
     };
-    axis_names(&chart, &plot, &names)?;
+    axis_names(chart, plot, &names)
+}
+
+/// Each series' bars, grouped by category, each labelled with its value in words.
+fn draw_series_bars<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    b: &Bars,
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
     let k = b.series.len().max(1) as f64;
     let width = 0.7 / k;
     for (si, s) in b.series.iter().enumerate() {
@@ -138,5 +162,5 @@ pub fn draw_bars<DB: DrawingBackend>(
         });
         chart.draw_series(labels).map_err(|e| e.to_string())?;
     }
-    area.present().map_err(|e| e.to_string())
+    Ok(())
 }

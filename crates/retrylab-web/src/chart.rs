@@ -113,29 +113,8 @@ pub fn draw_schedule<DB: DrawingBackend>(
         })
         .fold(1.0f64, f64::max)
         * 1.08;
-    let mut keys = vec![
-        Key::new(
-            Swatch::Dot(DOT.to_rgba(), 3.0),
-            "drawn wait (one dot per client)",
-        ),
-        Key::new(
-            Swatch::Line(line(&CEILING, scale), SOLID),
-            "ceiling (largest possible wait)",
-        ),
-    ];
-    if kind.is_jittered() {
-        keys.push(Key::new(
-            Swatch::Line(line(&MEAN, scale), SOLID),
-            "mean of the drawn waits",
-        ));
-    }
     let highlight = highlight.filter(|h| *h < s.clients);
-    if let Some(h) = highlight {
-        keys.push(Key::new(
-            Swatch::Dot(HIGHLIGHT.to_rgba(), 4.0),
-            format!("client {h}'s waits"),
-        ));
-    }
+    let keys = schedule_keys(kind, highlight, scale);
     let (margin, y_labels) = (12.0, 70.0);
     let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
     let title = format!("Waits before each retry: {} ({} clients)", kind, s.clients);
@@ -146,30 +125,7 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .y_label_area_size(px(y_labels))
         .build_cartesian_2d(0.5f64..(f64::from(n) + 0.5), 0.0f64..max_ms)
         .map_err(|e| e.to_string())?;
-    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
-    let fit = XFit::of(&chart, &plot, 12.0 * scale);
-    chart
-        .configure_mesh()
-        .x_labels(x_ticks(plot_w, 12.0 * scale, (n as usize).min(20)))
-        .x_label_formatter(&|x| {
-            if (x - x.round()).abs() < 1e-6 {
-                fit.label(*x, format!("{}", x.round() as i64))
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(font(12.0))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let names = AxisNames {
-        x: Some("retry number (retry k is attempt k+1)"),
-        y: Some("wait (ms)"),
-        size: 13.0 * scale,
-        bands: (46.0 * scale, y_labels * scale),
-    };
-    axis_names(&chart, &plot, &names)?;
+    schedule_mesh(&mut chart, &plot, n, y_labels, scale)?;
 
     let clients = s.clients;
     let r = (if clients > 400 {
@@ -206,6 +162,68 @@ pub fn draw_schedule<DB: DrawingBackend>(
     }
     area.present().map_err(|e| e.to_string())?;
     Ok(map)
+}
+
+/// The legend: a client's dot, the ceiling, the mean (jittered kinds), the client pointed at.
+fn schedule_keys(kind: BackoffKind, highlight: Option<u32>, scale: f64) -> Vec<Key> {
+    let mut keys = vec![
+        Key::new(
+            Swatch::Dot(DOT.to_rgba(), 3.0),
+            "drawn wait (one dot per client)",
+        ),
+        Key::new(
+            Swatch::Line(line(&CEILING, scale), SOLID),
+            "ceiling (largest possible wait)",
+        ),
+    ];
+    if kind.is_jittered() {
+        keys.push(Key::new(
+            Swatch::Line(line(&MEAN, scale), SOLID),
+            "mean of the drawn waits",
+        ));
+    }
+    if let Some(h) = highlight {
+        keys.push(Key::new(
+            Swatch::Dot(HIGHLIGHT.to_rgba(), 4.0),
+            format!("client {h}'s waits"),
+        ));
+    }
+    keys
+}
+
+/// The axes: retry numbers across, the wait in ms up.
+fn schedule_mesh<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    plot: &DrawingArea<DB, Shift>,
+    n: u32,
+    y_labels: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(chart, plot, 12.0 * scale);
+    chart
+        .configure_mesh()
+        .x_labels(x_ticks(plot_w, 12.0 * scale, (n as usize).min(20)))
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-6 {
+                fit.label(*x, format!("{}", x.round() as i64))
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(font(12.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some("retry number (retry k is attempt k+1)"),
+        y: Some("wait (ms)"),
+        size: 13.0 * scale,
+        bands: (46.0 * scale, y_labels * scale),
+    };
+    axis_names(chart, plot, &names)
 }
 
 /// The ceilings' and the means' 2 px line, as the chart and its legend draw it.

@@ -152,7 +152,6 @@ pub fn draw_deadline<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<DeadlineMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let (pieces, end) = pieces(t, deadline, reserve);
     let rows = t.steps.len().max(1);
@@ -178,8 +177,74 @@ pub fn draw_deadline<DB: DrawingBackend>(
         .y_label_area_size(px(y_labels))
         .build_cartesian_2d(0.0f64..end * 1.02, -0.6..top)
         .map_err(|e| e.to_string())?;
+    deadline_mesh(&mut chart, &plot, rows, y_labels, scale)?;
+    let y = |i: usize| rows as f64 - i as f64 - 1.5;
+    draw_clock(&mut chart, t, deadline, reserve, top, scale)?;
+    let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
+    for p in shown {
+        match *p {
+            Piece::Attempt(i, a, b, ok) => {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        bar(i, a, b.max(a + end * 0.002)),
+                        if ok { OK } else { FAIL }.filled(),
+                    )))
+                    .map_err(|e| e.to_string())?;
+            }
+            Piece::Wait(i, a, b) => {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(a, y(i) + 0.4), (b, y(i) + 0.6)],
+                        WAIT.filled(),
+                    )))
+                    .map_err(|e| e.to_string())?;
+            }
+            Piece::Refused(i, a, w, at, r) => {
+                draw_refused(
+                    &mut chart,
+                    area,
+                    y(i),
+                    bar(i, 0.0, 0.0),
+                    (a, w, at, r),
+                    end,
+                    scale,
+                )?;
+            }
+        }
+    }
+    if let Some(h) = highlight.filter(|h| *h < t.steps.len()) {
+        let ring = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y(h) + 0.05), (end * 1.02, y(h) + 0.95)],
+                ring,
+            )))
+            .map_err(|e| e.to_string())?;
+    }
+    let map = DeadlineMap {
+        rows: (0..t.steps.len())
+            .map(|i| {
+                let (_, top) = chart.backend_coord(&(0.0, y(i) + 1.0));
+                let (_, bottom) = chart.backend_coord(&(0.0, y(i)));
+                (f64::from(top), f64::from(bottom))
+            })
+            .collect(),
+    };
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+/// The axes: a label on each attempt's row, the request's clock in ms under the plot.
+fn deadline_mesh<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    plot: &DrawingArea<DB, Shift>,
+    rows: usize,
+    y_labels: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
-    let fit = XFit::of(&chart, &plot, 12.0 * scale);
+    let fit = XFit::of(chart, plot, 12.0 * scale);
     chart
         .configure_mesh()
         .disable_y_mesh()
@@ -205,8 +270,19 @@ pub fn draw_deadline<DB: DrawingBackend>(
         size: 13.0 * scale,
         bands: (36.0 * scale, y_labels * scale),
     };
-    axis_names(&chart, &plot, &names)?;
-    let y = |i: usize| rows as f64 - i as f64 - 1.5;
+    axis_names(chart, plot, &names)
+}
+
+/// The time already spent, the reserve before the deadline and the deadline itself.
+fn draw_clock<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    t: &Trace,
+    deadline: Option<Micros>,
+    reserve: Micros,
+    top: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| (v * scale).round() as i32;
     let spent = ms(t.elapsed);
     if spent > 0.0 {
         chart
@@ -234,80 +310,55 @@ pub fn draw_deadline<DB: DrawingBackend>(
             )))
             .map_err(|e| e.to_string())?;
     }
-    let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
-    for p in shown {
-        match *p {
-            Piece::Attempt(i, a, b, ok) => {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        bar(i, a, b.max(a + end * 0.002)),
-                        if ok { OK } else { FAIL }.filled(),
-                    )))
-                    .map_err(|e| e.to_string())?;
-            }
-            Piece::Wait(i, a, b) => {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(a, y(i) + 0.4), (b, y(i) + 0.6)],
-                        WAIT.filled(),
-                    )))
-                    .map_err(|e| e.to_string())?;
-            }
-            Piece::Refused(i, a, w, at, r) => {
-                let dash = ShapeStyle::from(&FAIL).stroke_width(px(2.0) as u32);
-                for (x0, x1) in [(a, w), (w, at), (at, r)] {
-                    let [(l, b0), (rr, t0)] = bar(i, x0, x1);
-                    let outline = vec![(l, b0), (rr, b0), (rr, t0), (l, t0), (l, b0)];
-                    chart
-                        .draw_series(DashedLineSeries::new(outline, px(5.0), px(3.0), dash))
-                        .map_err(|e| e.to_string())?;
-                }
-                // The sum in full where the plot has room for it, else its total alone; moved
-                // left to end at the plot's edge rather than run past it.
-                let style = font(12.0).into_font().color(&FAIL);
-                let x_px = |x: f64| f64::from(chart.backend_coord(&(x, 0.0)).0);
-                let (left, from, edge) = (x_px(0.0), x_px(a), x_px(end * 1.02));
-                let width = |s: &str| {
-                    area.estimate_text_size(s, &style)
-                        .map_or(0.0, |(w, _)| f64::from(w))
-                };
-                let long = format!("refused: wait + attempt + reserve = {:.0} ms", r - a);
-                let label = if width(&long) <= edge - left {
-                    long
-                } else {
-                    format!("refused: needs {:.0} ms", r - a)
-                };
-                let (at, style) = if from + width(&label) > edge {
-                    (end * 1.02, style.pos(Pos::new(HPos::Right, VPos::Top)))
-                } else {
-                    (a, style)
-                };
-                chart
-                    .draw_series(std::iter::once(Text::new(label, (at, y(i) + 0.95), style)))
-                    .map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    if let Some(h) = highlight.filter(|h| *h < t.steps.len()) {
-        let ring = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
+    Ok(())
+}
+
+/// A retry that did not fit: its wait, attempt and reserve dashed where they would have gone,
+/// and the sum that refused it. `row_y` is its row's bottom, `bar` the row's bar at zero width.
+fn draw_refused<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    area: &DrawingArea<DB, Shift>,
+    row_y: f64,
+    bar: [(f64, f64); 2],
+    (a, w, at, r): (f64, f64, f64, f64),
+    end: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
+    let bar = |x0: f64, x1: f64| [(x0, bar[0].1), (x1, bar[1].1)];
+    let dash = ShapeStyle::from(&FAIL).stroke_width(px(2.0) as u32);
+    for (x0, x1) in [(a, w), (w, at), (at, r)] {
+        let [(l, b0), (rr, t0)] = bar(x0, x1);
+        let outline = vec![(l, b0), (rr, b0), (rr, t0), (l, t0), (l, b0)];
         chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(0.0, y(h) + 0.05), (end * 1.02, y(h) + 0.95)],
-                ring,
-            )))
+            .draw_series(DashedLineSeries::new(outline, px(5.0), px(3.0), dash))
             .map_err(|e| e.to_string())?;
     }
-    let map = DeadlineMap {
-        rows: (0..t.steps.len())
-            .map(|i| {
-                let (_, top) = chart.backend_coord(&(0.0, y(i) + 1.0));
-                let (_, bottom) = chart.backend_coord(&(0.0, y(i)));
-                (f64::from(top), f64::from(bottom))
-            })
-            .collect(),
+    // The sum in full where the plot has room for it, else its total alone; moved
+    // left to end at the plot's edge rather than run past it.
+    let style = font(12.0).into_font().color(&FAIL);
+    let x_px = |x: f64| f64::from(chart.backend_coord(&(x, 0.0)).0);
+    let (left, from, edge) = (x_px(0.0), x_px(a), x_px(end * 1.02));
+    let width = |s: &str| {
+        area.estimate_text_size(s, &style)
+            .map_or(0.0, |(w, _)| f64::from(w))
     };
-    area.present().map_err(|e| e.to_string())?;
-    Ok(map)
+    let long = format!("refused: wait + attempt + reserve = {:.0} ms", r - a);
+    let label = if width(&long) <= edge - left {
+        long
+    } else {
+        format!("refused: needs {:.0} ms", r - a)
+    };
+    let (at, style) = if from + width(&label) > edge {
+        (end * 1.02, style.pos(Pos::new(HPos::Right, VPos::Top)))
+    } else {
+        (a, style)
+    };
+    chart
+        .draw_series(std::iter::once(Text::new(label, (at, row_y + 0.95), style)))
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -113,21 +113,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         Some(v) => v.clone(),
         None => (0..n).map(|i| i as f64).collect(),
     };
-    let (mut x_lo, mut x_hi) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(*v), b.max(*v))
-        });
-    if !x_lo.is_finite() {
-        (x_lo, x_hi) = (0.0, 1.0);
-    }
-    // A little room either side, so end points and a single value sit inside the frame.
-    let pad = if x_hi > x_lo {
-        (x_hi - x_lo) * 0.04
-    } else {
-        1.0
-    };
-    let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+    let (x_lo, x_hi) = x_range(&xs);
     let values = c
         .lines
         .iter()
@@ -135,42 +121,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .flatten()
         .copied();
     let y = YAxis::for_values(values);
-    // The legend has a column of its own at the right, so it never covers a line: a sweep's
-    // lines often fill every corner of the plot.
-    let entries: Vec<(Option<usize>, &str)> = c
-        .lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (Some(i), l.name.as_str()))
-        .chain(c.reference_name.iter().map(|n| (None, n.as_str())))
-        .collect();
-    let widest = entries
-        .iter()
-        .map(|(_, n)| n.chars().count())
-        .max()
-        .unwrap_or(0);
-    // The legend: each line's swatch (its dash too), then the hollow reference marker's.
-    let keys: Vec<key::Key> = entries
-        .iter()
-        .map(|(line, name)| {
-            let swatch = match line {
-                Some(i) => {
-                    let style =
-                        ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
-                    let pieces = match dash_of(*i) {
-                        None => key::SOLID,
-                        Some((d, _)) if d > 4.0 => key::LONG_DASHED,
-                        Some(_) => key::DOTTED,
-                    };
-                    key::Swatch::Line(style, pieces)
-                }
-                None => key::Swatch::Ring(
-                    ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
-                ),
-            };
-            key::Key::new(swatch, *name)
-        })
-        .collect();
+    let (keys, widest) = legend_keys(c, scale);
     // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
     // keeps the whole width and the legend flows in a band under it, as the other charts' do.
     let (w, _) = area.dim_in_pixel();
@@ -235,6 +186,96 @@ pub fn draw_sweep<DB: DrawingBackend>(
         bands: (40.0 * scale, 64.0 * scale),
     };
     axis_names(&chart, &plot, &names)?;
+    draw_lines(&mut chart, c, &xs, &y, scale)?;
+    // The legend column (on a wide canvas).
+    if let Some(legend) = legend {
+        let text = key::text_style(12.0, scale);
+        for (k, entry) in keys.iter().enumerate() {
+            let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
+            key::draw_entry(&legend, entry, 8.0 * scale, mid, &text, scale)?;
+        }
+    }
+    let map = SweepMap {
+        xs: xs
+            .iter()
+            .map(|x| f64::from(chart.backend_coord(&(*x, y.lo)).0))
+            .collect(),
+    };
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+/// The x axis's range: the values' span with a little room either side, so end points and a
+/// single value sit inside the frame.
+fn x_range(xs: &[f64]) -> (f64, f64) {
+    let (mut x_lo, mut x_hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(*v), b.max(*v))
+        });
+    if !x_lo.is_finite() {
+        (x_lo, x_hi) = (0.0, 1.0);
+    }
+    // A little room either side, so end points and a single value sit inside the frame.
+    let pad = if x_hi > x_lo {
+        (x_hi - x_lo) * 0.04
+    } else {
+        1.0
+    };
+    (x_lo - pad, x_hi + pad)
+}
+
+/// The legend's entries (each line's swatch with its dash, then the hollow reference
+/// marker's) and the widest name's length. The legend has a column of its own at the right, so
+/// it never covers a line: a sweep's lines often fill every corner of the plot.
+fn legend_keys(c: &SweepChart, scale: f64) -> (Vec<key::Key>, usize) {
+    let px = |v: f64| (v * scale).round() as i32;
+    let entries: Vec<(Option<usize>, &str)> = c
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (Some(i), l.name.as_str()))
+        .chain(c.reference_name.iter().map(|n| (None, n.as_str())))
+        .collect();
+    let widest = entries
+        .iter()
+        .map(|(_, n)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    // The legend: each line's swatch (its dash too), then the hollow reference marker's.
+    let keys = entries
+        .iter()
+        .map(|(line, name)| {
+            let swatch = match line {
+                Some(i) => {
+                    let style =
+                        ShapeStyle::from(&PALETTE[i % PALETTE.len()]).stroke_width(px(2.0) as u32);
+                    let pieces = match dash_of(*i) {
+                        None => key::SOLID,
+                        Some((d, _)) if d > 4.0 => key::LONG_DASHED,
+                        Some(_) => key::DOTTED,
+                    };
+                    key::Swatch::Line(style, pieces)
+                }
+                None => key::Swatch::Ring(
+                    ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
+                ),
+            };
+            key::Key::new(swatch, *name)
+        })
+        .collect();
+    (keys, widest)
+}
+
+/// Each line with its markers, and the reference's hollow markers.
+fn draw_lines<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    c: &SweepChart,
+    xs: &[f64],
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| (v * scale).round() as i32;
     let r = px(3.5);
     for (i, line) in c.lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -264,22 +305,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
             .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
             .map_err(|e| e.to_string())?;
     }
-    // The legend column (on a wide canvas).
-    if let Some(legend) = legend {
-        let text = key::text_style(12.0, scale);
-        for (k, entry) in keys.iter().enumerate() {
-            let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
-            key::draw_entry(&legend, entry, 8.0 * scale, mid, &text, scale)?;
-        }
-    }
-    let map = SweepMap {
-        xs: xs
-            .iter()
-            .map(|x| f64::from(chart.backend_coord(&(*x, y.lo)).0))
-            .collect(),
-    };
-    area.present().map_err(|e| e.to_string())?;
-    Ok(map)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -78,17 +78,29 @@ pub fn draw_system<DB: DrawingBackend>(
     s: &System<'_>,
     scale: f64,
 ) -> Result<(), String> {
-    let px = move |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(err)?;
     let n = s.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * s.bin_s).max(s.bin_s).max(1e-3);
     let panels = area.split_evenly((3, 1));
+    failures_panel(&panels[0], s, t1, scale)?;
+    capacity_panel(&panels[1], s, t1, scale)?;
+    flight_panel(&panels[2], s, t1, scale)?;
+    area.present().map_err(err)
+}
+
+/// Panel 1: failed requests per second, stacked by reason (side A), side B's total dashed.
+fn failures_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &System<'_>,
+    t1: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let px = move |v: f64| (v * scale).round() as i32;
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     let reasons = failure_reasons();
     let a = s.sides.first().map(Vec::as_slice).unwrap_or(&[]);
     let two = s.sides.len() > 1;
     let mid = |r: &Rates| r.t_s + s.bin_s / 2.0;
-
     // 1. Failures per second, stacked by reason (side A); side B's total dashed.
     let present: Vec<usize> = reasons
         .iter()
@@ -119,7 +131,7 @@ pub fn draw_system<DB: DrawingBackend>(
         })
         .chain(two.then(|| Key::new(Swatch::Line(dashed, DASHED), "B: all failures")))
         .collect();
-    let plot = split_with_keys(&panels[0], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
     let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, hi, scale, false)?;
     mesh(&mut c, &plot, "failed/s", scale, false)?;
@@ -151,7 +163,18 @@ pub fn draw_system<DB: DrawingBackend>(
         )))
         .map_err(err)?;
     }
+    Ok(())
+}
 
+/// Panel 2: the share of capacity used (or the work done), with the breaker's spells.
+fn capacity_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &System<'_>,
+    t1: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let a = s.sides.first().map(Vec::as_slice).unwrap_or(&[]);
+    let mid = |r: &Rates| r.t_s + s.bin_s / 2.0;
     // 2. Share of capacity used (or, without a capacity, the work done), with the breaker's
     // spells.
     let top = if s.capacity {
@@ -200,7 +223,7 @@ pub fn draw_system<DB: DrawingBackend>(
             scale,
         )))
         .collect();
-    let plot = split_with_keys(&panels[1], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
     let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, top, scale, false)?;
     mesh(&mut c, &plot, unit, scale, false)?;
@@ -233,7 +256,17 @@ pub fn draw_system<DB: DrawingBackend>(
     } else {
         lines(&mut c, s.sides, |r| r.served, BLUE_LINE, scale, mid)?;
     }
+    Ok(())
+}
 
+/// Panel 3: requests in flight, the queue and the budget's level.
+fn flight_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &System<'_>,
+    t1: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let mid = |r: &Rates| r.t_s + s.bin_s / 2.0;
     // 3. Requests in flight, and the budget's level.
     let top = s
         .sides
@@ -275,7 +308,7 @@ pub fn draw_system<DB: DrawingBackend>(
         .filter(|(on, ..)| *on)
         .map(|(_, color, name, _)| line_key(s.sides.len(), *color, name, scale))
         .collect();
-    let plot = split_with_keys(&panels[2], &keys, KEY_LEFT * scale, 11.0, scale)?;
+    let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
     let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, hi, scale, true)?;
     mesh(&mut c, &plot, "count", scale, true)?;
@@ -285,7 +318,7 @@ pub fn draw_system<DB: DrawingBackend>(
             lines(&mut c, s.sides, value, color, scale, mid)?;
         }
     }
-    area.present().map_err(err)
+    Ok(())
 }
 
 use crate::plot::Chart;

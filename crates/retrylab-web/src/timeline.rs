@@ -147,7 +147,6 @@ pub fn draw_timeline<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<TimeMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = t.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * t.bin_s).max(t.bin_s).max(1e-3);
@@ -165,24 +164,10 @@ pub fn draw_timeline<DB: DrawingBackend>(
         ("successes/s", SUCCESSES, 1.5, |r| r.successes),
         ("failed requests/s", FAILURES, 1.0, |r| r.failures),
     ];
-    let two = t.sides.len() > 1;
     let style_of = |color: RGBColor, width: f64| {
         ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
     };
-    // The legend under the plot (side B's dashed swatch beside A's solid one).
-    let keys: Vec<Key> = t
-        .outage
-        .iter()
-        .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
-        .chain(series.iter().map(|(label, color, width, _)| {
-            let style = style_of(*color, *width);
-            let mut k = Key::new(Swatch::Line(style, SOLID), *label);
-            if two {
-                k.swatches.push(Swatch::Line(style, DASHED));
-            }
-            k
-        }))
-        .collect();
+    let keys = timeline_keys(t, &series, scale);
     let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
     let plot = crate::plot::caption(&plot, &t.title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
@@ -191,36 +176,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .y_label_area_size(px(64.0))
         .build_cartesian_2d(0.0f64..t1, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
-    let y_desc = if y.log {
-        "per second (log scale; 0 sits on the floor)"
-    } else {
-        "per second"
-    };
-    // On a log axis a tick sits on each decade (1, 10, 100, 1k), never between.
-    let y_ticks = if y.log {
-        (y.hi - y.lo) as usize + 1
-    } else {
-        10
-    };
-    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
-    let fit = XFit::of(&chart, &plot, 12.0 * scale);
-    chart
-        .configure_mesh()
-        .y_labels(y_ticks)
-        .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
-        .y_label_formatter(&|v| y.label(*v))
-        .x_label_formatter(&|v| fit.label(*v, round_sig(*v)))
-        .label_style(font(12.0))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let names = AxisNames {
-        x: Some("time (s)"),
-        y: Some(y_desc),
-        size: 13.0 * scale,
-        bands: (40.0 * scale, 64.0 * scale),
-    };
-    axis_names(&chart, &plot, &names)?;
+    timeline_mesh(&mut chart, &plot, &y, scale)?;
     if let Some((a, b, _)) = t.outage {
         chart
             .draw_series(std::iter::once(Rectangle::new(
@@ -256,6 +212,68 @@ pub fn draw_timeline<DB: DrawingBackend>(
         bin_s: t.bin_s,
         bins: n,
     })
+}
+
+/// The legend under the plot: the outage's shade, then each series (side B's dashed swatch
+/// beside A's solid one).
+fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<Key> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let two = t.sides.len() > 1;
+    let style_of = |color: RGBColor, width: f64| {
+        ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
+    };
+    t.outage
+        .iter()
+        .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
+        .chain(series.iter().map(|(label, color, width, _)| {
+            let style = style_of(*color, *width);
+            let mut k = Key::new(Swatch::Line(style, SOLID), *label);
+            if two {
+                k.swatches.push(Swatch::Line(style, DASHED));
+            }
+            k
+        }))
+        .collect()
+}
+
+/// The axes: time across; per second up, on a log axis a tick on each decade.
+fn timeline_mesh<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    plot: &DrawingArea<DB, Shift>,
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
+    let y_desc = if y.log {
+        "per second (log scale; 0 sits on the floor)"
+    } else {
+        "per second"
+    };
+    // On a log axis a tick sits on each decade (1, 10, 100, 1k), never between.
+    let y_ticks = if y.log {
+        (y.hi - y.lo) as usize + 1
+    } else {
+        10
+    };
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(chart, plot, 12.0 * scale);
+    chart
+        .configure_mesh()
+        .y_labels(y_ticks)
+        .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
+        .y_label_formatter(&|v| y.label(*v))
+        .x_label_formatter(&|v| fit.label(*v, round_sig(*v)))
+        .label_style(font(12.0))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let names = AxisNames {
+        x: Some("time (s)"),
+        y: Some(y_desc),
+        size: 13.0 * scale,
+        bands: (40.0 * scale, 64.0 * scale),
+    };
+    axis_names(chart, plot, &names)
 }
 
 /// What the timeline's title calls the system: the server when it is not the tick server,

@@ -73,23 +73,63 @@ pub fn draw_tree<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let err = crate::plot::err;
-    let px = |v: f64| (v * scale).round() as i32;
     area.fill(&WHITE).map_err(err)?;
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w), f64::from(h));
-    let levels = t.worst.len();
-    let left = 150.0 * scale;
-    let right = 90.0 * scale;
-    let top = 16.0 * scale;
-    let row = (h - top * 2.0) / levels.max(1) as f64;
-    let plot_w = (w - left - right).max(10.0);
-    let y_of = |l: usize| top + row * (l as f64 + 0.5);
-    let x_of = |l: usize, slot: u64| left + plot_w * (slot as f64 + 0.5) / t.worst[l].max(1) as f64;
-    let font = (FontFamily::SansSerif, 12.0 * scale).into_font();
+    let (left, right, top) = (150.0 * scale, 90.0 * scale, 16.0 * scale);
+    let lay = Layout {
+        left,
+        right,
+        top,
+        row: (h - top * 2.0) / t.worst.len().max(1) as f64,
+        plot_w: (w - left - right).max(10.0),
+        w,
+        scale,
+    };
     let made = match shown {
         Shown::Calls(n) => t.counts(n),
         Shown::Levels(l) => t.counts_to_level(l),
     };
+    draw_levels(area, t, &made, &lay)?;
+    draw_calls(area, t, shown, &lay)?;
+    area.present().map_err(err)
+}
+
+/// Where the tree's rows and slots sit on the canvas.
+struct Layout {
+    left: f64,
+    right: f64,
+    top: f64,
+    row: f64,
+    plot_w: f64,
+    w: f64,
+    scale: f64,
+}
+
+impl Layout {
+    fn y_of(&self, l: usize) -> f64 {
+        self.top + self.row * (l as f64 + 0.5)
+    }
+    fn x_of(&self, t: &CallTree, l: usize, slot: u64) -> f64 {
+        self.left + self.plot_w * (slot as f64 + 0.5) / t.worst[l].max(1) as f64
+    }
+}
+
+/// Each level's name, its tally of calls made, and its slots (faint rings where the worst case
+/// puts every call, or a bar of calls made where there are too many to draw).
+fn draw_levels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &CallTree,
+    made: &[u64],
+    lay: &Layout,
+) -> Result<(), String> {
+    let err = crate::plot::err;
+    let scale = lay.scale;
+    let px = |v: f64| (v * scale).round() as i32;
+    let (left, right, plot_w, w) = (lay.left, lay.right, lay.plot_w, lay.w);
+    let y_of = |l: usize| lay.y_of(l);
+    let x_of = |l: usize, slot: u64| lay.x_of(t, l, slot);
+    let font = (FontFamily::SansSerif, 12.0 * scale).into_font();
     for (l, name) in level_names(t).iter().enumerate() {
         area.draw(&Text::new(
             name.clone(),
@@ -133,6 +173,22 @@ pub fn draw_tree<DB: DrawingBackend>(
             }
         }
     }
+    Ok(())
+}
+
+/// Every call shown: a dot in its slot, joined to its parent, the latest one ringed.
+fn draw_calls<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &CallTree,
+    shown: Shown,
+    lay: &Layout,
+) -> Result<(), String> {
+    let err = crate::plot::err;
+    let scale = lay.scale;
+    let px = |v: f64| (v * scale).round() as i32;
+    let plot_w = lay.plot_w;
+    let y_of = |l: usize| lay.y_of(l);
+    let x_of = |l: usize, slot: u64| lay.x_of(t, l, slot);
     let slot = slots(t);
     let last = match shown {
         Shown::Calls(n) => n.checked_sub(1),
@@ -168,7 +224,7 @@ pub fn draw_tree<DB: DrawingBackend>(
             .map_err(err)?;
         }
     }
-    area.present().map_err(err)
+    Ok(())
 }
 
 #[cfg(test)]

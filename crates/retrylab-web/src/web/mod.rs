@@ -222,6 +222,8 @@ pub fn start() -> Result<(), JsValue> {
     wiring::stepping(&app)?;
     wiring::tables(&app)?;
     wiring::pointers(&app)?;
+    wiring::deadline_links(&app)?;
+    wiring::schedule_hover(&app)?;
     wiring::resize(&app)?;
     Ok(())
 }
@@ -496,92 +498,92 @@ fn write_address(s: &State) {
     }
 }
 
-fn render_controls(a: &mut App, write_controls: bool) {
-    let doc = document();
-    if !a.starting {
-        write_address(&a.state);
-    }
-    let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
-    if a.shown.is_empty() {
-        a.shown = controls().map(|(k, _)| Shown::of(&doc, k.name)).collect();
-    }
-    let s = &a.state;
+/// Writes one control from the state (enabled or not, its note, refused or not, its value),
+/// touching only what changed since it was last written. Returns whether it moved in or out
+/// of use (so the folded group is redone).
+fn write_control(
+    s: &State,
+    k: &'static retry_model::link_keys::Key,
+    kind: Kind,
+    shown: &mut Option<Shown>,
+    write_controls: bool,
+    active: &str,
+) -> bool {
     let mut moved = false;
-    for ((k, kind), shown) in controls().zip(a.shown.iter_mut()) {
-        let key = k.name;
-        let Some(c) = shown else { continue };
-        let invalid = s.errors.iter().any(|e| e.field == key);
-        let on = applies(k, &s.params);
-        let why = if on {
-            String::new()
-        } else {
-            why_disabled(k, &s.params)
-        };
-        if c.why.as_ref() != Some(&why) {
-            if let Some(note) = &c.note {
-                note.set_text_content(Some(&why));
-            }
-            c.why = Some(why);
+    let key = k.name;
+    let Some(c) = shown else { return false };
+    let invalid = s.errors.iter().any(|e| e.field == key);
+    let on = applies(k, &s.params);
+    let why = if on {
+        String::new()
+    } else {
+        why_disabled(k, &s.params)
+    };
+    if c.why.as_ref() != Some(&why) {
+        if let Some(note) = &c.note {
+            note.set_text_content(Some(&why));
         }
-        if c.on != Some(on) {
-            if on {
-                let _ = c.el.remove_attribute("disabled");
-            } else {
-                let _ = c.el.set_attribute("disabled", "");
-            }
-            // A simulation setting the chosen scenario does not have is left out of view
-            // (with its label and note) rather than shown disabled: the group lists what the
-            // scenario has.
-            if k.group == Group::System {
-                for part in [Some(&c.el), c.label.as_ref(), c.note.as_ref()]
-                    .into_iter()
-                    .flatten()
-                {
-                    set_hidden(part, !on);
-                }
-            }
-            moved |= k.group != Group::System;
-            c.on = Some(on);
-        }
-        if c.invalid != Some(invalid) {
-            let _ =
-                c.el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
-            c.invalid = Some(invalid);
-        }
-        if (!write_controls && key == active) || invalid {
-            // The field being edited, or a refused value, stays as the reader typed it; the
-            // next render writes the state's value again.
-            c.value = None;
-            continue;
-        }
-        let text = s.params.get(key).unwrap_or_default();
-        // A menu (built for a choice of values) holds the link's text as it is.
-        let menu = matches!((k.control, k.domain), (Control::Select, Domain::Choice(_)));
-        let value = if kind == Kind::Check || menu {
-            text
-        } else {
-            to_control(kind, &text)
-        };
-        // A preset, a load or a refused value rewrites every field from the state, whatever
-        // the page thinks is there.
-        if !write_controls && c.value.as_deref() == Some(value.as_str()) {
-            continue;
-        }
-        if let Some(i) = c.el.dyn_ref::<HtmlInputElement>() {
-            if kind == Kind::Check {
-                i.set_checked(value == "true");
-            } else {
-                i.set_value(&value);
-            }
-        } else if let Some(sel) = c.el.dyn_ref::<HtmlSelectElement>() {
-            sel.set_value(&value);
-        }
-        c.value = Some(value);
+        c.why = Some(why);
     }
-    if moved {
-        fold_unused(s);
+    if c.on != Some(on) {
+        if on {
+            let _ = c.el.remove_attribute("disabled");
+        } else {
+            let _ = c.el.set_attribute("disabled", "");
+        }
+        // A simulation setting the chosen scenario does not have is left out of view
+        // (with its label and note) rather than shown disabled: the group lists what the
+        // scenario has.
+        if k.group == Group::System {
+            for part in [Some(&c.el), c.label.as_ref(), c.note.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                set_hidden(part, !on);
+            }
+        }
+        moved = k.group != Group::System;
+        c.on = Some(on);
     }
-    // Side B's and the sweep's keys, as text without their prefix.
+    if c.invalid != Some(invalid) {
+        let _ =
+            c.el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
+        c.invalid = Some(invalid);
+    }
+    if (!write_controls && key == active) || invalid {
+        // The field being edited, or a refused value, stays as the reader typed it; the
+        // next render writes the state's value again.
+        c.value = None;
+        return moved;
+    }
+    let text = s.params.get(key).unwrap_or_default();
+    // A menu (built for a choice of values) holds the link's text as it is.
+    let menu = matches!((k.control, k.domain), (Control::Select, Domain::Choice(_)));
+    let value = if kind == Kind::Check || menu {
+        text
+    } else {
+        to_control(kind, &text)
+    };
+    // A preset, a load or a refused value rewrites every field from the state, whatever
+    // the page thinks is there.
+    if !write_controls && c.value.as_deref() == Some(value.as_str()) {
+        return moved;
+    }
+    if let Some(i) = c.el.dyn_ref::<HtmlInputElement>() {
+        if kind == Kind::Check {
+            i.set_checked(value == "true");
+        } else {
+            i.set_value(&value);
+        }
+    } else if let Some(sel) = c.el.dyn_ref::<HtmlSelectElement>() {
+        sel.set_value(&value);
+    }
+    c.value = Some(value);
+    moved
+}
+
+/// Side B's and the sweep's keys, as text without their prefix.
+fn render_side_fields(s: &State, write_controls: bool, active: &str) {
     for (id, field, text) in [
         ("side-b", "b", s.params.side_b_text()),
         ("sweep-keys", "sweep", s.params.sweep_text()),
@@ -609,6 +611,26 @@ fn render_controls(a: &mut App, write_controls: bool) {
             i.set_value(&text);
         }
     }
+}
+
+fn render_controls(a: &mut App, write_controls: bool) {
+    let doc = document();
+    if !a.starting {
+        write_address(&a.state);
+    }
+    let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
+    if a.shown.is_empty() {
+        a.shown = controls().map(|(k, _)| Shown::of(&doc, k.name)).collect();
+    }
+    let s = &a.state;
+    let mut moved = false;
+    for ((k, kind), shown) in controls().zip(a.shown.iter_mut()) {
+        moved |= write_control(s, k, kind, shown, write_controls, &active);
+    }
+    if moved {
+        fold_unused(s);
+    }
+    render_side_fields(s, write_controls, &active);
     if let Some(p) = by_id("preset").and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
         p.set_value(s.params.preset.map_or("", |p| p.name()));
     }

@@ -371,7 +371,7 @@ pub(super) fn tables(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// The pointer on the charts: the timeline's readout, the deadline chart and its text steps, the schedule's clients.
+/// The pointer on the timeline and the sweep's charts: the readout of the bin under it.
 pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     {
         let app = app.clone();
@@ -392,6 +392,11 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         on_move.forget(); // page-lifetime handler
     }
 
+    Ok(())
+}
+
+/// The deadline chart and the request's text steps point at each other.
+pub(super) fn deadline_links(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     {
         // The deadline timeline and the text steps point at each other.
         let app2 = app.clone();
@@ -434,6 +439,11 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
         on_step.forget(); // page-lifetime handler
     }
+    Ok(())
+}
+
+/// The pointer on the schedule: the client under it is followed across its retries.
+pub(super) fn schedule_hover(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     let canvas = by_id("schedule").ok_or("no #schedule")?;
     {
         let app = app.clone();
