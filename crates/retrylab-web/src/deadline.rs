@@ -166,11 +166,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
         11.0,
         scale,
     )?;
-    let title = match deadline {
-        Some(d) => format!("One request inside its {} ms deadline", ms(d)),
-        None => String::from("One request (no deadline)"),
-    };
-    let plot = crate::plot::caption(&plot, &title, 15.0 * scale)?;
+    let plot = crate::plot::caption(&plot, &title_of(deadline), 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(36.0))
@@ -213,25 +209,47 @@ pub fn draw_deadline<DB: DrawingBackend>(
         }
     }
     if let Some(h) = highlight.filter(|h| *h < t.steps.len()) {
-        let ring = ShapeStyle::from(&BLACK).stroke_width(px(2.0) as u32);
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(0.0, y(h) + 0.05), (end * 1.02, y(h) + 0.95)],
-                ring,
-            )))
-            .map_err(|e| e.to_string())?;
+        ring_row(&mut chart, y(h), end, scale)?;
     }
     let map = DeadlineMap {
         rows: (0..t.steps.len())
-            .map(|i| {
-                let (_, top) = chart.backend_coord(&(0.0, y(i) + 1.0));
-                let (_, bottom) = chart.backend_coord(&(0.0, y(i)));
-                (f64::from(top), f64::from(bottom))
-            })
+            .map(|i| row_pixels(&chart, y(i)))
             .collect(),
     };
     area.present().map_err(|e| e.to_string())?;
     Ok(map)
+}
+
+/// A row's top and bottom pixel rows, for the pointer's hit test.
+fn row_pixels<DB: DrawingBackend>(chart: &crate::plot::Chart<'_, DB>, row_y: f64) -> (f64, f64) {
+    let (_, top) = chart.backend_coord(&(0.0, row_y + 1.0));
+    let (_, bottom) = chart.backend_coord(&(0.0, row_y));
+    (f64::from(top), f64::from(bottom))
+}
+
+/// The chart's title: the deadline it is drawn inside.
+fn title_of(deadline: Option<Micros>) -> String {
+    match deadline {
+        Some(d) => format!("One request inside its {} ms deadline", ms(d)),
+        None => String::from("One request (no deadline)"),
+    }
+}
+
+/// The ring around the row pointed at.
+fn ring_row<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    row_y: f64,
+    end: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let ring = ShapeStyle::from(&BLACK).stroke_width((2.0 * scale).round() as u32);
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(0.0, row_y + 0.05), (end * 1.02, row_y + 0.95)],
+            ring,
+        )))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// The axes: a label on each attempt's row, the request's clock in ms under the plot.

@@ -105,21 +105,7 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
         bars: worst,
     }];
     if prob < 1.0 {
-        let mut expected_in = vec![1.0];
-        expected_in.extend(
-            a.rows
-                .iter()
-                .take(n.saturating_sub(1))
-                .map(|r| r.expected_calls_out),
-        );
-        expected_in.push(a.expected);
-        series.push(BarSeries {
-            name: format!("expected at p = {prob}"),
-            bars: expected_in
-                .into_iter()
-                .map(|v| Some((v, format!("{v:.2}"))))
-                .collect(),
-        });
+        series.push(expected_series(&a, n, prob));
     }
     let fix: Vec<Option<(f64, String)>> = (0..=n)
         .map(|i| {
@@ -146,6 +132,25 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
         categories,
         series,
     })
+}
+
+/// The expected calls reaching each layer when a bottom call fails with probability `prob`.
+fn expected_series(a: &retry_model::Amplification, n: usize, prob: f64) -> BarSeries {
+    let mut expected_in = vec![1.0];
+    expected_in.extend(
+        a.rows
+            .iter()
+            .take(n.saturating_sub(1))
+            .map(|r| r.expected_calls_out),
+    );
+    expected_in.push(a.expected);
+    BarSeries {
+        name: format!("expected at p = {prob}"),
+        bars: expected_in
+            .into_iter()
+            .map(|v| Some((v, format!("{v:.2}"))))
+            .collect(),
+    }
 }
 
 #[cfg(test)]

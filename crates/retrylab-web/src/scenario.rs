@@ -637,6 +637,24 @@ impl View {
             );
         }
 
+        self.render_status(p);
+        let again = self.render_stages(doc);
+        self.render_readout();
+        // Done once the result is drawn in full, every chart included.
+        let drawn = self.done.is_some()
+            && self.job.is_none()
+            && !self.redraw
+            && !self.pending_draw
+            && !self.secondary
+            && !self.extra;
+        if let Some(view) = by_id("scenario-view") {
+            let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
+        }
+        again
+    }
+
+    /// The progress bar, Cancel, and the status line (what is on screen, running or stale).
+    fn render_status(&self, p: &Params) {
         let running = self.job.as_ref();
         let slow = running.is_some_and(|j| now() - j.started > 150.0);
         if let Some(bar) = by_id("sim-progress") {
@@ -648,7 +666,25 @@ impl View {
             set_hidden(&b, !slow);
         }
         let stale = running.is_some() || self.cancelled;
-        let mut status = match (&self.error, running, self.cancelled, &self.done) {
+        let mut status = self.status_text(p);
+        if let Some(why) = self.exec.as_ref().and_then(|e| e.fallback.as_ref()) {
+            status.push_str(&format!(" (on the page's own thread: {why})"));
+        }
+        if let Some(s) = by_id("sim-status") {
+            s.set_text_content(Some(&status));
+        }
+        if let Some(view) = by_id("scenario-view") {
+            if let Some(exec) = &self.exec {
+                let _ = view.set_attribute("data-exec", exec.place());
+            }
+            let _ = view.set_attribute("data-stale", if stale { "true" } else { "false" });
+        }
+    }
+
+    /// The status line's text: the error, the run's progress, or what the result shows.
+    fn status_text(&self, p: &Params) -> String {
+        let running = self.job.as_ref();
+        match (&self.error, running, self.cancelled, &self.done) {
             (Some(e), _, _, _) => e.clone(),
             (None, Some(j), _, Some(_)) => format!(
                 "running {}; the result below is the previous run's (stale)",
@@ -680,19 +716,11 @@ impl View {
                 "Answer the lesson's question first (left): the run is shown once you commit your guess.".to_string()
             }
             (None, None, false, None) => String::new(),
-        };
-        if let Some(why) = self.exec.as_ref().and_then(|e| e.fallback.as_ref()) {
-            status.push_str(&format!(" (on the page's own thread: {why})"));
         }
-        if let Some(s) = by_id("sim-status") {
-            s.set_text_content(Some(&status));
-        }
-        if let Some(view) = by_id("scenario-view") {
-            if let Some(exec) = &self.exec {
-                let _ = view.set_attribute("data-exec", exec.place());
-            }
-            let _ = view.set_attribute("data-stale", if stale { "true" } else { "false" });
-        }
+    }
+
+    /// Shows a new result in stages; returns whether a stage is left for the next task.
+    fn render_stages(&mut self, doc: &Document) -> bool {
         // A new result is shown in stages, so no one task is long: the tiles (or the tables),
         // the timeline (or a sweep's charts), the system's charts, the scenario's own chart.
         // A stage follows in the same task while the task is still short (`STAGE_MS`);
@@ -720,17 +748,6 @@ impl View {
                 again = true;
                 break;
             }
-        }
-        self.render_readout();
-        // Done once the result is drawn in full, every chart included.
-        let drawn = self.done.is_some()
-            && self.job.is_none()
-            && !self.redraw
-            && !self.pending_draw
-            && !self.secondary
-            && !self.extra;
-        if let Some(view) = by_id("scenario-view") {
-            let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
         }
         again
     }

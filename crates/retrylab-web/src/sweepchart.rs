@@ -106,7 +106,6 @@ pub fn draw_sweep<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<SweepMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
-    let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = c.x_text.len();
     let xs: Vec<f64> = match &c.x {
@@ -142,6 +141,37 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .y_label_area_size(px(64.0))
         .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
+    sweep_mesh(&mut chart, &plot, c, &y, scale)?;
+    draw_lines(&mut chart, c, &xs, &y, scale)?;
+    // The legend column (on a wide canvas).
+    if let Some(legend) = legend {
+        let text = key::text_style(12.0, scale);
+        for (k, entry) in keys.iter().enumerate() {
+            let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
+            key::draw_entry(&legend, entry, 8.0 * scale, mid, &text, scale)?;
+        }
+    }
+    let map = SweepMap {
+        xs: xs
+            .iter()
+            .map(|x| f64::from(chart.backend_coord(&(*x, y.lo)).0))
+            .collect(),
+    };
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+/// The axes: the swept key across (its values' names when they are not numbers), the metric
+/// up.
+fn sweep_mesh<DB: DrawingBackend>(
+    chart: &mut crate::plot::Chart<'_, DB>,
+    plot: &DrawingArea<DB, Shift>,
+    c: &SweepChart,
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
+    let font = |v: f64| (FontFamily::SansSerif, v * scale);
+    let n = c.x_text.len();
     let y_desc = if y.log {
         format!("{} (log scale)", c.y_label)
     } else {
@@ -163,7 +193,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         }
     };
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
-    let fit = XFit::of(&chart, &plot, 12.0 * scale);
+    let fit = XFit::of(chart, plot, 12.0 * scale);
     let x_count = if categorical {
         n.max(2) * 4
     } else {
@@ -185,24 +215,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         size: 13.0 * scale,
         bands: (40.0 * scale, 64.0 * scale),
     };
-    axis_names(&chart, &plot, &names)?;
-    draw_lines(&mut chart, c, &xs, &y, scale)?;
-    // The legend column (on a wide canvas).
-    if let Some(legend) = legend {
-        let text = key::text_style(12.0, scale);
-        for (k, entry) in keys.iter().enumerate() {
-            let mid = ((40.0 + 18.0 * k as f64) * scale).round() as i32;
-            key::draw_entry(&legend, entry, 8.0 * scale, mid, &text, scale)?;
-        }
-    }
-    let map = SweepMap {
-        xs: xs
-            .iter()
-            .map(|x| f64::from(chart.backend_coord(&(*x, y.lo)).0))
-            .collect(),
-    };
-    area.present().map_err(|e| e.to_string())?;
-    Ok(map)
+    axis_names(chart, plot, &names)
 }
 
 /// The x axis's range: the values' span with a little room either side, so end points and a

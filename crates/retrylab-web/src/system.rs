@@ -173,7 +173,6 @@ fn capacity_panel<DB: DrawingBackend>(
     t1: f64,
     scale: f64,
 ) -> Result<(), String> {
-    let a = s.sides.first().map(Vec::as_slice).unwrap_or(&[]);
     let mid = |r: &Rates| r.t_s + s.bin_s / 2.0;
     // 2. Share of capacity used (or, without a capacity, the work done), with the breaker's
     // spells.
@@ -228,9 +227,33 @@ fn capacity_panel<DB: DrawingBackend>(
     let mut c = chart_on(&plot, t1, 0.0, top, scale, false)?;
     mesh(&mut c, &plot, unit, scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, top)?;
+    draw_spells(&mut c, s, &spells, top)?;
+    if s.capacity {
+        lines(
+            &mut c,
+            s.sides,
+            |r| r.utilisation * 100.0,
+            BLUE_LINE,
+            scale,
+            mid,
+        )?;
+    } else {
+        lines(&mut c, s.sides, |r| r.served, BLUE_LINE, scale, mid)?;
+    }
+    Ok(())
+}
+
+/// The breaker's open and half-open spells, shaded behind the line.
+fn draw_spells<DB: DrawingBackend>(
+    c: &mut Chart<'_, DB>,
+    s: &System<'_>,
+    spells: &[(u8, RGBColor, &str)],
+    top: f64,
+) -> Result<(), String> {
+    let a = s.sides.first().map(Vec::as_slice).unwrap_or(&[]);
     if s.breaker {
         let states = breaker_states(a);
-        for (code, color, _) in spells {
+        for &(code, color, _) in spells {
             let spans = a
                 .iter()
                 .zip(&states)
@@ -243,18 +266,6 @@ fn capacity_panel<DB: DrawingBackend>(
                 });
             c.draw_series(spans).map_err(err)?;
         }
-    }
-    if s.capacity {
-        lines(
-            &mut c,
-            s.sides,
-            |r| r.utilisation * 100.0,
-            BLUE_LINE,
-            scale,
-            mid,
-        )?;
-    } else {
-        lines(&mut c, s.sides, |r| r.served, BLUE_LINE, scale, mid)?;
     }
     Ok(())
 }

@@ -526,17 +526,9 @@ impl Params {
                 .filter(|k| !refused.iter().any(|e| e.field == *k))
                 .collect();
             let mut more = p.inapplicable(&explicit);
-            let elsewhere = !b_pairs.is_empty() || !sweep_pairs.is_empty();
-            if !more.is_empty() && elsewhere {
+            if !more.is_empty() {
                 // A key this side does not use stays when side B or a row of the sweep does.
-                let mut probe = p.clone();
-                if !b_pairs.is_empty() {
-                    let _ = probe.set_compare(&b_pairs);
-                }
-                if !sweep_pairs.is_empty() {
-                    probe.compare = None;
-                    let _ = probe.set_sweep(&sweep_pairs);
-                }
+                let probe = p.with_others(&b_pairs, &sweep_pairs);
                 more.retain(|e| !probe.used_elsewhere(e.field));
             }
             if more.is_empty() {
@@ -552,6 +544,24 @@ impl Params {
             }
             refused.extend(more);
         }
+    }
+
+    /// This side with the link's side B or sweep read on top (errors aside), to ask which of
+    /// its unused keys another side or a row uses.
+    fn with_others(
+        &self,
+        b_pairs: &[(String, String)],
+        sweep_pairs: &[(String, String)],
+    ) -> Params {
+        let mut probe = self.clone();
+        if !b_pairs.is_empty() {
+            let _ = probe.set_compare(b_pairs);
+        }
+        if !sweep_pairs.is_empty() {
+            probe.compare = None;
+            let _ = probe.set_sweep(sweep_pairs);
+        }
+        probe
     }
 
     /// Sets a preset's keys (link text, see [`Preset::settings`]) in table order; a later group

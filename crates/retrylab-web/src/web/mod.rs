@@ -261,41 +261,7 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
             let label = doc.create_element("label")?;
             label.set_attribute("for", k.name)?;
             label.set_text_content(Some(k.label));
-            let field = match (k.control, k.domain) {
-                (Control::Select, Domain::Choice(choices)) => {
-                    let sel = doc.create_element("select")?;
-                    for (value, text) in choices {
-                        let o = doc.create_element("option")?;
-                        o.set_attribute("value", value)?;
-                        o.set_text_content(Some(text));
-                        sel.append_child(&o)?;
-                    }
-                    sel
-                }
-                (control, domain) => {
-                    let input = doc.create_element("input")?;
-                    let kind = match control {
-                        Control::Check => "checkbox",
-                        Control::Text => "text",
-                        Control::Number | Control::Millis | Control::Select | Control::None => {
-                            "number"
-                        }
-                    };
-                    input.set_attribute("type", kind)?;
-                    if kind == "text" {
-                        input.set_attribute("spellcheck", "false")?;
-                    }
-                    if let (Control::Number, Domain::Int { lo, hi }) = (control, domain) {
-                        input.set_attribute("min", &lo.to_string())?;
-                        input.set_attribute("max", &hi.to_string())?;
-                        input.set_attribute("step", "1")?;
-                    } else if kind == "number" {
-                        input.set_attribute("min", "0")?;
-                        input.set_attribute("step", "any")?;
-                    }
-                    input
-                }
-            };
+            let field = control_field(doc, k)?;
             field.set_id(k.name);
             field.set_attribute("title", k.meaning)?;
             field.set_attribute("aria-describedby", &format!("{}-note", k.name))?;
@@ -324,6 +290,44 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
         }
     }
     Ok(())
+}
+
+/// A key's field: a menu of its domain's choices, or a number, a text or a checkbox input.
+fn control_field(doc: &Document, k: &retry_model::link_keys::Key) -> Result<Element, JsValue> {
+    let field = match (k.control, k.domain) {
+        (Control::Select, Domain::Choice(choices)) => {
+            let sel = doc.create_element("select")?;
+            for (value, text) in choices {
+                let o = doc.create_element("option")?;
+                o.set_attribute("value", value)?;
+                o.set_text_content(Some(text));
+                sel.append_child(&o)?;
+            }
+            sel
+        }
+        (control, domain) => {
+            let input = doc.create_element("input")?;
+            let kind = match control {
+                Control::Check => "checkbox",
+                Control::Text => "text",
+                Control::Number | Control::Millis | Control::Select | Control::None => "number",
+            };
+            input.set_attribute("type", kind)?;
+            if kind == "text" {
+                input.set_attribute("spellcheck", "false")?;
+            }
+            if let (Control::Number, Domain::Int { lo, hi }) = (control, domain) {
+                input.set_attribute("min", &lo.to_string())?;
+                input.set_attribute("max", &hi.to_string())?;
+                input.set_attribute("step", "1")?;
+            } else if kind == "number" {
+                input.set_attribute("min", "0")?;
+                input.set_attribute("step", "any")?;
+            }
+            input
+        }
+    };
+    Ok(field)
 }
 
 /// Moves every control whose key has no effect in the link into the closed group "Not used
@@ -383,6 +387,46 @@ fn fill_menus(doc: &Document) -> Result<(), JsValue> {
 
 /// The lesson panel: what to look for, the question, the reader's guess and, once the lab has
 /// computed it for the link on screen, its answer beside the guess.
+/// The lesson's result line: what to do next, or the guess beside the lab's answer and whether
+/// it is right.
+fn lesson_result(
+    lesson: &retry_model::Lesson,
+    guess: Option<&str>,
+    answer: Option<(String, String)>,
+    waiting: bool,
+) -> (String, Option<bool>) {
+    match (guess, answer, waiting) {
+        (_, _, true) => (
+            "Commit a guess to see the run and the lab's answer.".to_string(),
+            None,
+        ),
+        (Some(g), Some((shown, cmp)), _) => {
+            let right = retry_model::Lesson::right(&cmp, g);
+            let unit = if lesson.unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", lesson.unit)
+            };
+            (
+                format!(
+                    "Your guess: {g}{unit}. The lab: {shown}. {}",
+                    if right {
+                        "Right."
+                    } else {
+                        "Not quite: look again at the view."
+                    }
+                ),
+                Some(right),
+            )
+        }
+        (Some(g), None, _) => (
+            format!("Your guess: {g}. The lab's answer appears when the run is done."),
+            None,
+        ),
+        (None, _, _) => (String::new(), None),
+    }
+}
+
 fn render_lesson(a: &App) {
     let (Some(panel), Some(menu)) = (by_id("lesson-panel"), by_id("lesson-menu")) else {
         return;
@@ -430,36 +474,7 @@ fn render_lesson(a: &App) {
         sweep.as_ref().map(|(plan, rows)| (plan, rows.as_slice())),
         &a.state.trace,
     );
-    let (text, right) = match (&p.guess, answer, waiting) {
-        (_, _, true) => (
-            "Commit a guess to see the run and the lab's answer.".to_string(),
-            None,
-        ),
-        (Some(g), Some((shown, cmp)), _) => {
-            let right = retry_model::Lesson::right(&cmp, g);
-            let unit = if lesson.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", lesson.unit)
-            };
-            (
-                format!(
-                    "Your guess: {g}{unit}. The lab: {shown}. {}",
-                    if right {
-                        "Right."
-                    } else {
-                        "Not quite: look again at the view."
-                    }
-                ),
-                Some(right),
-            )
-        }
-        (Some(g), None, _) => (
-            format!("Your guess: {g}. The lab's answer appears when the run is done."),
-            None,
-        ),
-        (None, _, _) => (String::new(), None),
-    };
+    let (text, right) = lesson_result(&lesson, p.guess.as_deref(), answer, waiting);
     result.set_text_content(Some(&text));
     match right {
         Some(r) => {
