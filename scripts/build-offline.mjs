@@ -35,6 +35,8 @@ const bytes = Uint8Array.from(atob(${literal(wasm)}), c => c.charCodeAt(0));
 const module = await WebAssembly.compile(bytes);
 const glue = await import(window.retrylabGlue);
 await glue.default({ module_or_path: module });
+window.wasmBindings = glue;
+dispatchEvent(new CustomEvent('TrunkApplicationStarted'));
 </script>`;
 
 // A <link> tag's rel, quoted or not.

@@ -136,3 +136,49 @@ fn a_key_is_refused_only_where_nothing_uses_it() {
     assert_eq!(c.side_a().get("base").as_deref(), Some("20ms"));
     assert!(c.side_b().unwrap().validate().is_ok());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Extreme links on the queue and flaky servers, long timeouts and slow service included:
+    /// each is refused by name or runs, and while it runs its progress never stands still nor
+    /// goes back (slices of 20,000 events, a few of them).
+    #[test]
+    fn queue_and_flaky_extremes_run_with_moving_progress(
+        server in proptest::sample::select(vec!["queue", "flaky"]),
+        timeout_s in proptest::sample::select(vec![1u64, 60, 3600, 86_400]),
+        service_ms in proptest::sample::select(vec![1u64, 50, 5_000, 60_000]),
+        attempts in proptest::sample::select(vec![1u32, 10, 1000]),
+        rate in proptest::sample::select(vec![10u32, 1000]),
+        duration_s in proptest::sample::select(vec![10u64, 2000]),
+        backoff in proptest::sample::select(vec!["none", "full"]),
+    ) {
+        let link = format!(
+            "scenario=outage&server={server}&rate={rate}&duration={duration_s}s&attempt_timeout={timeout_s}s&attempts={attempts}&backoff={backoff}&deadline=none{}",
+            if server == "queue" { format!("&workers=1&service={service_ms}ms") } else { "&fail=0.9&outage=0ms".to_string() }
+        );
+        let p: Params = match link.parse() {
+            Ok(p) => p,
+            Err(e) => {
+                proptest::prop_assert!(!e.field.is_empty(), "{link}: {e}");
+                return Ok(());
+            }
+        };
+        let mut run = match Run::new(&p) {
+            Ok(r) => r,
+            Err(e) => {
+                proptest::prop_assert!(!e.field.is_empty(), "{link}: {e}");
+                return Ok(());
+            }
+        };
+        let mut last = -1.0;
+        for _ in 0..4 {
+            let s = run.step(20_000);
+            if s.done {
+                break;
+            }
+            proptest::prop_assert!(s.fraction > last, "{link}: progress {} after {last}", s.fraction);
+            last = s.fraction;
+        }
+    }
+}

@@ -195,7 +195,6 @@ pub fn start() -> Result<(), JsValue> {
     if web_sys::window().and_then(|w| w.document()).is_none() {
         return Ok(());
     }
-    crate::api_runs::install()?;
     let query = web_sys::window()
         .map(|w| w.location().search().unwrap_or_default())
         .unwrap_or_default();
