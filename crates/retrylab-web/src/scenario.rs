@@ -5,17 +5,13 @@
 //!
 //! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
+use crate::dom::{by_id, now, set_hidden};
 use crate::exec::{Event, Exec};
-use crate::plot::Canvas as CanvasBackend;
-use crate::sweepchart::{draw_sweep, SweepMap};
+use crate::panel::{Ctx, Outcome, Panel};
 use crate::sweepplan::Plan;
-use crate::timeline::{draw_timeline, TimeMap, Timeline};
-use crate::treechart::Shown;
-use plotters::prelude::IntoDrawingArea;
+use crate::views::{find, panels, Host};
 use retry_model::sim::{Scenario, ScenarioKind, SimReport};
-use retry_model::CallTree;
 use retry_model::Params;
-use web_sys::{Document, Element};
 
 /// A run in flight: one side, or the two sides of a comparison (each in its own worker where
 /// there are two).
@@ -58,43 +54,42 @@ impl Job {
     }
 }
 
-/// The last complete run.
-pub(crate) struct Done {
-    // A sweep's rows; `None` for one run or a comparison.
-    plan: Option<Plan>,
-    link: String,
-    sides: Vec<String>,
-    reports: Vec<SimReport>,
-    twin: Option<SimReport>,
-    params: Params,
-    outage: Option<(f64, f64, &'static str)>,
-}
-
-/// The scenario view's state.
-#[derive(Default)]
+/// The scenario view's state: the run in flight, the last complete result, and the panels
+/// that show it (registered in `views.rs`).
 pub(crate) struct View {
     exec: Option<Exec>,
     job: Option<Job>,
-    done: Option<Done>,
+    done: Option<Outcome>,
     error: Option<String>,
     cancelled: bool,
-    map: TimeMap,
-    sweep_maps: Vec<SweepMap>,
     hover: Option<usize>,
-    // The timeline needs drawing again (a new result); hover and progress do not redraw it.
-    redraw: bool,
-    // The stages of showing a new result still to draw, in order (see `render`): the timeline,
-    // the system's charts under it, then the scenario's own chart (layers, lost, the 2015
-    // comparison) with the open bins table.
-    pending_draw: bool,
-    secondary: bool,
-    extra: bool,
-    // A `layers` link's call tree, stepped on the page.
-    tree: Option<TreeView>,
-    // A `lost` link's one checkout without and with a key, the link it is for, and how many
-    // of its steps are shown.
-    ledger: Option<(String, u32, [retry_model::LedgerSide; 2], usize)>,
+    // How far showing the last result has got: the next stage to draw, an index into the
+    // scenario's panels (the tiles, the timeline or a sweep's charts, the system's charts,
+    // the scenario's own chart); `panels.len()` once all are drawn. Hover and progress do
+    // not draw them again.
+    stage: usize,
+    panels: Vec<Box<dyn Panel>>,
 }
+
+impl Default for View {
+    fn default() -> View {
+        let panels = panels(Host::Scenario);
+        View {
+            exec: None,
+            job: None,
+            done: None,
+            error: None,
+            cancelled: false,
+            hover: None,
+            stage: panels.len(),
+            panels,
+        }
+    }
+}
+
+/// The scenario's panels drawn in stages when a result arrives, in order; the others (the
+/// tree, the ledger, the readout) are cheap and written on every render.
+const STAGED: [&str; 5] = ["tiles", "timeline", "sweep", "system", "extra"];
 
 /// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
 /// result arrived, before it is drawn) to `#scenario-view[data-flights]`, for the browser test
@@ -113,17 +108,6 @@ fn mark_flight(start: f64, end: f64) {
 /// How long a task that shows a result may already have run and still take its next stage (ms):
 /// a stage takes 2 to 20 ms, so a task stays well under 50 ms even in a slow spell.
 const STAGE_MS: f64 = 8.0;
-
-/// The page's clock (ms since navigation began; 0 where there is no window).
-pub(crate) fn now() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
-fn by_id(id: &str) -> Option<Element> {
-    web_sys::window()?.document()?.get_element_by_id(id)
-}
 
 /// The trigger's window in seconds and its name, shaded on the timeline: the outage, else the
 /// load spike, else the capacity drop.
@@ -158,95 +142,6 @@ pub(crate) fn awaiting_guess(p: &Params) -> bool {
     p.lesson.is_some_and(|l| l.question.is_some()) && p.guess.is_none()
 }
 
-/// The amplification tree of a `layers` link and how far the stepping has got.
-pub(crate) struct TreeView {
-    key: (String, String, u64),
-    tree: CallTree,
-    shown: Shown,
-}
-
-impl TreeView {
-    fn of(p: &Params) -> Option<TreeView> {
-        if p.sim.kind() != Some(ScenarioKind::Layers) || p.compare.is_some() || p.sweep().is_some()
-        {
-            return None;
-        }
-        let (layers, prob) = (p.get("layers")?, p.get("p")?);
-        let ks: Vec<u32> = layers
-            .split(',')
-            .map(|k| k.trim().parse().ok())
-            .collect::<Option<_>>()?;
-        let tree = retry_model::call_tree(&ks, retry_model::decimal_f64(&prob)?, p.seed).ok()?;
-        let shown = if tree.calls.is_empty() {
-            Shown::Levels(tree.worst.len() - 1)
-        } else {
-            Shown::Calls(tree.calls.len())
-        };
-        Some(TreeView {
-            key: (layers, prob, p.seed),
-            tree,
-            shown,
-        })
-    }
-
-    fn last(&self, by_level: bool) -> Shown {
-        if by_level || self.tree.calls.is_empty() {
-            Shown::Levels(self.tree.worst.len() - 1)
-        } else {
-            Shown::Calls(self.tree.calls.len())
-        }
-    }
-
-    /// Start, Step, Back, Reset (show all), or the stepping mode.
-    fn act(&mut self, what: &str) {
-        let by_level = matches!(self.shown, Shown::Levels(_));
-        self.shown = match (what, self.shown) {
-            ("start", Shown::Calls(_)) => Shown::Calls(1),
-            ("start", Shown::Levels(_)) => Shown::Levels(0),
-            ("step", Shown::Calls(n)) => Shown::Calls((n + 1).min(self.tree.calls.len())),
-            ("step", Shown::Levels(l)) => Shown::Levels((l + 1).min(self.tree.worst.len() - 1)),
-            ("back", Shown::Calls(n)) => Shown::Calls(n.saturating_sub(1).max(1)),
-            ("back", Shown::Levels(l)) => Shown::Levels(l.saturating_sub(1)),
-            ("reset", _) => self.last(by_level),
-            ("level", _) => Shown::Levels(0),
-            ("call", _) if !self.tree.calls.is_empty() => Shown::Calls(1),
-            (_, now) => now,
-        };
-    }
-
-    fn readout(&self) -> String {
-        let t = &self.tree;
-        let names = crate::treechart::level_names(t);
-        let made = match self.shown {
-            Shown::Calls(n) => t.counts(n),
-            Shown::Levels(l) => t.counts_to_level(l),
-        };
-        let per_level: Vec<String> = made.iter().map(u64::to_string).collect();
-        let head = match self.shown {
-            Shown::Calls(n) => match t.calls.get(n.wrapping_sub(1)) {
-                Some(c) => format!(
-                    "Call {n} of {}: {}, attempt {}: {}.",
-                    t.calls.len(),
-                    names[usize::from(c.level)],
-                    c.attempt,
-                    if c.ok { "succeeded" } else { "failed" }
-                ),
-                None => String::new(),
-            },
-            Shown::Levels(l) => format!("Down to {}.", names[l]),
-        };
-        format!(
-            "{head} Calls so far, level by level: {} (worst case {}).",
-            per_level.join(", "),
-            t.worst
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    }
-}
-
 impl View {
     /// Starts the workers; `wake` is called whenever one has posted.
     pub(crate) fn connect(&mut self, wake: js_sys::Function) {
@@ -276,22 +171,8 @@ impl View {
     /// one in flight), or clears the view for a policy-only link. Returns true when the page
     /// runs the simulation itself and a slice should be scheduled.
     pub(crate) fn sync(&mut self, p: &Params) -> bool {
-        let key = (
-            p.get("layers").unwrap_or_default(),
-            p.get("p").unwrap_or_default(),
-            p.seed,
-        );
-        if self.tree.as_ref().map(|t| &t.key) != Some(&key) {
-            self.tree = TreeView::of(p);
-        } else if TreeView::of(p).is_none() {
-            self.tree = None;
-        }
-        let link_now = p.to_string();
-        if self.ledger.as_ref().map(|l| &l.0) != Some(&link_now) {
-            self.ledger = retry_model::ledger(p).map(|(run, sides)| {
-                let n = sides[0].steps.len().max(sides[1].steps.len());
-                (link_now.clone(), run, sides, n)
-            });
+        for panel in self.panels.iter_mut() {
+            panel.sync(p);
         }
         if p.sim.scenario.is_none() || awaiting_guess(p) {
             // Predict, then run: a lesson's question is answered before its run is shown.
@@ -420,7 +301,7 @@ impl View {
                 mark_flight(job.started, now());
                 let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
                 let twin = if job.twin { reports.pop() } else { None };
-                self.done = Some(Done {
+                self.done = Some(Outcome {
                     plan: job.plan,
                     link: job.link,
                     sides: job.sides,
@@ -429,7 +310,7 @@ impl View {
                     params: p.clone(),
                     outage: outage_window(p),
                 });
-                self.redraw = true;
+                self.stage = 0;
             }
         }
         self.local_pending()
@@ -447,140 +328,8 @@ impl View {
             return (None, None);
         };
         match &d.plan {
-            Some(plan) => (None, Some((plan.clone(), summaries(d)))),
+            Some(plan) => (None, Some((plan.clone(), d.summaries()))),
             None => (d.reports.first().map(|r| r.summary.clone()), None),
-        }
-    }
-
-    /// A ledger control: "start", "step", "back" or "reset" (show all).
-    pub(crate) fn ledger_action(&mut self, what: &str) {
-        if let Some((_, _, sides, shown)) = self.ledger.as_mut() {
-            let n = sides[0].steps.len().max(sides[1].steps.len());
-            *shown = match what {
-                "start" => 1,
-                "step" => (*shown + 1).min(n),
-                "back" => shown.saturating_sub(1).max(1),
-                _ => n,
-            };
-        }
-        self.render_ledger();
-    }
-
-    /// The idempotency walk: both sides' steps so far, and their ledgers.
-    fn render_ledger(&self) {
-        let Some(section) = by_id("ledger-section") else {
-            return;
-        };
-        let Some((_, run, sides, shown)) = &self.ledger else {
-            set_hidden(&section, true);
-            return;
-        };
-        set_hidden(&section, false);
-        let doc = web_sys::window().and_then(|w| w.document());
-        for (side, id) in sides.iter().zip(["ledger-a", "ledger-b"]) {
-            let (Some(list), Some(doc)) = (by_id(id), doc.as_ref()) else {
-                continue;
-            };
-            list.set_inner_html("");
-            for step in side.steps.iter().take(*shown) {
-                if let Ok(li) = doc.create_element("li") {
-                    li.set_text_content(Some(&crate::lessons::ledger_line(step)));
-                    let _ = list.append_child(&li);
-                }
-            }
-            let made = side
-                .steps
-                .iter()
-                .take(*shown)
-                .filter(|s| matches!(s.what, retry_model::sim::LostWhat::Committed { .. }))
-                .count();
-            if let Some(total) = by_id(&format!("{id}-total")) {
-                total.set_text_content(Some(&format!(
-                    "Durable charges on the ledger so far: {made} (in all: {})",
-                    side.charges
-                )));
-                let _ = total.set_attribute("data-charges", &side.charges.to_string());
-            }
-        }
-        if let Some(note) = by_id("ledger-note") {
-            note.set_text_content(Some(&format!(
-                "The first checkout of this seed whose first answer is lost (random stream {run}), run alone twice: once without a key (retrying read timeouts), once with one. The lesson: one durable order, not one response received."
-            )));
-        }
-    }
-
-    /// A tree control: "start", "step", "back", "reset", or the mode "call" or "level".
-    pub(crate) fn tree_action(&mut self, what: &str) {
-        if let Some(t) = self.tree.as_mut() {
-            t.act(what);
-        }
-        self.render_tree();
-        self.render_ledger();
-    }
-
-    /// Draws the tree, its readout and its table (the chart's text alternative).
-    fn render_tree(&self) {
-        let Some(section) = by_id("tree-section") else {
-            return;
-        };
-        let Some(t) = &self.tree else {
-            set_hidden(&section, true);
-            return;
-        };
-        set_hidden(&section, false);
-        if let Some(out) = by_id("tree-readout") {
-            out.set_text_content(Some(&t.readout()));
-        }
-        let Some((canvas, dpr)) = crate::canvas::fit("tree", 0.32, 220.0, 360.0) else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-            if let Err(e) =
-                crate::treechart::draw_tree(&backend.into_drawing_area(), &t.tree, t.shown, dpr)
-            {
-                web_sys::console::error_1(&format!("tree: {e}").into());
-            }
-        }
-        let made = match t.shown {
-            Shown::Calls(n) => t.tree.counts(n),
-            Shown::Levels(l) => t.tree.counts_to_level(l),
-        };
-        let text: Vec<String> = made.iter().map(u64::to_string).collect();
-        let _ = canvas.set_attribute("data-counts", &text.join(","));
-        let all = t.tree.counts(t.tree.calls.len());
-        if let (Some(table), Some(doc)) = (
-            by_id("tree-table"),
-            web_sys::window().and_then(|w| w.document()),
-        ) {
-            table.set_inner_html(
-                "<thead><tr><th>level</th><th>calls (this click)</th><th>worst case</th><th>expected</th><th>retry at one layer only</th></tr></thead>",
-            );
-            if let Ok(body) = doc.create_element("tbody") {
-                for (l, name) in crate::treechart::level_names(&t.tree).iter().enumerate() {
-                    let Ok(tr) = doc.create_element("tr") else {
-                        continue;
-                    };
-                    let made = if t.tree.calls.is_empty() {
-                        "-".to_string()
-                    } else {
-                        all[l].to_string()
-                    };
-                    for cell in [
-                        name.clone(),
-                        made,
-                        t.tree.worst[l].to_string(),
-                        format!("{:.4}", t.tree.expected[l]),
-                        t.tree.fix_worst[l].to_string(),
-                    ] {
-                        if let Ok(td) = doc.create_element("td") {
-                            td.set_text_content(Some(&cell));
-                            let _ = tr.append_child(&td);
-                        }
-                    }
-                    let _ = body.append_child(&tr);
-                }
-                let _ = table.append_child(&body);
-            }
         }
     }
 
@@ -592,23 +341,58 @@ impl View {
         }
     }
 
-    /// The bin under the pointer, for the readout; true when it changed.
+    /// The bin (or sweep row) under the pointer, for the readout; true when it changed.
     pub(crate) fn hover(&mut self, x: Option<f64>) -> bool {
         let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
-        let bin = match (sweep, x) {
-            (true, Some(x)) => self.sweep_maps.first().and_then(|m| m.index_at(x)),
-            (false, Some(x)) => self.map.bin_at(x),
-            (_, None) => None,
-        };
+        let name = if sweep { "sweep" } else { "timeline" };
+        let bin = x.and_then(|x| {
+            self.panels
+                .iter()
+                .find(|p| p.name() == name)
+                .and_then(|p| p.at(x, 0.0, 0.0))
+        });
         let changed = bin != self.hover;
         self.hover = bin;
         changed
     }
 
+    /// A stepping control of one panel (the tree's or the ledger's); draws it again.
+    pub(crate) fn act(&mut self, panel: &str, what: &str) {
+        if let Some(x) = find(&mut self.panels, panel) {
+            x.act(what);
+        }
+        self.render_panel(panel);
+    }
+
+    /// Draws one panel from the last complete result.
+    fn render_panel(&mut self, name: &str) {
+        let View {
+            panels,
+            done,
+            hover,
+            ..
+        } = self;
+        let cx = Ctx {
+            state: None,
+            done: done.as_ref(),
+            hover: *hover,
+        };
+        if let Some(x) = find(panels, name) {
+            x.render(&cx);
+        }
+    }
+
+    /// Draws the charts again (at a new size), from the timeline or a sweep's charts on.
+    pub(crate) fn redraw_charts(&mut self) {
+        if self.done.is_some() && self.stage >= STAGED.len() {
+            self.stage = 1;
+        }
+    }
+
     /// Writes the view: which sections show, progress, status, tiles, timeline and readout.
     /// Returns true when it wants to be called again in a new task (to draw the charts under
     /// the timeline).
-    pub(crate) fn render(&mut self, doc: &Document, p: &Params) -> bool {
+    pub(crate) fn render(&mut self, p: &Params) -> bool {
         // The view on screen: the link's, except that a scenario link keeps showing the last
         // complete result's (marked stale) until its own arrives.
         let view = match (crate::views::View::of(p), &self.done) {
@@ -628,8 +412,8 @@ impl View {
         if view == crate::views::View::Schedule {
             return false;
         }
-        self.render_tree();
-        self.render_ledger();
+        self.render_panel("tree");
+        self.render_panel("ledger");
         if let Some(el) = by_id("occ-links") {
             set_hidden(
                 &el,
@@ -638,15 +422,10 @@ impl View {
         }
 
         self.render_status(p);
-        let again = self.render_stages(doc);
-        self.render_readout();
+        let again = self.render_stages();
+        self.render_panel("readout");
         // Done once the result is drawn in full, every chart included.
-        let drawn = self.done.is_some()
-            && self.job.is_none()
-            && !self.redraw
-            && !self.pending_draw
-            && !self.secondary
-            && !self.extra;
+        let drawn = self.done.is_some() && self.job.is_none() && self.stage >= STAGED.len();
         if let Some(view) = by_id("scenario-view") {
             let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
         }
@@ -720,112 +499,30 @@ impl View {
     }
 
     /// Shows a new result in stages; returns whether a stage is left for the next task.
-    fn render_stages(&mut self, doc: &Document) -> bool {
+    fn render_stages(&mut self) -> bool {
         // A new result is shown in stages, so no one task is long: the tiles (or the tables),
         // the timeline (or a sweep's charts), the system's charts, the scenario's own chart.
         // A stage follows in the same task while the task is still short (`STAGE_MS`);
         // otherwise in the next one. Each task between stages can wait for a frame, so on a
         // quick machine four tasks would add about four frames to a redraw.
         let start = now();
-        let mut again = false;
-        loop {
-            if self.redraw {
-                self.render_tiles(doc);
-                self.redraw = false;
-                self.pending_draw = true;
-            } else if self.pending_draw {
-                self.pending_draw = false;
-                self.draw();
-            } else if self.secondary {
-                self.draw_secondary();
-            } else if self.extra {
-                self.draw_extra_stage();
+        while let Some(name) = STAGED.get(self.stage) {
+            self.stage += 1;
+            self.render_panel(name);
+            if *name == "extra" && by_id("rates-box").is_some_and(|b| b.has_attribute("open")) {
+                self.fill_rates_table();
             }
-            if !(self.redraw || self.pending_draw || self.secondary || self.extra) {
-                break;
-            }
-            if now() - start > STAGE_MS {
-                again = true;
-                break;
+            if self.stage < STAGED.len() && now() - start > STAGE_MS {
+                return true;
             }
         }
-        again
+        false
     }
 
-    fn render_tiles(&self, doc: &Document) {
-        let (Some(tiles), Some(table), Some(md)) =
-            (by_id("tiles"), by_id("compare"), by_id("compare-md"))
-        else {
-            return;
-        };
-        tiles.set_inner_html("");
-        table.set_inner_html("");
-        md.set_text_content(None);
-        let Some(d) = &self.done else {
-            return;
-        };
-        if let Some(plan) = &d.plan {
-            let text = plan.markdown(&summaries(d));
-            if let Some(md) = by_id("sweep-md") {
-                md.set_text_content(Some(&text));
-            }
-            if let Some(t) = by_id("sweep-table") {
-                markdown_table(doc, &t, &text);
-            }
-            return;
-        }
-        let compare = by_id("compare-section");
-        if let [a, b] = d.reports.as_slice() {
-            // Two sides: the before/after table, and its Markdown exactly as `retrylab compare`.
-            let _ = compare.as_ref().map(|c| set_hidden(c, false));
-            set_hidden(&tiles, true);
-            let head = "<thead><tr><th>metric</th><th>A</th><th>B</th></tr></thead>";
-            table.set_inner_html(head);
-            if let Ok(body) = doc.create_element("tbody") {
-                for ((k, va), (_, vb)) in a.summary.rows().into_iter().zip(b.summary.rows()) {
-                    let Ok(tr) = doc.create_element("tr") else {
-                        continue;
-                    };
-                    for text in [k, va, vb] {
-                        if let Ok(td) = doc.create_element("td") {
-                            td.set_text_content(Some(&text));
-                            let _ = tr.append_child(&td);
-                        }
-                    }
-                    let _ = body.append_child(&tr);
-                }
-                let _ = table.append_child(&body);
-            }
-            md.set_text_content(Some(&retry_model::sim::compare_markdown(
-                &d.sides[0],
-                &a.summary,
-                &d.sides[1],
-                &b.summary,
-            )));
-            if let Some(t) = by_id("compare-changes") {
-                changes_table(doc, &t, &d.sides[0], &d.sides[1]);
-            }
-            return;
-        }
-        let _ = compare.as_ref().map(|c| set_hidden(c, true));
-        set_hidden(&tiles, false);
-        let Some(report) = d.reports.first() else {
-            return;
-        };
-        for (label, value) in report.summary.rows() {
-            let (Ok(div), Ok(dt), Ok(dd)) = (
-                doc.create_element("div"),
-                doc.create_element("dt"),
-                doc.create_element("dd"),
-            ) else {
-                continue;
-            };
-            div.set_class_name("tile");
-            dt.set_text_content(Some(&label));
-            dd.set_text_content(Some(&value));
-            let _ = div.append_child(&dt);
-            let _ = div.append_child(&dd);
-            let _ = tiles.append_child(&div);
+    /// Fills the timeline's table alternative from the last complete run.
+    pub(crate) fn fill_rates_table(&self) {
+        if let Some(d) = self.done.as_ref().filter(|d| d.plan.is_none()) {
+            crate::panels::timeline::fill_rates_table(d);
         }
     }
 
@@ -834,7 +531,7 @@ impl View {
     pub(crate) fn exports(&self) -> Option<(String, String, String)> {
         let d = self.done.as_ref()?;
         if let Some(plan) = &d.plan {
-            let s = summaries(d);
+            let s = d.summaries();
             return Some((
                 "retrylab-sweep".to_string(),
                 plan.csv(&s),
@@ -863,112 +560,6 @@ impl View {
         ))
     }
 
-    /// Draws a sweep's charts, one canvas per metric.
-    fn draw_sweep(&mut self) {
-        let (Some(d), Some(host)) = (&self.done, by_id("sweep-charts")) else {
-            return;
-        };
-        let Some(plan) = &d.plan else {
-            return;
-        };
-        let charts = plan.charts(&summaries(d));
-        let doc = web_sys::window().and_then(|w| w.document());
-        self.sweep_maps.clear();
-        while host.child_element_count() as usize > charts.len() {
-            if let Some(last) = host.last_element_child() {
-                last.remove();
-            }
-        }
-        for (i, chart) in charts.iter().enumerate() {
-            let id = format!("sweep-chart-{i}");
-            if by_id(&id).is_none() {
-                let Some(c) = doc.as_ref().and_then(|d| d.create_element("canvas").ok()) else {
-                    return;
-                };
-                c.set_id(&id);
-                let _ = c.set_attribute("class", "chart");
-                let _ = host.append_child(&c);
-            }
-            if let Some(c) = by_id(&id) {
-                let _ = c.set_attribute("role", "img");
-                let _ = c.set_attribute("aria-label", &chart.title);
-            }
-            let Some((canvas, dpr)) = crate::canvas::fit(&id, 0.42, 240.0, 400.0) else {
-                return;
-            };
-            let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-                return;
-            };
-            match draw_sweep(&backend.into_drawing_area(), chart, dpr) {
-                Ok(map) => self.sweep_maps.push(map),
-                Err(e) => web_sys::console::error_1(&format!("sweep chart: {e}").into()),
-            }
-            let _ = canvas.set_attribute("data-lines", &chart.lines.len().to_string());
-        }
-    }
-
-    /// The most time bins the rates table lists (the series CSV export has them all).
-    const MAX_TABLE_ROWS: usize = 2000;
-
-    /// Fills the table alternative of the timeline and the system chart: side A's first run,
-    /// one row per bin.
-    pub(crate) fn fill_rates_table(&self) {
-        let Some(r) = self.done.as_ref().and_then(|d| d.reports.first()) else {
-            return;
-        };
-        let rates = r.series.rates();
-        // A queue or flaky server's own series, as its panels draw them.
-        let server = r.summary.server.is_some();
-        let mut head: Vec<String> = [
-            "t (s)",
-            "originals/s",
-            "attempts/s",
-            "successes/s",
-            "failures/s",
-            "capacity serving (%)",
-            "in flight",
-            "budget (tokens)",
-        ]
-        .map(String::from)
-        .to_vec();
-        if server {
-            head.extend(["work done/s", "waiting in the queue (most)"].map(String::from));
-        }
-        let rows: Vec<Vec<String>> = rates
-            .iter()
-            .take(Self::MAX_TABLE_ROWS)
-            .map(|b| {
-                let mut row = vec![
-                    format!("{}", b.t_s),
-                    format!("{:.0}", b.originals),
-                    format!("{:.0}", b.attempts),
-                    format!("{:.0}", b.successes),
-                    format!("{:.0}", b.failures),
-                    format!("{:.0}", b.utilisation * 100.0),
-                    b.in_flight.to_string(),
-                    format!("{}", b.budget),
-                ];
-                if server {
-                    row.extend([format!("{:.0}", b.served), b.queue.to_string()]);
-                }
-                row
-            })
-            .collect();
-        crate::canvas::fill_table("rates-table", &head, &rows);
-        if let Some(note) = by_id("rates-note") {
-            let text = if rates.len() > Self::MAX_TABLE_ROWS {
-                format!(
-                    "The first {} of {} bins; \"series as CSV\" exports them all.",
-                    Self::MAX_TABLE_ROWS,
-                    rates.len()
-                )
-            } else {
-                format!("{} bins of {} ms.", rates.len(), r.series.bin_ms)
-            };
-            note.set_text_content(Some(&text));
-        }
-    }
-
     /// The canvases of the charts on screen, for the PNG exports.
     pub(crate) fn chart_ids(&self) -> Vec<String> {
         match self.done.as_ref().and_then(|d| d.plan.as_ref()) {
@@ -981,373 +572,5 @@ impl View {
                 .map(String::from)
                 .collect(),
         }
-    }
-
-    /// The scenario's own chart beside the timeline (layers, lost responses), if it has one.
-    fn extra(&self) -> Option<crate::bars::Bars> {
-        let d = self.done.as_ref()?;
-        let first = d.reports.first()?;
-        match (&d.twin, d.sides.len()) {
-            (Some(t), _) => Some(crate::extras::lost_bars(
-                &d.params,
-                &first.summary,
-                &t.summary,
-            )),
-            (None, 1) => crate::extras::layers_bars(&d.params, &first.summary),
-            _ => None,
-        }
-    }
-
-    /// Failures by reason, capacity used (with the breaker's spells), in flight and the budget,
-    /// on the timeline's time axis; for the scenarios with a server of limited capacity.
-    fn draw_system(&self, sides: &[Vec<retry_model::sim::Rates>], bin_s: f64) {
-        let (Some(d), Some(el)) = (&self.done, by_id("system-chart")) else {
-            return;
-        };
-        let shown = matches!(
-            d.params.sim.kind(),
-            // `lost` has no capacity to chart; its failures and in-flight count are in the tiles.
-            Some(ScenarioKind::Outage | ScenarioKind::Burst)
-        );
-        set_hidden(&el, !shown);
-        if !shown {
-            return;
-        }
-        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
-            return;
-        };
-        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-            return;
-        };
-        let s = crate::system::System {
-            sides,
-            bin_s,
-            outage: d.outage,
-            budget: d.params.get("budget").is_some_and(|b| b != "none"),
-            breaker: d.params.get("breaker").as_deref() == Some("on"),
-            queue: d.params.get("server").as_deref() == Some("queue"),
-            capacity: d.params.get("server").as_deref() != Some("flaky"),
-        };
-        if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
-            web_sys::console::error_1(&format!("system chart: {e}").into());
-        }
-        let _ = canvas.set_attribute("data-breaker", if s.breaker { "true" } else { "false" });
-        let _ = canvas.set_attribute("data-budget", if s.budget { "true" } else { "false" });
-        let _ = canvas.set_attribute("data-queue", if s.queue { "true" } else { "false" });
-        let _ = canvas.set_attribute("data-capacity", if s.capacity { "true" } else { "false" });
-        let trigger = s.outage.map_or("none", |(_, _, name)| name);
-        let _ = canvas.set_attribute("data-trigger", trigger);
-    }
-
-    fn draw_extra(&self) {
-        let Some(el) = by_id("extra-chart") else {
-            return;
-        };
-        if self.draw_writes(&el) {
-            return;
-        }
-        let _ = el.remove_attribute("data-panels");
-        let Some(bars) = self.extra() else {
-            set_hidden(&el, true);
-            return;
-        };
-        set_hidden(&el, false);
-        // The chart's numbers, in words, for a screen reader.
-        let said: Vec<String> = bars
-            .series
-            .iter()
-            .map(|sr| {
-                let cells: Vec<String> = bars
-                    .categories
-                    .iter()
-                    .zip(&sr.bars)
-                    .filter_map(|(c, b)| b.as_ref().map(|(_, t)| format!("{c}: {t}")))
-                    .collect();
-                format!("{}: {}", sr.name, cells.join(", "))
-            })
-            .collect();
-        let _ = el.set_attribute(
-            "aria-label",
-            &format!("{}. {}", bars.title, said.join("; ")),
-        );
-        let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.4, 240.0, 380.0) else {
-            return;
-        };
-        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-            return;
-        };
-        if let Err(e) = crate::bars::draw_bars(&backend.into_drawing_area(), &bars, dpr) {
-            web_sys::console::error_1(&format!("chart: {e}").into());
-        }
-        let _ = canvas.set_attribute("data-groups", &bars.categories.len().to_string());
-    }
-
-    /// For the 2015 study, each side's write calls on its own time axis; false for other links.
-    fn draw_writes(&self, el: &web_sys::Element) -> bool {
-        let Some(panels) = self
-            .done
-            .as_ref()
-            .and_then(|d| crate::writes::panels(&d.params, &d.reports))
-        else {
-            return false;
-        };
-        set_hidden(el, false);
-        let said: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
-        let _ = el.set_attribute(
-            "aria-label",
-            &format!(
-                "Write calls over the first run, each side on its own time axis. {}",
-                said.join("; ")
-            ),
-        );
-        let n = panels.len() as f64;
-        let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.28 * n, 220.0 * n, 340.0 * n)
-        else {
-            return true;
-        };
-        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-            return true;
-        };
-        if let Err(e) = crate::writes::draw_writes(&backend.into_drawing_area(), &panels, dpr) {
-            web_sys::console::error_1(&format!("chart: {e}").into());
-        }
-        let _ = canvas.remove_attribute("data-groups");
-        let _ = canvas.set_attribute("data-panels", &panels.len().to_string());
-        true
-    }
-
-    /// Draws the timeline of the last complete run, or a sweep's charts.
-    pub(crate) fn draw(&mut self) {
-        let Some(d) = &self.done else {
-            return;
-        };
-        if d.plan.is_some() {
-            self.draw_sweep();
-            return;
-        }
-        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
-            return;
-        };
-        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-            return;
-        };
-        let Some(first) = d.reports.first() else {
-            return;
-        };
-        let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
-        let t = Timeline {
-            sides: &sides,
-            bin_s: first.series.bin_ms / 1000.0,
-            outage: d.outage,
-            title: format!(
-                "{}: requests and attempts per second (first run{})",
-                crate::timeline::system_name(
-                    &d.params,
-                    first.scenario.name(),
-                    d.outage.map(|o| o.2)
-                ),
-                if sides.len() > 1 {
-                    "; A solid, B dashed"
-                } else {
-                    ""
-                }
-            ),
-        };
-        let rates = &sides[0];
-        match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
-            Ok(map) => self.map = map,
-            Err(e) => web_sys::console::error_1(&format!("timeline: {e}").into()),
-        }
-        let _ = canvas.set_attribute("data-bins", &rates.len().to_string());
-        let _ = canvas.set_attribute("data-sides", &sides.len().to_string());
-        self.secondary = true;
-    }
-
-    /// The system's charts under the timeline; the scenario's own chart is the next stage.
-    fn draw_secondary(&mut self) {
-        self.secondary = false;
-        let Some(first) = self.done.as_ref().and_then(|d| d.reports.first()) else {
-            return;
-        };
-        let bin_s = first.series.bin_ms / 1000.0;
-        let sides: Vec<_> = self
-            .done
-            .iter()
-            .flat_map(|d| d.reports.iter().map(|r| r.series.rates()))
-            .collect();
-        self.draw_system(&sides, bin_s);
-        self.extra = true;
-    }
-
-    /// The scenario's own chart, and the bins table when it is open.
-    fn draw_extra_stage(&mut self) {
-        self.extra = false;
-        self.draw_extra();
-        if by_id("rates-box").is_some_and(|b| b.has_attribute("open")) {
-            self.fill_rates_table();
-        }
-    }
-
-    fn render_readout(&self) {
-        if let Some((d, plan)) = self.done.as_ref().and_then(|d| Some((d, d.plan.as_ref()?))) {
-            if let Some(out) = by_id("sweep-readout") {
-                let text = match self.hover {
-                    Some(i) => plan.readout(&summaries(d), i),
-                    None => "Point at a chart to read every line's values there.".to_string(),
-                };
-                out.set_text_content(Some(&text));
-            }
-            return;
-        }
-        let Some(out) = by_id("timeline-readout") else {
-            return;
-        };
-        let text = match (&self.done, self.hover) {
-            (Some(d), Some(i)) => {
-                let r = d
-                    .reports
-                    .first()
-                    .map(|r| r.series.rates())
-                    .unwrap_or_default();
-                match r.get(i) {
-                    Some(b) => {
-                        let mut text = format!(
-                            "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s",
-                            b.t_s, b.originals, b.attempts, b.successes, b.failures
-                        );
-                        let reasons: Vec<String> = crate::system::failure_reasons()
-                            .into_iter()
-                            .filter(|x| b.failures_by[x.index()] > 0.0)
-                            .map(|x| format!("{:.0} {}", b.failures_by[x.index()], x.name()))
-                            .collect();
-                        if !reasons.is_empty() {
-                            text.push_str(&format!(" ({})", reasons.join(", ")));
-                        }
-                        match d.params.get("server").as_deref() {
-                            Some("flaky") => text.push_str(&format!(
-                                ", {:.0} attempts/s of work done, {} in flight",
-                                b.served, b.in_flight
-                            )),
-                            Some("queue") => text.push_str(&format!(
-                                ", {:.0}% of capacity serving attempts, {} in flight, {} waiting in the queue",
-                                b.utilisation * 100.0,
-                                b.in_flight,
-                                b.queue
-                            )),
-                            _ => text.push_str(&format!(
-                                ", {:.0}% of capacity serving attempts, {} in flight",
-                                b.utilisation * 100.0,
-                                b.in_flight
-                            )),
-                        }
-                        if d.params.get("budget").is_some_and(|x| x != "none") {
-                            text.push_str(&format!(", budget {} tokens", b.budget));
-                        }
-                        if d.params.get("breaker").as_deref() == Some("on") {
-                            let state = crate::system::breaker_states(&r)[i];
-                            let name = ["no attempt yet", "closed", "half-open", "open"]
-                                [usize::from(state.min(3))];
-                            text.push_str(&format!(", breaker {name}"));
-                        }
-                        text
-                    }
-                    None => String::new(),
-                }
-            }
-            (Some(_), None) => {
-                "Point at the chart to read one time bin's exact values.".to_string()
-            }
-            (None, _) => String::new(),
-        };
-        out.set_text_content(Some(&text));
-    }
-}
-
-fn summaries(d: &Done) -> Vec<retry_model::sim::Summary> {
-    d.reports.iter().map(|r| r.summary.clone()).collect()
-}
-
-/// Fills `table` from a Markdown pipe table (`| a | b |` lines, the second the alignment row),
-/// cell for cell: the sweep's table as the core writes it for `retrylab sweep`.
-fn markdown_table(doc: &Document, table: &Element, md: &str) {
-    table.set_inner_html("");
-    let rows: Vec<Vec<&str>> = md
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .map(|l| {
-            l.trim()
-                .trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect()
-        })
-        .collect();
-    let (Ok(head), Ok(body)) = (doc.create_element("thead"), doc.create_element("tbody")) else {
-        return;
-    };
-    for (i, cells) in rows.iter().enumerate() {
-        if i == 1 {
-            continue; // |---|---:|
-        }
-        let Ok(tr) = doc.create_element("tr") else {
-            continue;
-        };
-        for c in cells {
-            if let Ok(td) = doc.create_element(if i == 0 { "th" } else { "td" }) {
-                td.set_text_content(Some(c));
-                let _ = tr.append_child(&td);
-            }
-        }
-        let _ = if i == 0 {
-            head.append_child(&tr)
-        } else {
-            body.append_child(&tr)
-        };
-    }
-    let _ = table.append_child(&head);
-    let _ = table.append_child(&body);
-}
-
-/// Fills `table` with what side B changes from side A, key by key (each key's value on both
-/// sides and its one-line meaning from the key table): which piece of B does what.
-fn changes_table(doc: &Document, table: &Element, a: &str, b: &str) {
-    table.set_inner_html(
-        "<thead><tr><th>key</th><th>A</th><th>B</th><th>what it sets</th></tr></thead>",
-    );
-    let (Ok(pa), Ok(pb)) = (
-        a.parse::<retry_model::Params>(),
-        b.parse::<retry_model::Params>(),
-    ) else {
-        return;
-    };
-    let Ok(body) = doc.create_element("tbody") else {
-        return;
-    };
-    for k in retry_model::all_keys().filter(|k| *k != "v") {
-        let (va, vb) = (pa.get(k), pb.get(k));
-        if va == vb {
-            continue;
-        }
-        let meaning = retry_model::link_keys::key(k).map_or("", |row| row.meaning);
-        let Ok(tr) = doc.create_element("tr") else {
-            continue;
-        };
-        let show = |v: Option<String>| v.filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into());
-        for text in [k.to_string(), show(va), show(vb), meaning.replace('`', "")] {
-            if let Ok(td) = doc.create_element("td") {
-                td.set_text_content(Some(&text));
-                let _ = tr.append_child(&td);
-            }
-        }
-        let _ = body.append_child(&tr);
-    }
-    let _ = table.append_child(&body);
-}
-
-pub(crate) fn set_hidden(el: &Element, hidden: bool) {
-    if hidden {
-        let _ = el.set_attribute("hidden", "");
-    } else {
-        let _ = el.remove_attribute("hidden");
     }
 }

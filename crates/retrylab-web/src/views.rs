@@ -1,6 +1,7 @@
-//! The page's views and which one a link opens. Each view is one module that draws (and
-//! returns its pixel-to-data map) and one section of `www/index.html`; this table is where
-//! they are registered. Pure, so it is tested natively.
+//! The page's views, which one a link opens, and the panels each is made of. A view is a set
+//! of sections of `www/index.html`; a panel is one module under `panels/` behind the
+//! [`Panel`](crate::panel::Panel) trait. This file is where both are registered: to add a
+//! panel, write its module, list it in [`PANELS`] and make it in `panel`.
 
 use retry_model::Params;
 
@@ -40,6 +41,70 @@ impl View {
     }
 }
 
+/// Where a panel draws from: the policy side of the page (its schedule and traced request,
+/// redrawn on every control change) or a scenario's last complete result (drawn in stages
+/// when a run ends, in [`PANELS`] order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Host {
+    /// Drawn from the page's state for a policy link.
+    Policy,
+    /// Drawn from a scenario run, comparison or sweep.
+    Scenario,
+}
+
+/// Every panel: its name, what it draws from, and the element of `www/index.html` it draws
+/// into. A scenario result shows its panels in this order, one stage each.
+pub const PANELS: [(&str, Host, &str); 10] = [
+    ("schedule", Host::Policy, "schedule"),
+    ("budget", Host::Policy, "budget-section"),
+    ("tiles", Host::Scenario, "tiles"),
+    ("timeline", Host::Scenario, "timeline"),
+    ("sweep", Host::Scenario, "sweep-charts"),
+    ("system", Host::Scenario, "system-chart"),
+    ("extra", Host::Scenario, "extra-chart"),
+    ("tree", Host::Scenario, "tree-section"),
+    ("ledger", Host::Scenario, "ledger-section"),
+    ("readout", Host::Scenario, "timeline-readout"),
+];
+
+/// The panel of this name.
+#[cfg(target_arch = "wasm32")]
+fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
+    use crate::panels::*;
+    Some(match name {
+        "schedule" => Box::<schedule::SchedulePanel>::default(),
+        "budget" => Box::<budget::BudgetPanel>::default(),
+        "tiles" => Box::<tiles::Tiles>::default(),
+        "timeline" => Box::<timeline::TimelinePanel>::default(),
+        "sweep" => Box::<sweep::SweepPanel>::default(),
+        "system" => Box::<system::SystemPanel>::default(),
+        "extra" => Box::<extra::ExtraPanel>::default(),
+        "tree" => Box::<tree::Tree>::default(),
+        "ledger" => Box::<ledger::Ledger>::default(),
+        "readout" => Box::<readout::Readout>::default(),
+        _ => return None,
+    })
+}
+
+/// The panels drawn from `host`, in [`PANELS`] order.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn panels(host: Host) -> Vec<Box<dyn crate::panel::Panel>> {
+    PANELS
+        .iter()
+        .filter(|(_, h, _)| *h == host)
+        .filter_map(|(name, _, _)| panel(name))
+        .collect()
+}
+
+/// The panel of this name among `panels`.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn find<'a>(
+    panels: &'a mut [Box<dyn crate::panel::Panel>],
+    name: &str,
+) -> Option<&'a mut Box<dyn crate::panel::Panel>> {
+    panels.iter_mut().find(|p| p.name() == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +124,26 @@ mod tests {
             assert!(!v.sections().is_empty());
         }
         assert_ne!(View::Run.sections(), View::Sweep.sections());
+    }
+
+    #[test]
+    fn every_panel_has_its_element_and_a_name_of_its_own() {
+        let html = include_str!("../../../www/index.html");
+        for (i, (name, _, id)) in PANELS.iter().enumerate() {
+            assert!(
+                html.contains(&format!("id=\"{id}\"")),
+                "{name}: no #{id} in the page"
+            );
+            assert!(
+                PANELS[..i].iter().all(|(n, _, _)| n != name),
+                "{name} twice"
+            );
+        }
+        // Both hosts have panels; the scenario's stages start with its tiles.
+        assert_eq!(
+            PANELS.iter().find(|p| p.1 == Host::Scenario).map(|p| p.0),
+            Some("tiles")
+        );
+        assert!(PANELS.iter().any(|p| p.1 == Host::Policy));
     }
 }

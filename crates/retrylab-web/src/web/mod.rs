@@ -2,10 +2,10 @@
 
 mod wiring;
 
-use crate::chart::{draw_schedule, CoordMap};
 use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
+use crate::dom::set_hidden;
+use crate::panel::{Ctx, Panel};
 use crate::plot::Canvas as CanvasBackend;
-use crate::scenario::set_hidden;
 use crate::state::{Msg, State};
 use plotters::prelude::*;
 use retry_model::explain;
@@ -19,7 +19,8 @@ use web_sys::{Document, Element, HtmlCanvasElement, HtmlInputElement, HtmlSelect
 
 struct App {
     state: State,
-    map: CoordMap,
+    /// The policy side's panels (the schedule, the budget walk), registered in `views.rs`.
+    panels: Vec<Box<dyn Panel>>,
     renders: u32,
     /// The scenario view and its run in slices.
     view: crate::scenario::View,
@@ -28,8 +29,6 @@ struct App {
     deadline_hl: Option<usize>,
     /// Stepping through the request: the last attempt shown (0-based), `None` for all.
     deadline_upto: Option<usize>,
-    /// The budget walk's link and how many of its steps are shown.
-    budget_shown: (String, usize),
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
@@ -92,8 +91,7 @@ fn on_click(
 
 /// Writes the scenario view, and schedules the next of its drawing tasks if it asks for one.
 fn render_view(a: &mut App) {
-    let params = a.state.params.clone();
-    if a.view.render(&document(), &params) {
+    if a.view.render(&a.state.params) {
         schedule(a);
     }
 }
@@ -156,7 +154,7 @@ fn mark_ready(all: bool) {
     if all {
         let _ = body.set_attribute("data-ready", "true");
     } else {
-        let at = crate::scenario::now();
+        let at = crate::dom::now();
         let _ = body.set_attribute("data-ready-ms", &format!("{at:.0}"));
     }
 }
@@ -200,13 +198,12 @@ pub fn start() -> Result<(), JsValue> {
         .unwrap_or_default();
     let app = Rc::new(RefCell::new(App {
         state: State::from_query(&query),
-        map: CoordMap::default(),
+        panels: crate::views::panels(crate::views::Host::Policy),
         renders: 0,
         view: crate::scenario::View::default(),
         deadline_map: crate::deadline::DeadlineMap::default(),
         deadline_hl: None,
         deadline_upto: None,
-        budget_shown: (String::new(), usize::MAX),
         tick: None,
         tick_pending: false,
         progress_shown: 0.0,
@@ -217,8 +214,10 @@ pub fn start() -> Result<(), JsValue> {
     wiring::first_render(&app)?;
     wiring::controls(&app)?;
     wiring::buttons(&app)?;
+    wiring::lessons(&app)?;
     wiring::exports(&app)?;
     wiring::stepping(&app)?;
+    wiring::keyboard(&app)?;
     wiring::tables(&app)?;
     wiring::pointers(&app)?;
     wiring::deadline_links(&app)?;
@@ -683,7 +682,7 @@ fn render_rest(a: &mut App) {
     if a.view.sync(&params) {
         schedule(a);
     }
-    if a.view.render(&doc, &params) {
+    if a.view.render(&params) {
         schedule(a);
     }
     // Predict, then run: a policy-only lesson's trace stays hidden until the guess is in.
@@ -693,7 +692,7 @@ fn render_rest(a: &mut App) {
         }
     }
     render_lesson(a);
-    render_budget(a, None);
+    render_policy(a, "budget");
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());
@@ -727,82 +726,37 @@ fn render_trace(doc: &Document, s: &State) {
     }
 }
 
-/// The budget walk of a policy-only link with a budget: its steps so far as a table.
-fn render_budget(a: &mut App, action: Option<&str>) {
-    let Some(section) = by_id("budget-section") else {
-        return;
+/// Draws one of the policy side's panels (after taking in the link, which resets its stepping
+/// when the link changed).
+fn render_policy(a: &mut App, name: &str) {
+    let App { panels, state, .. } = a;
+    let cx = Ctx {
+        state: Some(state),
+        done: None,
+        hover: None,
     };
-    let p = &a.state.params;
-    let walk = if p.sim.scenario.is_none() {
-        retry_model::budget_walk(p)
-    } else {
-        None
-    };
-    let Some(walk) = walk else {
-        let _ = section.set_attribute("hidden", "");
-        return;
-    };
-    let _ = section.remove_attribute("hidden");
-    let link = p.to_string();
-    if a.budget_shown.0 != link {
-        a.budget_shown = (link, walk.len());
+    if let Some(x) = crate::views::find(panels, name) {
+        x.sync(&state.params);
+        x.render(&cx);
     }
-    let n = walk.len();
-    let shown = &mut a.budget_shown.1;
-    *shown = match action {
-        Some("start") => 1,
-        Some("step") => (*shown + 1).min(n),
-        Some("back") => shown.saturating_sub(1).max(1),
-        Some(_) => n,
-        None => (*shown).min(n),
-    };
-    let shown = *shown;
-    let (Some(table), Ok(body)) = (by_id("budget-table"), document().create_element("tbody"))
-    else {
-        return;
-    };
-    table.set_inner_html(
-        "<thead><tr><th>t</th><th>event</th><th>retry</th><th>cost</th><th>level after</th><th>of</th></tr></thead>",
-    );
-    let tokens = |m: u64| format!("{}.{:03}", m / 1000, m % 1000);
-    for s in walk.iter().take(shown) {
-        let Ok(tr) = document().create_element("tr") else {
-            continue;
-        };
-        let window_words;
-        let (event, retry, cost) = match s.event {
-            retry_model::BudgetEvent::Success => ("success, first try", "", String::new()),
-            retry_model::BudgetEvent::RetrySucceeded => ("that retry succeeds", "", String::new()),
-            retry_model::BudgetEvent::WindowPassed(before) => {
-                window_words = format!(
-                    "the window moves on: what came before {} ms no longer counts",
-                    before.as_millis_f64()
-                );
-                (window_words.as_str(), "", String::new())
-            }
-            retry_model::BudgetEvent::Retry => (
-                "transient error",
-                if s.allowed { "allowed" } else { "refused" },
-                tokens(s.cost_milli),
-            ),
-        };
-        for cell in [
-            format!("{} ms", s.t.as_millis_f64()),
-            event.to_string(),
-            retry.to_string(),
-            cost,
-            tokens(s.level_milli),
-            tokens(s.max_milli),
-        ] {
-            if let Ok(td) = document().create_element("td") {
-                td.set_text_content(Some(&cell));
-                let _ = tr.append_child(&td);
-            }
-        }
-        let _ = body.append_child(&tr);
+}
+
+/// A stepping control of one of the policy side's panels; draws it again.
+fn act_policy(a: &mut App, name: &str, what: &str) {
+    if let Some(x) = crate::views::find(&mut a.panels, name) {
+        x.act(what);
     }
-    let _ = table.append_child(&body);
-    let _ = table.set_attribute("data-rows", &shown.to_string());
+    render_policy(a, name);
+}
+
+/// The client under the pointer at device pixel `(x, y)` on the schedule chart.
+fn schedule_client_at(a: &App, x: f64, y: f64, radius: f64) -> Option<u32> {
+    let at = a
+        .panels
+        .iter()
+        .find(|p| p.name() == "schedule")?
+        .at(x, y, radius)?;
+    u32::try_from(at).ok()
 }
 
 /// The deadline timeline of the traced request, its highlighted attempt ringed, and that
@@ -846,107 +800,15 @@ fn draw_deadline(a: &mut App) {
     }
 }
 
-/// The schedule's table alternative: each client's wait before each retry (the first 50 clients
-/// and 20 retries; `retrylab schedule --format csv` has them all).
-fn fill_schedule_table(a: &App) {
-    let sc = &a.state.schedule;
-    let (clients, retries) = ((sc.clients as usize).min(50), sc.retries.len().min(20));
-    let mut head = vec![String::from("client")];
-    head.extend(
-        sc.retries
-            .iter()
-            .take(retries)
-            .map(|r| format!("retry {} (ms)", r.retry)),
-    );
-    let mut rows: Vec<Vec<String>> = (0..clients)
-        .map(|c| {
-            let mut row = vec![(c + 1).to_string()];
-            row.extend(sc.retries.iter().take(retries).map(|r| {
-                r.waits
-                    .get(c)
-                    .map_or(String::new(), |w| w.as_millis_f64().to_string())
-            }));
-            row
-        })
-        .collect();
-    let mut ceiling = vec![String::from("ceiling")];
-    ceiling.extend(
-        sc.retries
-            .iter()
-            .take(retries)
-            .map(|r| r.ceiling.as_millis_f64().to_string()),
-    );
-    rows.push(ceiling);
-    crate::canvas::fill_table("schedule-table", &head, &rows);
-    if let Some(note) = by_id("schedule-note") {
-        note.set_text_content(Some(&format!(
-            "{} of {} clients, {} of {} retries; `retrylab schedule --format csv` lists every one.",
-            clients,
-            sc.clients,
-            retries,
-            sc.retries.len()
-        )));
-    }
-}
-
 fn draw(a: &mut App) {
     draw_deadline(a);
     if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
-        fill_schedule_table(a);
+        crate::panels::schedule::fill_schedule_table(&a.state);
     }
     draw_schedule_chart(a);
 }
 
 /// The schedule chart, its data attributes and its readout.
 fn draw_schedule_chart(a: &mut App) {
-    let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
-        return;
-    };
-    let s = &a.state;
-    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-        return;
-    };
-    let area = backend.into_drawing_area();
-    match draw_schedule(
-        &area,
-        &s.schedule,
-        s.params.policy.backoff.kind,
-        s.hover,
-        dpr,
-    ) {
-        Ok(map) => a.map = map,
-        Err(e) => web_sys::console::error_1(&format!("chart: {e}").into()),
-    }
-    let ceilings: Vec<String> = s
-        .schedule
-        .retries
-        .iter()
-        .map(|r| format!("{}", r.ceiling.as_millis_f64()))
-        .collect();
-    let means: Vec<String> = s
-        .schedule
-        .means()
-        .iter()
-        .map(|m| format!("{}", m.as_millis_f64()))
-        .collect();
-    let _ = canvas.set_attribute("data-kind", s.params.policy.backoff.kind.name());
-    let _ = canvas.set_attribute("data-ceilings", &ceilings.join(","));
-    let _ = canvas.set_attribute("data-means", &means.join(","));
-    let _ = canvas.set_attribute("data-clients", &s.schedule.clients.to_string());
-    let _ = canvas.set_attribute("data-dots", &a.map.len().to_string());
-    if let Some(readout) = by_id("readout") {
-        let text = match s.hover {
-            Some(c) => {
-                let waits: Vec<String> = s
-                    .schedule
-                    .retries
-                    .iter()
-                    .filter_map(|r| r.waits.get(c as usize).map(|w| w.human()))
-                    .collect();
-                format!("client {c}: waits {}", waits.join(" -> "))
-            }
-            None => "Point at a dot to follow one client's waits across its retries.".to_string(),
-        };
-        readout.set_text_content(Some(&text));
-    }
+    render_policy(a, "schedule");
 }

@@ -17,7 +17,7 @@ pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
             let more = a.view.pump(&params);
             // While a run is in flight only its progress changes: showing it at most every
             // PROGRESS_MS leaves the cores to the workers (a sweep's rows arrive many a second).
-            let t = crate::scenario::now();
+            let t = crate::dom::now();
             if a.view.in_flight() && t - a.progress_shown < PROGRESS_MS {
                 if more {
                     schedule(&mut a);
@@ -25,7 +25,7 @@ pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
                 return;
             }
             a.progress_shown = t;
-            let again = a.view.render(&document(), &params);
+            let again = a.view.render(&params);
             render_lesson(&a);
             if more || again {
                 schedule(&mut a);
@@ -82,7 +82,7 @@ pub(super) fn first_render(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                     if !scenario {
                         draw_deadline(&mut a);
                         if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
-                            fill_schedule_table(&a);
+                            crate::panels::schedule::fill_schedule_table(&a.state);
                         }
                     }
                 }
@@ -187,7 +187,7 @@ pub(super) fn controls(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// The buttons: a new seed, the lesson's guess, Cancel, copying the comparison.
+/// The buttons: a new seed, Cancel, copying the comparison and the sweep's table.
 pub(super) fn buttons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     // A fresh seed from the platform's generator, written into the link: the run it gives stays
     // reproducible from the address bar.
@@ -198,14 +198,6 @@ pub(super) fn buttons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
     })?;
 
-    on_click(app, "lesson-commit", |a| {
-        let guess = by_id("lesson-guess")
-            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-            .map(|i| i.value().trim().to_string())
-            .unwrap_or_default();
-        a.state.update(Msg::Set("guess", guess));
-        render(a, false);
-    })?;
     on_click(app, "sim-cancel", |a| {
         a.view.cancel();
         render_view(a);
@@ -232,6 +224,18 @@ pub(super) fn buttons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
     })?;
     Ok(())
+}
+
+/// The lesson's guess: committed, it goes into the link and the run is shown.
+pub(super) fn lessons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    on_click(app, "lesson-commit", |a| {
+        let guess = by_id("lesson-guess")
+            .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+            .map(|i| i.value().trim().to_string())
+            .unwrap_or_default();
+        a.state.update(Msg::Set("guess", guess));
+        render(a, false);
+    })
 }
 
 /// The exports: the series as CSV, the summary as Markdown, the charts as PNG.
@@ -296,9 +300,10 @@ pub(super) fn exports(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// Stepping: the request's deadline, the budget walk, the ledger and the amplification tree (buttons, the mode menu, the arrow keys).
+/// Stepping: the request's deadline, the budget walk, the ledger and the amplification tree
+/// (their buttons, and the tree's mode menu).
 pub(super) fn stepping(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
-    // The amplification tree's stepping: buttons, the mode menu, and the arrow keys on the tree.
+    // The amplification tree's stepping: buttons and the mode menu (its keys: `keyboard`).
     // Stepping through the request: the timeline draws attempt by attempt, the matching text
     // step ringed, the later ones dimmed.
     on_steps(app, "deadline", |a, what| {
@@ -313,11 +318,10 @@ pub(super) fn stepping(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         };
         draw_deadline(a);
     })?;
-    on_steps(app, "budget", |a, what| render_budget(a, Some(what)))?;
-    on_steps(app, "ledger", |a, what| a.view.ledger_action(what))?;
-    on_steps(app, "tree", |a, what| a.view.tree_action(what))?;
+    on_steps(app, "budget", |a, what| act_policy(a, "budget", what))?;
+    on_steps(app, "ledger", |a, what| a.view.act("ledger", what))?;
+    on_steps(app, "tree", |a, what| a.view.act("tree", what))?;
     {
-        let app2 = app.clone();
         let app = app.clone();
         let on_mode = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
             let mode = e
@@ -325,29 +329,35 @@ pub(super) fn stepping(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                 .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
                 .map(|s| s.value())
                 .unwrap_or_default();
-            app.borrow_mut().view.tree_action(&mode);
+            app.borrow_mut().view.act("tree", &mode);
         });
         by_id("tree-mode")
             .ok_or("no #tree-mode")?
             .add_event_listener_with_callback("change", on_mode.as_ref().unchecked_ref())?;
         on_mode.forget(); // page-lifetime handler
-        let on_key =
-            Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
-                let what = match e.key().as_str() {
-                    "ArrowRight" | "ArrowDown" => "step",
-                    "ArrowLeft" | "ArrowUp" => "back",
-                    "Home" => "start",
-                    "End" => "reset",
-                    _ => return,
-                };
-                e.prevent_default();
-                app2.borrow_mut().view.tree_action(what);
-            });
-        by_id("tree")
-            .ok_or("no #tree")?
-            .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
-        on_key.forget(); // page-lifetime handler
     }
+    Ok(())
+}
+
+/// The keyboard: the arrow keys, Home and End step the amplification tree when it has focus.
+pub(super) fn keyboard(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    let app2 = app.clone();
+    let on_key =
+        Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |e: web_sys::KeyboardEvent| {
+            let what = match e.key().as_str() {
+                "ArrowRight" | "ArrowDown" => "step",
+                "ArrowLeft" | "ArrowUp" => "back",
+                "Home" => "start",
+                "End" => "reset",
+                _ => return,
+            };
+            e.prevent_default();
+            app2.borrow_mut().view.act("tree", what);
+        });
+    by_id("tree")
+        .ok_or("no #tree")?
+        .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref())?;
+    on_key.forget(); // page-lifetime handler
     Ok(())
 }
 
@@ -362,7 +372,9 @@ pub(super) fn tables(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
             .ok_or("no #rates-box")?
             .add_event_listener_with_callback("toggle", on_rates.as_ref().unchecked_ref())?;
         on_rates.forget(); // page-lifetime handler
-        let on_sched = Closure::<dyn FnMut()>::new(move || fill_schedule_table(&app2.borrow()));
+        let on_sched = Closure::<dyn FnMut()>::new(move || {
+            crate::panels::schedule::fill_schedule_table(&app2.borrow().state)
+        });
         by_id("schedule-box")
             .ok_or("no #schedule-box")?
             .add_event_listener_with_callback("toggle", on_sched.as_ref().unchecked_ref())?;
@@ -454,7 +466,7 @@ pub(super) fn schedule_hover(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                     .unwrap_or(1.0);
                 let (x, y) = (f64::from(e.offset_x()) * dpr, f64::from(e.offset_y()) * dpr);
                 let mut a = app.borrow_mut();
-                let hit = a.map.nearest(x, y, 10.0 * dpr).map(|d| d.client);
+                let hit = schedule_client_at(&a, x, y, 10.0 * dpr);
                 if hit != a.state.hover {
                     a.state.update(Msg::Hover(hit));
                     draw(&mut a);
@@ -488,7 +500,7 @@ pub(super) fn resize(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
             if a.state.params.sim.scenario.is_none() {
                 draw(&mut a);
             }
-            a.view.draw();
+            a.view.redraw_charts();
             schedule(&mut a); // the charts under the timeline follow in the next task
         });
         web_sys::window()

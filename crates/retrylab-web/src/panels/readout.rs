@@ -1,0 +1,90 @@
+//! The readout under a run's or a sweep's charts: the exact values of the time bin or the
+//! sweep row under the pointer, in words.
+
+use crate::dom::by_id;
+use crate::panel::{Ctx, Outcome, Panel};
+use retry_model::sim::Rates;
+
+/// The readout line.
+#[derive(Default)]
+pub(crate) struct Readout;
+
+impl Panel for Readout {
+    fn name(&self) -> &'static str {
+        "readout"
+    }
+
+    fn render(&mut self, cx: &Ctx<'_>) {
+        if let Some((d, plan)) = cx.done.and_then(|d| Some((d, d.plan.as_ref()?))) {
+            if let Some(out) = by_id("sweep-readout") {
+                let text = match cx.hover {
+                    Some(i) => plan.readout(&d.summaries(), i),
+                    None => "Point at a chart to read every line's values there.".to_string(),
+                };
+                out.set_text_content(Some(&text));
+            }
+            return;
+        }
+        let Some(out) = by_id("timeline-readout") else {
+            return;
+        };
+        let text = match (cx.done, cx.hover) {
+            (Some(d), Some(i)) => {
+                let r = d
+                    .reports
+                    .first()
+                    .map(|r| r.series.rates())
+                    .unwrap_or_default();
+                r.get(i)
+                    .map_or_else(String::new, |b| bin_words(d, &r, i, b))
+            }
+            (Some(_), None) => {
+                "Point at the chart to read one time bin's exact values.".to_string()
+            }
+            (None, _) => String::new(),
+        };
+        out.set_text_content(Some(&text));
+    }
+}
+
+/// One time bin of side A's first run, in words.
+fn bin_words(d: &Outcome, r: &[Rates], i: usize, b: &Rates) -> String {
+    let mut text = format!(
+        "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s",
+        b.t_s, b.originals, b.attempts, b.successes, b.failures
+    );
+    let reasons: Vec<String> = crate::system::failure_reasons()
+        .into_iter()
+        .filter(|x| b.failures_by[x.index()] > 0.0)
+        .map(|x| format!("{:.0} {}", b.failures_by[x.index()], x.name()))
+        .collect();
+    if !reasons.is_empty() {
+        text.push_str(&format!(" ({})", reasons.join(", ")));
+    }
+    match d.params.get("server").as_deref() {
+        Some("flaky") => text.push_str(&format!(
+            ", {:.0} attempts/s of work done, {} in flight",
+            b.served, b.in_flight
+        )),
+        Some("queue") => text.push_str(&format!(
+            ", {:.0}% of capacity serving attempts, {} in flight, {} waiting in the queue",
+            b.utilisation * 100.0,
+            b.in_flight,
+            b.queue
+        )),
+        _ => text.push_str(&format!(
+            ", {:.0}% of capacity serving attempts, {} in flight",
+            b.utilisation * 100.0,
+            b.in_flight
+        )),
+    }
+    if d.params.get("budget").is_some_and(|x| x != "none") {
+        text.push_str(&format!(", budget {} tokens", b.budget));
+    }
+    if d.params.get("breaker").as_deref() == Some("on") {
+        let state = crate::system::breaker_states(r)[i];
+        let name = ["no attempt yet", "closed", "half-open", "open"][usize::from(state.min(3))];
+        text.push_str(&format!(", breaker {name}"));
+    }
+    text
+}

@@ -1,0 +1,64 @@
+//! The system under the timeline: failures by reason, capacity used (with the breaker's
+//! spells), in flight and the budget, on the timeline's time axis; for the scenarios with a
+//! server of limited capacity.
+
+use crate::dom::{by_id, set_hidden};
+use crate::panel::{Ctx, Panel};
+use crate::plot::Canvas as CanvasBackend;
+use plotters::prelude::IntoDrawingArea;
+use retry_model::sim::ScenarioKind;
+
+/// The system's charts.
+#[derive(Default)]
+pub(crate) struct SystemPanel;
+
+impl Panel for SystemPanel {
+    fn name(&self) -> &'static str {
+        "system"
+    }
+
+    fn render(&mut self, cx: &Ctx<'_>) {
+        let (Some(d), Some(el)) = (cx.done.filter(|d| d.plan.is_none()), by_id("system-chart"))
+        else {
+            return;
+        };
+        let Some(first) = d.reports.first() else {
+            return;
+        };
+        // `lost` has no capacity to chart; its failures and in-flight count are in the tiles.
+        let shown = matches!(
+            d.params.sim.kind(),
+            Some(ScenarioKind::Outage | ScenarioKind::Burst)
+        );
+        set_hidden(&el, !shown);
+        if !shown {
+            return;
+        }
+        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
+            return;
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+            return;
+        };
+        let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
+        let s = crate::system::System {
+            sides: &sides,
+            bin_s: first.series.bin_ms / 1000.0,
+            outage: d.outage,
+            budget: d.params.get("budget").is_some_and(|b| b != "none"),
+            breaker: d.params.get("breaker").as_deref() == Some("on"),
+            queue: d.params.get("server").as_deref() == Some("queue"),
+            capacity: d.params.get("server").as_deref() != Some("flaky"),
+        };
+        if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
+            web_sys::console::error_1(&format!("system chart: {e}").into());
+        }
+        let yes = |b: bool| if b { "true" } else { "false" };
+        let _ = canvas.set_attribute("data-breaker", yes(s.breaker));
+        let _ = canvas.set_attribute("data-budget", yes(s.budget));
+        let _ = canvas.set_attribute("data-queue", yes(s.queue));
+        let _ = canvas.set_attribute("data-capacity", yes(s.capacity));
+        let trigger = s.outage.map_or("none", |(_, _, name)| name);
+        let _ = canvas.set_attribute("data-trigger", trigger);
+    }
+}

@@ -1,0 +1,177 @@
+//! The numbers of the last complete result as text: one run's summary tiles, a comparison's
+//! before/after table with what B changes from A, or a sweep's table. The words and figures
+//! are the CLI's (`Summary::rows`, the sweep's and comparison's Markdown).
+
+use crate::dom::{append_row, by_id, document, set_hidden};
+use crate::panel::{Ctx, Outcome, Panel};
+use web_sys::{Document, Element};
+
+/// The tiles, the before/after table, or the sweep's table.
+#[derive(Default)]
+pub(crate) struct Tiles;
+
+impl Panel for Tiles {
+    fn name(&self) -> &'static str {
+        "tiles"
+    }
+
+    fn render(&mut self, cx: &Ctx<'_>) {
+        let (Some(tiles), Some(table), Some(md), Some(doc)) = (
+            by_id("tiles"),
+            by_id("compare"),
+            by_id("compare-md"),
+            document(),
+        ) else {
+            return;
+        };
+        tiles.set_inner_html("");
+        table.set_inner_html("");
+        md.set_text_content(None);
+        let Some(d) = cx.done else {
+            return;
+        };
+        if let Some(plan) = &d.plan {
+            let text = plan.markdown(&d.summaries());
+            if let Some(md) = by_id("sweep-md") {
+                md.set_text_content(Some(&text));
+            }
+            if let Some(t) = by_id("sweep-table") {
+                markdown_table(&doc, &t, &text);
+            }
+            return;
+        }
+        let compare = by_id("compare-section");
+        if d.reports.len() == 2 {
+            let _ = compare.as_ref().map(|c| set_hidden(c, false));
+            set_hidden(&tiles, true);
+            before_after(&doc, d, &table, &md);
+            return;
+        }
+        let _ = compare.as_ref().map(|c| set_hidden(c, true));
+        set_hidden(&tiles, false);
+        one_run(&doc, d, &tiles);
+    }
+}
+
+/// One run's summary, a tile per row.
+fn one_run(doc: &Document, d: &Outcome, tiles: &Element) {
+    let Some(report) = d.reports.first() else {
+        return;
+    };
+    for (label, value) in report.summary.rows() {
+        let (Ok(div), Ok(dt), Ok(dd)) = (
+            doc.create_element("div"),
+            doc.create_element("dt"),
+            doc.create_element("dd"),
+        ) else {
+            continue;
+        };
+        div.set_class_name("tile");
+        dt.set_text_content(Some(&label));
+        dd.set_text_content(Some(&value));
+        let _ = div.append_child(&dt);
+        let _ = div.append_child(&dd);
+        let _ = tiles.append_child(&div);
+    }
+}
+
+/// Two sides: the before/after table, its Markdown exactly as `retrylab compare` writes it,
+/// and what B changes from A.
+fn before_after(doc: &Document, d: &Outcome, table: &Element, md: &Element) {
+    let [a, b] = d.reports.as_slice() else {
+        return;
+    };
+    table.set_inner_html("<thead><tr><th>metric</th><th>A</th><th>B</th></tr></thead>");
+    if let Ok(body) = doc.create_element("tbody") {
+        for ((k, va), (_, vb)) in a.summary.rows().into_iter().zip(b.summary.rows()) {
+            append_row(doc, &body, &[k, va, vb], false);
+        }
+        let _ = table.append_child(&body);
+    }
+    md.set_text_content(Some(&retry_model::sim::compare_markdown(
+        &d.sides[0],
+        &a.summary,
+        &d.sides[1],
+        &b.summary,
+    )));
+    if let Some(t) = by_id("compare-changes") {
+        changes_table(doc, &t, &d.sides[0], &d.sides[1]);
+    }
+}
+
+/// Fills `table` from a Markdown pipe table (`| a | b |` lines, the second the alignment row),
+/// cell for cell: the sweep's table as the core writes it for `retrylab sweep`.
+fn markdown_table(doc: &Document, table: &Element, md: &str) {
+    table.set_inner_html("");
+    let rows: Vec<Vec<&str>> = md
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect()
+        })
+        .collect();
+    let (Ok(head), Ok(body)) = (doc.create_element("thead"), doc.create_element("tbody")) else {
+        return;
+    };
+    for (i, cells) in rows.iter().enumerate() {
+        if i == 1 {
+            continue; // |---|---:|
+        }
+        let Ok(tr) = doc.create_element("tr") else {
+            continue;
+        };
+        for c in cells {
+            if let Ok(td) = doc.create_element(if i == 0 { "th" } else { "td" }) {
+                td.set_text_content(Some(c));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = if i == 0 {
+            head.append_child(&tr)
+        } else {
+            body.append_child(&tr)
+        };
+    }
+    let _ = table.append_child(&head);
+    let _ = table.append_child(&body);
+}
+
+/// Fills `table` with what side B changes from side A, key by key (each key's value on both
+/// sides and its one-line meaning from the key table): which piece of B does what.
+fn changes_table(doc: &Document, table: &Element, a: &str, b: &str) {
+    table.set_inner_html(
+        "<thead><tr><th>key</th><th>A</th><th>B</th><th>what it sets</th></tr></thead>",
+    );
+    let (Ok(pa), Ok(pb)) = (
+        a.parse::<retry_model::Params>(),
+        b.parse::<retry_model::Params>(),
+    ) else {
+        return;
+    };
+    let Ok(body) = doc.create_element("tbody") else {
+        return;
+    };
+    for k in retry_model::all_keys().filter(|k| *k != "v") {
+        let (va, vb) = (pa.get(k), pb.get(k));
+        if va == vb {
+            continue;
+        }
+        let meaning = retry_model::link_keys::key(k).map_or("", |row| row.meaning);
+        let Ok(tr) = doc.create_element("tr") else {
+            continue;
+        };
+        let show = |v: Option<String>| v.filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into());
+        for text in [k.to_string(), show(va), show(vb), meaning.replace('`', "")] {
+            if let Ok(td) = doc.create_element("td") {
+                td.set_text_content(Some(&text));
+                let _ = tr.append_child(&td);
+            }
+        }
+        let _ = body.append_child(&tr);
+    }
+    let _ = table.append_child(&body);
+}

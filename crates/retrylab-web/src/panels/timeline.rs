@@ -1,0 +1,125 @@
+//! The timeline of one run, or of both sides of a comparison: original requests, attempts,
+//! successes and failures per second, with the trigger shaded; and its table alternative.
+
+use crate::panel::{Ctx, Outcome, Panel};
+use crate::plot::Canvas as CanvasBackend;
+use crate::timeline::{draw_timeline, TimeMap, Timeline};
+use plotters::prelude::IntoDrawingArea;
+
+/// The timeline and where its bins landed, for the pointer.
+#[derive(Default)]
+pub(crate) struct TimelinePanel {
+    map: TimeMap,
+}
+
+impl Panel for TimelinePanel {
+    fn name(&self) -> &'static str {
+        "timeline"
+    }
+
+    fn render(&mut self, cx: &Ctx<'_>) {
+        let Some(d) = cx.done.filter(|d| d.plan.is_none()) else {
+            return;
+        };
+        let Some(first) = d.reports.first() else {
+            return;
+        };
+        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
+            return;
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+            return;
+        };
+        let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
+        let t = Timeline {
+            sides: &sides,
+            bin_s: first.series.bin_ms / 1000.0,
+            outage: d.outage,
+            title: format!(
+                "{}: requests and attempts per second (first run{})",
+                crate::timeline::system_name(
+                    &d.params,
+                    first.scenario.name(),
+                    d.outage.map(|o| o.2)
+                ),
+                if sides.len() > 1 {
+                    "; A solid, B dashed"
+                } else {
+                    ""
+                }
+            ),
+        };
+        match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
+            Ok(map) => self.map = map,
+            Err(e) => web_sys::console::error_1(&format!("timeline: {e}").into()),
+        }
+        let _ = canvas.set_attribute("data-bins", &sides[0].len().to_string());
+        let _ = canvas.set_attribute("data-sides", &sides.len().to_string());
+    }
+
+    fn at(&self, x: f64, _y: f64, _radius: f64) -> Option<usize> {
+        self.map.bin_at(x)
+    }
+}
+
+/// The most time bins the rates table lists (the series CSV export has them all).
+const MAX_TABLE_ROWS: usize = 2000;
+
+/// Fills the table alternative of the timeline and the system chart: side A's first run, one
+/// row per bin.
+pub(crate) fn fill_rates_table(d: &Outcome) {
+    let Some(r) = d.reports.first() else {
+        return;
+    };
+    let rates = r.series.rates();
+    // A queue or flaky server's own series, as its panels draw them.
+    let server = r.summary.server.is_some();
+    let mut head: Vec<String> = [
+        "t (s)",
+        "originals/s",
+        "attempts/s",
+        "successes/s",
+        "failures/s",
+        "capacity serving (%)",
+        "in flight",
+        "budget (tokens)",
+    ]
+    .map(String::from)
+    .to_vec();
+    if server {
+        head.extend(["work done/s", "waiting in the queue (most)"].map(String::from));
+    }
+    let rows: Vec<Vec<String>> = rates
+        .iter()
+        .take(MAX_TABLE_ROWS)
+        .map(|b| {
+            let mut row = vec![
+                format!("{}", b.t_s),
+                format!("{:.0}", b.originals),
+                format!("{:.0}", b.attempts),
+                format!("{:.0}", b.successes),
+                format!("{:.0}", b.failures),
+                format!("{:.0}", b.utilisation * 100.0),
+                b.in_flight.to_string(),
+                format!("{}", b.budget),
+            ];
+            if server {
+                row.extend([format!("{:.0}", b.served), b.queue.to_string()]);
+            }
+            row
+        })
+        .collect();
+    crate::canvas::fill_table("rates-table", &head, &rows);
+    if let Some(note) = crate::dom::by_id("rates-note") {
+        let text = if rates.len() > MAX_TABLE_ROWS {
+            format!(
+                "The first {} of {} bins; \"series as CSV\" exports them all.",
+                MAX_TABLE_ROWS,
+                rates.len()
+            )
+        } else {
+            format!("{} bins of {} ms.", rates.len(), r.series.bin_ms)
+        };
+        note.set_text_content(Some(&text));
+    }
+}

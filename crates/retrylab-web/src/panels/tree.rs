@@ -1,0 +1,201 @@
+//! The amplification tree of a `layers` link: every call of one request, stepped call by call
+//! or level by level, with its readout and its table (the chart's text alternative).
+
+use crate::dom::{by_id, document, set_hidden};
+use crate::panel::{Ctx, Panel};
+use crate::plot::Canvas as CanvasBackend;
+use crate::treechart::Shown;
+use plotters::prelude::IntoDrawingArea;
+use retry_model::sim::ScenarioKind;
+use retry_model::{CallTree, Params};
+
+/// The tree of the link on the page and how far the stepping has got.
+#[derive(Default)]
+pub(crate) struct Tree {
+    view: Option<TreeView>,
+}
+
+/// One link's tree.
+struct TreeView {
+    key: (String, String, u64),
+    tree: CallTree,
+    shown: Shown,
+}
+
+impl Panel for Tree {
+    fn name(&self) -> &'static str {
+        "tree"
+    }
+
+    fn sync(&mut self, p: &Params) {
+        let key = (
+            p.get("layers").unwrap_or_default(),
+            p.get("p").unwrap_or_default(),
+            p.seed,
+        );
+        if self.view.as_ref().map(|t| &t.key) != Some(&key) {
+            self.view = TreeView::of(p);
+        } else if TreeView::of(p).is_none() {
+            self.view = None;
+        }
+    }
+
+    fn act(&mut self, what: &str) {
+        if let Some(t) = self.view.as_mut() {
+            t.act(what);
+        }
+    }
+
+    fn render(&mut self, _cx: &Ctx<'_>) {
+        let Some(section) = by_id("tree-section") else {
+            return;
+        };
+        let Some(t) = &self.view else {
+            set_hidden(&section, true);
+            return;
+        };
+        set_hidden(&section, false);
+        if let Some(out) = by_id("tree-readout") {
+            out.set_text_content(Some(&t.readout()));
+        }
+        t.draw();
+        t.fill_table();
+    }
+}
+
+impl TreeView {
+    fn of(p: &Params) -> Option<TreeView> {
+        if p.sim.kind() != Some(ScenarioKind::Layers) || p.compare.is_some() || p.sweep().is_some()
+        {
+            return None;
+        }
+        let (layers, prob) = (p.get("layers")?, p.get("p")?);
+        let ks: Vec<u32> = layers
+            .split(',')
+            .map(|k| k.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let tree = retry_model::call_tree(&ks, retry_model::decimal_f64(&prob)?, p.seed).ok()?;
+        let shown = if tree.calls.is_empty() {
+            Shown::Levels(tree.worst.len() - 1)
+        } else {
+            Shown::Calls(tree.calls.len())
+        };
+        Some(TreeView {
+            key: (layers, prob, p.seed),
+            tree,
+            shown,
+        })
+    }
+
+    fn last(&self, by_level: bool) -> Shown {
+        if by_level || self.tree.calls.is_empty() {
+            Shown::Levels(self.tree.worst.len() - 1)
+        } else {
+            Shown::Calls(self.tree.calls.len())
+        }
+    }
+
+    /// Start, Step, Back, Reset (show all), or the stepping mode.
+    fn act(&mut self, what: &str) {
+        let by_level = matches!(self.shown, Shown::Levels(_));
+        self.shown = match (what, self.shown) {
+            ("start", Shown::Calls(_)) => Shown::Calls(1),
+            ("start", Shown::Levels(_)) => Shown::Levels(0),
+            ("step", Shown::Calls(n)) => Shown::Calls((n + 1).min(self.tree.calls.len())),
+            ("step", Shown::Levels(l)) => Shown::Levels((l + 1).min(self.tree.worst.len() - 1)),
+            ("back", Shown::Calls(n)) => Shown::Calls(n.saturating_sub(1).max(1)),
+            ("back", Shown::Levels(l)) => Shown::Levels(l.saturating_sub(1)),
+            ("reset", _) => self.last(by_level),
+            ("level", _) => Shown::Levels(0),
+            ("call", _) if !self.tree.calls.is_empty() => Shown::Calls(1),
+            (_, now) => now,
+        };
+    }
+
+    fn readout(&self) -> String {
+        let t = &self.tree;
+        let names = crate::treechart::level_names(t);
+        let made = match self.shown {
+            Shown::Calls(n) => t.counts(n),
+            Shown::Levels(l) => t.counts_to_level(l),
+        };
+        let per_level: Vec<String> = made.iter().map(u64::to_string).collect();
+        let head = match self.shown {
+            Shown::Calls(n) => match t.calls.get(n.wrapping_sub(1)) {
+                Some(c) => format!(
+                    "Call {n} of {}: {}, attempt {}: {}.",
+                    t.calls.len(),
+                    names[usize::from(c.level)],
+                    c.attempt,
+                    if c.ok { "succeeded" } else { "failed" }
+                ),
+                None => String::new(),
+            },
+            Shown::Levels(l) => format!("Down to {}.", names[l]),
+        };
+        format!(
+            "{head} Calls so far, level by level: {} (worst case {}).",
+            per_level.join(", "),
+            t.worst
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
+    /// The tree on its canvas, with how many calls each level has made so far.
+    fn draw(&self) {
+        let Some((canvas, dpr)) = crate::canvas::fit("tree", 0.32, 220.0, 360.0) else {
+            return;
+        };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
+            if let Err(e) = crate::treechart::draw_tree(
+                &backend.into_drawing_area(),
+                &self.tree,
+                self.shown,
+                dpr,
+            ) {
+                web_sys::console::error_1(&format!("tree: {e}").into());
+            }
+        }
+        let made = match self.shown {
+            Shown::Calls(n) => self.tree.counts(n),
+            Shown::Levels(l) => self.tree.counts_to_level(l),
+        };
+        let text: Vec<String> = made.iter().map(u64::to_string).collect();
+        let _ = canvas.set_attribute("data-counts", &text.join(","));
+    }
+
+    /// The table: each level's calls on this click, worst case, expected, and with retries at
+    /// one layer only.
+    fn fill_table(&self) {
+        let t = &self.tree;
+        let all = t.counts(t.calls.len());
+        let (Some(table), Some(doc)) = (by_id("tree-table"), document()) else {
+            return;
+        };
+        table.set_inner_html(
+            "<thead><tr><th>level</th><th>calls (this click)</th><th>worst case</th><th>expected</th><th>retry at one layer only</th></tr></thead>",
+        );
+        let Ok(body) = doc.create_element("tbody") else {
+            return;
+        };
+        for (l, name) in crate::treechart::level_names(t).iter().enumerate() {
+            let made = if t.calls.is_empty() {
+                "-".to_string()
+            } else {
+                all[l].to_string()
+            };
+            let cells = [
+                name.clone(),
+                made,
+                t.worst[l].to_string(),
+                format!("{:.4}", t.expected[l]),
+                t.fix_worst[l].to_string(),
+            ];
+            crate::dom::append_row(&doc, &body, &cells, false);
+        }
+        let _ = table.append_child(&body);
+    }
+}
