@@ -19,5 +19,6 @@ pub mod retry;
 pub mod sim;
 
 pub use retry::backoff::{BackoffConfig, BackoffKind};
+pub use retry::jitter::Jitter;
 pub use retry::rng::Rng;
 pub use retry::time::Micros;

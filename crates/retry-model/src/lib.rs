@@ -56,6 +56,7 @@ pub use retry::classify::{
     classify, classify_with, Classification, Classifier, Operation, Reason, Verdict,
 };
 pub use retry::error::ConfigError;
+pub use retry::jitter::Jitter;
 pub use retry::outcome::{Outcome, ScriptedOutcome};
 pub use retry::policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,

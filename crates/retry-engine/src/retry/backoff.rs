@@ -13,6 +13,13 @@
 //! | `full` | uniform in `[0, ceiling_k]` |
 //! | `equal` | uniform in `[ceiling_k / 2, ceiling_k]` |
 //! | `decorrelated` | `min(cap, uniform in [base, 3 * previous])`, previous starting at `base` |
+//! | `decorrelated-v2` | Polly v8: `min(cap, (f(t) - f(t_prev)) / 1.4 * base)`, `f(t) = 2^t tanh(sqrt(4t))`, `t = k + U(0, 1)` |
+//!
+//! Beside the kind, a fixed wait (`exponential`, `constant`) can carry a [`Jitter`] (a
+//! multiplicative or additive spread, before or after the cap); the first retry can skip its
+//! wait (urllib3, azure-core); a client's draws can be drawn up front and used in ascending
+//! order (node-retry); and the multiplier can be the base's length in milliseconds
+//! (tokio-retry's `from_millis(10)`: 10, 100, 1000 ms).
 //!
 //! "Decorrelated" means different things in different libraries (Finagle draws from
 //! `[previous, 3 * previous]`, Polly's is a tanh curve); this is the 2015 simulator's formula.
@@ -32,9 +39,11 @@
 //! ```
 
 use crate::retry::error::ConfigError;
+use crate::retry::jitter::{decorrelated_v2, decorrelated_v2_ceiling, Jitter, MAX_JITTER_MILLI};
 use crate::retry::rng::Rng;
 use crate::retry::time::Micros;
 use alloc::format;
+use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
@@ -55,17 +64,20 @@ pub enum BackoffKind {
     Equal,
     /// `min(cap, uniform in [base, 3 * previous])`.
     Decorrelated,
+    /// Polly v8's decorrelated jitter V2 (a tanh curve; see the module's table).
+    DecorrelatedV2,
 }
 
 impl BackoffKind {
     /// Every kind, in the order the page lists them.
-    pub const ALL: [BackoffKind; 6] = [
+    pub const ALL: [BackoffKind; 7] = [
         BackoffKind::None,
         BackoffKind::Constant,
         BackoffKind::Exponential,
         BackoffKind::Full,
         BackoffKind::Equal,
         BackoffKind::Decorrelated,
+        BackoffKind::DecorrelatedV2,
     ];
 
     /// The link name.
@@ -77,6 +89,7 @@ impl BackoffKind {
             BackoffKind::Full => "full",
             BackoffKind::Equal => "equal",
             BackoffKind::Decorrelated => "decorrelated",
+            BackoffKind::DecorrelatedV2 => "decorrelated-v2",
         }
     }
 
@@ -84,7 +97,10 @@ impl BackoffKind {
     pub const fn is_jittered(self) -> bool {
         matches!(
             self,
-            BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated
+            BackoffKind::Full
+                | BackoffKind::Equal
+                | BackoffKind::Decorrelated
+                | BackoffKind::DecorrelatedV2
         )
     }
 }
@@ -101,7 +117,7 @@ impl FromStr for BackoffKind {
         BackoffKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
             ConfigError::new(
                 "backoff",
-                format!("unknown kind '{s}': accepted none, constant, exponential, full, equal, decorrelated"),
+                format!("unknown kind '{s}': accepted none, constant, exponential, full, equal, decorrelated, decorrelated-v2"),
             )
         })
     }
@@ -130,6 +146,21 @@ pub struct BackoffConfig {
     pub floor: Micros,
     /// When set, throttling errors (429) grow from this base instead (AWS 2026: 1 s).
     pub throttle_base: Option<Micros>,
+    /// A spread on the fixed wait of `exponential` or `constant`.
+    pub jitter: Jitter,
+    /// Whether the jitter applies to the capped wait (so a wait may exceed the cap, as in
+    /// backon and gRPC) instead of the cap bounding the jittered one.
+    pub jitter_after_cap: bool,
+    /// Whether the first retry goes at once (urllib3, azure-core); later retries keep their
+    /// exponents (the second retry waits `base * multiplier^(first_exp + 1)`).
+    pub first_wait_zero: bool,
+    /// Whether a client draws its `sort_n` waits up front and uses them in ascending order
+    /// (node-retry, async-retry).
+    pub sorted: bool,
+    /// How many waits a sorted client draws up front: the retries its attempts allow.
+    pub sort_n: u32,
+    /// Whether the multiplier is the base's length in milliseconds (tokio-retry).
+    pub multiplier_from_base: bool,
 }
 
 impl Default for BackoffConfig {
@@ -149,6 +180,43 @@ impl BackoffConfig {
             first_exp: 0,
             floor: Micros::ZERO,
             throttle_base: None,
+            jitter: Jitter::None,
+            jitter_after_cap: false,
+            first_wait_zero: false,
+            sorted: false,
+            sort_n: 0,
+            multiplier_from_base: false,
+        }
+    }
+    /// Sets the jitter on a fixed wait, and whether it applies after the cap.
+    pub const fn with_jitter(mut self, jitter: Jitter, after_cap: bool) -> Self {
+        self.jitter = jitter;
+        self.jitter_after_cap = after_cap;
+        self
+    }
+    /// Makes the first retry go at once.
+    pub const fn with_first_wait_zero(mut self, on: bool) -> Self {
+        self.first_wait_zero = on;
+        self
+    }
+    /// Draws `n` waits up front and uses them in ascending order (`n = 0`: off).
+    pub const fn with_sorted(mut self, n: u32) -> Self {
+        self.sorted = n > 0;
+        self.sort_n = n;
+        self
+    }
+    /// Makes the multiplier the base's length in milliseconds.
+    pub const fn with_multiplier_from_base(mut self, on: bool) -> Self {
+        self.multiplier_from_base = on;
+        self
+    }
+
+    /// The growth per retry: the multiplier, or the base in milliseconds (tokio-retry).
+    pub fn growth(&self) -> f64 {
+        if self.multiplier_from_base {
+            self.base.0 as f64 / 1000.0
+        } else {
+            self.multiplier
         }
     }
     /// Sets the kind.
@@ -189,6 +257,7 @@ impl BackoffConfig {
 
     /// Checks every rule and returns a [`Backoff`] that can draw waits.
     pub fn validate(self) -> Result<Backoff, ConfigError> {
+        self.validate_extras()?;
         if !self.multiplier.is_finite() || self.multiplier < 1.0 || self.multiplier > MAX_MULTIPLIER
         {
             return Err(ConfigError::new(
@@ -243,6 +312,57 @@ impl BackoffConfig {
         Ok(Backoff { cfg: self })
     }
 
+    /// The rules of the jitter, the sorted draws and the base-as-multiplier.
+    fn validate_extras(&self) -> Result<(), ConfigError> {
+        let fixed = matches!(self.kind, BackoffKind::Exponential | BackoffKind::Constant);
+        if self.jitter != Jitter::None && !fixed {
+            return Err(ConfigError::new(
+                "jitter",
+                format!(
+                    "spreads a fixed wait: it needs backoff=exponential or constant, not {}",
+                    self.kind
+                ),
+            ));
+        }
+        if let Jitter::Mult { lo_milli, hi_milli } = self.jitter {
+            if lo_milli > hi_milli || hi_milli > MAX_JITTER_MILLI {
+                return Err(ConfigError::new(
+                    "jitter_lo",
+                    format!(
+                        "must be at most jitter_hi, and jitter_hi at most 10 (got [{}, {}])",
+                        crate::retry::text::milli_text(lo_milli),
+                        crate::retry::text::milli_text(hi_milli)
+                    ),
+                ));
+            }
+        }
+        if self.sorted && !self.kind.is_jittered() && self.jitter == Jitter::None {
+            return Err(ConfigError::new(
+                "sorted",
+                "sorts random waits: it needs a jittered backoff or a jitter",
+            ));
+        }
+        if self.sorted && self.sort_n > 100 {
+            return Err(ConfigError::new(
+                "sorted",
+                format!(
+                    "draws every wait up front: at most 100 retries (attempts <= 101), got {}",
+                    self.sort_n
+                ),
+            ));
+        }
+        if self.multiplier_from_base && (self.base.0 < 1000 || self.base.0 > 10_000_000) {
+            return Err(ConfigError::new(
+                "multiplier_from_base",
+                format!(
+                    "needs a base in [1ms, 10s] (the multiplier is its milliseconds), got {}",
+                    self.base
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// `min(cap, base * multiplier^(first_exp + retry))` for the `retry`-th retry (0-based).
     /// For decorrelated jitter this is the largest wait the retry could possibly draw.
     pub fn ceiling(&self, retry: u32) -> Micros {
@@ -255,12 +375,52 @@ impl BackoffConfig {
             BackoffKind::Constant => base.min(self.cap),
             BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
                 let k = u64::from(self.first_exp) + u64::from(retry);
-                scaled_ceiling(base, self.multiplier, k, self.cap)
+                scaled_ceiling(base, self.growth(), k, self.cap)
             }
             BackoffKind::Decorrelated => {
                 // Each draw is at most 3x the previous one, and the first "previous" is base.
                 scaled_ceiling(base, 3.0, u64::from(retry) + 1, self.cap)
             }
+            BackoffKind::DecorrelatedV2 => decorrelated_v2_ceiling(retry, base).min(self.cap),
+        }
+    }
+
+    /// The fixed wait of `exponential` or `constant` before the cap: `base * growth^k`
+    /// (saturating), or `base`.
+    fn uncapped(&self, base: Micros, retry: u32) -> Micros {
+        match self.kind {
+            BackoffKind::Constant => base,
+            _ => {
+                let k = u64::from(self.first_exp) + u64::from(retry);
+                scaled_ceiling(base, self.growth(), k, Micros(u64::MAX))
+            }
+        }
+    }
+
+    /// The range retry `retry` (0-based) draws its wait from, as the schedule shows it: its
+    /// lowest and highest possible wait, the floor included.
+    pub fn range(&self, retry: u32) -> (Micros, Micros) {
+        if self.first_wait_zero && retry == 0 {
+            return (self.floor, self.floor);
+        }
+        let c = self.ceiling(retry);
+        let (lo, hi) = match self.kind {
+            BackoffKind::None => (Micros::ZERO, Micros::ZERO),
+            BackoffKind::Full | BackoffKind::DecorrelatedV2 => (Micros::ZERO, c),
+            BackoffKind::Equal => (Micros(c.0 / 2), c),
+            BackoffKind::Decorrelated => (self.base.min(self.cap), c),
+            BackoffKind::Constant | BackoffKind::Exponential => self.jitter_range(self.base, retry),
+        };
+        (lo.max(self.floor), hi.max(self.floor))
+    }
+
+    /// The range of a fixed wait with its jitter, the cap applied before or after.
+    fn jitter_range(&self, base: Micros, retry: u32) -> (Micros, Micros) {
+        if self.jitter_after_cap {
+            self.jitter.range(self.ceiling_from(base, retry))
+        } else {
+            let (lo, hi) = self.jitter.range(self.uncapped(base, retry));
+            (lo.min(self.cap), hi.min(self.cap))
         }
     }
 }
@@ -334,6 +494,8 @@ impl Backoff {
         BackoffState {
             retry: 0,
             previous: self.cfg.base,
+            sort_seed: 0,
+            v2_prev: 0,
         }
     }
 
@@ -354,6 +516,42 @@ impl Backoff {
     /// Draws the next wait of the request whose state is `state`. `throttled` selects the
     /// throttling base when one is configured.
     pub fn next_draw(&self, state: &mut BackoffState, rng: &mut Rng, throttled: bool) -> Draw {
+        if self.cfg.sorted && state.retry < self.cfg.sort_n {
+            return self.sorted_draw(state, rng, throttled);
+        }
+        self.plain_draw(state, rng, throttled)
+    }
+
+    /// node-retry's way: the client's `sort_n` waits are drawn up front (from a generator of
+    /// their own, seeded by the request's first draw) and used smallest first.
+    fn sorted_draw(&self, state: &mut BackoffState, rng: &mut Rng, throttled: bool) -> Draw {
+        if state.retry == 0 {
+            state.sort_seed = rng.next_u64();
+        }
+        let mut up_front = Rng::from_seed(state.sort_seed);
+        let mut fresh = self.state();
+        let mut draws: Vec<Draw> = (0..self.cfg.sort_n)
+            .map(|_| self.plain_draw(&mut fresh, &mut up_front, throttled))
+            .collect();
+        draws.sort_by_key(|d| d.wait);
+        let low = draws.iter().map(|d| d.low).min().unwrap_or(Micros::ZERO);
+        let ceiling = draws
+            .iter()
+            .map(|d| d.ceiling)
+            .max()
+            .unwrap_or(Micros::ZERO);
+        let r = state.retry as usize;
+        state.retry = state.retry.saturating_add(1);
+        Draw {
+            k: r as u64,
+            low,
+            ceiling,
+            ..draws[r.min(draws.len() - 1)]
+        }
+    }
+
+    /// One wait drawn in the order of the retries.
+    fn plain_draw(&self, state: &mut BackoffState, rng: &mut Rng, throttled: bool) -> Draw {
         let cfg = &self.cfg;
         let base = match (throttled, cfg.throttle_base) {
             (true, Some(tb)) => tb,
@@ -361,8 +559,8 @@ impl Backoff {
         };
         let retry = state.retry;
         state.retry = state.retry.saturating_add(1);
-        if cfg.kind == BackoffKind::None {
-            // The common case of a retry storm: nothing to compute.
+        if cfg.kind == BackoffKind::None || (cfg.first_wait_zero && retry == 0) {
+            // The common case of a retry storm, and a first retry that goes at once.
             return Draw {
                 k: u64::from(retry),
                 base,
@@ -373,9 +571,13 @@ impl Backoff {
         }
         let (low, ceiling, wait) = match cfg.kind {
             BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
-            BackoffKind::Constant | BackoffKind::Exponential => {
+            BackoffKind::Constant | BackoffKind::Exponential if cfg.jitter == Jitter::None => {
                 let c = cfg.ceiling_from(base, retry);
                 (c, c, c)
+            }
+            BackoffKind::Constant | BackoffKind::Exponential => {
+                let (lo, hi) = cfg.jitter_range(base, retry);
+                (lo, hi, Micros(rng.uniform_inclusive(lo.0, hi.0)))
             }
             BackoffKind::Full => {
                 let c = cfg.ceiling_from(base, retry);
@@ -395,14 +597,22 @@ impl Backoff {
                 state.previous = w;
                 (base.min(cfg.cap), Micros(hi.min(cfg.cap.0)), w)
             }
+            BackoffKind::DecorrelatedV2 => {
+                let prev = f64::from_bits(state.v2_prev);
+                let (w, next) = decorrelated_v2(retry, rng.next_f64(), prev, base);
+                state.v2_prev = next.to_bits();
+                let c = cfg.ceiling_from(base, retry);
+                (Micros::ZERO, c, Micros(w.min(cfg.cap.0)))
+            }
         };
         let k = match cfg.kind {
             BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
                 u64::from(cfg.first_exp) + u64::from(retry)
             }
-            BackoffKind::None | BackoffKind::Constant | BackoffKind::Decorrelated => {
-                u64::from(retry)
-            }
+            BackoffKind::None
+            | BackoffKind::Constant
+            | BackoffKind::Decorrelated
+            | BackoffKind::DecorrelatedV2 => u64::from(retry),
         };
         Draw {
             k,
@@ -420,6 +630,8 @@ impl Backoff {
 pub struct BackoffState {
     retry: u32,       // retries drawn so far since the last reset
     previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
+    sort_seed: u64,   // sorted: the seed of the request's draws up front, from its first draw
+    v2_prev: u64,     // decorrelated-v2: the curve's previous value (f64 bits), from 0.0
 }
 
 impl BackoffState {

@@ -7,6 +7,7 @@ pub mod budget;
 pub mod classify;
 pub mod error;
 pub mod fnv;
+pub mod jitter;
 pub mod outcome;
 pub mod policy;
 pub mod rng;

@@ -76,6 +76,16 @@ pub enum RetryAfterMode {
     Aws2026,
     /// stripe-python: when `Retry-After <= 60 s`, `max(retry_after, backoff)`; otherwise the backoff.
     Stripe,
+    /// The server's value, at most `ra_cap` (urllib3: 6 h; httpx-retries: 120 s).
+    Cap,
+    /// The server's value, but no retry at all when it is over `ra_max` (openai-python: 120 s;
+    /// got: `maxRetryAfter`).
+    RefuseAbove,
+    /// The AWS SDKs' clamp: `max(t, min(retry_after, t + 5 s))`, `t` the backoff (the same rule
+    /// as `aws2026`, under the name the SDKs' own docs use).
+    Clamp,
+    /// The backoff; the header is not read (google-api-core, reqwest-retry, p-retry).
+    Ignore,
 }
 
 impl RetryAfterMode {
@@ -85,14 +95,36 @@ impl RetryAfterMode {
             RetryAfterMode::Server => "server",
             RetryAfterMode::Aws2026 => "aws2026",
             RetryAfterMode::Stripe => "stripe",
+            RetryAfterMode::Cap => "cap",
+            RetryAfterMode::RefuseAbove => "refuse_above",
+            RetryAfterMode::Clamp => "clamp",
+            RetryAfterMode::Ignore => "ignore",
         }
     }
 
-    /// The wait given the server's value and the computed backoff.
+    /// The wait given the server's value and the computed backoff, with `limit` the mode's
+    /// own limit (`ra_cap` for `cap`, `ra_max` for `refuse_above`); `None` when the client
+    /// refuses to retry at all.
+    pub fn resolve_with(self, server: Micros, backoff: Micros, limit: Micros) -> Option<Micros> {
+        match self {
+            RetryAfterMode::Cap => Some(server.min(limit)),
+            RetryAfterMode::RefuseAbove if server > limit => None,
+            RetryAfterMode::RefuseAbove => Some(server),
+            RetryAfterMode::Ignore => Some(backoff),
+            RetryAfterMode::Server
+            | RetryAfterMode::Aws2026
+            | RetryAfterMode::Clamp
+            | RetryAfterMode::Stripe => Some(self.resolve(server, backoff)),
+        }
+    }
+
+    /// The wait given the server's value and the computed backoff (`cap` and `refuse_above`
+    /// read as `server` here: [`RetryAfterMode::resolve_with`] applies their limits).
     pub fn resolve(self, server: Micros, backoff: Micros) -> Micros {
         match self {
-            RetryAfterMode::Server => server,
-            RetryAfterMode::Aws2026 => {
+            RetryAfterMode::Server | RetryAfterMode::Cap | RetryAfterMode::RefuseAbove => server,
+            RetryAfterMode::Ignore => backoff,
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp => {
                 backoff.max(server.min(backoff.saturating_add(Micros::from_secs(5))))
             }
             RetryAfterMode::Stripe => {
@@ -198,6 +230,10 @@ pub struct RetryPolicy {
     pub operation: Operation,
     /// How Retry-After becomes the wait.
     pub retry_after_mode: RetryAfterMode,
+    /// With `ra_mode=cap`: the longest Retry-After honoured.
+    pub ra_cap: Micros,
+    /// With `ra_mode=refuse_above`: a longer Retry-After stops the request.
+    pub ra_max: Micros,
 }
 
 impl Default for RetryPolicy {
@@ -217,6 +253,8 @@ impl Default for RetryPolicy {
                 key: false,
             },
             retry_after_mode: RetryAfterMode::Server,
+            ra_cap: Micros::from_secs(6 * 3600),
+            ra_max: Micros::from_secs(120),
         }
     }
 }
@@ -292,11 +330,15 @@ impl RetryPolicy {
                 ));
             }
         }
-        let backoff = self.backoff.validate()?;
-        Ok(ValidPolicy {
-            policy: *self,
-            backoff,
-        })
+        let mut policy = *self;
+        // Sorted draws are drawn for every retry the attempts allow.
+        policy.backoff.sort_n = if policy.backoff.sorted {
+            policy.max_attempts.saturating_sub(1)
+        } else {
+            0
+        };
+        let backoff = policy.backoff.validate()?;
+        Ok(ValidPolicy { policy, backoff })
     }
 }
 
@@ -601,10 +643,23 @@ impl RequestRetry {
         let (wait, source) = match (forced_wait, classification.server_wait) {
             (Some(w), _) => (w, WaitSource::Forced),
             (None, Some(sw)) if classification.pushback => (sw, WaitSource::Pushback),
-            (None, Some(sw)) => (
-                p.retry_after_mode.resolve(sw, draw.wait),
-                WaitSource::RetryAfter,
-            ),
+            (None, Some(_)) if p.retry_after_mode == RetryAfterMode::Ignore => {
+                (draw.wait, WaitSource::Backoff)
+            }
+            (None, Some(sw)) => {
+                let limit = match p.retry_after_mode {
+                    RetryAfterMode::Cap => p.ra_cap,
+                    _ => p.ra_max,
+                };
+                match p.retry_after_mode.resolve_with(sw, draw.wait, limit) {
+                    Some(w) => (w, WaitSource::RetryAfter),
+                    None => {
+                        // The client gives up on a Retry-After over its limit (openai, got).
+                        self.done = Some(stop(&mut out, StopReason::NotRetryable));
+                        return out;
+                    }
+                }
+            }
             (None, None) => (draw.wait, WaitSource::Backoff),
         };
         out.wait = Some(wait);

@@ -118,10 +118,36 @@ impl Params {
             kind,
             BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal
         );
+        let fixed = matches!(kind, BackoffKind::Exponential | BackoffKind::Constant);
+        let jitter = self.jitter_keys.jitter();
+        if let Some(rule) = self.retry_after_needs(name) {
+            return Some(rule);
+        }
         match name {
-            "multiplier" | "first_exp" if !grows => Some(
+            "multiplier" | "first_exp" | "multiplier_from_base" if !grows => Some(
                 "has no effect with this backoff: it shapes backoff=exponential, full and equal",
             ),
+            "multiplier" if pol.backoff.multiplier_from_base => {
+                Some("has no effect with multiplier_from_base=true: the base sets the growth")
+            }
+            "jitter" if !fixed => Some(
+                "has no effect with this backoff: it spreads the fixed wait of backoff=exponential and constant",
+            ),
+            "jitter_lo" | "jitter_hi" if !matches!(jitter, crate::Jitter::Mult { .. }) => {
+                Some("has no effect unless jitter=mult")
+            }
+            "jitter_add" if !matches!(jitter, crate::Jitter::Add(_)) => {
+                Some("has no effect unless jitter=add")
+            }
+            "jitter_after_cap" if jitter == crate::Jitter::None => {
+                Some("has no effect unless jitter=mult or add")
+            }
+            "sorted" if !kind.is_jittered() && jitter == crate::Jitter::None => Some(
+                "has no effect unless the waits are random (a jittered backoff, or jitter=mult or add)",
+            ),
+            "first_wait" if kind == BackoffKind::None => {
+                Some("has no effect with backoff=none (every wait is 0, or the floor)")
+            }
             "base" | "cap" | "throttle_base" if kind == BackoffKind::None => {
                 Some("has no effect with backoff=none (every wait is 0, or the floor)")
             }
@@ -140,6 +166,19 @@ impl Params {
 }
 
 impl Params {
+    /// `ra_cap` and `ra_max` act only with their Retry-After rule.
+    fn retry_after_needs(&self, name: &str) -> Option<&'static str> {
+        use crate::retry::policy::RetryAfterMode;
+        let mode = self.policy.retry_after_mode;
+        match name {
+            "ra_cap" if mode != RetryAfterMode::Cap => Some("has no effect unless ra_mode=cap"),
+            "ra_max" if mode != RetryAfterMode::RefuseAbove => {
+                Some("has no effect unless ra_mode=refuse_above")
+            }
+            _ => None,
+        }
+    }
+
     /// The server keys that act only with some servers (`capacity` with `server=tick`,
     /// `workers` with `server=queue`...): the rule `name` breaks in this link, if it does.
     fn server_needs(&self, name: &str) -> Option<&'static str> {

@@ -395,6 +395,25 @@ pub const BACKOFF_KINDS: &[(&str, &str)] = &[
     ("full", "full jitter"),
     ("equal", "equal jitter"),
     ("decorrelated", "decorrelated jitter"),
+    ("decorrelated-v2", "decorrelated V2 (Polly)"),
+];
+
+/// The jitters on a fixed wait, as the link names them.
+pub const JITTERS: &[(&str, &str)] = &[
+    ("none", "none"),
+    ("mult", "multiply: d x U(lo, hi)"),
+    ("add", "add: d + U(0, add)"),
+];
+
+/// The Retry-After rules, as the link names them.
+pub const RA_MODES: &[(&str, &str)] = &[
+    ("server", "server's value"),
+    ("aws2026", "AWS 2026"),
+    ("stripe", "Stripe"),
+    ("cap", "capped at ra_cap"),
+    ("refuse_above", "no retry above ra_max"),
+    ("clamp", "AWS clamp"),
+    ("ignore", "ignored"),
 ];
 
 /// The budgets, as the link names them.
@@ -488,6 +507,29 @@ pub static TABLE: &[Key] = &[
         Control::Number, "First exponent", Group::Policy),
     key!("floor", "0ms", dur(ZERO, DAY), "duration", BACKOFF,
         "no computed wait is shorter (Stripe: 500 ms; at most cap)"),
+    key!("jitter", "none", Domain::Choice(JITTERS), "", BACKOFF,
+        "a spread on the fixed wait `d` of backoff=exponential or constant: `mult` draws from `[d x jitter_lo, d x jitter_hi]`, `add` from `[d, d + jitter_add]`",
+        Control::Select, "Jitter on the wait", Group::Policy),
+    key!("jitter_lo", "0.8", dec(1000, 0, 10_000), "", BACKOFF,
+        "with `jitter=mult`: the low factor (openai: 0.75; at most jitter_hi)",
+        Control::Number, "Jitter low factor", Group::Policy),
+    key!("jitter_hi", "1.2", dec(1000, 0, 10_000), "", BACKOFF,
+        "with `jitter=mult`: the high factor (gRPC since 2024: 1.2; backon: 2; at most 10)",
+        Control::Number, "Jitter high factor", Group::Policy),
+    key!("jitter_add", "100ms", dur(ZERO, DAY), "duration", BACKOFF,
+        "with `jitter=add`: the most added (got: 100 ms; stamina: 1 s)",
+        Control::Millis, "Jitter added, at most (ms)", Group::Policy),
+    key!("jitter_after_cap", "false", Domain::Flag, "", BACKOFF,
+        "jitter the capped wait, so a wait may exceed the cap (backon, gRPC); otherwise the cap bounds the jittered wait (stamina, urllib3)",
+        Control::Check, "jitter after the cap", Group::Policy),
+    key!("first_wait", "backoff", Domain::Choice(&[("backoff", "the backoff's"), ("0", "none: retry at once")]), "", BACKOFF,
+        "`0`: the first retry goes at once and later retries keep their exponents (urllib3, azure-core: 0, 2 x base, 4 x base)",
+        Control::Select, "First retry's wait", Group::Policy),
+    key!("sorted", "false", Domain::Flag, "", BACKOFF,
+        "draw a client's waits up front and use them smallest first (node-retry, async-retry; at most 100 retries)",
+        Control::Check, "sorted draws", Group::Policy),
+    key!("multiplier_from_base", "false", Domain::Flag, "", BACKOFF,
+        "the multiplier is the base in milliseconds, as tokio-retry's `from_millis(10)` gives 10, 100, 1000 ms (base in [1ms, 10s])"),
     key!("throttle_base", "none", dur_or_none(ZERO, DAY), "duration", REQUEST,
         "base used after a 429 (AWS 2026: 1 s; at most cap); no simulated server answers 429"),
     key!("classify", "table", Domain::Choice(&[("table", "the lab's table"), ("aws", "AWS SDKs"), ("grpc", "gRPC"), ("stripe", "Stripe")]), "", POLICY,
@@ -506,8 +548,12 @@ pub static TABLE: &[Key] = &[
         Control::Text, "Forced waits (- draws)", Group::Request),
     key!("retry_after", "none", dur_or_none(ZERO, DAY), "duration", REQUEST.or(STORM),
         "a Retry-After for every \"wait\" failure without its own (the storms' 503s too)"),
-    key!("ra_mode", "server", Domain::Choice(&[("server", "server's value"), ("aws2026", "AWS 2026"), ("stripe", "Stripe")]), "", REQUEST.or(STORM),
+    key!("ra_mode", "server", Domain::Choice(RA_MODES), "", REQUEST.or(STORM),
         "how Retry-After becomes the wait (below)"),
+    key!("ra_cap", "21600s", dur(ZERO, DAY), "duration", REQUEST.or(STORM),
+        "with `ra_mode=cap`: the longest Retry-After honoured (urllib3: 6 h; httpx-retries: 120 s)"),
+    key!("ra_max", "120s", dur(ZERO, DAY), "duration", REQUEST.or(STORM),
+        "with `ra_mode=refuse_above`: a longer Retry-After ends the request unretried (openai: 120 s)"),
     key!("budget", "none", Domain::Choice(BUDGETS), "", BUDGET,
         "the retry budget (below)",
         Control::Select, "Retry budget", Group::Policy),

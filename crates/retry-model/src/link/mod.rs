@@ -80,6 +80,47 @@ pub struct Params {
     pub lesson: Option<lesson::Lesson>,
     /// The reader's answer to the lesson's question, once given.
     pub guess: Option<String>,
+    /// The jitter keys as written; the policy's jitter is made from them.
+    pub jitter_keys: JitterKeys,
+}
+
+/// The jitter keys as written (`jitter`, `jitter_lo`, `jitter_hi`, `jitter_add`): each keeps its
+/// value whichever jitter is chosen, and the policy's [`crate::Jitter`] is made from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JitterKeys {
+    /// The position of `jitter`'s value in `keys::JITTERS`.
+    pub kind: usize,
+    /// `jitter_lo` in thousandths.
+    pub lo_milli: u64,
+    /// `jitter_hi` in thousandths.
+    pub hi_milli: u64,
+    /// `jitter_add`.
+    pub add: Micros,
+}
+
+impl Default for JitterKeys {
+    fn default() -> Self {
+        JitterKeys {
+            kind: 0,
+            lo_milli: 800,
+            hi_milli: 1200,
+            add: Micros::from_millis(100),
+        }
+    }
+}
+
+impl JitterKeys {
+    /// The jitter these keys describe.
+    pub fn jitter(self) -> crate::Jitter {
+        match self.kind {
+            1 => crate::Jitter::Mult {
+                lo_milli: self.lo_milli,
+                hi_milli: self.hi_milli,
+            },
+            2 => crate::Jitter::Add(self.add),
+            _ => crate::Jitter::None,
+        }
+    }
 }
 
 impl Default for Params {
@@ -104,6 +145,7 @@ impl Default for Params {
             sweep: None,
             lesson: None,
             guess: None,
+            jitter_keys: JitterKeys::default(),
         }
     }
 }
@@ -289,6 +331,20 @@ impl Params {
             "multiplier" => pol.backoff.multiplier = k.dec(v)? as f64 / 1_000_000.0,
             "first_exp" => pol.backoff.first_exp = k.int32(v)?,
             "floor" => pol.backoff.floor = k.dur(v)?,
+            "jitter" | "jitter_lo" | "jitter_hi" | "jitter_add" => {
+                let j = &mut self.jitter_keys;
+                match k.name {
+                    "jitter" => j.kind = k.choice(v)?,
+                    "jitter_lo" => j.lo_milli = k.dec(v)?,
+                    "jitter_hi" => j.hi_milli = k.dec(v)?,
+                    _ => j.add = k.dur(v)?,
+                }
+                pol.backoff.jitter = j.jitter();
+            }
+            "jitter_after_cap" => pol.backoff.jitter_after_cap = k.flag(v)?,
+            "first_wait" => pol.backoff.first_wait_zero = k.choice(v)? == 1,
+            "sorted" => pol.backoff.sorted = k.flag(v)?,
+            "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
             "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
             "idempotent" => pol.operation.idempotent = k.flag(v)?,
@@ -301,8 +357,14 @@ impl Params {
                     RetryAfterMode::Server,
                     RetryAfterMode::Aws2026,
                     RetryAfterMode::Stripe,
+                    RetryAfterMode::Cap,
+                    RetryAfterMode::RefuseAbove,
+                    RetryAfterMode::Clamp,
+                    RetryAfterMode::Ignore,
                 ][k.choice(v)?]
             }
+            "ra_cap" => pol.ra_cap = k.dur(v)?,
+            "ra_max" => pol.ra_max = k.dur(v)?,
             "budget" => pol.budget = budget_of(k.choice(v)?),
             "budget_start" => self.budget_start = Some(k.dec(v)?),
             "budget_scope" => {
@@ -359,6 +421,19 @@ impl Params {
             "multiplier" => format!("{}", pol.backoff.multiplier),
             "first_exp" => pol.backoff.first_exp.to_string(),
             "floor" => return d(pol.backoff.floor),
+            "jitter" => keys::JITTERS[self.jitter_keys.kind].0.to_string(),
+            "jitter_lo" => milli_text(self.jitter_keys.lo_milli),
+            "jitter_hi" => milli_text(self.jitter_keys.hi_milli),
+            "jitter_add" => return d(self.jitter_keys.add),
+            "jitter_after_cap" => pol.backoff.jitter_after_cap.to_string(),
+            "first_wait" => if pol.backoff.first_wait_zero {
+                "0"
+            } else {
+                "backoff"
+            }
+            .to_string(),
+            "sorted" => pol.backoff.sorted.to_string(),
+            "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
             "throttle_base" => return od(pol.backoff.throttle_base),
             "classify" => pol.classifier.name().to_string(),
             "idempotent" => pol.operation.idempotent.to_string(),
@@ -377,6 +452,8 @@ impl Params {
                 .join(","),
             "retry_after" => return od(self.retry_after),
             "ra_mode" => pol.retry_after_mode.name().to_string(),
+            "ra_cap" => return d(pol.ra_cap),
+            "ra_max" => return d(pol.ra_max),
             "budget" => {
                 if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
                     "chapter".to_string()

@@ -246,6 +246,61 @@ fn budget_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
 /// The backoff's ceiling or range and, for the jittered kinds, the draw.
 fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
     let b = &pol.backoff;
+    if b.kind != BackoffKind::None && b.first_wait_zero && d.ceiling == Micros::ZERO {
+        return format!(
+            "backoff {}: the first retry goes at once (first_wait=0): wait {}",
+            b.kind,
+            h(d.wait)
+        );
+    }
+    let fixed = matches!(b.kind, BackoffKind::Constant | BackoffKind::Exponential);
+    let mut line = if fixed && b.jitter != crate::Jitter::None {
+        jitter_line(b, d)
+    } else {
+        plain_backoff_line(b, d)
+    };
+    if b.sorted && b.sort_n > 0 {
+        line.push_str(&format!(
+            "; the client draws its {} waits up front and uses them smallest first: this is number {}",
+            b.sort_n,
+            d.k + 1
+        ));
+    }
+    line
+}
+
+/// A fixed wait with a multiplicative or additive jitter, the cap before or after it.
+fn jitter_line(b: &crate::BackoffConfig, d: &Draw) -> String {
+    let fixed = match b.kind {
+        BackoffKind::Constant => h(d.base),
+        _ => format!("{} x {}^{}", h(d.base), b.growth(), d.k),
+    };
+    let spread = match b.jitter {
+        crate::Jitter::Mult { lo_milli, hi_milli } => format!(
+            " x U({}, {})",
+            crate::retry::text::milli_text(lo_milli),
+            crate::retry::text::milli_text(hi_milli)
+        ),
+        crate::Jitter::Add(a) => format!(" + U(0, {})", h(a)),
+        crate::Jitter::None => String::new(),
+    };
+    let formula = if b.jitter_after_cap {
+        format!("min({}, {fixed}){spread}", h(b.cap))
+    } else {
+        format!("min({}, {fixed}{spread})", h(b.cap))
+    };
+    format!(
+        "backoff {} with jitter={}: wait = {formula}, drawn uniformly in [{}, {}]: {}",
+        b.kind,
+        b.jitter.name(),
+        h(d.low),
+        h(d.ceiling),
+        h(d.wait)
+    )
+}
+
+/// The kinds' own formulas (no jitter on top).
+fn plain_backoff_line(b: &crate::BackoffConfig, d: &Draw) -> String {
     let ceiling = match b.kind {
         BackoffKind::None => "no backoff: wait 0".to_string(),
         BackoffKind::Constant => format!("constant wait {}", h(d.ceiling)),
@@ -253,7 +308,7 @@ fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
             "ceiling = min({}, {} x {}^{}) = {}",
             h(b.cap),
             h(d.base),
-            b.multiplier,
+            b.growth(),
             d.k,
             h(d.ceiling)
         ),
@@ -274,6 +329,13 @@ fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
             h(d.low),
             h(d.ceiling)
         ),
+        BackoffKind::DecorrelatedV2 => format!(
+            "t = {} + U(0, 1), f(t) = 2^t x tanh(sqrt(4t)); wait = min({}, (f(t) - previous f) / 1.4 x {}), at most {}",
+            d.k,
+            h(b.cap),
+            h(d.base),
+            h(d.ceiling)
+        ),
     };
     let drawn = match b.kind {
         BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => format!(
@@ -282,6 +344,7 @@ fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
             h(d.ceiling),
             h(d.wait)
         ),
+        BackoffKind::DecorrelatedV2 => format!(": {}", h(d.wait)),
         BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => String::new(),
     };
     format!("backoff {}: {ceiling}{drawn}", b.kind)

@@ -91,11 +91,14 @@ pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
         ));
     }
     let mut columns: Vec<RetryColumn> = (0..retries)
-        .map(|r| RetryColumn {
-            retry: r + 1,
-            ceiling: backoff.config().ceiling(r).max(backoff.config().floor),
-            low: Micros::ZERO,
-            waits: Vec::with_capacity(clients as usize),
+        .map(|r| {
+            let (low, ceiling) = backoff.config().range(r);
+            RetryColumn {
+                retry: r + 1,
+                ceiling,
+                low,
+                waits: Vec::with_capacity(clients as usize),
+            }
         })
         .collect();
     for c in 0..clients {
@@ -104,18 +107,6 @@ pub fn schedule(p: &Params) -> Result<Schedule, ConfigError> {
         for col in columns.iter_mut() {
             let d = backoff.next_draw(&mut state, &mut rng, false);
             col.waits.push(d.wait);
-            if c == 0 {
-                col.low = match backoff.config().kind {
-                    crate::BackoffKind::Decorrelated => {
-                        backoff.config().base.max(backoff.config().floor)
-                    }
-                    crate::BackoffKind::None
-                    | crate::BackoffKind::Constant
-                    | crate::BackoffKind::Exponential
-                    | crate::BackoffKind::Full
-                    | crate::BackoffKind::Equal => d.low.max(backoff.config().floor),
-                };
-            }
         }
     }
     Ok(Schedule {
