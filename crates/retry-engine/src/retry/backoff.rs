@@ -388,13 +388,11 @@ impl BackoffConfig {
     /// The fixed wait of `exponential` or `constant` before the cap: `base * growth^k`
     /// (saturating), or `base`.
     fn uncapped(&self, base: Micros, retry: u32) -> Micros {
-        match self.kind {
-            BackoffKind::Constant => base,
-            _ => {
-                let k = u64::from(self.first_exp) + u64::from(retry);
-                scaled_ceiling(base, self.growth(), k, Micros(u64::MAX))
-            }
+        if self.kind == BackoffKind::Constant {
+            return base;
         }
+        let k = u64::from(self.first_exp) + u64::from(retry);
+        scaled_ceiling(base, self.growth(), k, Micros(u64::MAX))
     }
 
     /// The range retry `retry` (0-based) draws its wait from, as the schedule shows it: its

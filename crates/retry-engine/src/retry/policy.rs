@@ -647,9 +647,10 @@ impl RequestRetry {
                 (draw.wait, WaitSource::Backoff)
             }
             (None, Some(sw)) => {
-                let limit = match p.retry_after_mode {
-                    RetryAfterMode::Cap => p.ra_cap,
-                    _ => p.ra_max,
+                let limit = if p.retry_after_mode == RetryAfterMode::Cap {
+                    p.ra_cap
+                } else {
+                    p.ra_max
                 };
                 match p.retry_after_mode.resolve_with(sw, draw.wait, limit) {
                     Some(w) => (w, WaitSource::RetryAfter),

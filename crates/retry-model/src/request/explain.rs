@@ -271,9 +271,10 @@ fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
 
 /// A fixed wait with a multiplicative or additive jitter, the cap before or after it.
 fn jitter_line(b: &crate::BackoffConfig, d: &Draw) -> String {
-    let fixed = match b.kind {
-        BackoffKind::Constant => h(d.base),
-        _ => format!("{} x {}^{}", h(d.base), b.growth(), d.k),
+    let fixed = if b.kind == BackoffKind::Constant {
+        h(d.base)
+    } else {
+        format!("{} x {}^{}", h(d.base), b.growth(), d.k)
     };
     let spread = match b.jitter {
         crate::Jitter::Mult { lo_milli, hi_milli } => format!(
