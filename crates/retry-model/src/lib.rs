@@ -53,7 +53,8 @@ pub use retry::backoff::{
     Backoff, BackoffConfig, BackoffKind, BackoffState, Delays, Draw, MAX_MULTIPLIER,
 };
 pub use retry::classify::{
-    classify, classify_with, Classification, Classifier, Operation, Reason, Verdict,
+    classify, classify_listed, classify_with, Classification, Classifier, Operation, Reason,
+    Verdict,
 };
 pub use retry::error::ConfigError;
 pub use retry::jitter::Jitter;
@@ -63,5 +64,6 @@ pub use retry::policy::{
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
 pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
+pub use retry::statuses::StatusSet;
 pub use retry::text::decimal_f64;
 pub use retry::time::{Micros, ParseDurationError};

@@ -222,6 +222,45 @@ pub fn classify_with(classifier: Classifier, o: &ScriptedOutcome, op: Operation)
     }
 }
 
+/// [`classify_with`], with a client's own list of retryable statuses deciding every status
+/// when the list is not empty (timeouts and refused connections follow the classifier).
+pub fn classify_listed(
+    classifier: Classifier,
+    statuses: &crate::retry::statuses::StatusSet,
+    o: &ScriptedOutcome,
+    op: Operation,
+) -> Classification {
+    let Outcome::Status(code) = o.outcome else {
+        return classify_with(classifier, o, op);
+    };
+    if statuses.is_empty() {
+        return classify_with(classifier, o, op);
+    }
+    let listed = statuses.contains(code);
+    let mut c = Classification {
+        verdict: if listed {
+            Verdict::Retry
+        } else {
+            Verdict::Never
+        },
+        reason: if listed {
+            Reason::ClientListsRetryable
+        } else {
+            Reason::ClientListsFatal
+        },
+        retryable: listed,
+        server_wait: if listed { o.retry_after } else { None },
+        pushback: false,
+    };
+    if classifier == Classifier::Stripe {
+        apply_should_retry(&mut c, o);
+    }
+    if classifier == Classifier::Grpc {
+        apply_pushback(&mut c, o);
+    }
+    c
+}
+
 /// A client library's list: retryable or not, regardless of the operation.
 fn classify_client(classifier: Classifier, o: &ScriptedOutcome) -> Classification {
     let listed = match (classifier, o.outcome) {

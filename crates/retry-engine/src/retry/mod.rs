@@ -11,5 +11,6 @@ pub mod jitter;
 pub mod outcome;
 pub mod policy;
 pub mod rng;
+pub mod statuses;
 pub mod text;
 pub mod time;

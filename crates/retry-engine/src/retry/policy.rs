@@ -31,7 +31,7 @@
 
 use crate::retry::backoff::{Backoff, BackoffConfig, BackoffState, Draw};
 use crate::retry::budget::{Budget, BudgetCheck, BudgetConfig, RetryCost, Scope};
-use crate::retry::classify::{classify_with, Classification, Classifier, Operation};
+use crate::retry::classify::{classify_listed, Classification, Classifier, Operation};
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::ScriptedOutcome;
 use crate::retry::rng::Rng;
@@ -232,6 +232,8 @@ pub struct RetryPolicy {
     pub retry_after_mode: RetryAfterMode,
     /// With `ra_mode=cap`: the longest Retry-After honoured.
     pub ra_cap: Micros,
+    /// The client's own retryable statuses; empty: the classifier's rules.
+    pub statuses: crate::retry::statuses::StatusSet,
     /// With `ra_mode=refuse_above`: a longer Retry-After stops the request.
     pub ra_max: Micros,
 }
@@ -254,6 +256,7 @@ impl Default for RetryPolicy {
             },
             retry_after_mode: RetryAfterMode::Server,
             ra_cap: Micros::from_secs(6 * 3600),
+            statuses: crate::retry::statuses::StatusSet::EMPTY,
             ra_max: Micros::from_secs(120),
         }
     }
@@ -581,7 +584,7 @@ impl RequestRetry {
     ) -> AfterAttempt {
         let p = &policy.policy;
         self.now = end;
-        let classification = classify_with(p.classifier, outcome, p.operation);
+        let classification = classify_listed(p.classifier, &p.statuses, outcome, p.operation);
         let attempts_left = p.max_attempts.saturating_sub(self.attempt);
         let remaining = self.remaining_at(p, end);
         let mut out = AfterAttempt {

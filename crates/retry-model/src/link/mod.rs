@@ -347,6 +347,7 @@ impl Params {
             "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
             "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
+            "retry_on" => pol.statuses = v.parse()?,
             "idempotent" => pol.operation.idempotent = k.flag(v)?,
             "key" => pol.operation.key = k.flag(v)?,
             "outcomes" => self.outcomes = parse_outcomes(k, v)?,
@@ -436,6 +437,7 @@ impl Params {
             "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
             "throttle_base" => return od(pol.backoff.throttle_base),
             "classify" => pol.classifier.name().to_string(),
+            "retry_on" => pol.statuses.to_string(),
             "idempotent" => pol.operation.idempotent.to_string(),
             "key" => pol.operation.key.to_string(),
             "outcomes" => self

@@ -1,0 +1,134 @@
+//! A client's own list of retryable HTTP statuses (`retry_on=408,429,500-504`).
+//!
+//! Why a list and not a rule? The clients disagree: azure-core retries every status from 506 to
+//! 998, google-api-core leaves out 502 and 504, got retries Cloudflare's 521, 522 and 524, and
+//! most Python clients retry no status at all unless told. A preset states its client's list;
+//! the list then decides every status, whatever the operation (timeouts and refused
+//! connections still follow the classifier).
+//!
+//! ```
+//! use retry_model::StatusSet;
+//! let s: StatusSet = "408,429,500-504".parse().unwrap();
+//! assert!(s.contains(501) && !s.contains(505) && !s.contains(430));
+//! assert_eq!(s.to_string(), "408,429,500-504");
+//! ```
+
+use crate::retry::error::ConfigError;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::str::FromStr;
+
+/// The lowest status a set holds.
+pub const STATUS_LO: u16 = 100;
+/// The highest status a set holds.
+pub const STATUS_HI: u16 = 999;
+
+/// A set of HTTP statuses in `[100, 999]`, as bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct StatusSet([u64; 15]);
+
+impl StatusSet {
+    /// The empty set: the classifier's own rules decide.
+    pub const EMPTY: StatusSet = StatusSet([0; 15]);
+
+    /// Whether `code` is in the set.
+    pub const fn contains(&self, code: u16) -> bool {
+        if code < STATUS_LO || code > STATUS_HI {
+            return false;
+        }
+        let i = (code - STATUS_LO) as usize;
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// Adds `code` (in `[100, 999]`).
+    pub fn insert(&mut self, code: u16) {
+        if (STATUS_LO..=STATUS_HI).contains(&code) {
+            let i = (code - STATUS_LO) as usize;
+            self.0[i / 64] |= 1 << (i % 64);
+        }
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    /// The statuses in ascending order.
+    pub fn codes(&self) -> impl Iterator<Item = u16> + '_ {
+        (STATUS_LO..=STATUS_HI).filter(|c| self.contains(*c))
+    }
+}
+
+impl fmt::Display for StatusSet {
+    /// Ascending, runs of three or more written as ranges (`408,429,500-504`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let codes: Vec<u16> = self.codes().collect();
+        let mut parts: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < codes.len() {
+            let mut j = i;
+            while j + 1 < codes.len() && codes[j + 1] == codes[j] + 1 {
+                j += 1;
+            }
+            if j >= i + 2 {
+                parts.push(format!("{}-{}", codes[i], codes[j]));
+            } else {
+                parts.extend(codes[i..=j].iter().map(|c| format!("{c}")));
+            }
+            i = j + 1;
+        }
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl FromStr for StatusSet {
+    type Err = ConfigError;
+    /// A comma list of statuses or ranges `a-b`, each in `[100, 999]`; empty for none.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut set = StatusSet::EMPTY;
+        let bad = |part: &str| {
+            ConfigError::new(
+                "retry_on",
+                format!("'{part}' is not a status or a range a-b of statuses in [100, 999]"),
+            )
+        };
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b) = match (a.trim().parse::<u16>(), b.trim().parse::<u16>()) {
+                (Ok(a), Ok(b)) if a <= b && a >= STATUS_LO && b <= STATUS_HI => (a, b),
+                _ => return Err(bad(part)),
+            };
+            for c in a..=b {
+                set.insert(c);
+            }
+        }
+        Ok(set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_refuses_by_name() {
+        for text in ["", "503", "408,429,500-504", "408,429,500,502-504,506-998"] {
+            let s: StatusSet = text.parse().unwrap();
+            assert_eq!(s.to_string(), text);
+        }
+        assert_eq!(
+            "500,501".parse::<StatusSet>().unwrap().to_string(),
+            "500,501"
+        );
+        for bad in ["99", "1000", "504-500", "abc", "5x0"] {
+            let e = bad.parse::<StatusSet>().unwrap_err();
+            assert_eq!(e.field, "retry_on", "{bad}");
+        }
+        let s: StatusSet = "506-998".parse().unwrap();
+        assert_eq!(s.codes().count(), 493);
+        assert!(s.contains(998) && !s.contains(999) && !s.contains(505));
+    }
+}
