@@ -37,6 +37,8 @@ pub use retry_engine::sim;
 
 pub use retry::budget;
 
+pub use link::client_table::client_table_markdown;
+pub use link::clients::{client, Client, Ecosystem, CLIENTS};
 pub use link::keys as link_keys;
 pub use link::lesson::{Answer, Lesson, LESSONS};
 pub use link::preset::Preset;

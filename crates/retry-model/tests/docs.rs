@@ -33,6 +33,42 @@ fn link_md_holds_the_key_table() {
     );
 }
 
+const CLIENTS_BEGIN: &str =
+    "<!-- clients: generated from crates/retry-model/src/link/clients.rs -->\n";
+const CLIENTS_END: &str = "<!-- end of clients -->\n";
+
+/// docs/presets.md holds the client table `retrylab presets --format markdown` prints.
+#[test]
+fn presets_md_holds_the_client_table() {
+    let path = format!("{}/../../docs/presets.md", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (head, rest) = doc
+        .split_once(CLIENTS_BEGIN)
+        .expect("docs/presets.md lacks the clients marker");
+    let (table, tail) = rest
+        .split_once(CLIENTS_END)
+        .expect("docs/presets.md lacks the clients end marker");
+    let want = retry_model::client_table_markdown();
+    if std::env::var_os("RETRYLAB_BLESS").is_some() {
+        std::fs::write(
+            &path,
+            format!("{head}{CLIENTS_BEGIN}{want}{CLIENTS_END}{tail}"),
+        )
+        .unwrap();
+        return;
+    }
+    for (i, (got, want)) in table.lines().zip(want.lines()).enumerate() {
+        assert_eq!(
+            got, want,
+            "docs/presets.md client table, line {i}: re-bless with RETRYLAB_BLESS=1"
+        );
+    }
+    assert_eq!(
+        table, want,
+        "docs/presets.md client table has a different number of lines"
+    );
+}
+
 /// ARCHITECTURE.md stays true: every source file of the three crates is named in it (as
 /// `name`, `name/` or `name.rs`).
 #[test]

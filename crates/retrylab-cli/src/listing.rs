@@ -23,6 +23,8 @@ pub fn presets(fmt: &str) -> Result<String, String> {
                 settings(p)
             );
         }
+        out.push_str("\n## Retry client libraries\n");
+        out.push_str(&retry_model::client_table_markdown());
         return Ok(out);
     }
     let width = Preset::ALL

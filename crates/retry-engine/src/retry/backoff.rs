@@ -161,6 +161,9 @@ pub struct BackoffConfig {
     pub sort_n: u32,
     /// Whether the multiplier is the base's length in milliseconds (tokio-retry).
     pub multiplier_from_base: bool,
+    /// Whether the ceiling is the sum of the steps so far, `base * (1 + m + ... + m^k)`
+    /// (Envoy's documented `(2^N - 1) * base`).
+    pub ceiling_sum: bool,
 }
 
 impl Default for BackoffConfig {
@@ -186,6 +189,7 @@ impl BackoffConfig {
             sorted: false,
             sort_n: 0,
             multiplier_from_base: false,
+            ceiling_sum: false,
         }
     }
     /// Sets the jitter on a fixed wait, and whether it applies after the cap.
@@ -375,6 +379,9 @@ impl BackoffConfig {
             BackoffKind::Constant => base.min(self.cap),
             BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => {
                 let k = u64::from(self.first_exp) + u64::from(retry);
+                if self.ceiling_sum {
+                    return summed_ceiling(base, self.growth(), k, self.cap);
+                }
                 scaled_ceiling(base, self.growth(), k, self.cap)
             }
             BackoffKind::Decorrelated => {
@@ -457,6 +464,18 @@ fn scaled_ceiling(base: Micros, m: f64, k: u64, cap: Micros) -> Micros {
     } else {
         Micros(v as u64)
     }
+}
+
+/// `min(cap, base * (1 + m + ... + m^k))`, step by step, stopping once past the cap.
+fn summed_ceiling(base: Micros, m: f64, k: u64, cap: Micros) -> Micros {
+    let mut sum = Micros::ZERO;
+    for i in 0..=k {
+        sum = sum.saturating_add(scaled_ceiling(base, m, i, cap));
+        if sum >= cap {
+            return cap;
+        }
+    }
+    sum
 }
 
 /// A validated backoff configuration.

@@ -124,7 +124,7 @@ impl Params {
             return Some(rule);
         }
         match name {
-            "multiplier" | "first_exp" | "multiplier_from_base" if !grows => Some(
+            "multiplier" | "first_exp" | "multiplier_from_base" | "ceiling_sum" if !grows => Some(
                 "has no effect with this backoff: it shapes backoff=exponential, full and equal",
             ),
             "multiplier" if pol.backoff.multiplier_from_base => {

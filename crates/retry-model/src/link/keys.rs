@@ -530,6 +530,8 @@ pub static TABLE: &[Key] = &[
         Control::Check, "sorted draws", Group::Policy),
     key!("multiplier_from_base", "false", Domain::Flag, "", BACKOFF,
         "the multiplier is the base in milliseconds, as tokio-retry's `from_millis(10)` gives 10, 100, 1000 ms (base in [1ms, 10s])"),
+    key!("ceiling_sum", "false", Domain::Flag, "", BACKOFF,
+        "the ceiling is the sum of the steps so far, `base x (1 + m + ... + m^k)`: Envoy's docs' `(2^N - 1) x base`"),
     key!("throttle_base", "none", dur_or_none(ZERO, DAY), "duration", REQUEST,
         "base used after a 429 (AWS 2026: 1 s; at most cap); no simulated server answers 429"),
     key!("classify", "table", Domain::Choice(&[("table", "the lab's table"), ("aws", "AWS SDKs"), ("grpc", "gRPC"), ("stripe", "Stripe")]), "", POLICY,

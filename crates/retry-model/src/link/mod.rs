@@ -16,6 +16,8 @@
 //! ```
 
 mod applies;
+pub mod client_table;
+pub mod clients;
 pub mod compare;
 pub mod keys;
 pub mod lesson;
@@ -345,6 +347,7 @@ impl Params {
             "first_wait" => pol.backoff.first_wait_zero = k.choice(v)? == 1,
             "sorted" => pol.backoff.sorted = k.flag(v)?,
             "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
+            "ceiling_sum" => pol.backoff.ceiling_sum = k.flag(v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
             "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
             "retry_on" => pol.statuses = v.parse()?,
@@ -435,6 +438,7 @@ impl Params {
             .to_string(),
             "sorted" => pol.backoff.sorted.to_string(),
             "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
+            "ceiling_sum" => pol.backoff.ceiling_sum.to_string(),
             "throttle_base" => return od(pol.backoff.throttle_base),
             "classify" => pol.classifier.name().to_string(),
             "retry_on" => pol.statuses.to_string(),

@@ -123,6 +123,9 @@ const LOST: &[(&str, &str)] = &[
     ("cap", "2s"),
 ];
 
+/// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
+pub const CLIENT_COUNT: usize = 31;
+
 /// A named group of settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Preset {
@@ -202,11 +205,31 @@ pub enum Preset {
     FlakyBudget,
     /// The same with a circuit breaker.
     FlakyBreaker,
+    /// A retry client library: the row of [`super::clients::CLIENTS`] at this index.
+    Client(u8),
 }
+
+/// How many presets are not client rows.
+const OWN: usize = 32;
 
 impl Preset {
     /// Every preset, in the order the page lists them.
-    pub const ALL: [Preset; 32] = [
+    pub const ALL: [Preset; OWN + CLIENT_COUNT] = {
+        let mut all = [Preset::AwsStandard; OWN + CLIENT_COUNT];
+        let mut i = 0;
+        while i < OWN {
+            all[i] = Preset::OWN_ALL[i];
+            i += 1;
+        }
+        while i < OWN + CLIENT_COUNT {
+            all[i] = Preset::Client((i - OWN) as u8);
+            i += 1;
+        }
+        all
+    };
+
+    /// The presets that are not client rows, in the menu's order.
+    const OWN_ALL: [Preset; OWN] = [
         Preset::AwsStandard,
         Preset::Aws2026,
         Preset::Grpc,
@@ -250,8 +273,9 @@ impl Preset {
     }
 
     /// The link name.
-    pub const fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
+            Preset::Client(i) => super::clients::CLIENTS[usize::from(i)].name,
             Preset::AwsStandard => "aws-standard",
             Preset::Aws2026 => "aws-2026",
             Preset::Grpc => "grpc",
@@ -288,8 +312,9 @@ impl Preset {
     }
 
     /// A short title for menus.
-    pub const fn title(self) -> &'static str {
+    pub fn title(self) -> &'static str {
         match self {
+            Preset::Client(i) => super::clients::CLIENTS[usize::from(i)].title,
             Preset::AwsStandard => "AWS SDK standard mode",
             Preset::Aws2026 => "AWS SDK standard mode (2026 update)",
             Preset::Grpc => "gRPC A6 example policy",
@@ -333,8 +358,11 @@ impl Preset {
     /// The preset's settings as link text, in groups applied in order (a later group's key
     /// overrides an earlier one's). Applied to the defaults in the key table's order, they give
     /// exactly the preset: a preset is a link, so the docs and `retrylab presets` can show it.
-    pub const fn settings(self) -> &'static [&'static [(&'static str, &'static str)]] {
+    pub fn settings(self) -> &'static [&'static [(&'static str, &'static str)]] {
         match self {
+            Preset::Client(i) => {
+                core::slice::from_ref(&super::clients::CLIENTS[usize::from(i)].settings)
+            }
             Preset::AwsStandard => &[&[
                 ("attempts", "3"),
                 ("backoff", "full"),
