@@ -593,8 +593,21 @@ impl Backoff {
                 (c, c, c)
             }
             BackoffKind::Constant | BackoffKind::Exponential => {
-                let (lo, hi) = cfg.jitter_range(base, retry);
-                (lo, hi, Micros(rng.uniform_inclusive(lo.0, hi.0)))
+                // Before the cap, the wait is drawn from the uncapped range and then capped (so
+                // a range reaching past the cap piles its top at the cap, as httpx-retries and
+                // stamina do); after it, the capped wait is spread.
+                let d = if cfg.jitter_after_cap {
+                    cfg.ceiling_from(base, retry)
+                } else {
+                    cfg.uncapped(base, retry)
+                };
+                let (lo, hi) = cfg.jitter.range(d);
+                let w = Micros(rng.uniform_inclusive(lo.0, hi.0));
+                if cfg.jitter_after_cap {
+                    (lo, hi, w)
+                } else {
+                    (lo.min(cfg.cap), hi.min(cfg.cap), w.min(cfg.cap))
+                }
             }
             BackoffKind::Full => {
                 let c = cfg.ceiling_from(base, retry);
