@@ -44,9 +44,9 @@ else
     cargo install trunk --version "$TRUNK_VERSION" --locked --ignore-rust-version --force
 fi
 
-# 4. npm packages: binaryen 132 (wasm-opt for Trunk), playwright-core and axe-core (browser tests).
-if [ -f node_modules/binaryen/package.json ] && [ -f node_modules/playwright-core/package.json ] && [ -f node_modules/axe-core/package.json ] \
-   && node -e 'const l=require("./package-lock.json").packages;for(const n of ["binaryen","playwright-core","axe-core"]){if(require("./node_modules/"+n+"/package.json").version!==l["node_modules/"+n].version)process.exit(1)}' 2>/dev/null; then
+# 4. npm packages: binaryen 132 (wasm-opt for Trunk), playwright-core and axe-core (browser tests),
+#    and the JavaScript retry libraries the client presets are checked against.
+if node -e 'const l=require("./package-lock.json").packages;for(const n of Object.keys(require("./package.json").devDependencies)){if(require("./node_modules/"+n+"/package.json").version!==l["node_modules/"+n].version)process.exit(1)}' 2>/dev/null; then
   say "npm packages: present"
 else
   say "npm packages: installing"
@@ -64,6 +64,19 @@ if [ "$want_browser" = 1 ]; then
   fi
 fi
 
-# 6. Crate sources, so the offline Trunk build finds them.
+# 6. The Python retry libraries the client presets are checked against, pinned, in a virtual
+#    environment of their own (tests/clients/.venv); reinstalled only when the pins change.
+venv=tests/clients/.venv
+want=$(sha256sum tests/clients/requirements.txt | cut -d' ' -f1)
+if [ -x "$venv/bin/python" ] && [ "$(cat "$venv/.pins" 2>/dev/null)" = "$want" ]; then
+  say "python client libraries: present"
+else
+  say "python client libraries: installing (about a minute)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r tests/clients/requirements.txt
+  echo "$want" > "$venv/.pins"
+fi
+
+# 7. Crate sources, so the offline Trunk build finds them.
 cargo fetch --quiet
 say "ready"

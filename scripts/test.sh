@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: formatting and clippy; native unit, property and golden tests; the no_std build of the core; the
+# Runs every test: formatting and clippy; native unit, property and golden tests; the client presets against the
+# real retry libraries; the no_std build of the core; the
 # wasm tests in Node; the release page build, the offline file and the JavaScript API module (checked in Node against
 # the CLI); the browser test in headless Chromium.
 # Installs what is missing first.
@@ -18,6 +19,12 @@ python3 scripts/check-layers.py
 
 step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked
+
+step "client presets against the libraries themselves (tests/clients: Python and npm, KS per retry)"
+cargo build -q -p retrylab-cli --locked
+lab="${CARGO_TARGET_DIR:-target}/debug/retrylab"
+tests/clients/.venv/bin/python tests/clients/check_py.py "$lab"
+tests/clients/.venv/bin/python tests/clients/check_js.py "$lab"
 
 step "the core builds without std (wasm32v1-none)"
 cargo build -p retry-model --no-default-features --target wasm32v1-none --locked

@@ -287,12 +287,12 @@ pub static CLIENTS: &[Client] = &[
         ecosystem: Ecosystem::JavaScript,
         version: "axios-retry 4.5.0",
         source: "dist/esm/index.js:3-84",
-        meaning: "3 retries that never wait (retryDelay is noDelay): 429 and 5xx for idempotent methods, network errors for any",
+        meaning: "3 retries that never wait (retryDelay is noDelay) unless the server sends Retry-After, used exactly: 429 and 5xx for idempotent methods, network errors for any",
         settings: &[
             ("attempts", "4"),
+            ("deadline", "none"),
             ("backoff", "none"),
             ("retry_on", "429,500-599"),
-            ("ra_mode", "ignore"),
         ],
     },
     Client {
