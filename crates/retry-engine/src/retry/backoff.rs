@@ -709,6 +709,169 @@ mod tests {
         Micros::from_millis(v)
     }
 
+    fn waits(cfg: BackoffConfig, seed: u64, n: usize) -> alloc::vec::Vec<u64> {
+        let b = cfg.validate().unwrap();
+        let mut rng = Rng::stream(seed, 0);
+        let mut st = b.state();
+        (0..n)
+            .map(|_| b.next_draw(&mut st, &mut rng, false).wait.0)
+            .collect()
+    }
+
+    #[test]
+    fn multiplicative_jitter_stays_in_its_range_before_and_after_the_cap() {
+        let mult = Jitter::Mult {
+            lo_milli: 800,
+            hi_milli: 1200,
+        };
+        let cfg = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(100))
+            .with_cap(ms(1000));
+        let (mut over_cap, mut spread) = (0, 0);
+        for seed in 0..300 {
+            let after = waits(cfg.with_jitter(mult, true), seed, 6);
+            let before = waits(cfg.with_jitter(mult, false), seed, 6);
+            for (k, (a, b)) in after.iter().zip(&before).enumerate() {
+                let d = (100_000u64 << k).min(1_000_000);
+                assert!(
+                    *a >= d * 8 / 10 && *a <= d * 12 / 10,
+                    "after the cap, retry {k}: {a}"
+                );
+                assert!(
+                    *b <= 1_000_000,
+                    "before the cap a wait never passes it: {b}"
+                );
+                over_cap += usize::from(*a > 1_000_000);
+                spread += usize::from(*a != d);
+            }
+        }
+        assert!(
+            over_cap > 100,
+            "jittering the capped wait passes the cap: {over_cap}"
+        );
+        assert!(spread > 1700, "{spread}");
+    }
+
+    #[test]
+    fn additive_jitter_and_a_first_retry_at_once() {
+        let cfg = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(500))
+            .with_cap(ms(120_000))
+            .with_first_wait_zero(true)
+            .with_jitter(Jitter::Add(ms(1000)), false);
+        for seed in 0..100 {
+            let w = waits(cfg, seed, 4);
+            assert_eq!(
+                w[0], 0,
+                "urllib3: the first retry goes at once, with no jitter"
+            );
+            for (k, x) in w.iter().enumerate().skip(1) {
+                let d = 500_000u64 << k;
+                assert!(*x >= d && *x <= d + 1_000_000, "retry {k}: {x}");
+            }
+        }
+        let plain = cfg.with_jitter(Jitter::None, false);
+        assert_eq!(waits(plain, 1, 4), [0, 1_000_000, 2_000_000, 4_000_000]);
+    }
+
+    #[test]
+    fn sorted_draws_only_grow_and_are_the_same_draws() {
+        // x U(1, 2) over a growth of 1.5: neighbouring ranges overlap, so order matters.
+        let cfg = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(1000))
+            .with_multiplier(1.5)
+            .with_cap(ms(86_400_000))
+            .with_jitter(
+                Jitter::Mult {
+                    lo_milli: 1000,
+                    hi_milli: 2000,
+                },
+                false,
+            );
+        let mut swapped = 0;
+        for seed in 0..200 {
+            let sorted = waits(cfg.with_sorted(10), seed, 10);
+            assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "{sorted:?}");
+            // The same draws, unsorted: a fresh generator seeded as the sorted client's was.
+            let b = cfg.validate().unwrap();
+            let mut rng = Rng::stream(seed, 0);
+            let mut up_front = Rng::from_seed(rng.next_u64());
+            let mut st = b.state();
+            let mut raw: alloc::vec::Vec<u64> = (0..10)
+                .map(|_| b.next_draw(&mut st, &mut up_front, false).wait.0)
+                .collect();
+            swapped += usize::from(raw.windows(2).any(|w| w[0] > w[1]));
+            raw.sort_unstable();
+            assert_eq!(raw, sorted);
+        }
+        assert!(
+            swapped > 50,
+            "node-retry's sorting changes some orders: {swapped}"
+        );
+    }
+
+    #[test]
+    fn tokio_retry_base_is_the_multiplier_and_envoy_docs_sum_their_steps() {
+        let tokio = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(10))
+            .with_cap(ms(86_400_000))
+            .with_multiplier_from_base(true);
+        assert_eq!(waits(tokio, 1, 3), [10_000, 100_000, 1_000_000]);
+        let envoy = BackoffConfig {
+            ceiling_sum: true,
+            ..BackoffConfig::new(BackoffKind::Full)
+                .with_base(ms(25))
+                .with_cap(ms(250))
+        };
+        let c: alloc::vec::Vec<u64> = (0..5).map(|k| envoy.ceiling(k).0 / 1000).collect();
+        assert_eq!(c, [25, 75, 175, 250, 250]);
+    }
+
+    #[test]
+    fn polly_v2_waits_grow_on_average_and_keep_to_the_cap() {
+        let cfg = BackoffConfig::new(BackoffKind::DecorrelatedV2)
+            .with_base(ms(1000))
+            .with_cap(ms(30_000));
+        let mut sums = [0u64; 6];
+        for seed in 0..400 {
+            for (k, w) in waits(cfg, seed, 6).iter().enumerate() {
+                assert!(*w <= 30_000_000 && *w <= cfg.ceiling(k as u32).0, "{w}");
+                sums[k] += w;
+            }
+        }
+        assert!(sums.windows(2).all(|s| s[0] < s[1]), "{sums:?}");
+    }
+
+    #[test]
+    fn the_new_settings_are_refused_where_they_do_nothing() {
+        let full = BackoffConfig::new(BackoffKind::Full);
+        let e = full
+            .with_jitter(Jitter::Add(ms(5)), false)
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.field, "jitter");
+        let e = BackoffConfig::new(BackoffKind::Exponential)
+            .with_sorted(5)
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.field, "sorted");
+        let e = full.with_sorted(101).validate().unwrap_err();
+        assert!(e.field == "sorted" && e.rule.contains("at most 100"), "{e}");
+        let bad = Jitter::Mult {
+            lo_milli: 1500,
+            hi_milli: 1200,
+        };
+        let e = BackoffConfig::new(BackoffKind::Constant)
+            .with_jitter(bad, false)
+            .validate();
+        assert_eq!(e.unwrap_err().field, "jitter_lo");
+        let e = BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(Micros(500))
+            .with_multiplier_from_base(true)
+            .validate();
+        assert_eq!(e.unwrap_err().field, "multiplier_from_base");
+    }
+
     #[test]
     fn cheat_sheet_ceilings() {
         let cfg = BackoffConfig::new(BackoffKind::Full)

@@ -700,3 +700,33 @@ impl RequestRetry {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_rules() {
+        let (s, t) = (Micros::from_secs, Micros::from_millis);
+        let cap = RetryAfterMode::Cap;
+        assert_eq!(
+            cap.resolve_with(s(99_999), t(40), s(21_600)),
+            Some(s(21_600))
+        );
+        assert_eq!(cap.resolve_with(s(30), t(40), s(21_600)), Some(s(30)));
+        let refuse = RetryAfterMode::RefuseAbove;
+        assert_eq!(refuse.resolve_with(s(120), t(40), s(120)), Some(s(120)));
+        assert_eq!(refuse.resolve_with(s(121), t(40), s(120)), None);
+        let clamp = RetryAfterMode::Clamp;
+        assert_eq!(clamp.resolve_with(s(60), t(40), s(0)), Some(t(5040)));
+        assert_eq!(clamp.resolve_with(t(10), t(40), s(0)), Some(t(40)));
+        assert_eq!(
+            RetryAfterMode::Ignore.resolve_with(s(60), t(40), s(0)),
+            Some(t(40))
+        );
+        assert_eq!(
+            RetryAfterMode::Server.resolve_with(s(60), t(40), s(0)),
+            Some(s(60))
+        );
+    }
+}

@@ -324,4 +324,39 @@ mod tests {
             assert!(errors.is_empty(), "{}: {:?}", preset.name(), errors);
         }
     }
+
+    #[test]
+    fn the_client_vocabulary_is_refused_where_it_does_nothing() {
+        for (q, field) in [
+            ("backoff=full&jitter=mult", "jitter"),
+            (
+                "backoff=exponential&jitter=mult&jitter_add=5ms",
+                "jitter_add",
+            ),
+            ("backoff=exponential&jitter=add&jitter_lo=0.5", "jitter_lo"),
+            (
+                "backoff=exponential&jitter_after_cap=true",
+                "jitter_after_cap",
+            ),
+            ("backoff=exponential&sorted=true", "sorted"),
+            ("backoff=none&first_wait=0", "first_wait"),
+            ("backoff=constant&ceiling_sum=true", "ceiling_sum"),
+            (
+                "backoff=exponential&multiplier_from_base=true&multiplier=3",
+                "multiplier",
+            ),
+            ("ra_cap=1h", "ra_cap"),
+            ("ra_mode=cap&ra_max=10s", "ra_max"),
+        ] {
+            let (_, errors) = Params::parse_lenient(q);
+            assert!(errors.iter().any(|e| e.field == field), "{q}: {errors:?}");
+        }
+        let q = "backoff=exponential&base=500ms&cap=8s&jitter=mult&jitter_lo=0.75&jitter_hi=1&jitter_after_cap=true&first_wait=0&sorted=true&ra_mode=refuse_above&ra_max=2m&retry_on=408,429,500-599";
+        let (p, errors) = Params::parse_lenient(q);
+        assert!(errors.is_empty(), "{errors:?}");
+        let again: Params = p.to_string().parse().unwrap();
+        assert_eq!(again, p);
+        assert_eq!(again.get("ra_max").as_deref(), Some("120s"));
+        assert_eq!(again.get("retry_on").as_deref(), Some("408,429,500-599"));
+    }
 }
