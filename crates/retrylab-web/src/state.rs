@@ -181,11 +181,63 @@ impl State {
     pub fn presets() -> impl Iterator<Item = (&'static str, &'static str)> {
         Preset::ALL.into_iter().map(|p| (p.name(), p.title()))
     }
+
+    /// The preset menu's groups, in order: the worked examples and scenarios, the first client
+    /// policies, then the retry client libraries by ecosystem; each group's `(name, title)`s.
+    pub fn preset_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+        let own = |scenario: bool| -> Vec<(&'static str, &'static str)> {
+            Preset::ALL
+                .into_iter()
+                .filter(|p| p.client().is_none() && p.is_scenario() == scenario)
+                .map(|p| (p.name(), p.title()))
+                .collect()
+        };
+        let mut groups = vec![
+            ("Policies and worked examples", own(false)),
+            ("Scenarios", own(true)),
+        ];
+        for eco in retry_model::Ecosystem::ALL {
+            let rows: Vec<_> = Preset::ALL
+                .into_iter()
+                .filter(|p| p.client().is_some_and(|c| c.ecosystem == eco))
+                .map(|p| (p.name(), p.title()))
+                .collect();
+            if !rows.is_empty() {
+                groups.push((eco.label(), rows));
+            }
+        }
+        groups
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_preset_menu_groups_every_preset_once() {
+        let groups = State::preset_groups();
+        let names: Vec<&str> = groups
+            .iter()
+            .flat_map(|(_, g)| g.iter().map(|r| r.0))
+            .collect();
+        assert_eq!(names.len(), Preset::ALL.len());
+        for p in Preset::ALL {
+            assert_eq!(
+                names.iter().filter(|n| **n == p.name()).count(),
+                1,
+                "{}",
+                p.name()
+            );
+        }
+        let python = groups.iter().find(|g| g.0 == "Python clients").unwrap();
+        assert!(python.1.iter().any(|r| r.0 == "openai"));
+        let specs = groups
+            .iter()
+            .find(|g| g.0 == "Proxies and specifications")
+            .unwrap();
+        assert!(specs.1.iter().any(|r| r.0 == "envoy-docs"));
+    }
 
     #[test]
     fn a_lesson_opens_its_link_and_a_guess_goes_in_the_link() {

@@ -350,6 +350,14 @@ impl Preset {
         }
     }
 
+    /// The client library this preset is, if it is one of [`super::clients::CLIENTS`].
+    pub fn client(self) -> Option<&'static super::clients::Client> {
+        if let Preset::Client(i) = self {
+            return super::clients::CLIENTS.get(usize::from(i));
+        }
+        None
+    }
+
     /// Looks a preset up by link name.
     pub fn from_name(s: &str) -> Option<Preset> {
         Preset::ALL.into_iter().find(|p| p.name() == s)

@@ -367,11 +367,16 @@ fn fold_unused(s: &State) {
 
 fn fill_menus(doc: &Document) -> Result<(), JsValue> {
     let preset = by_id("preset").ok_or("no #preset")?;
-    for (name, title) in State::presets() {
-        let o = doc.create_element("option")?;
-        o.set_attribute("value", name)?;
-        o.set_text_content(Some(title));
-        preset.append_child(&o)?;
+    for (label, rows) in State::preset_groups() {
+        let group = doc.create_element("optgroup")?;
+        group.set_attribute("label", label)?;
+        for (name, title) in rows {
+            let o = doc.create_element("option")?;
+            o.set_attribute("value", name)?;
+            o.set_text_content(Some(title));
+            group.append_child(&o)?;
+        }
+        preset.append_child(&group)?;
     }
     let lessons = by_id("lesson-menu").ok_or("no #lesson-menu")?;
     for l in retry_model::LESSONS {
