@@ -66,53 +66,75 @@ fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
 
 fn cmd_schedule(query: &str, clients: Option<&str>, fmt: &str) -> Result<String, String> {
     let (p, s) = inputs::schedule_of(query, clients)?;
+    let b = retry_model::json::schedule_b(&p);
     let mut out = String::new();
     match fmt {
         "json" => out.push_str(&json::pretty(&json::ScheduleDoc::new(&p, &s))?),
         "csv" => {
-            let _ = writeln!(out, "retry,client,low_ms,ceiling_ms,wait_ms");
-            for r in &s.retries {
-                for (c, w) in r.waits.iter().enumerate() {
-                    let _ = writeln!(
-                        out,
-                        "{},{},{},{},{}",
-                        r.retry,
-                        c,
-                        r.low.as_millis_f64(),
-                        r.ceiling.as_millis_f64(),
-                        w.as_millis_f64()
-                    );
-                }
+            // A link with a side B gets a `side` column; a plain one keeps its columns.
+            let side = if b.is_some() { "side," } else { "" };
+            let _ = writeln!(out, "{side}retry,client,low_ms,ceiling_ms,wait_ms");
+            schedule_csv(&mut out, &s, if b.is_some() { "A," } else { "" });
+            if let Some((_, sb)) = &b {
+                schedule_csv(&mut out, sb, "B,");
             }
         }
         _ => {
             let _ = writeln!(out, "{} ({} clients, seed {})", p, s.clients, p.seed);
-            let _ = writeln!(
-                out,
-                "{:>5}  {:>12}  {:>12}  {:>12}  waits",
-                "retry", "low", "ceiling", "mean"
-            );
-            for (r, mean) in s.retries.iter().zip(s.means()) {
-                let shown: Vec<String> = r.waits.iter().take(8).map(|w| w.human()).collect();
-                let more = if r.waits.len() > 8 {
-                    format!(", ... ({} more)", r.waits.len() - 8)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
-                    out,
-                    "{:>5}  {:>12}  {:>12}  {:>12}  {}{}",
-                    r.retry,
-                    r.low.human(),
-                    r.ceiling.human(),
-                    mean.human(),
-                    shown.join(", "),
-                    more
-                );
+            let label = if b.is_some() { "A: " } else { "" };
+            let _ = writeln!(out, "{label}{}", retry_model::describe_policy(&p.side_a()));
+            schedule_table(&mut out, &s);
+            if let Some((pb, sb)) = &b {
+                let _ = writeln!(out, "\nB: {}", retry_model::describe_policy(pb));
+                schedule_table(&mut out, sb);
             }
         }
     }
     Ok(out)
+}
+
+/// A schedule's rows as CSV, each after `prefix` (the side, or nothing).
+fn schedule_csv(out: &mut String, s: &retry_model::Schedule, prefix: &str) {
+    for r in &s.retries {
+        for (c, w) in r.waits.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{prefix}{},{},{},{},{}",
+                r.retry,
+                c,
+                r.low.as_millis_f64(),
+                r.ceiling.as_millis_f64(),
+                w.as_millis_f64()
+            );
+        }
+    }
+}
+
+/// A schedule as a table: each retry's range, mean and first waits.
+fn schedule_table(out: &mut String, s: &retry_model::Schedule) {
+    let _ = writeln!(
+        out,
+        "{:>5}  {:>12}  {:>12}  {:>12}  waits",
+        "retry", "low", "ceiling", "mean"
+    );
+    for (r, mean) in s.retries.iter().zip(s.means()) {
+        let shown: Vec<String> = r.waits.iter().take(8).map(|w| w.human()).collect();
+        let more = if r.waits.len() > 8 {
+            format!(", ... ({} more)", r.waits.len() - 8)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "{:>5}  {:>12}  {:>12}  {:>12}  {}{}",
+            r.retry,
+            r.low.human(),
+            r.ceiling.human(),
+            mean.human(),
+            shown.join(", "),
+            more
+        );
+    }
 }
 
 fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, String> {
@@ -249,6 +271,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v["retries"][1]["waits_ms"].as_array().unwrap().len(), 4);
+    }
+
+    #[test]
+    fn two_clients_side_by_side() {
+        let link = "preset=openai&b.preset=urllib3&b.base=500ms";
+        let text = run_s(&["schedule", link, "--clients", "3"]).unwrap();
+        assert!(
+            text.contains(
+                "A: 3 attempts; wait min(8s, 500ms x 2^k); jitter x U(0.75, 1) after the cap"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("B: 4 attempts; wait 0, then min(120s, 500ms x 2^k)"),
+            "{text}"
+        );
+        let csv = run_s(&["schedule", link, "--clients", "3", "--format", "csv"]).unwrap();
+        assert!(csv.starts_with("side,retry,client,"));
+        assert_eq!(csv.lines().filter(|l| l.starts_with("B,")).count(), 3 * 3);
+        assert!(csv.lines().any(|l| l == "B,2,0,1000,1000,1000"), "{csv}");
+        let v: Value = serde_json::from_str(
+            &run_s(&["schedule", link, "--clients", "2", "--format", "json"]).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(v["b"]["retries"].as_array().unwrap().len(), 3);
+        assert_eq!(v["b"]["retries"][0]["waits_ms"][1], 0.0);
+        let e = run_s(&["schedule", "preset=openai&b.jitter_lo=3"]).unwrap_err();
+        assert!(e.contains("b.jitter_lo") && e.contains("at most jitter_hi"), "{e}");
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub fn schedule_of(query: &str, clients: Option<&str>) -> Result<(Params, Schedu
         Some(_) if e.field == "clients" => format!("--clients: {}", e.rule),
         _ => e.to_string(),
     })?;
+    if let Some(b) = p.side_b() {
+        let mut b = b.clone();
+        b.clients = p.clients;
+        schedule(&b).map_err(|e| format!("B: {e}"))?;
+    }
     Ok((p, s))
 }
 

@@ -143,8 +143,13 @@ impl Explain {
 #[derive(Serialize)]
 pub struct ScheduleDoc {
     link: String,
+    /// The policy in one line (attempts, the wait's formula, the jitter, the Retry-After rule).
+    formula: String,
     clients: u32,
     retries: Vec<Retry>,
+    /// Side B of a link with `b.` keys, drawn for the same clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    b: Option<alloc::boxed::Box<ScheduleDoc>>,
 }
 
 #[derive(Serialize)]
@@ -160,6 +165,8 @@ impl ScheduleDoc {
     pub fn new(p: &Params, s: &Schedule) -> Self {
         ScheduleDoc {
             link: p.to_string(),
+            formula: crate::describe_policy(p),
+            b: schedule_b(p).map(|(b, sb)| alloc::boxed::Box::new(ScheduleDoc::new(&b, &sb))),
             clients: s.clients,
             retries: s
                 .retries
@@ -417,6 +424,16 @@ pub fn preset_settings(p: Preset) -> String {
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
         .join("&")
+}
+
+/// Side B of a policy link with `b.` keys and its schedule, drawn for side A's clients; `None`
+/// without a side B, or when B's schedule cannot be drawn (`json::inputs::schedule_of` refuses
+/// such a link first, naming B).
+pub fn schedule_b(p: &Params) -> Option<(Params, Schedule)> {
+    let mut b = p.side_b()?.clone();
+    b.clients = p.clients;
+    let s = crate::schedule(&b).ok()?;
+    Some((b, s))
 }
 
 /// One preset of `retrylab presets --format json`.

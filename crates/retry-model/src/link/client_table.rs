@@ -109,6 +109,19 @@ pub fn statuses_text(p: &RetryPolicy) -> String {
     }
 }
 
+/// A link's policy in one line: attempts, the wait's formula, the jitter, the Retry-After rule
+/// (what the schedule view and `retrylab schedule` write above each side's waits).
+pub fn describe_policy(p: &Params) -> String {
+    let pol = &p.policy;
+    format!(
+        "{} attempts; wait {}; jitter {}; Retry-After {}",
+        pol.max_attempts,
+        wait_formula(&pol.backoff),
+        jitter_text(&pol.backoff),
+        retry_after_text(pol)
+    )
+}
+
 /// One client's row.
 fn row(c: &Client) -> String {
     let p: Params = format!("preset={}", c.name).parse().unwrap_or_default();
