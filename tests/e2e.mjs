@@ -884,6 +884,32 @@ try {
     await context.close();
   });
 
+  await check('two clients on one schedule, each formula the CLI\'s; the menu groups clients by ecosystem; the client table opens each preset', async () => {
+    const link = '?preset=openai&b.preset=urllib3&b.base=500ms';
+    const { page, context, errors } = await openPage(link);
+    assert.equal(await attr(page, '#schedule-formulas', 'data-sides'), '2');
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'schedule', link.slice(1), '--clients', '3'], { encoding: 'utf8' });
+    const lines = cli.split('\n').filter(l => /^[AB]: /.test(l));
+    assert.equal(lines.length, 2, cli);
+    assert.deepEqual((await page.locator('#schedule-formulas').innerText()).split('\n'), lines);
+    await page.locator('#schedule').screenshot({ path: join(ARTIFACTS, 'schedule-two-clients.png') });
+    const groups = await page.locator('#preset optgroup').evaluateAll(gs => gs.map(g => g.label));
+    for (const g of ['Scenarios', 'Python clients', 'JavaScript clients', 'Rust clients', 'Proxies and specifications']) assert.ok(groups.includes(g), groups.join());
+    await page.locator('#clients-box summary').click();
+    await page.waitForSelector('#clients-table[data-rows]');
+    const n = Number(await attr(page, '#clients-table', 'data-rows'));
+    assert.ok(n >= 31, String(n));
+    assert.equal(await page.locator('#clients-table tbody a').count(), n);
+    await page.locator('#clients-box').screenshot({ path: join(ARTIFACTS, 'client-table.png') });
+    await page.locator('#clients-table a[href="?preset=stamina"]').click();
+    await page.waitForURL(/preset=stamina/);
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.match(await page.locator('#schedule-formulas').innerText(), /jitter \+ U\(0, 1s\), then the cap/);
+    assert.equal(await attr(page, '#schedule-formulas', 'data-sides'), '1');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));

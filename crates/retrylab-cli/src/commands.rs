@@ -298,7 +298,10 @@ mod tests {
         assert_eq!(v["b"]["retries"].as_array().unwrap().len(), 3);
         assert_eq!(v["b"]["retries"][0]["waits_ms"][1], 0.0);
         let e = run_s(&["schedule", "preset=openai&b.jitter_lo=3"]).unwrap_err();
-        assert!(e.contains("b.jitter_lo") && e.contains("at most jitter_hi"), "{e}");
+        assert!(
+            e.contains("b.jitter_lo") && e.contains("at most jitter_hi"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::key::{split_with_keys, Key, Swatch, SOLID};
+use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
 use retry_model::{BackoffKind, Schedule};
 
 /// Where each dot landed, in canvas pixels.
@@ -53,12 +53,17 @@ impl CoordMap {
 
 /// Every dot in data coordinates (retry number plus the client's offset, wait in ms), retry by
 /// retry.
-fn dot_positions(s: &Schedule) -> Vec<Dot> {
+fn dot_positions(s: &Schedule, side: Side) -> Vec<Dot> {
+    let (shift, squeeze) = match side {
+        Side::Only => (0.0, 1.0),
+        Side::A => (-0.2, 0.5),
+        Side::B => (0.2, 0.5),
+    };
     s.retries
         .iter()
-        .flat_map(|col| {
+        .flat_map(move |col| {
             col.waits.iter().enumerate().map(move |(c, w)| Dot {
-                x: f64::from(col.retry) + spread(c as u32, s.clients),
+                x: f64::from(col.retry) + shift + spread(c as u32, s.clients) * squeeze,
                 y: w.as_millis_f64(),
                 client: c as u32,
                 retry: col.retry,
@@ -76,11 +81,21 @@ pub fn spread(c: u32, n: u32) -> f64 {
     }
 }
 
+/// Where a schedule's dots go in their retry's column: the whole column for one schedule, the
+/// left half for side A and the right half for side B of two.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Only,
+    A,
+    B,
+}
+
 // The Okabe-Ito palette (colour-blind safe).
 const CEILING: RGBColor = RGBColor(213, 94, 0);
 const DOT: RGBColor = RGBColor(0, 114, 178);
 const MEAN: RGBColor = RGBColor(20, 20, 20);
 const HIGHLIGHT: RGBColor = RGBColor(230, 159, 0);
+const DOT_B: RGBColor = RGBColor(0, 158, 115);
 
 /// Draws the schedule on `area` (sized in device pixels; `scale` is the devicePixelRatio).
 pub fn draw_schedule<DB: DrawingBackend>(
@@ -90,10 +105,24 @@ pub fn draw_schedule<DB: DrawingBackend>(
     highlight: Option<u32>,
     scale: f64,
 ) -> Result<CoordMap, String> {
+    draw_schedules(area, s, None, kind, highlight, scale)
+}
+
+/// Draws side A's schedule and, when given, side B's beside it in each retry's column (A's dots
+/// on the left, B's on the right in another colour, B's ceilings dashed): two clients compared
+/// on one chart. The map holds A's dots.
+pub fn draw_schedules<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &Schedule,
+    b: Option<&Schedule>,
+    kind: BackoffKind,
+    highlight: Option<u32>,
+    scale: f64,
+) -> Result<CoordMap, String> {
     let px = |v: f64| (v * scale).round() as i32;
     let font = |v: f64| (FontFamily::SansSerif, v * scale);
     area.fill(&WHITE).map_err(|e| e.to_string())?;
-    let n = s.retries.len() as u32;
+    let n = s.retries.len().max(b.map_or(0, |b| b.retries.len())) as u32;
     if n == 0 {
         area.draw(&Text::new(
             "One attempt: no retries, so no waits to draw. Raise attempts to see the schedule.",
@@ -103,21 +132,19 @@ pub fn draw_schedule<DB: DrawingBackend>(
         .map_err(|e| e.to_string())?;
         return Ok(CoordMap::default());
     }
-    let max_ms = s
-        .retries
-        .iter()
-        .map(|r| {
-            r.ceiling
-                .max(r.waits.iter().copied().max().unwrap_or_default())
-                .as_millis_f64()
-        })
-        .fold(1.0f64, f64::max)
-        * 1.08;
+    let max_ms = max_wait_ms(s, b) * 1.08;
     let highlight = highlight.filter(|h| *h < s.clients);
-    let keys = schedule_keys(kind, highlight, scale);
+    let random = s.retries.iter().any(|c| c.low != c.ceiling);
+    let keys = schedule_keys(random, b.is_some(), highlight, scale);
     let (margin, y_labels) = (12.0, 70.0);
     let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
-    let title = format!("Waits before each retry: {} ({} clients)", kind, s.clients);
+    let title = match b {
+        Some(_) => format!(
+            "Waits before each retry: A left, B right ({} clients)",
+            s.clients
+        ),
+        None => format!("Waits before each retry: {} ({} clients)", kind, s.clients),
+    };
     let plot = crate::plot::caption(&plot, &title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
@@ -136,7 +163,8 @@ pub fn draw_schedule<DB: DrawingBackend>(
         3.0
     }) * scale;
     // Each dot's position in data space, computed once: drawn, then mapped to pixels.
-    let dots = dot_positions(s);
+    let side = if b.is_some() { Side::A } else { Side::Only };
+    let dots = dot_positions(s, side);
     chart
         .draw_series(
             dots.iter()
@@ -156,7 +184,10 @@ pub fn draw_schedule<DB: DrawingBackend>(
             })
             .collect(),
     };
-    draw_bounds(&mut chart, s, kind, scale)?;
+    draw_bounds(&mut chart, s, random, b.is_some(), scale)?;
+    if let Some(b) = b {
+        draw_side_b(&mut chart, b, r, scale)?;
+    }
     if let Some(h) = highlight {
         draw_highlight(&mut chart, &dots, h, r, scale)?;
     }
@@ -164,19 +195,48 @@ pub fn draw_schedule<DB: DrawingBackend>(
     Ok(map)
 }
 
-/// The legend: a client's dot, the ceiling, the mean (jittered kinds), the client pointed at.
-fn schedule_keys(kind: BackoffKind, highlight: Option<u32>, scale: f64) -> Vec<Key> {
+/// The largest wait or ceiling either side can show, in ms (at least 1).
+fn max_wait_ms(s: &Schedule, b: Option<&Schedule>) -> f64 {
+    s.retries
+        .iter()
+        .chain(b.iter().flat_map(|b| b.retries.iter()))
+        .map(|r| {
+            r.ceiling
+                .max(r.waits.iter().copied().max().unwrap_or_default())
+                .as_millis_f64()
+        })
+        .fold(1.0f64, f64::max)
+}
+
+/// The legend: a client's dot, the ceiling, the mean (random waits), side B's dots and ceiling,
+/// the client pointed at.
+fn schedule_keys(random: bool, two: bool, highlight: Option<u32>, scale: f64) -> Vec<Key> {
     let mut keys = vec![
         Key::new(
             Swatch::Dot(DOT.to_rgba(), 3.0),
-            "drawn wait (one dot per client)",
+            if two {
+                "A: drawn wait (one dot per client)"
+            } else {
+                "drawn wait (one dot per client)"
+            },
         ),
         Key::new(
             Swatch::Line(line(&CEILING, scale), SOLID),
-            "ceiling (largest possible wait)",
+            if two {
+                "A: largest possible wait"
+            } else {
+                "ceiling (largest possible wait)"
+            },
         ),
     ];
-    if kind.is_jittered() {
+    if two {
+        keys.push(Key::new(Swatch::Dot(DOT_B.to_rgba(), 3.0), "B: drawn wait"));
+        keys.push(Key::new(
+            Swatch::Line(line(&DOT_B, scale), DASHED),
+            "B: largest possible wait",
+        ));
+    }
+    if random && !two {
         keys.push(Key::new(
             Swatch::Line(line(&MEAN, scale), SOLID),
             "mean of the drawn waits",
@@ -226,6 +286,36 @@ fn schedule_mesh<DB: DrawingBackend>(
     axis_names(chart, plot, &names)
 }
 
+/// Side B's dots in the right half of each column and its largest waits, dashed.
+fn draw_side_b<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    b: &Schedule,
+    r: f64,
+    scale: f64,
+) -> Result<(), String> {
+    let dots = dot_positions(b, Side::B);
+    chart
+        .draw_series(
+            dots.iter()
+                .map(|d| Circle::new((d.x, d.y), r as i32, DOT_B.mix(0.55).filled())),
+        )
+        .map_err(|e| e.to_string())?;
+    let style = line(&DOT_B, scale);
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    for col in &b.retries {
+        let (x, y) = (f64::from(col.retry) + 0.2, col.ceiling.as_millis_f64());
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(x - 0.2, y), (x + 0.2, y)],
+                px(5.0),
+                px(3.0),
+                style,
+            ))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// The ceilings' and the means' 2 px line, as the chart and its legend draw it.
 fn line(color: &RGBColor, scale: f64) -> ShapeStyle {
     ShapeStyle::from(color).stroke_width((2.0 * scale).round() as u32)
@@ -238,21 +328,28 @@ use crate::plot::Chart;
 fn draw_bounds<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
     s: &Schedule,
-    kind: BackoffKind,
+    random: bool,
+    two: bool,
     scale: f64,
 ) -> Result<(), String> {
     let px = move |v: f64| (v * scale).round() as i32;
     let bar = |x: f64, y: f64, half: f64| vec![(x - half, y), (x + half, y)];
     let ceiling_style = line(&CEILING, scale);
+    // With two sides, A's ceiling spans the left half of the column only.
+    let (shift, half) = if two { (-0.2, 0.2) } else { (0.0, 0.42) };
     chart
         .draw_series(s.retries.iter().map(|col| {
             PathElement::new(
-                bar(f64::from(col.retry), col.ceiling.as_millis_f64(), 0.42),
+                bar(
+                    f64::from(col.retry) + shift,
+                    col.ceiling.as_millis_f64(),
+                    half,
+                ),
                 ceiling_style,
             )
         }))
         .map_err(|e| e.to_string())?;
-    if !kind.is_jittered() {
+    if !random || two {
         return Ok(());
     }
     let low_style = ShapeStyle::from(&CEILING.mix(0.6)).stroke_width(px(1.0) as u32);

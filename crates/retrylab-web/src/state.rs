@@ -30,6 +30,8 @@ pub struct State {
     pub errors: Vec<ConfigError>,
     /// The schedule drawn on the chart.
     pub schedule: Schedule,
+    /// Side B's schedule, for a policy link with `b.` keys (two clients compared).
+    pub schedule_b: Option<Schedule>,
     /// The traced request.
     pub trace: Trace,
     /// The client highlighted across every retry, if any.
@@ -44,6 +46,7 @@ impl State {
         let (params, mut errors) = Params::parse_lenient(query);
         match Self::derive(&params) {
             Ok((schedule, trace)) => State {
+                schedule_b: retry_model::json::schedule_b(&params).map(|b| b.1),
                 params,
                 errors,
                 schedule,
@@ -61,6 +64,7 @@ impl State {
                     Err(e) => panic!("the defaults are valid: {e}"),
                 };
                 State {
+                    schedule_b: retry_model::json::schedule_b(&params).map(|b| b.1),
                     params,
                     errors,
                     schedule,
@@ -159,6 +163,7 @@ impl State {
         match Self::derive(&next) {
             Ok((schedule, trace)) => {
                 self.errors.clear();
+                self.schedule_b = retry_model::json::schedule_b(&next).map(|b| b.1);
                 self.params = next;
                 self.schedule = schedule;
                 self.trace = trace;

@@ -54,9 +54,10 @@ pub enum Host {
 
 /// Every panel: its name, what it draws from, and the element of `www/index.html` it draws
 /// into. A scenario result shows its panels in this order, one stage each.
-pub const PANELS: [(&str, Host, &str); 10] = [
+pub const PANELS: [(&str, Host, &str); 11] = [
     ("schedule", Host::Policy, "schedule"),
     ("budget", Host::Policy, "budget-section"),
+    ("clients", Host::Policy, "clients-box"),
     ("tiles", Host::Scenario, "tiles"),
     ("timeline", Host::Scenario, "timeline"),
     ("sweep", Host::Scenario, "sweep-charts"),
@@ -74,6 +75,7 @@ fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
     Some(match name {
         "schedule" => Box::<schedule::SchedulePanel>::default(),
         "budget" => Box::<budget::BudgetPanel>::default(),
+        "clients" => Box::<clients::ClientsPanel>::default(),
         "tiles" => Box::<tiles::Tiles>::default(),
         "timeline" => Box::<timeline::TimelinePanel>::default(),
         "sweep" => Box::<sweep::SweepPanel>::default(),

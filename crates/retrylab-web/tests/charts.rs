@@ -287,6 +287,31 @@ fn the_request_views_fit_a_narrow_canvas() {
             assert_eq!(map.len(), 5 * 40);
         },
     );
+    // Two clients on one chart: side B's dots and dashed largest waits beside side A's.
+    let p: Params = "preset=openai&b.preset=got&clients=30".parse().unwrap();
+    let a = retry_model::schedule(&p.side_a()).unwrap();
+    let (_, b) = retry_model::json::schedule_b(&p).unwrap();
+    check(
+        "schedule of two clients",
+        &[
+            "A: drawn wait (one dot per client)",
+            "B: drawn wait",
+            "B: largest possible wait",
+        ],
+        |area, scale| {
+            let map = retrylab_web::chart::draw_schedules(
+                area,
+                &a,
+                Some(&b),
+                retry_model::BackoffKind::Exponential,
+                None,
+                scale,
+            )
+            .unwrap();
+            // The map holds side A's dots only (2 retries x 30 clients).
+            assert_eq!(map.len(), 2 * 30);
+        },
+    );
     let tree = retry_model::call_tree(&[3, 3, 3], 1.0, 7).unwrap();
     check("tree", &["3 of 3", "27 of 27"], |area, scale| {
         retrylab_web::treechart::draw_tree(

@@ -122,22 +122,44 @@ pub fn describe_policy(p: &Params) -> String {
     )
 }
 
-/// One client's row.
-fn row(c: &Client) -> String {
+/// The table's column names.
+pub const CLIENT_COLUMNS: [&str; 9] = [
+    "preset",
+    "library",
+    "attempts",
+    "wait (k = 0 at the first retry)",
+    "jitter",
+    "Retry-After",
+    "statuses retried",
+    "version",
+    "source",
+];
+
+/// One client's cells, in [`CLIENT_COLUMNS`] order, written from its preset's link.
+pub fn client_row(c: &Client) -> [String; 9] {
     let p: Params = format!("preset={}", c.name).parse().unwrap_or_default();
     let pol = &p.policy;
-    format!(
-        "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |",
-        c.name,
-        c.title,
-        pol.max_attempts,
+    [
+        c.name.to_string(),
+        c.title.to_string(),
+        pol.max_attempts.to_string(),
         wait_formula(&pol.backoff),
         jitter_text(&pol.backoff),
         retry_after_text(pol),
         statuses_text(pol),
-        c.version,
-        c.source.replace('|', "/")
-    )
+        c.version.to_string(),
+        c.source.to_string(),
+    ]
+}
+
+/// One client's Markdown row.
+fn row(c: &Client) -> String {
+    let cells = client_row(c);
+    let mut out = format!("| `{}` |", cells[0]);
+    for cell in &cells[1..] {
+        out.push_str(&format!(" {} |", cell.replace('|', "/")));
+    }
+    out
 }
 
 /// The client table as Markdown, one section per ecosystem (what `retrylab presets --format
@@ -154,7 +176,7 @@ pub fn client_table_markdown() -> String {
             continue;
         }
         out.push_str(&format!("\n### {}\n\n", eco.label()));
-        out.push_str("| preset | library | attempts | wait (k = 0 at the first retry) | jitter | Retry-After | statuses retried | version | source |\n");
+        out.push_str(&format!("| {} |\n", CLIENT_COLUMNS.join(" | ")));
         out.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for r in rows {
             out.push_str(&r);

@@ -2,6 +2,7 @@
 //! registered in `views.rs` (wasm32 only: they draw on the page's canvases).
 
 pub(crate) mod budget;
+pub(crate) mod clients;
 pub(crate) mod extra;
 pub(crate) mod ledger;
 pub(crate) mod readout;

@@ -1,7 +1,7 @@
 //! The schedule of a policy link: the waits many clients draw before each retry, with each
 //! retry's ceiling, the readout of the client under the pointer, and the table alternative.
 
-use crate::chart::{draw_schedule, CoordMap};
+use crate::chart::{draw_schedules, CoordMap};
 use crate::dom::by_id;
 use crate::panel::{Ctx, Panel};
 use crate::plot::Canvas as CanvasBackend;
@@ -25,6 +25,7 @@ impl Panel for SchedulePanel {
         };
         self.draw(s);
         readout(s);
+        formulas(s);
     }
 
     fn at(&self, x: f64, y: f64, radius: f64) -> Option<usize> {
@@ -43,7 +44,8 @@ impl SchedulePanel {
         };
         let area = backend.into_drawing_area();
         let kind = s.params.policy.backoff.kind;
-        match draw_schedule(&area, &s.schedule, kind, s.hover, dpr) {
+        let b = s.schedule_b.as_ref();
+        match draw_schedules(&area, &s.schedule, b, kind, s.hover, dpr) {
             Ok(map) => self.map = map,
             Err(e) => web_sys::console::error_1(&format!("chart: {e}").into()),
         }
@@ -58,6 +60,20 @@ impl SchedulePanel {
         let _ = canvas.set_attribute("data-clients", &s.schedule.clients.to_string());
         let _ = canvas.set_attribute("data-dots", &self.map.len().to_string());
     }
+}
+
+/// Each side's policy in one line under the chart (the CLI's `schedule` writes the same).
+fn formulas(s: &State) {
+    let Some(el) = by_id("schedule-formulas") else {
+        return;
+    };
+    let a = retry_model::describe_policy(&s.params.side_a());
+    let text = match s.params.side_b().filter(|_| s.schedule_b.is_some()) {
+        Some(b) => format!("A: {a}\nB: {}", retry_model::describe_policy(b)),
+        None => a,
+    };
+    el.set_text_content(Some(&text));
+    let _ = el.set_attribute("data-sides", if s.schedule_b.is_some() { "2" } else { "1" });
 }
 
 /// The waits of the client under the pointer, retry by retry.

@@ -380,6 +380,14 @@ pub(super) fn tables(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
             .add_event_listener_with_callback("toggle", on_sched.as_ref().unchecked_ref())?;
         on_sched.forget(); // page-lifetime handler
     }
+    // The client table is built when first opened.
+    let app = app.clone();
+    let on_clients =
+        Closure::<dyn FnMut()>::new(move || render_policy(&mut app.borrow_mut(), "clients"));
+    by_id("clients-box")
+        .ok_or("no #clients-box")?
+        .add_event_listener_with_callback("toggle", on_clients.as_ref().unchecked_ref())?;
+    on_clients.forget(); // page-lifetime handler
     Ok(())
 }
 
