@@ -35,8 +35,10 @@ cargo test -p retrylab-web --target wasm32-unknown-unknown --locked
 step "release build of the page (Trunk)"
 trunk build --release
 
-# The page's budget: wasm, JavaScript and CSS at most 300 KB gzip together.
-node scripts/page-size.mjs --max 300
+# The page's budget: wasm, JavaScript and CSS at most 330 KB gzip together. It was 300 KB until
+# the client presets came in (their table, vocabulary and two-client chart cost about 19 KB; see
+# ARCHITECTURE.md, "The page's size budget").
+node scripts/page-size.mjs --max 330
 
 step "the single offline file (dist-offline/retrylab.html)"
 node scripts/build-offline.mjs

@@ -156,6 +156,7 @@ fn step_lines(p: &Params, s: &Step) -> Vec<String> {
     lines.extend(budget_line(pol, a));
     lines.extend(a.draw.map(|d| backoff_line(pol, &d)));
     lines.extend(wait_line(pol, a));
+    lines.extend(refused_retry_after(pol, s));
     lines.extend(a.fit.map(|f| fit_line(pol, a, &f)));
     if let (Some(l), Some(_)) = (s.budget_after, a.withdrawn) {
         lines.push(format!("budget after the retry: {}", level(l)));
@@ -349,6 +350,23 @@ fn plain_backoff_line(b: &crate::BackoffConfig, d: &Draw) -> String {
         BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => String::new(),
     };
     format!("backoff {}: {ceiling}{drawn}", b.kind)
+}
+
+/// A retryable failure whose Retry-After is over the client's limit: why the request stops.
+fn refused_retry_after(pol: &RetryPolicy, s: &Step) -> Option<String> {
+    let a = &s.after;
+    let ra = a.classification.server_wait?;
+    let refused = a.classification.retryable
+        && a.stop == Some(crate::StopReason::NotRetryable)
+        && pol.retry_after_mode == crate::RetryAfterMode::RefuseAbove
+        && ra > pol.ra_max;
+    refused.then(|| {
+        format!(
+            "Retry-After {} is over ra_max {} (ra_mode=refuse_above): the client does not retry at all",
+            h(ra),
+            h(pol.ra_max)
+        )
+    })
 }
 
 /// The wait and where it came from.
