@@ -20,11 +20,13 @@ python3 scripts/check-layers.py
 step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked
 
-step "client presets against the libraries themselves (tests/clients: Python and npm, KS per retry)"
+step "client presets against the libraries themselves (tests/clients: Python, npm and Rust crates, KS per retry)"
 cargo build -q -p retrylab-cli --locked
 lab="${CARGO_TARGET_DIR:-target}/debug/retrylab"
 tests/clients/.venv/bin/python tests/clients/check_py.py "$lab"
 tests/clients/.venv/bin/python tests/clients/check_js.py "$lab"
+cargo build -q --release --locked --manifest-path tests/clients/rust/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}/client-draws"
+tests/clients/.venv/bin/python tests/clients/check_rs.py "$lab" "${CARGO_TARGET_DIR:-target}/client-draws/release/client-draws"
 
 step "the core builds without std (wasm32v1-none)"
 cargo build -p retry-model --no-default-features --target wasm32v1-none --locked
