@@ -236,29 +236,7 @@ pub fn classify_listed(
     if statuses.is_empty() {
         return classify_with(classifier, o, op);
     }
-    let listed = statuses.contains(code);
-    let mut c = Classification {
-        verdict: if listed {
-            Verdict::Retry
-        } else {
-            Verdict::Never
-        },
-        reason: if listed {
-            Reason::ClientListsRetryable
-        } else {
-            Reason::ClientListsFatal
-        },
-        retryable: listed,
-        server_wait: if listed { o.retry_after } else { None },
-        pushback: false,
-    };
-    if classifier == Classifier::Stripe {
-        apply_should_retry(&mut c, o);
-    }
-    if classifier == Classifier::Grpc {
-        apply_pushback(&mut c, o);
-    }
-    c
+    listed_as(classifier, statuses.contains(code), o.retry_after, o)
 }
 
 /// A client library's list: retryable or not, regardless of the operation.
@@ -280,6 +258,17 @@ fn classify_client(classifier: Classifier, o: &ScriptedOutcome) -> Classificatio
     } else {
         None
     };
+    listed_as(classifier, listed, server_wait, o)
+}
+
+/// A client's verdict on an outcome its list names (or not), with the server's hints applied
+/// where the client reads them (Stripe-Should-Retry, gRPC pushback).
+fn listed_as(
+    classifier: Classifier,
+    listed: bool,
+    server_wait: Option<Micros>,
+    o: &ScriptedOutcome,
+) -> Classification {
     let mut c = Classification {
         verdict: if listed {
             Verdict::Retry
@@ -292,7 +281,7 @@ fn classify_client(classifier: Classifier, o: &ScriptedOutcome) -> Classificatio
             Reason::ClientListsFatal
         },
         retryable: listed,
-        server_wait,
+        server_wait: server_wait.filter(|_| listed),
         pushback: false,
     };
     if classifier == Classifier::Stripe {
