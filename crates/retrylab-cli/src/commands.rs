@@ -274,6 +274,23 @@ mod tests {
     }
 
     #[test]
+    fn client_presets_carry_their_source_in_json() {
+        let v: Value =
+            serde_json::from_str(&run_s(&["presets", "--format", "json"]).unwrap()).unwrap();
+        let all = v.as_array().unwrap();
+        let got = all.iter().find(|p| p["name"] == "got").unwrap();
+        assert_eq!(got["client"]["version"], "got 14.6.6");
+        assert_eq!(got["client"]["ecosystem"], "JavaScript clients");
+        assert!(got["client"]["formula"]
+            .as_str()
+            .unwrap()
+            .contains("+ U(0, 100ms) after the cap"));
+        let chapter = all.iter().find(|p| p["name"] == "chapter").unwrap();
+        assert!(chapter.get("client").is_none());
+        assert_eq!(all.iter().filter(|p| p.get("client").is_some()).count(), 31);
+    }
+
+    #[test]
     fn two_clients_side_by_side() {
         let link = "preset=openai&b.preset=urllib3&b.base=500ms";
         let text = run_s(&["schedule", link, "--clients", "3"]).unwrap();

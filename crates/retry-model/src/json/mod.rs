@@ -442,6 +442,20 @@ pub struct PresetDoc {
     name: &'static str,
     title: &'static str,
     sets: String,
+    /// For a client library's preset: its ecosystem, version, source and what it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<ClientDoc>,
+}
+
+/// What a client preset follows (`retrylab presets --format json`).
+#[derive(Serialize)]
+pub struct ClientDoc {
+    ecosystem: &'static str,
+    version: &'static str,
+    source: &'static str,
+    meaning: &'static str,
+    /// The policy in one line (attempts, the wait's formula, the jitter, the Retry-After rule).
+    formula: String,
 }
 
 /// `retrylab presets --format json`: every preset, in the menu's order.
@@ -452,6 +466,16 @@ pub fn presets() -> Vec<PresetDoc> {
             name: p.name(),
             title: p.title(),
             sets: preset_settings(*p),
+            client: p.client().map(|c| ClientDoc {
+                ecosystem: c.ecosystem.label(),
+                version: c.version,
+                source: c.source,
+                meaning: c.meaning,
+                formula: format!("preset={}", c.name)
+                    .parse::<Params>()
+                    .map(|q| crate::describe_policy(&q))
+                    .unwrap_or_default(),
+            }),
         })
         .collect()
 }
