@@ -25,6 +25,7 @@ cargo build -q -p retrylab-cli --locked
 lab="${CARGO_TARGET_DIR:-target}/debug/retrylab"
 tests/clients/.venv/bin/python tests/clients/check_py.py "$lab"
 tests/clients/.venv/bin/python tests/clients/check_js.py "$lab"
+tests/clients/.venv/bin/python tests/clients/adaptive_botocore.py
 cargo build -q --release --locked --manifest-path tests/clients/rust/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}/client-draws"
 tests/clients/.venv/bin/python tests/clients/check_rs.py "$lab" "${CARGO_TARGET_DIR:-target}/client-draws/release/client-draws"
 

@@ -60,6 +60,7 @@ pub use retry::classify::{
 };
 pub use retry::error::ConfigError;
 pub use retry::jitter::Jitter;
+pub use retry::limiter::AdaptiveLimiter;
 pub use retry::outcome::{Outcome, ScriptedOutcome};
 pub use retry::policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,

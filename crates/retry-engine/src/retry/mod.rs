@@ -8,6 +8,7 @@ pub mod classify;
 pub mod error;
 pub mod fnv;
 pub mod jitter;
+pub mod limiter;
 pub mod outcome;
 pub mod policy;
 pub mod rng;
