@@ -127,6 +127,8 @@ def schedules(rep, lab):
         ("stamina", "preset=stamina", stamina_waits(9)),
         ("botocore-standard", "preset=botocore-standard", botocore_waits(2)),
         ("botocore-standard", "preset=botocore-standard&attempts=11", botocore_waits(10)),
+        # Adaptive mode waits as standard mode does; its limiter is checked by adaptive_botocore.py.
+        ("botocore-adaptive", "preset=botocore-adaptive", botocore_waits(2)),
     ]
     for preset, link, draw in cases:
         compare(rep, lab, preset, link, [draw() for _ in range(N)], N)

@@ -463,6 +463,7 @@ mod tests {
             queue: 0,
             wasted: 0.0,
             served: 0.0,
+            limiter: 0.0,
         }
     }
 

@@ -56,6 +56,7 @@ const ATTEMPTS: RGBColor = RGBColor(213, 94, 0);
 const SUCCESSES: RGBColor = RGBColor(0, 158, 115);
 const FAILURES: RGBColor = RGBColor(0, 0, 0);
 const OUTAGE: RGBColor = RGBColor(255, 200, 120);
+const LIMITER: RGBColor = RGBColor(204, 121, 167);
 
 /// The y axis: linear from 0, or log10 when the largest value is more than 100 times the
 /// smallest positive one.
@@ -150,20 +151,14 @@ pub fn draw_timeline<DB: DrawingBackend>(
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = t.sides.iter().map(Vec::len).max().unwrap_or(0);
     let t1 = (n as f64 * t.bin_s).max(t.bin_s).max(1e-3);
+    let limited = t.sides.iter().flatten().any(|r| r.limiter > 0.0);
     let values = t
         .sides
         .iter()
         .flatten()
-        .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures]);
+        .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures, r.limiter]);
     let y = YAxis::for_values(values);
-    let series: [Series; 4] = [
-        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
-            r.attempts
-        }),
-        ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
-        ("successes/s", SUCCESSES, 1.5, |r| r.successes),
-        ("failed requests/s", FAILURES, 1.0, |r| r.failures),
-    ];
+    let series = timeline_series(limited);
     let style_of = |color: RGBColor, width: f64| {
         ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
     };
@@ -186,7 +181,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
             .map_err(|e| e.to_string())?;
     }
     for (side, rates) in t.sides.iter().enumerate() {
-        for (_, color, width, value) in series {
+        for &(_, color, width, value) in &series {
             let style = style_of(color, width);
             let points = rates
                 .iter()
@@ -212,6 +207,25 @@ pub fn draw_timeline<DB: DrawingBackend>(
         bin_s: t.bin_s,
         bins: n,
     })
+}
+
+/// The lines: attempts, originals, successes, failures, and the send rate an adaptive rate
+/// limiter allows when the run has one that turned on.
+fn timeline_series(limited: bool) -> Vec<Series> {
+    let mut series: Vec<Series> = vec![
+        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
+            r.attempts
+        }),
+        ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
+        ("successes/s", SUCCESSES, 1.5, |r| r.successes),
+        ("failed requests/s", FAILURES, 1.0, |r| r.failures),
+    ];
+    if limited {
+        series.push(("send rate the limiter allows/s", LIMITER, 2.0, |r| {
+            r.limiter
+        }));
+    }
+    series
 }
 
 /// The legend under the plot: the outage's shade, then each series (side B's dashed swatch

@@ -124,6 +124,34 @@ impl AdaptiveLimiter {
         Micros(libm::ceil(wait * 1e6) as u64)
     }
 
+    /// A send at `now` takes a token if one is there (or the limiter is off); `false` when it
+    /// must wait (see [`AdaptiveLimiter::due_in`]). The simulator queues such sends and hands out
+    /// tokens as they come, as botocore's waiting threads take them.
+    pub fn try_take(&mut self, now: Micros) -> bool {
+        if !self.enabled {
+            return true;
+        }
+        self.refill(secs(now));
+        if self.capacity >= 1.0 {
+            self.capacity -= 1.0;
+            return true;
+        }
+        false
+    }
+
+    /// How long until the next token is there, at the current rate (whole microseconds,
+    /// rounded up).
+    pub fn due_in(&self) -> Micros {
+        let wait = (1.0 - self.capacity).max(0.0) / self.fill_rate;
+        Micros(libm::ceil(wait * 1e6) as u64)
+    }
+
+    /// Gives back a token taken by [`AdaptiveLimiter::acquire`] whose send will not happen (its
+    /// request gave up before the token came due).
+    pub fn give_back(&mut self) {
+        self.capacity += 1.0;
+    }
+
     /// A response at `now`, throttling or not: the measured rate, CUBIC and the fill rate move.
     pub fn on_response(&mut self, now: Micros, throttled: bool) {
         let t = secs(now);

@@ -522,6 +522,12 @@ impl RequestRetry {
         self.done
     }
 
+    /// Moves the request's clock on to `t` (never back): time spent outside the policy, such as
+    /// a wait for a client-side rate limiter's token, counts against the deadline.
+    pub fn wait_until(&mut self, t: Micros) {
+        self.now = self.now.max(t);
+    }
+
     /// Stops the request from outside the policy (a circuit breaker refused the attempt).
     pub fn stop(&mut self, reason: StopReason) {
         self.done = Some(reason);

@@ -41,6 +41,9 @@ pub struct Bin {
     pub queue: u32,
     /// Work the server finished in the bin whose answer came too late for its caller.
     pub wasted: u32,
+    /// The send rate the adaptive limiters allowed at the end of the bin, per second, in
+    /// thousandths (0 without a limiter, or before a throttling answer turned one on).
+    pub limiter_milli: u64,
 }
 
 impl Bin {
@@ -167,6 +170,11 @@ impl Recorder {
         self.bin(t).budget_milli = milli;
     }
 
+    /// The send rate the adaptive limiters allowed at `t`, per second, in thousandths.
+    pub fn limiter(&mut self, t: Micros, milli: u64) {
+        self.bin(t).limiter_milli = milli;
+    }
+
     /// The breaker's state at `t` (1 closed, 2 half-open, 3 open).
     pub fn breaker(&mut self, t: Micros, state: u8) {
         self.bin(t).breaker = state;
@@ -268,6 +276,7 @@ impl Recorder {
             failures: StopReason::ALL.map(|r| u64::from(t.failures[r.index()])),
             served: u64::from(t.served),
             server: None,
+            limiter: None,
         };
         Report {
             summary,
@@ -310,6 +319,22 @@ pub struct Summary {
     /// What a queue or flaky server measured (`None` for the tick server and the other
     /// scenarios).
     pub server: Option<ServerSummary>,
+    /// The adaptive rate limiter's figures; absent without one.
+    pub limiter: Option<LimiterSummary>,
+}
+
+/// What the adaptive rate limiter did over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LimiterSummary {
+    /// Sends that waited for a token.
+    pub waited: u64,
+    /// Their mean wait, in ms (0 when none waited).
+    pub mean_wait_ms: f64,
+    /// Throttling answers (429 or 503) the limiters saw.
+    pub throttles: u64,
+    /// The send rate the limiters allowed at the end, per second (0 if none turned on).
+    pub allowed_per_s: f64,
 }
 
 /// What a queue or flaky server measured over a run, from its first event to its last (`T`).
@@ -435,6 +460,15 @@ impl Summary {
                 let v: Vec<&ServerSummary> = all.iter().filter_map(|s| s.server.as_ref()).collect();
                 (v.len() == all.len() && !v.is_empty()).then(|| ServerSummary::mean(&v))
             },
+            limiter: all.first().and_then(|f| f.limiter).map(|_| {
+                let lim = |s: &Summary| s.limiter.unwrap_or_default();
+                LimiterSummary {
+                    waited: count(&|s| lim(s).waited),
+                    mean_wait_ms: avg(&|s| lim(s).mean_wait_ms),
+                    throttles: count(&|s| lim(s).throttles),
+                    allowed_per_s: avg(&|s| lim(s).allowed_per_s),
+                }
+            }),
         }
     }
 }

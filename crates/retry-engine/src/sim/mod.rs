@@ -39,7 +39,9 @@ pub use hist::Histogram;
 pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
-pub use metrics::{Bin, ClosedForm, Recorder, Report, ServerSummary, Summary, MAX_BINS};
+pub use metrics::{
+    Bin, ClosedForm, LimiterSummary, Recorder, Report, ServerSummary, Summary, MAX_BINS,
+};
 pub use occ::{Occ, OccEv};
 pub use params::{
     caps, BreakerConfig, Discipline, OutageKind, Runs, ScenarioKind, ServerKind, ServiceDist,
@@ -49,8 +51,8 @@ pub use queue::EventQueue;
 pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
-    Arrivals, Burst, Layers as LayersSettings, Lost as LostSettings, Occ as OccSettings, Outage,
-    QueueServer, Scenario, Series, Server, Window,
+    Arrivals, Burst, Layers as LayersSettings, LimiterScope, Lost as LostSettings,
+    Occ as OccSettings, Outage, QueueServer, Scenario, Series, Server, Window,
 };
 pub use slab::Slab;
 pub use storm::{Ev, Job, ServerStats, Storm};

@@ -141,6 +141,7 @@ impl Occ {
             failures: [0; 7],
             served: self.writes,
             server: None,
+            limiter: None,
         }
     }
 

@@ -97,6 +97,26 @@ impl Summary {
                 out.push((k.to_string(), v));
             }
         }
+        if let Some(l) = &s.limiter {
+            out.extend([
+                (
+                    "throttling answers (429, 503)".to_string(),
+                    l.throttles.to_string(),
+                ),
+                (
+                    "sends that waited for a token".to_string(),
+                    l.waited.to_string(),
+                ),
+                (
+                    "their mean wait".to_string(),
+                    format!("{:.1} ms", l.mean_wait_ms),
+                ),
+                (
+                    "send rate allowed at the end".to_string(),
+                    format!("{:.2}/s", l.allowed_per_s),
+                ),
+            ]);
+        }
         out
     }
 }
@@ -111,10 +131,14 @@ pub fn series_csv(r: &Report) -> String {
     let names: Vec<&str> = reasons.iter().map(|r| r.name()).collect();
     // A queue or flaky server adds its queue and its wasted work (other runs' CSV is unchanged).
     let queue = r.summary.server.is_some();
+    // So does the adaptive limiter, with its allowed send rate.
+    let limiter = r.summary.limiter.is_some();
+    let allowed = limiter_rates(&r.bins);
     let mut out = format!(
-        "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight{}\n",
+        "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight{}{}\n",
         names.join(","),
-        if queue { ",queue,wasted" } else { "" }
+        if queue { ",queue,wasted" } else { "" },
+        if limiter { ",limiter_rate" } else { "" }
     );
     for (i, b) in r.bins.iter().enumerate() {
         let fails: Vec<String> = reasons
@@ -136,6 +160,10 @@ pub fn series_csv(r: &Report) -> String {
         if queue {
             out.pop();
             out.push_str(&format!(",{},{}\n", b.queue, b.wasted));
+        }
+        if limiter {
+            out.pop();
+            out.push_str(&format!(",{:.3}\n", allowed[i]));
         }
     }
     out
@@ -208,6 +236,9 @@ pub struct Rates {
     pub wasted: f64,
     /// Work the server did, per second.
     pub served: f64,
+    /// The send rate the adaptive limiters allowed at the bin's end, per second (0 without one,
+    /// or before one turned on).
+    pub limiter: f64,
 }
 
 impl Report {
@@ -218,10 +249,12 @@ impl Report {
         } else {
             0.0
         };
+        let allowed = limiter_rates(&self.bins);
         self.bins
             .iter()
+            .zip(allowed)
             .enumerate()
-            .map(|(i, b)| Rates {
+            .map(|(i, (b, limiter))| Rates {
                 t_s: i as f64 * self.bin_ms / 1000.0,
                 originals: f64::from(b.originals) * per_s,
                 attempts: f64::from(b.attempts) * per_s,
@@ -235,7 +268,22 @@ impl Report {
                 queue: b.queue,
                 wasted: f64::from(b.wasted) * per_s,
                 served: f64::from(b.served) * per_s,
+                limiter,
             })
             .collect()
     }
+}
+
+/// The limiters' allowed send rate per bin, per second: a bin without an answer keeps the
+/// rate of the bin before (once on, a limiter always allows at least 0.5/s).
+pub fn limiter_rates(bins: &[super::Bin]) -> Vec<f64> {
+    let mut last = 0u64;
+    bins.iter()
+        .map(|b| {
+            if b.limiter_milli > 0 {
+                last = b.limiter_milli;
+            }
+            last as f64 / 1000.0
+        })
+        .collect()
 }

@@ -87,6 +87,17 @@ impl Default for Series {
     }
 }
 
+/// Who shares one adaptive rate limiter (`limiter_scope`): the whole process, as botocore's
+/// client object does when a process shares one client, or each client its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LimiterScope {
+    /// One limiter for every client.
+    #[default]
+    Process,
+    /// One limiter per client.
+    Client,
+}
+
 /// The tick server of `outage` and `burst`, with its network, tenants and breaker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Server {
@@ -102,6 +113,10 @@ pub struct Server {
     pub tenants: u32,
     /// The circuit breaker, if any.
     pub breaker: Option<BreakerConfig>,
+    /// Whether the AWS SDKs' adaptive client-side rate limiter runs.
+    pub limiter: bool,
+    /// Who shares one limiter.
+    pub limiter_scope: LimiterScope,
     /// The time series.
     pub series: Series,
     /// How it serves: the tick server (the fields above), a queue or a flaky dependency.
@@ -123,6 +138,8 @@ impl Default for Server {
             net: Micros::from_millis(1),
             tenants: 1,
             breaker: None,
+            limiter: false,
+            limiter_scope: LimiterScope::Process,
             series: Series::default(),
             kind: ServerKind::Tick,
             queue: QueueServer::default(),

@@ -22,7 +22,9 @@ use super::params::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerK
 use super::queue::{EventQueue, ExactLane};
 use super::settings::{QueueServer, Scenario, Server, Window};
 use super::slab::Slab;
+use super::{LimiterScope, LimiterSummary};
 use crate::retry::budget::{Budget, Scope};
+use crate::retry::limiter::AdaptiveLimiter;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
 use crate::retry::rng::Rng;
@@ -60,6 +62,10 @@ struct Req {
     awaiting: bool,
     // The closed-loop user that sent it (`NO_USER` for open-loop arrivals).
     user: u32,
+    // The adaptive limiter has handed it its token: its next send goes at once.
+    token: bool,
+    // When it began to wait for a token.
+    queued_at: Micros,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -111,6 +117,8 @@ pub enum Ev {
     Lane(u8),
     /// The next request of a load spike arrives.
     Spike,
+    /// Adaptive limiter `n` may have a token for the first send waiting for one.
+    Token(u32),
     /// A closed-loop user sends its next request.
     User(u32),
     /// An attempt's answer reaches its client.
@@ -140,6 +148,7 @@ struct StormCfg {
     net: Micros,
     tenants: u32,
     breaker: Option<BreakerConfig>,
+    limiter: Option<super::LimiterScope>,
     bin: Micros,
     server: ServerKind,
     queue: QueueServer,
@@ -167,6 +176,7 @@ impl StormCfg {
             net: sv.net,
             tenants: sv.tenants,
             breaker: sv.breaker,
+            limiter: sv.limiter.then_some(sv.limiter_scope),
             bin: sv.series.bin,
             server: sv.kind,
             queue: sv.queue,
@@ -213,6 +223,14 @@ pub struct Storm {
     budgets: Vec<Budget>,
     scope: Scope,
     breaker: Option<Breaker>,
+    // The adaptive rate limiters (one, or one per client), and what they did.
+    limiters: Vec<AdaptiveLimiter>,
+    limited: LimiterSummary,
+    limit_wait: Micros,
+    // Each limiter's sends waiting for a token, first come first served, and when it next
+    // looks for one.
+    token_queues: Vec<VecDeque<u32>>,
+    token_wake: Vec<Option<Micros>>,
     arrivals: Rng,
     backoff: Rng,
     // Attempts waiting for their tick, oldest tick first. Sends happen in time order and take the
@@ -376,6 +394,25 @@ impl Storm {
         let storm = Storm {
             kind,
             breaker: sp.breaker.map(Breaker::new),
+            limiters: match sp.limiter {
+                None => Vec::new(),
+                Some(LimiterScope::Process) => alloc::vec![AdaptiveLimiter::new(Micros::ZERO)],
+                Some(LimiterScope::Client) => {
+                    alloc::vec![AdaptiveLimiter::new(Micros::ZERO); clients as usize]
+                }
+            },
+            limited: LimiterSummary::default(),
+            limit_wait: Micros::ZERO,
+            token_queues: match sp.limiter {
+                None => Vec::new(),
+                Some(LimiterScope::Process) => alloc::vec![VecDeque::new()],
+                Some(LimiterScope::Client) => alloc::vec![VecDeque::new(); clients as usize],
+            },
+            token_wake: match sp.limiter {
+                None => Vec::new(),
+                Some(LimiterScope::Process) => alloc::vec![None],
+                Some(LimiterScope::Client) => alloc::vec![None; clients as usize],
+            },
             sp,
             policy,
             retry_after: p.retry_after,
@@ -472,6 +509,8 @@ impl Storm {
             live: true,
             awaiting: false,
             user,
+            token: false,
+            queued_at: Micros::ZERO,
         };
         let id = self.reqs.insert(req);
         self.rec.original(now);
@@ -503,7 +542,105 @@ impl Storm {
         (t < self.sp.duration).then_some(t)
     }
 
+    /// The adaptive limiter serving `client`, if there is one.
+    fn limiter_index(&self, client: u32) -> Option<usize> {
+        match self.limiters.len() {
+            0 => None,
+            1 => Some(0),
+            _ => Some(client as usize),
+        }
+    }
+
+    /// Whether the send of request `id` must first wait for its limiter's token: then it joins
+    /// the limiter's queue, and is sent when a token is there.
+    fn waits_for_token(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) -> bool {
+        let r = &mut self.reqs[id];
+        if core::mem::take(&mut r.token) {
+            return false; // handed its token by `hand_out_tokens`
+        }
+        let client = r.client;
+        let Some(li) = self.limiter_index(client) else {
+            return false;
+        };
+        if self.token_queues[li].is_empty() && self.limiters[li].try_take(now) {
+            return false;
+        }
+        self.reqs[id].queued_at = now;
+        self.token_queues[li].push_back(id);
+        self.wake_limiter(li, now, q);
+        true
+    }
+
+    /// Schedules limiter `li` to look for a token when the next one is due (unless it already
+    /// looks sooner).
+    fn wake_limiter(&mut self, li: usize, now: Micros, q: &mut EventQueue<Ev>) {
+        let at = now.saturating_add(self.limiters[li].due_in());
+        if self.token_wake[li].is_none_or(|w| at < w) {
+            self.token_wake[li] = Some(at);
+            q.push(at, Ev::Token(li as u32));
+        }
+    }
+
+    /// Hands limiter `li`'s tokens to the sends waiting, first come first served; a send whose
+    /// request's deadline has passed while it waited ends without one.
+    fn hand_out_tokens(&mut self, now: Micros, li: usize, q: &mut EventQueue<Ev>) {
+        if self.token_wake[li] != Some(now) {
+            return; // a later look replaced this one
+        }
+        self.token_wake[li] = None;
+        let deadline = self.policy.policy().deadline;
+        while let Some(&id) = self.token_queues[li].front() {
+            let r = &self.reqs[id];
+            if deadline.is_some_and(|d| now >= r.retry.origin().saturating_add(d)) {
+                self.token_queues[li].pop_front();
+                self.reqs[id].retry.stop(StopReason::DeadlinePassed);
+                self.finish(now, id, StopReason::DeadlinePassed, q);
+                continue;
+            }
+            if !self.limiters[li].try_take(now) {
+                break;
+            }
+            self.token_queues[li].pop_front();
+            let r = &mut self.reqs[id];
+            r.token = true;
+            self.limited.waited += 1;
+            self.limit_wait = self
+                .limit_wait
+                .saturating_add(now.saturating_sub(r.queued_at));
+            self.send(now, id, q);
+        }
+        if !self.token_queues[li].is_empty() {
+            self.wake_limiter(li, now, q);
+        }
+    }
+
+    /// An answer reaches request `id`'s limiter: a 429 or 503 is a throttling answer.
+    fn tell_limiter(&mut self, now: Micros, client: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
+        let Some(li) = self.limiter_index(client) else {
+            return;
+        };
+        let throttled = matches!(outcome, Outcome::Status(429 | 503));
+        self.limited.throttles += u64::from(throttled);
+        self.limiters[li].on_response(now, throttled);
+        if !self.token_queues[li].is_empty() {
+            self.token_wake[li] = None; // the rate changed: look again at the new one
+        }
+        let allowed: f64 = self
+            .limiters
+            .iter()
+            .filter(|l| l.enabled())
+            .map(AdaptiveLimiter::fill_rate)
+            .sum();
+        self.rec.limiter(now, (allowed * 1000.0) as u64);
+        if !self.token_queues[li].is_empty() {
+            self.wake_limiter(li, now, q);
+        }
+    }
+
     fn send(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) {
+        if !self.limiters.is_empty() && self.waits_for_token(now, id, q) {
+            return;
+        }
         if let Some(b) = self.breaker.as_mut() {
             let allowed = b.allow(now);
             let code = match b.state(now) {
@@ -519,6 +656,10 @@ impl Storm {
             }
         }
         let r = &mut self.reqs[id];
+        if !self.limiters.is_empty() {
+            // A wait for the limiter's token is the request's time too.
+            r.retry.wait_until(now);
+        }
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
@@ -718,9 +859,11 @@ impl Storm {
             None,
         );
         let next = r.retry.now();
+        let client = r.client;
         if let Some(b) = self.breaker.as_mut() {
             b.record(now, outcome.is_ok());
         }
+        self.tell_limiter(now, client, outcome, q);
         if bi == 0 && self.policy.policy().budget != crate::retry::budget::BudgetConfig::None {
             let level = self.budgets[0].level(now).milli;
             self.rec.budget(now, level);
@@ -791,6 +934,7 @@ impl Storm {
                     | Ev::Deliver
                     | Ev::Lane(_)
                     | Ev::Spike
+                    | Ev::Token(_)
                     | Ev::User(_) => true,
                 };
             first = false;
@@ -849,6 +993,7 @@ impl Storm {
                 | Ev::Deliver
                 | Ev::Lane(_)
                 | Ev::Spike
+                | Ev::Token(_)
                 | Ev::User(_) => self.handle(now, ev, q),
             }
         }
@@ -1040,7 +1185,22 @@ impl Model for Storm {
     fn finish(self, at: Option<Micros>) -> Report {
         let server = self.sp.server;
         let st = self.stats;
+        let limiter = (!self.limiters.is_empty()).then(|| LimiterSummary {
+            mean_wait_ms: if self.limited.waited == 0 {
+                0.0
+            } else {
+                self.limit_wait.0 as f64 / self.limited.waited as f64 / 1000.0
+            },
+            allowed_per_s: self
+                .limiters
+                .iter()
+                .filter(|l| l.enabled())
+                .map(AdaptiveLimiter::fill_rate)
+                .sum(),
+            ..self.limited
+        });
         let mut rep = self.rec.finish(at);
+        rep.summary.limiter = limiter;
         if server != ServerKind::Tick {
             let secs = (st.last.0 as f64 / 1e6).max(1e-6);
             let per = |n: u64| {
@@ -1133,6 +1293,7 @@ impl Model for Storm {
                 _ => self.fire_lane::<LANE_TIMEOUT>(now, q),
             },
             Ev::Send(id) => self.send(now, id, q),
+            Ev::Token(li) => self.hand_out_tokens(now, li as usize, q),
             Ev::Tick(k) => self.settle(now, k, q),
             Ev::Deliver => self.deliver(now, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),

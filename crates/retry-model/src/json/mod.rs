@@ -240,6 +240,9 @@ pub struct SummaryDoc {
     /// number at the server, queueing), as the table prints them; absent for the tick server.
     #[serde(skip_serializing_if = "Option::is_none")]
     server: Option<ServerSummary>,
+    /// The adaptive rate limiter's figures; absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limiter: Option<crate::sim::LimiterSummary>,
 }
 
 impl SummaryDoc {
@@ -264,6 +267,7 @@ impl SummaryDoc {
             ),
             served: s.served,
             server: s.server,
+            limiter: s.limiter,
         }
     }
 }

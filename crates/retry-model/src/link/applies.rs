@@ -208,6 +208,7 @@ impl Params {
                 Some("has no effect unless server=queue")
             }
             "fail" if kind != ServerKind::Flaky => Some("has no effect unless server=flaky"),
+            "limiter_scope" if !sv.limiter => Some("has no effect unless limiter=aws-adaptive"),
             "service" | "service_dist" if kind == ServerKind::Tick => {
                 Some("has no effect with server=tick: it shapes server=queue and flaky")
             }

@@ -124,7 +124,7 @@ const LOST: &[(&str, &str)] = &[
 ];
 
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
-pub const CLIENT_COUNT: usize = 31;
+pub const CLIENT_COUNT: usize = 32;
 
 /// A named group of settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -146,6 +146,13 @@ impl KeyText for Server {
             "breaker" => k
                 .flag(v)
                 .map(|on| self.breaker = on.then(|| self.breaker.unwrap_or_default())),
+            "limiter" => k.choice(v).map(|i| self.limiter = i == 1),
+            "limiter_scope" => k.choice(v).map(|i| {
+                self.limiter_scope = [
+                    crate::sim::LimiterScope::Process,
+                    crate::sim::LimiterScope::Client,
+                ][i]
+            }),
             "breaker_window" | "breaker_failures" | "breaker_min_calls" | "breaker_open"
             | "breaker_probes" => {
                 let Some(b) = self.breaker.as_mut() else {
@@ -197,6 +204,12 @@ impl KeyText for Server {
             "slow_start" => self.slow.start.to_string(),
             "slow_for" => self.slow.length.to_string(),
             "breaker" => (if b.is_some() { "on" } else { "off" }).to_string(),
+            "limiter" => (if self.limiter { "aws-adaptive" } else { "none" }).to_string(),
+            "limiter_scope" => match self.limiter_scope {
+                crate::sim::LimiterScope::Process => "process",
+                crate::sim::LimiterScope::Client => "client",
+            }
+            .to_string(),
             "breaker_window" => b?.window.to_string(),
             "breaker_failures" => b?.failure_percent.to_string(),
             "breaker_min_calls" => b?.min_calls.to_string(),

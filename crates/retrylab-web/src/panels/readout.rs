@@ -81,6 +81,9 @@ fn bin_words(d: &Outcome, r: &[Rates], i: usize, b: &Rates) -> String {
     if d.params.get("budget").is_some_and(|x| x != "none") {
         text.push_str(&format!(", budget {} tokens", b.budget));
     }
+    if b.limiter > 0.0 {
+        text.push_str(&format!(", the limiter allows {:.1} sends/s", b.limiter));
+    }
     if d.params.get("breaker").as_deref() == Some("on") {
         let state = crate::system::breaker_states(r)[i];
         let name = ["no attempt yet", "closed", "half-open", "open"][usize::from(state.min(3))];
