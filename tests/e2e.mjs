@@ -910,6 +910,26 @@ try {
     await context.close();
   });
 
+  await check('the adaptive limiter: its figures are the CLI\'s tiles, its allowed rate is read at a point; screenshot', async () => {
+    const { page, context, errors } = await openScenario('?preset=botocore-adaptive');
+    const rows = await tileRows(page);
+    assert.deepEqual(rows, cliRows('preset=botocore-adaptive'));
+    assert.ok(rows.some(([k]) => k === 'sends that waited'), rows.join('|'));
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-botocore-adaptive.png'), fullPage: true });
+    // Point at 30 s: the readout gives the rate the limiter allows there.
+    const box = await page.locator('#timeline').boundingBox();
+    const t1 = Number(await attr(page, '#timeline', 'data-bins'));
+    let said = '';
+    for (const f of [0.45, 0.5, 0.55]) {
+      await page.mouse.move(box.x + box.width * f, box.y + box.height / 3);
+      said = await page.locator('#timeline-readout').textContent();
+      if (said.includes('the limiter allows')) break;
+    }
+    assert.ok(t1 > 0 && said.includes('the limiter allows'), said);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));

@@ -99,20 +99,14 @@ impl Summary {
         }
         if let Some(l) = &s.limiter {
             out.extend([
+                ("throttling answers".to_string(), l.throttles.to_string()),
+                ("sends that waited".to_string(), l.waited.to_string()),
                 (
-                    "throttling answers (429, 503)".to_string(),
-                    l.throttles.to_string(),
-                ),
-                (
-                    "sends that waited for a token".to_string(),
-                    l.waited.to_string(),
-                ),
-                (
-                    "their mean wait".to_string(),
+                    "mean wait for a token".to_string(),
                     format!("{:.1} ms", l.mean_wait_ms),
                 ),
                 (
-                    "send rate allowed at the end".to_string(),
+                    "allowed rate at the end".to_string(),
                     format!("{:.2}/s", l.allowed_per_s),
                 ),
             ]);
