@@ -402,6 +402,24 @@ impl BackoffConfig {
         scaled_ceiling(base, self.growth(), k, Micros(u64::MAX))
     }
 
+    /// A fixed wait with its jitter: `(low, high, wait)`. Before the cap, the wait is drawn from
+    /// the uncapped range and then capped (so a range reaching past the cap piles its top at
+    /// the cap, as httpx-retries and stamina do); after it, the capped wait is spread.
+    fn jittered(&self, base: Micros, retry: u32, rng: &mut Rng) -> (Micros, Micros, Micros) {
+        let d = if self.jitter_after_cap {
+            self.ceiling_from(base, retry)
+        } else {
+            self.uncapped(base, retry)
+        };
+        let (lo, hi) = self.jitter.range(d);
+        let w = Micros(rng.uniform_inclusive(lo.0, hi.0));
+        if self.jitter_after_cap {
+            (lo, hi, w)
+        } else {
+            (lo.min(self.cap), hi.min(self.cap), w.min(self.cap))
+        }
+    }
+
     /// The range retry `retry` (0-based) draws its wait from, as the schedule shows it: its
     /// lowest and highest possible wait, the floor included.
     pub fn range(&self, retry: u32) -> (Micros, Micros) {
@@ -605,23 +623,7 @@ impl Backoff {
                 let c = cfg.ceiling_from(base, retry);
                 (c, c, c)
             }
-            BackoffKind::Constant | BackoffKind::Exponential => {
-                // Before the cap, the wait is drawn from the uncapped range and then capped (so
-                // a range reaching past the cap piles its top at the cap, as httpx-retries and
-                // stamina do); after it, the capped wait is spread.
-                let d = if cfg.jitter_after_cap {
-                    cfg.ceiling_from(base, retry)
-                } else {
-                    cfg.uncapped(base, retry)
-                };
-                let (lo, hi) = cfg.jitter.range(d);
-                let w = Micros(rng.uniform_inclusive(lo.0, hi.0));
-                if cfg.jitter_after_cap {
-                    (lo, hi, w)
-                } else {
-                    (lo.min(cfg.cap), hi.min(cfg.cap), w.min(cfg.cap))
-                }
-            }
+            BackoffKind::Constant | BackoffKind::Exponential => cfg.jittered(base, retry, rng),
             BackoffKind::Full => {
                 let c = cfg.ceiling_from(base, retry);
                 (Micros::ZERO, c, Micros(rng.uniform_inclusive(0, c.0)))

@@ -649,28 +649,10 @@ impl RequestRetry {
                 .backoff
                 .next_draw(&mut self.backoff, rng, outcome.outcome.is_throttling());
         out.draw = Some(draw);
-        let (wait, source) = match (forced_wait, classification.server_wait) {
-            (Some(w), _) => (w, WaitSource::Forced),
-            (None, Some(sw)) if classification.pushback => (sw, WaitSource::Pushback),
-            (None, Some(_)) if p.retry_after_mode == RetryAfterMode::Ignore => {
-                (draw.wait, WaitSource::Backoff)
-            }
-            (None, Some(sw)) => {
-                let limit = if p.retry_after_mode == RetryAfterMode::Cap {
-                    p.ra_cap
-                } else {
-                    p.ra_max
-                };
-                match p.retry_after_mode.resolve_with(sw, draw.wait, limit) {
-                    Some(w) => (w, WaitSource::RetryAfter),
-                    None => {
-                        // The client gives up on a Retry-After over its limit (openai, got).
-                        self.done = Some(stop(&mut out, StopReason::NotRetryable));
-                        return out;
-                    }
-                }
-            }
-            (None, None) => (draw.wait, WaitSource::Backoff),
+        let Some((wait, source)) = choose_wait(p, forced_wait, &classification, draw.wait) else {
+            // The client gives up on a Retry-After over its limit (openai, got).
+            self.done = Some(stop(&mut out, StopReason::NotRetryable));
+            return out;
         };
         out.wait = Some(wait);
         out.wait_source = Some(source);
@@ -705,6 +687,36 @@ impl RequestRetry {
         self.now = end.saturating_add(wait);
         out
     }
+}
+
+/// The wait before the next attempt and where it comes from: a forced wait, a gRPC pushback,
+/// the server's Retry-After under the client's rule, or the backoff; `None` when the client
+/// refuses to retry for a Retry-After over its limit.
+fn choose_wait(
+    p: &RetryPolicy,
+    forced: Option<Micros>,
+    c: &Classification,
+    backoff: Micros,
+) -> Option<(Micros, WaitSource)> {
+    Some(match (forced, c.server_wait) {
+        (Some(w), _) => (w, WaitSource::Forced),
+        (None, Some(sw)) if c.pushback => (sw, WaitSource::Pushback),
+        (None, Some(_)) if p.retry_after_mode == RetryAfterMode::Ignore => {
+            (backoff, WaitSource::Backoff)
+        }
+        (None, Some(sw)) => {
+            let limit = if p.retry_after_mode == RetryAfterMode::Cap {
+                p.ra_cap
+            } else {
+                p.ra_max
+            };
+            (
+                p.retry_after_mode.resolve_with(sw, backoff, limit)?,
+                WaitSource::RetryAfter,
+            )
+        }
+        (None, None) => (backoff, WaitSource::Backoff),
+    })
 }
 
 #[cfg(test)]

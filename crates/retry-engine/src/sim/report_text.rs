@@ -98,21 +98,26 @@ impl Summary {
             }
         }
         if let Some(l) = &s.limiter {
-            out.extend([
-                ("throttling answers".to_string(), l.throttles.to_string()),
-                ("sends that waited".to_string(), l.waited.to_string()),
-                (
-                    "mean wait for a token".to_string(),
-                    format!("{:.1} ms", l.mean_wait_ms),
-                ),
-                (
-                    "allowed rate at the end".to_string(),
-                    format!("{:.2}/s", l.allowed_per_s),
-                ),
-            ]);
+            out.extend(limiter_rows(l));
         }
         out
     }
+}
+
+/// The adaptive limiter's rows of a summary.
+fn limiter_rows(l: &super::LimiterSummary) -> [(String, String); 4] {
+    [
+        ("throttling answers".to_string(), l.throttles.to_string()),
+        ("sends that waited".to_string(), l.waited.to_string()),
+        (
+            "mean wait for a token".to_string(),
+            format!("{:.1} ms", l.mean_wait_ms),
+        ),
+        (
+            "allowed rate at the end".to_string(),
+            format!("{:.2}/s", l.allowed_per_s),
+        ),
+    ]
 }
 
 /// The first run's series as CSV, one row per bin, as `retrylab run --format csv` writes it

@@ -132,6 +132,16 @@ pub enum Ev {
     },
 }
 
+/// The adaptive limiters of a storm: none, one for the process, or one per client.
+fn limiters_of(scope: Option<LimiterScope>, clients: u32) -> Vec<AdaptiveLimiter> {
+    let n = match scope {
+        None => 0,
+        Some(LimiterScope::Process) => 1,
+        Some(LimiterScope::Client) => clients as usize,
+    };
+    alloc::vec![AdaptiveLimiter::new(Micros::ZERO); n]
+}
+
 /// What a storm reads: the server, and for `outage` its arrivals and outage window (a burst
 /// has no arrivals after t = 0 and no outage).
 #[derive(Clone)]
@@ -391,28 +401,15 @@ impl Storm {
         };
         rec.set_capacity_per_bin(per_bin);
         let stream = u64::from(run);
+        let limiters = limiters_of(sp.limiter, clients);
         let storm = Storm {
             kind,
             breaker: sp.breaker.map(Breaker::new),
-            limiters: match sp.limiter {
-                None => Vec::new(),
-                Some(LimiterScope::Process) => alloc::vec![AdaptiveLimiter::new(Micros::ZERO)],
-                Some(LimiterScope::Client) => {
-                    alloc::vec![AdaptiveLimiter::new(Micros::ZERO); clients as usize]
-                }
-            },
+            token_queues: alloc::vec![VecDeque::new(); limiters.len()],
+            token_wake: alloc::vec![None; limiters.len()],
+            limiters,
             limited: LimiterSummary::default(),
             limit_wait: Micros::ZERO,
-            token_queues: match sp.limiter {
-                None => Vec::new(),
-                Some(LimiterScope::Process) => alloc::vec![VecDeque::new()],
-                Some(LimiterScope::Client) => alloc::vec![VecDeque::new(); clients as usize],
-            },
-            token_wake: match sp.limiter {
-                None => Vec::new(),
-                Some(LimiterScope::Process) => alloc::vec![None],
-                Some(LimiterScope::Client) => alloc::vec![None; clients as usize],
-            },
             sp,
             policy,
             retry_after: p.retry_after,

@@ -333,21 +333,15 @@ impl Params {
             "multiplier" => pol.backoff.multiplier = k.dec(v)? as f64 / 1_000_000.0,
             "first_exp" => pol.backoff.first_exp = k.int32(v)?,
             "floor" => pol.backoff.floor = k.dur(v)?,
-            "jitter" | "jitter_lo" | "jitter_hi" | "jitter_add" => {
-                let j = &mut self.jitter_keys;
-                match k.name {
-                    "jitter" => j.kind = k.choice(v)?,
-                    "jitter_lo" => j.lo_milli = k.dec(v)?,
-                    "jitter_hi" => j.hi_milli = k.dec(v)?,
-                    _ => j.add = k.dur(v)?,
-                }
-                pol.backoff.jitter = j.jitter();
-            }
-            "jitter_after_cap" => pol.backoff.jitter_after_cap = k.flag(v)?,
-            "first_wait" => pol.backoff.first_wait_zero = k.choice(v)? == 1,
-            "sorted" => pol.backoff.sorted = k.flag(v)?,
-            "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
-            "ceiling_sum" => pol.backoff.ceiling_sum = k.flag(v)?,
+            "jitter"
+            | "jitter_lo"
+            | "jitter_hi"
+            | "jitter_add"
+            | "jitter_after_cap"
+            | "first_wait"
+            | "sorted"
+            | "multiplier_from_base"
+            | "ceiling_sum" => self.set_backoff_shape(k, v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
             "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
             "retry_on" => pol.statuses = v.parse()?,
@@ -425,20 +419,15 @@ impl Params {
             "multiplier" => format!("{}", pol.backoff.multiplier),
             "first_exp" => pol.backoff.first_exp.to_string(),
             "floor" => return d(pol.backoff.floor),
-            "jitter" => keys::JITTERS[self.jitter_keys.kind].0.to_string(),
-            "jitter_lo" => milli_text(self.jitter_keys.lo_milli),
-            "jitter_hi" => milli_text(self.jitter_keys.hi_milli),
-            "jitter_add" => return d(self.jitter_keys.add),
-            "jitter_after_cap" => pol.backoff.jitter_after_cap.to_string(),
-            "first_wait" => if pol.backoff.first_wait_zero {
-                "0"
-            } else {
-                "backoff"
-            }
-            .to_string(),
-            "sorted" => pol.backoff.sorted.to_string(),
-            "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
-            "ceiling_sum" => pol.backoff.ceiling_sum.to_string(),
+            "jitter"
+            | "jitter_lo"
+            | "jitter_hi"
+            | "jitter_add"
+            | "jitter_after_cap"
+            | "first_wait"
+            | "sorted"
+            | "multiplier_from_base"
+            | "ceiling_sum" => return self.backoff_shape(key),
             "throttle_base" => return od(pol.backoff.throttle_base),
             "classify" => pol.classifier.name().to_string(),
             "retry_on" => pol.statuses.to_string(),
@@ -814,6 +803,56 @@ fn percent_decode(s: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+impl Params {
+    /// Sets one of the keys that shape the backoff beyond its kind (the jitters, the first wait,
+    /// sorted draws, the base as multiplier, the summed ceiling).
+    fn set_backoff_shape(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        let pol = &mut self.policy;
+        match k.name {
+            "jitter" | "jitter_lo" | "jitter_hi" | "jitter_add" => {
+                let j = &mut self.jitter_keys;
+                match k.name {
+                    "jitter" => j.kind = k.choice(v)?,
+                    "jitter_lo" => j.lo_milli = k.dec(v)?,
+                    "jitter_hi" => j.hi_milli = k.dec(v)?,
+                    _ => j.add = k.dur(v)?,
+                }
+                pol.backoff.jitter = j.jitter();
+            }
+            "jitter_after_cap" => pol.backoff.jitter_after_cap = k.flag(v)?,
+            "first_wait" => pol.backoff.first_wait_zero = k.choice(v)? == 1,
+            "sorted" => pol.backoff.sorted = k.flag(v)?,
+            "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
+            "ceiling_sum" => pol.backoff.ceiling_sum = k.flag(v)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// One of those keys' link text.
+    fn backoff_shape(&self, key: &str) -> Option<String> {
+        let pol = &self.policy;
+        let d = |m: Micros| Some(m.to_string());
+        Some(match key {
+            "jitter" => keys::JITTERS[self.jitter_keys.kind].0.to_string(),
+            "jitter_lo" => milli_text(self.jitter_keys.lo_milli),
+            "jitter_hi" => milli_text(self.jitter_keys.hi_milli),
+            "jitter_add" => return d(self.jitter_keys.add),
+            "jitter_after_cap" => pol.backoff.jitter_after_cap.to_string(),
+            "first_wait" => if pol.backoff.first_wait_zero {
+                "0"
+            } else {
+                "backoff"
+            }
+            .to_string(),
+            "sorted" => pol.backoff.sorted.to_string(),
+            "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
+            "ceiling_sum" => pol.backoff.ceiling_sum.to_string(),
+            _ => return None,
+        })
+    }
 }
 
 #[cfg(test)]
