@@ -552,6 +552,8 @@ impl Storm {
     /// the limiter's queue, and is sent when a token is there.
     fn waits_for_token(&mut self, now: Micros, id: u32, q: &mut EventQueue<Ev>) -> bool {
         let r = &mut self.reqs[id];
+        // A wait for the limiter's token is the request's time too.
+        r.retry.wait_until(now);
         if core::mem::take(&mut r.token) {
             return false; // handed its token by `hand_out_tokens`
         }
@@ -653,10 +655,6 @@ impl Storm {
             }
         }
         let r = &mut self.reqs[id];
-        if !self.limiters.is_empty() {
-            // A wait for the limiter's token is the request's time too.
-            r.retry.wait_until(now);
-        }
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {

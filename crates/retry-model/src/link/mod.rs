@@ -350,19 +350,7 @@ impl Params {
             "outcomes" => self.outcomes = parse_outcomes(k, v)?,
             "waits" => self.waits = parse_waits(k, v)?,
             "retry_after" => self.retry_after = k.opt_dur(v)?,
-            "ra_mode" => {
-                pol.retry_after_mode = [
-                    RetryAfterMode::Server,
-                    RetryAfterMode::Aws2026,
-                    RetryAfterMode::Stripe,
-                    RetryAfterMode::Cap,
-                    RetryAfterMode::RefuseAbove,
-                    RetryAfterMode::Clamp,
-                    RetryAfterMode::Ignore,
-                ][k.choice(v)?]
-            }
-            "ra_cap" => pol.ra_cap = k.dur(v)?,
-            "ra_max" => pol.ra_max = k.dur(v)?,
+            "ra_mode" | "ra_cap" | "ra_max" => self.set_retry_after_rule(k, v)?,
             "budget" => pol.budget = budget_of(k.choice(v)?),
             "budget_start" => self.budget_start = Some(k.dec(v)?),
             "budget_scope" => {
@@ -447,8 +435,13 @@ impl Params {
                 .join(","),
             "retry_after" => return od(self.retry_after),
             "ra_mode" => pol.retry_after_mode.name().to_string(),
-            "ra_cap" => return d(pol.ra_cap),
-            "ra_max" => return d(pol.ra_max),
+            "ra_cap" | "ra_max" => {
+                return d(if key == "ra_cap" {
+                    pol.ra_cap
+                } else {
+                    pol.ra_max
+                })
+            }
             "budget" => {
                 if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
                     "chapter".to_string()
@@ -826,6 +819,28 @@ impl Params {
             "sorted" => pol.backoff.sorted = k.flag(v)?,
             "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
             "ceiling_sum" => pol.backoff.ceiling_sum = k.flag(v)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Sets the Retry-After rule (`ra_mode`) or one of its limits (`ra_cap`, `ra_max`).
+    fn set_retry_after_rule(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        let pol = &mut self.policy;
+        match k.name {
+            "ra_mode" => {
+                pol.retry_after_mode = [
+                    RetryAfterMode::Server,
+                    RetryAfterMode::Aws2026,
+                    RetryAfterMode::Stripe,
+                    RetryAfterMode::Cap,
+                    RetryAfterMode::RefuseAbove,
+                    RetryAfterMode::Clamp,
+                    RetryAfterMode::Ignore,
+                ][k.choice(v)?]
+            }
+            "ra_cap" => pol.ra_cap = k.dur(v)?,
+            "ra_max" => pol.ra_max = k.dur(v)?,
             _ => {}
         }
         Ok(())
