@@ -171,7 +171,21 @@ pub fn draw_schedules<DB: DrawingBackend>(
                 .map(|d| Circle::new((d.x, d.y), r as i32, DOT.mix(0.55).filled())),
         )
         .map_err(|e| e.to_string())?;
-    let map = CoordMap {
+    let map = pixel_map(&chart, &dots);
+    draw_bounds(&mut chart, s, random, b.is_some(), scale)?;
+    if let Some(b) = b {
+        draw_side_b(&mut chart, b, r, scale)?;
+    }
+    if let Some(h) = highlight {
+        draw_highlight(&mut chart, &dots, h, r, scale)?;
+    }
+    area.present().map_err(|e| e.to_string())?;
+    Ok(map)
+}
+
+/// Where the dots landed, in the canvas's pixels, for the pointer.
+fn pixel_map<DB: DrawingBackend>(chart: &Chart<'_, DB>, dots: &[Dot]) -> CoordMap {
+    CoordMap {
         dots: dots
             .iter()
             .map(|d| {
@@ -183,16 +197,7 @@ pub fn draw_schedules<DB: DrawingBackend>(
                 }
             })
             .collect(),
-    };
-    draw_bounds(&mut chart, s, random, b.is_some(), scale)?;
-    if let Some(b) = b {
-        draw_side_b(&mut chart, b, r, scale)?;
     }
-    if let Some(h) = highlight {
-        draw_highlight(&mut chart, &dots, h, r, scale)?;
-    }
-    area.present().map_err(|e| e.to_string())?;
-    Ok(map)
 }
 
 /// The largest wait or ceiling either side can show, in ms (at least 1).

@@ -333,15 +333,7 @@ impl Params {
             "multiplier" => pol.backoff.multiplier = k.dec(v)? as f64 / 1_000_000.0,
             "first_exp" => pol.backoff.first_exp = k.int32(v)?,
             "floor" => pol.backoff.floor = k.dur(v)?,
-            "jitter"
-            | "jitter_lo"
-            | "jitter_hi"
-            | "jitter_add"
-            | "jitter_after_cap"
-            | "first_wait"
-            | "sorted"
-            | "multiplier_from_base"
-            | "ceiling_sum" => self.set_backoff_shape(k, v)?,
+            name if BACKOFF_SHAPE_KEYS.contains(&name) => self.set_backoff_shape(k, v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
             "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
             "retry_on" => pol.statuses = v.parse()?,
@@ -407,15 +399,7 @@ impl Params {
             "multiplier" => format!("{}", pol.backoff.multiplier),
             "first_exp" => pol.backoff.first_exp.to_string(),
             "floor" => return d(pol.backoff.floor),
-            "jitter"
-            | "jitter_lo"
-            | "jitter_hi"
-            | "jitter_add"
-            | "jitter_after_cap"
-            | "first_wait"
-            | "sorted"
-            | "multiplier_from_base"
-            | "ceiling_sum" => return self.backoff_shape(key),
+            name if BACKOFF_SHAPE_KEYS.contains(&name) => return self.backoff_shape(key),
             "throttle_base" => return od(pol.backoff.throttle_base),
             "classify" => pol.classifier.name().to_string(),
             "retry_on" => pol.statuses.to_string(),
@@ -797,6 +781,19 @@ fn percent_decode(s: &str) -> Option<String> {
     }
     String::from_utf8(out).ok()
 }
+
+/// The keys that shape the backoff beyond its kind (see [`Params::set_backoff_shape`]).
+const BACKOFF_SHAPE_KEYS: [&str; 9] = [
+    "jitter",
+    "jitter_lo",
+    "jitter_hi",
+    "jitter_add",
+    "jitter_after_cap",
+    "first_wait",
+    "sorted",
+    "multiplier_from_base",
+    "ceiling_sum",
+];
 
 impl Params {
     /// Sets one of the keys that shape the backoff beyond its kind (the jitters, the first wait,
