@@ -74,9 +74,51 @@ pub struct Client {
     pub source: &'static str,
     /// One line: what it does by default, and whether its default ever waits.
     pub meaning: &'static str,
-    /// The link keys it sets.
-    pub settings: &'static [(&'static str, &'static str)],
+    /// The link keys it sets, in groups applied in order (a later group's key overrides).
+    pub settings: &'static [&'static [(&'static str, &'static str)]],
 }
+
+/// openai-python's and anthropic's shared wait: `min(0.5 s x 2^k, 8 s)` shortened by up to
+/// 25% after the cap, 2 retries, and their retried statuses.
+const STAINLESS: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "exponential"),
+    ("base", "500ms"),
+    ("cap", "8s"),
+    ("jitter", "mult"),
+    ("jitter_lo", "0.75"),
+    ("jitter_hi", "1"),
+    ("jitter_after_cap", "true"),
+    ("retry_on", "408,409,429,500-999"),
+];
+
+/// backoff-rs's and cenkalti/backoff's shared defaults: 0.5 s growing x1.5 to 60 s, each wait
+/// x U(0.5, 1.5), until 15 minutes have passed (20 attempts stand in).
+const HALF_JITTER_1_5: &[(&str, &str)] = &[
+    ("attempts", "20"),
+    ("deadline", "900s"),
+    ("backoff", "exponential"),
+    ("base", "500ms"),
+    ("multiplier", "1.5"),
+    ("cap", "60s"),
+    ("jitter", "mult"),
+    ("jitter_lo", "0.5"),
+    ("jitter_hi", "1.5"),
+    ("jitter_after_cap", "true"),
+];
+
+/// The AWS SDKs' standard mode since 2026 (botocore, the JavaScript SDK): 3 attempts, full
+/// jitter from 50 ms capped at 20 s, the 500-token quota (14, 5 when throttled), the
+/// Retry-After clamp. (The 1 s throttling base is added where a link can throttle with 429.)
+const AWS_STANDARD_2026: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "full"),
+    ("base", "50ms"),
+    ("cap", "20s"),
+    ("budget", "aws2026"),
+    ("classify", "aws"),
+    ("ra_mode", "clamp"),
+];
 
 /// Every client preset, in the menu's order within its ecosystem.
 pub static CLIENTS: &[Client] = &[
@@ -87,7 +129,7 @@ pub static CLIENTS: &[Client] = &[
         version: "urllib3 2.8.0",
         source: "urllib3/util/retry.py:213-242, 321-401",
         meaning: "3 retries; backoff_factor 0, so it never waits unless the server sends Retry-After (honoured up to 6 h); with a factor f: 0, 2f, 4f ... capped at 120 s",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("backoff", "exponential"),
             ("base", "0ms"),
@@ -96,7 +138,7 @@ pub static CLIENTS: &[Client] = &[
             ("retry_on", "413,429,503"),
             ("ra_mode", "cap"),
             ("ra_cap", "21600s"),
-        ],
+        ]],
     },
     Client {
         name: "google-api-core",
@@ -105,7 +147,7 @@ pub static CLIENTS: &[Client] = &[
         version: "google-api-core 2.44.0",
         source: "google/api_core/retry/retry_base.py:42-121, 224-230",
         meaning: "full jitter from 1 s doubling to 60 s; no attempt limit, only the 120 s timeout (10 attempts stand in), and a wait that would pass it ends the request; Retry-After is not read",
-        settings: &[
+        settings: &[&[
             ("attempts", "10"),
             ("deadline", "120s"),
             ("fit", "cut"),
@@ -114,7 +156,7 @@ pub static CLIENTS: &[Client] = &[
             ("cap", "60s"),
             ("retry_on", "429,500,503"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "azure-core",
@@ -123,7 +165,7 @@ pub static CLIENTS: &[Client] = &[
         version: "azure-core 1.41.0",
         source: "azure/core/pipeline/policies/_retry.py:77-143; _utils.py:62-96",
         meaning: "3 status retries: the first at once, then 1.6, 3.2 s (0.8 x 2^k, cap 120 s), no jitter at all; Retry-After honoured uncapped",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "exponential"),
@@ -131,7 +173,7 @@ pub static CLIENTS: &[Client] = &[
             ("cap", "120s"),
             ("first_wait", "0"),
             ("retry_on", "408,429,500,502-504,506-998"),
-        ],
+        ]],
     },
     Client {
         name: "openai",
@@ -140,19 +182,7 @@ pub static CLIENTS: &[Client] = &[
         version: "openai 3.57.0",
         source: "openai/_base_client.py:849-963; openai/_constants.py:7-15",
         meaning: "2 retries, min(0.5 s x 2^k, 8 s) shortened by up to 25%; a Retry-After up to 120 s is used exactly, a longer one means no retry",
-        settings: &[
-            ("attempts", "3"),
-            ("backoff", "exponential"),
-            ("base", "500ms"),
-            ("cap", "8s"),
-            ("jitter", "mult"),
-            ("jitter_lo", "0.75"),
-            ("jitter_hi", "1"),
-            ("jitter_after_cap", "true"),
-            ("retry_on", "408,409,429,500-999"),
-            ("ra_mode", "refuse_above"),
-            ("ra_max", "120s"),
-        ],
+        settings: &[STAINLESS, &[("ra_mode", "refuse_above"), ("ra_max", "120s")]],
     },
     Client {
         name: "anthropic",
@@ -161,17 +191,7 @@ pub static CLIENTS: &[Client] = &[
         version: "anthropic 2.16.0",
         source: "anthropic/_base_client.py:882-1000; anthropic/_constants.py:10-15",
         meaning: "openai's formula (2 retries, min(0.5 s x 2^k, 8 s) shortened by up to 25%), but any Retry-After is honoured, however long",
-        settings: &[
-            ("attempts", "3"),
-            ("backoff", "exponential"),
-            ("base", "500ms"),
-            ("cap", "8s"),
-            ("jitter", "mult"),
-            ("jitter_lo", "0.75"),
-            ("jitter_hi", "1"),
-            ("jitter_after_cap", "true"),
-            ("retry_on", "408,409,429,500-999"),
-        ],
+        settings: &[STAINLESS],
     },
     Client {
         name: "httpx-retries",
@@ -180,7 +200,7 @@ pub static CLIENTS: &[Client] = &[
         version: "httpx-retries 0.6.0",
         source: "httpx_retries/retry.py:78-262; transport.py:27-28",
         meaning: "10 retries; backoff_factor 0, so it never waits unless the server sends Retry-After (capped at 120 s); with a factor f: U(0, f x 2^(k+1)) capped at 120 s",
-        settings: &[
+        settings: &[&[
             ("attempts", "11"),
             ("backoff", "exponential"),
             ("base", "0ms"),
@@ -192,7 +212,7 @@ pub static CLIENTS: &[Client] = &[
             ("retry_on", "429,502-504"),
             ("ra_mode", "cap"),
             ("ra_cap", "120s"),
-        ],
+        ]],
     },
     Client {
         name: "backoff-py",
@@ -201,14 +221,14 @@ pub static CLIENTS: &[Client] = &[
         version: "backoff 2.2.1",
         source: "backoff/_wait_gen.py:7-31; backoff/_jitter.py:18-28",
         meaning: "full jitter over 1, 2, 4 ... s with no cap and no limit of its own (10 attempts stand in); Retry-After is not read",
-        settings: &[
+        settings: &[&[
             ("attempts", "10"),
             ("deadline", "none"),
             ("backoff", "full"),
             ("base", "1s"),
             ("cap", "86400s"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "stamina",
@@ -217,7 +237,7 @@ pub static CLIENTS: &[Client] = &[
         version: "stamina 26.1.0",
         source: "stamina/_core.py:121-126, 619-665, 730-738",
         meaning: "10 attempts within 45 s, min(5 s, 0.1 s x 2^k + U(0, 1 s)): the added second dominates the early waits",
-        settings: &[
+        settings: &[&[
             ("attempts", "10"),
             ("deadline", "45s"),
             ("backoff", "exponential"),
@@ -225,7 +245,7 @@ pub static CLIENTS: &[Client] = &[
             ("cap", "5s"),
             ("jitter", "add"),
             ("jitter_add", "1s"),
-        ],
+        ]],
     },
     Client {
         name: "botocore-standard",
@@ -234,16 +254,7 @@ pub static CLIENTS: &[Client] = &[
         version: "botocore 1.44.8",
         source: "botocore/retries/standard.py:36-437, 703-776; retries/quota.py:7",
         meaning: "3 attempts, full jitter from 50 ms (1 s for throttling) capped at 20 s, the 500-token quota (14 per retry, 5 when throttled), x-amz-retry-after clamped to [t, t + 5 s]",
-        settings: &[
-            ("attempts", "3"),
-            ("backoff", "full"),
-            ("base", "50ms"),
-            ("cap", "20s"),
-            ("throttle_base", "1s"),
-            ("budget", "aws2026"),
-            ("classify", "aws"),
-            ("ra_mode", "clamp"),
-        ],
+        settings: &[AWS_STANDARD_2026, &[("throttle_base", "1s")]],
     },
     Client {
         name: "botocore-adaptive",
@@ -253,22 +264,9 @@ pub static CLIENTS: &[Client] = &[
         source: "botocore/retries/adaptive.py, bucket.py, throttling.py; standard.py as botocore-standard",
         meaning: "standard mode plus a client-side rate limiter (CUBIC over a token bucket, on from the first throttling answer), run in the course project's payments outage (40/s against 50/s, 5 s of 503s; no simulated server answers 429, so the 1 s throttling base never applies): the limiter holds the retry storm down, at the cost of sends that wait",
         settings: &[
-            ("scenario", "outage"),
-            ("rate", "40"),
-            ("duration", "60s"),
-            ("capacity", "50"),
-            ("tick", "50ms"),
-            ("reject_cost", "0.1"),
-            ("outage_start", "2s"),
-            ("outage", "5s"),
-            ("attempts", "3"),
-            ("backoff", "full"),
-            ("base", "50ms"),
-            ("cap", "20s"),
-            ("budget", "aws2026"),
-            ("classify", "aws"),
-            ("ra_mode", "clamp"),
-            ("limiter", "aws-adaptive"),
+            super::preset::PAYMENTS,
+            AWS_STANDARD_2026,
+            &[("limiter", "aws-adaptive")],
         ],
     },
     Client {
@@ -278,14 +276,14 @@ pub static CLIENTS: &[Client] = &[
         version: "p-retry 7.1.1",
         source: "index.js:52-60, 164-172",
         meaning: "10 retries of 1, 2, 4 ... s with no jitter and no cap (randomize is off); no HTTP awareness",
-        settings: &[
+        settings: &[&[
             ("attempts", "11"),
             ("deadline", "none"),
             ("backoff", "exponential"),
             ("base", "1s"),
             ("cap", "86400s"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "async-retry",
@@ -294,7 +292,7 @@ pub static CLIENTS: &[Client] = &[
         version: "async-retry 1.3.3, retry 0.13.1",
         source: "async-retry/lib/index.js:9-12; retry/lib/retry.js:17-58",
         meaning: "10 retries of 1 s x 2^k x U(1, 2), drawn up front and sorted, so each client's waits only grow; no HTTP awareness",
-        settings: &[
+        settings: &[&[
             ("attempts", "11"),
             ("deadline", "none"),
             ("backoff", "exponential"),
@@ -305,7 +303,7 @@ pub static CLIENTS: &[Client] = &[
             ("jitter_hi", "2"),
             ("sorted", "true"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "axios-retry",
@@ -314,12 +312,12 @@ pub static CLIENTS: &[Client] = &[
         version: "axios-retry 4.5.0",
         source: "dist/esm/index.js:3-84",
         meaning: "3 retries that never wait (retryDelay is noDelay) unless the server sends Retry-After, used exactly: 429 and 5xx for idempotent methods, network errors for any",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "none"),
             ("retry_on", "429,500-599"),
-        ],
+        ]],
     },
     Client {
         name: "axios-retry-exp",
@@ -328,7 +326,7 @@ pub static CLIENTS: &[Client] = &[
         version: "axios-retry 4.5.0",
         source: "dist/esm/index.js:43-64",
         meaning: "3 retries of 2^(k+1) x 100 ms plus up to 20%, no cap; axios-retry also takes a Retry-After as a floor before the 20% (the lab uses it exactly)",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "exponential"),
@@ -338,7 +336,7 @@ pub static CLIENTS: &[Client] = &[
             ("jitter_lo", "1"),
             ("jitter_hi", "1.2"),
             ("retry_on", "429,500-599"),
-        ],
+        ]],
     },
     Client {
         name: "got",
@@ -347,7 +345,7 @@ pub static CLIENTS: &[Client] = &[
         version: "got 14.6.6",
         source: "dist/source/core/calculate-retry-delay.js:1-28; core/options.js:149-186; core/index.js:219-239",
         meaning: "2 retries of 1 s x 2^k plus up to 100 ms; Retry-After used exactly (over maxRetryAfter, unset by default, it would mean no retry)",
-        settings: &[
+        settings: &[&[
             ("attempts", "3"),
             ("deadline", "none"),
             ("backoff", "exponential"),
@@ -357,7 +355,7 @@ pub static CLIENTS: &[Client] = &[
             ("jitter_add", "100ms"),
             ("jitter_after_cap", "true"),
             ("retry_on", "408,413,429,500,502-504,521,522,524"),
-        ],
+        ]],
     },
     Client {
         name: "ky",
@@ -366,14 +364,14 @@ pub static CLIENTS: &[Client] = &[
         version: "ky 1.14.3",
         source: "distribution/utils/normalize.js:3-16; core/Ky.js:213-283",
         meaning: "2 retries of 300 ms x 2^k with no jitter and no cap; Retry-After (and four rate-limit headers) honoured for 413, 429 and 503",
-        settings: &[
+        settings: &[&[
             ("attempts", "3"),
             ("deadline", "none"),
             ("backoff", "exponential"),
             ("base", "300ms"),
             ("cap", "86400s"),
             ("retry_on", "408,413,429,500,502-504"),
-        ],
+        ]],
     },
     Client {
         name: "smithy-js",
@@ -382,16 +380,7 @@ pub static CLIENTS: &[Client] = &[
         version: "@smithy/util-retry 4.6.2, @smithy/core 3.41.1",
         source: "retries-2026-config.js:1-18; DefaultRetryBackoffStrategy.js:5-9; StandardRetryStrategy.js:11-96",
         meaning: "3 attempts, full jitter from 50 ms (1 s for throttling) capped at 20 s, whole milliseconds, the 500-token quota (14, 5 when throttled), a retry-after hint clamped to [t, t + 5 s]",
-        settings: &[
-            ("attempts", "3"),
-            ("backoff", "full"),
-            ("base", "50ms"),
-            ("cap", "20s"),
-            ("throttle_base", "1s"),
-            ("budget", "aws2026"),
-            ("classify", "aws"),
-            ("ra_mode", "clamp"),
-        ],
+        settings: &[AWS_STANDARD_2026, &[("throttle_base", "1s")]],
     },
     Client {
         name: "backon",
@@ -400,12 +389,12 @@ pub static CLIENTS: &[Client] = &[
         version: "backon 1.6.0",
         source: "src/backoff/exponential.rs:9-13, 56-66, 201-251",
         meaning: "3 retries of 1, 2, 4 s (x2, cap 60 s), no jitter by default; with_jitter() multiplies the capped wait by U(1, 2)",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("backoff", "exponential"),
             ("base", "1s"),
             ("cap", "60s"),
-        ],
+        ]],
     },
     Client {
         name: "backoff-rs",
@@ -414,18 +403,7 @@ pub static CLIENTS: &[Client] = &[
         version: "backoff 0.4.0",
         source: "src/default.rs; src/exponential.rs:61-131",
         meaning: "0.5 s growing x1.5 to 60 s, each wait x U(0.5, 1.5), until 15 minutes have passed (20 attempts stand in)",
-        settings: &[
-            ("attempts", "20"),
-            ("deadline", "900s"),
-            ("backoff", "exponential"),
-            ("base", "500ms"),
-            ("multiplier", "1.5"),
-            ("cap", "60s"),
-            ("jitter", "mult"),
-            ("jitter_lo", "0.5"),
-            ("jitter_hi", "1.5"),
-            ("jitter_after_cap", "true"),
-        ],
+        settings: &[HALF_JITTER_1_5],
     },
     Client {
         name: "tokio-retry",
@@ -434,14 +412,14 @@ pub static CLIENTS: &[Client] = &[
         version: "tokio-retry 0.3.2",
         source: "src/strategy.rs:15-63, 172-175",
         meaning: "the base is also the multiplier: from_millis(10) waits 10, 100, 1000 ms; an endless iterator (take(3) here), no jitter unless mapped through jitter()",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "exponential"),
             ("base", "10ms"),
             ("multiplier_from_base", "true"),
             ("cap", "86400s"),
-        ],
+        ]],
     },
     Client {
         name: "reqwest-retry",
@@ -450,7 +428,7 @@ pub static CLIENTS: &[Client] = &[
         version: "reqwest-retry 0.9.1, retry-policies 0.5.2",
         source: "retry-policies/src/policies/exponential_backoff.rs:80-139; reqwest-retry/src/retryable_strategy.rs:113-177",
         meaning: "full jitter from 1 s doubling to 30 min (3 retries here: it has no default); POST retried too, and Retry-After ignored",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "full"),
@@ -458,7 +436,7 @@ pub static CLIENTS: &[Client] = &[
             ("cap", "1800s"),
             ("retry_on", "408,429,500-599"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "tower-budget",
@@ -467,7 +445,7 @@ pub static CLIENTS: &[Client] = &[
         version: "tower 0.5.3",
         source: "src/retry/budget/tps_budget.rs:69-186; src/retry/backoff.rs:135-196",
         meaning: "50 ms x 2^k stretched by up to 99%, no cap; a budget of 20% of calls over 10 s plus 10 retries a second (3 retries here: the policy sets the count)",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("deadline", "none"),
             ("backoff", "exponential"),
@@ -477,7 +455,7 @@ pub static CLIENTS: &[Client] = &[
             ("jitter_lo", "1"),
             ("jitter_hi", "1.99"),
             ("budget", "ratio"),
-        ],
+        ]],
     },
     Client {
         name: "aws-smithy-rust",
@@ -486,7 +464,7 @@ pub static CLIENTS: &[Client] = &[
         version: "aws-smithy-runtime 1.16.2, aws-smithy-types 1.9.3",
         source: "aws-smithy-types/src/retry.rs:425-435; client/retries/strategy/standard.rs:123-181, 369-392",
         meaning: "3 attempts, full jitter from 1 s capped at 20 s, the legacy token costs (5, 10 after a timeout), x-amz-retry-after capped at the 20 s max backoff",
-        settings: &[
+        settings: &[&[
             ("attempts", "3"),
             ("backoff", "full"),
             ("base", "1s"),
@@ -495,7 +473,7 @@ pub static CLIENTS: &[Client] = &[
             ("classify", "aws"),
             ("ra_mode", "cap"),
             ("ra_cap", "20s"),
-        ],
+        ]],
     },
     Client {
         name: "cenkalti-backoff",
@@ -504,19 +482,7 @@ pub static CLIENTS: &[Client] = &[
         version: "v4.3.0",
         source: "exponential.go:79-83, 171-215",
         meaning: "0.5 s growing x1.5 to 60 s, each wait x U(0.5, 1.5), until 15 minutes have passed (20 attempts stand in)",
-        settings: &[
-            ("attempts", "20"),
-            ("deadline", "900s"),
-            ("backoff", "exponential"),
-            ("base", "500ms"),
-            ("multiplier", "1.5"),
-            ("cap", "60s"),
-            ("jitter", "mult"),
-            ("jitter_lo", "0.5"),
-            ("jitter_hi", "1.5"),
-            ("jitter_after_cap", "true"),
-            ("ra_mode", "ignore"),
-        ],
+        settings: &[HALF_JITTER_1_5, &[("ra_mode", "ignore")]],
     },
     Client {
         name: "failsafe-go",
@@ -525,7 +491,7 @@ pub static CLIENTS: &[Client] = &[
         version: "HEAD 5759a5e (2026-08-16)",
         source: "retrypolicy/retry.go:14, 64-68, 204-209",
         meaning: "2 retries that never wait (no delay by default), on any error",
-        settings: &[("attempts", "3"), ("backoff", "none"), ("ra_mode", "ignore")],
+        settings: &[&[("attempts", "3"), ("backoff", "none"), ("ra_mode", "ignore")]],
     },
     Client {
         name: "resilience4j",
@@ -534,12 +500,12 @@ pub static CLIENTS: &[Client] = &[
         version: "HEAD af9e7c9 (2026-05-05)",
         source: "resilience4j-retry/.../RetryConfig.java:39-43",
         meaning: "3 attempts, a fixed 500 ms wait, every throwable retried",
-        settings: &[
+        settings: &[&[
             ("attempts", "3"),
             ("backoff", "constant"),
             ("base", "500ms"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "spring-retry",
@@ -548,7 +514,7 @@ pub static CLIENTS: &[Client] = &[
         version: "HEAD c8977dd (2025-05-16)",
         source: "SimpleRetryPolicy.java (DEFAULT_MAX_ATTEMPTS); RetryTemplate.java:93-95",
         meaning: "3 attempts that never wait (NoBackOffPolicy); the @Retryable annotation's default waits a fixed 1 s instead",
-        settings: &[("attempts", "3"), ("backoff", "none"), ("ra_mode", "ignore")],
+        settings: &[&[("attempts", "3"), ("backoff", "none"), ("ra_mode", "ignore")]],
     },
     Client {
         name: "polly-v8",
@@ -557,12 +523,12 @@ pub static CLIENTS: &[Client] = &[
         version: "HEAD 173d6d1 (2026-08-21)",
         source: "src/Polly.Core/Retry/RetryStrategyOptions.TResult.cs:29-99; RetryHelper.cs",
         meaning: "3 retries of a constant 2 s, no jitter; BackoffType=Exponential with UseJitter is the lab's backoff=decorrelated-v2",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("backoff", "constant"),
             ("base", "2s"),
             ("ra_mode", "ignore"),
-        ],
+        ]],
     },
     Client {
         name: "grpc-2017",
@@ -571,14 +537,14 @@ pub static CLIENTS: &[Client] = &[
         version: "grpc/proposal 0070717f (2017-09-13)",
         source: "A6-client-retries.md",
         meaning: "the A6 example policy: 4 attempts, random(0, min(100 ms x 2^k, 1 s)), retry throttling (10 tokens, 0.1 per success), UNAVAILABLE only",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("backoff", "full"),
             ("base", "100ms"),
             ("cap", "1s"),
             ("budget", "grpc"),
             ("classify", "grpc"),
-        ],
+        ]],
     },
     Client {
         name: "grpc-2024",
@@ -587,7 +553,7 @@ pub static CLIENTS: &[Client] = &[
         version: "grpc/proposal dc9fd4f (2024-08-29); grpc-go 4793ad0",
         source: "A6-client-retries.md:113; grpc-go stream.go:861-871",
         meaning: "the A6 example policy with the 2024 backoff: min(100 ms x 2^k, 1 s) x U(0.8, 1.2), so a wait may pass the 1 s max",
-        settings: &[
+        settings: &[&[
             ("attempts", "4"),
             ("backoff", "exponential"),
             ("base", "100ms"),
@@ -598,7 +564,7 @@ pub static CLIENTS: &[Client] = &[
             ("jitter_after_cap", "true"),
             ("budget", "grpc"),
             ("classify", "grpc"),
-        ],
+        ]],
     },
     Client {
         name: "envoy",
@@ -607,12 +573,12 @@ pub static CLIENTS: &[Client] = &[
         version: "envoyproxy/envoy (code index)",
         source: "source/common/common/backoff_strategy.cc; source/common/router/retry_state_impl.cc",
         meaning: "num_retries 1; a retry draws from [0, 25 ms x 2^k) capped at 250 ms: 0-24, 0-49, 0-99 ms ... (what the docs say differs: envoy-docs)",
-        settings: &[
+        settings: &[&[
             ("attempts", "2"),
             ("backoff", "full"),
             ("base", "25ms"),
             ("cap", "250ms"),
-        ],
+        ]],
     },
     Client {
         name: "envoy-docs",
@@ -621,13 +587,13 @@ pub static CLIENTS: &[Client] = &[
         version: "envoyproxy/envoy docs (router filter)",
         source: "docs: x-envoy-max-retries, \"fully jittered exponential back-off\"",
         meaning: "the docs' formula: [0, (2^(k+1) - 1) x 25 ms) capped at 250 ms, 0-24, 0-74, 0-174 ms; the code draws less (envoy)",
-        settings: &[
+        settings: &[&[
             ("attempts", "2"),
             ("backoff", "full"),
             ("base", "25ms"),
             ("cap", "250ms"),
             ("ceiling_sum", "true"),
-        ],
+        ]],
     },
 ];
 

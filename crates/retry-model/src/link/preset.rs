@@ -7,7 +7,7 @@
 
 /// The course project's payments system under the no-control policy: 40 checkouts/s against a
 /// 50/s service with a 5 s outage, retried at once until the 10 s deadline.
-const PAYMENTS: &[(&str, &str)] = &[
+pub(super) const PAYMENTS: &[(&str, &str)] = &[
     ("scenario", "outage"),
     ("rate", "40"),
     ("duration", "60s"),
@@ -368,9 +368,7 @@ impl Preset {
     /// exactly the preset: a preset is a link, so the docs and `retrylab presets` can show it.
     pub fn settings(self) -> &'static [&'static [(&'static str, &'static str)]] {
         match self {
-            Preset::Client(i) => {
-                core::slice::from_ref(&super::clients::CLIENTS[usize::from(i)].settings)
-            }
+            Preset::Client(i) => super::clients::CLIENTS[usize::from(i)].settings,
             Preset::AwsStandard => &[&[
                 ("attempts", "3"),
                 ("backoff", "full"),
