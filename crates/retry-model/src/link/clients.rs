@@ -264,7 +264,7 @@ pub static CLIENTS: &[Client] = &[
         source: "botocore/retries/adaptive.py, bucket.py, throttling.py; standard.py as botocore-standard",
         meaning: "standard mode plus a client-side rate limiter (CUBIC over a token bucket, on from the first throttling answer), run in the course project's payments outage (40/s against 50/s, 5 s of 503s; no simulated server answers 429, so the 1 s throttling base never applies): the limiter holds the retry storm down, at the cost of sends that wait",
         settings: &[
-            super::preset::PAYMENTS,
+            super::systems::PAYMENTS,
             AWS_STANDARD_2026,
             &[("limiter", "aws-adaptive")],
         ],

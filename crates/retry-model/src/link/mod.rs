@@ -24,6 +24,7 @@ pub mod lesson;
 pub mod preset;
 pub(crate) mod run;
 mod sim_keys;
+mod systems;
 use sim_keys::SimKeys;
 pub mod sweep;
 
