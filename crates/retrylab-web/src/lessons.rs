@@ -21,6 +21,7 @@ pub fn answer(
         }
         Answer::Least(m) => extreme(m, sweep?, core::cmp::Ordering::Less),
         Answer::Most(m) => extreme(m, sweep?, core::cmp::Ordering::Greater),
+        Answer::Helps(m) => helps(m, sweep?),
         Answer::Same(m) => {
             let (_, rows) = sweep?;
             let vals: Vec<f64> = rows.iter().filter_map(|s| m.value(s)).collect();
@@ -68,6 +69,34 @@ fn extreme(
     Some((
         format!("{} ({} {})", best.0, best.1, m.name()),
         best.0.clone(),
+    ))
+}
+
+/// The first swept key's value where the second key's last value lowers `m` by the largest
+/// factor against its first value (`hedge` from off to on); the first such value on a tie.
+fn helps(
+    m: retry_model::sim::Metric,
+    (plan, rows): (&Plan, &[Summary]),
+) -> Option<(String, String)> {
+    let lines = &plan.axes.get(1)?.values;
+    let (off, on) = (lines.first()?, lines.last()?);
+    let at = |x: &String, line: &String| {
+        plan.values
+            .iter()
+            .zip(rows)
+            .find(|(v, _)| v.first() == Some(x) && v.get(1) == Some(line))
+            .and_then(|(_, s)| m.value(s))
+    };
+    let best = plan.axes[0]
+        .values
+        .iter()
+        .filter_map(|x| Some((x, at(x, off)?, at(x, on)?)))
+        .filter(|(_, before, _)| *before > 0.0)
+        .reduce(|a, b| if b.2 / b.1 < a.2 / a.1 { b } else { a })?;
+    let (x, before, after) = best;
+    Some((
+        format!("{x} ({} {before} with {off}, {after} with {on})", m.name()),
+        x.clone(),
     ))
 }
 
@@ -195,5 +224,28 @@ mod tests {
             ["full", "equal", "decorrelated"].contains(&fewest.as_str()),
             "{fewest}"
         );
+    }
+
+    #[test]
+    fn hedging_helps_the_long_tail_and_not_the_slow_down() {
+        let (shown, value) = swept("hedging");
+        assert_eq!(value, "1", "{shown}");
+        assert!(shown.starts_with("1 (p999_ms "), "{shown}");
+        // The answer follows the rows: had the slow-down's rows gained more, it would say 2.
+        let (l, p, t) = open("hedging");
+        let plan = Plan::of(&p).unwrap().unwrap();
+        let rows: Vec<Summary> = plan
+            .values
+            .iter()
+            .map(|v| Summary {
+                p999_ms: Some(match (v[0].as_str(), v[1].as_str()) {
+                    ("2", "on") => 10.0,
+                    ("1", "on") => 400.0,
+                    _ => 500.0,
+                }),
+                ..Summary::default()
+            })
+            .collect();
+        assert_eq!(answer(&l, None, Some((&plan, &rows)), &t).unwrap().1, "2");
     }
 }

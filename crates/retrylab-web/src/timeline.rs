@@ -23,6 +23,8 @@ pub struct Timeline<'a> {
     pub outage: Option<(f64, f64, &'static str)>,
     /// The chart's caption.
     pub title: String,
+    /// Whether the requests hedge (the attempts line then counts hedges, not retries).
+    pub hedged: bool,
 }
 
 /// Where the time axis landed, in canvas pixels.
@@ -158,7 +160,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .flatten()
         .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures, r.limiter]);
     let y = YAxis::for_values(values);
-    let series = timeline_series(limited);
+    let series = timeline_series(limited, t.hedged);
     let style_of = |color: RGBColor, width: f64| {
         ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
     };
@@ -211,11 +213,14 @@ pub fn draw_timeline<DB: DrawingBackend>(
 
 /// The lines: attempts, originals, successes, failures, and the send rate an adaptive rate
 /// limiter allows when the run has one that turned on.
-fn timeline_series(limited: bool) -> Vec<Series> {
+fn timeline_series(limited: bool, hedged: bool) -> Vec<Series> {
+    let attempts = if hedged {
+        "attempts/s (hedges included)"
+    } else {
+        "attempts/s (retries included)"
+    };
     let mut series: Vec<Series> = vec![
-        ("attempts/s (retries included)", ATTEMPTS, 3.5, |r| {
-            r.attempts
-        }),
+        (attempts, ATTEMPTS, 3.5, |r| r.attempts),
         ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
         ("successes/s", SUCCESSES, 1.5, |r| r.successes),
         ("failed requests/s", FAILURES, 1.0, |r| r.failures),
@@ -358,6 +363,7 @@ mod tests {
             bin_s: r.series.bin_ms / 1000.0,
             outage: Some((5.0, 10.0, "outage")),
             title: "outage: requests and attempts per second".into(),
+            hedged: false,
         };
         let rec = crate::plot::Recorder::new(900, 420);
         let area = rec.clone().into_drawing_area();
@@ -388,6 +394,25 @@ mod tests {
             map.bin_at(f64::from(map_x(&map, 0.5))),
             Some(sides[0].len() / 2)
         );
+    }
+
+    #[test]
+    fn a_hedged_run_counts_hedges_in_its_attempts_line() {
+        let p: retry_model::Params = "preset=hedge-overload&duration=20s".parse().unwrap();
+        let r = retry_model::sim::simulate(&p).unwrap();
+        let sides = vec![r.series.rates()];
+        let t = Timeline {
+            sides: &sides,
+            bin_s: r.series.bin_ms / 1000.0,
+            outage: Some((5.0, 15.0, "capacity drop")),
+            title: "queue server, capacity drop".into(),
+            hedged: r.summary.hedge.is_some(),
+        };
+        let rec = crate::plot::Recorder::new(900, 420);
+        draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
+        assert!(rec.has_text("attempts/s (hedges included)"));
+        assert!(!rec.has_text("attempts/s (retries included)"));
+        assert!(rec.drawn().outside.is_empty());
     }
 
     /// The pixel column at `share` of the time axis.

@@ -101,6 +101,7 @@ fn the_timeline_stays_readable_when_nothing_happens() {
         bin_s,
         outage: None,
         title: "nothing".into(),
+        hedged: false,
     };
     check(
         "zeros",

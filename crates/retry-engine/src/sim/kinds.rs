@@ -99,6 +99,33 @@ pub enum ServiceDist {
     Exp,
     /// Lognormal with coefficient of variation `service_cv`.
     Lognormal,
+    /// Two values: `service` most of the time, `service_tail` with probability
+    /// `service_tail_p` (a bimodal service: a hiccup, a cold cache, a pause).
+    Mix,
+}
+
+/// Hedging (`hedge=on`), as gRPC's A6 proposal defines it: the first attempt goes at once and
+/// each later one `delay` after the one before while no answer has come, up to `max` attempts
+/// in all; a non-fatal failure sends the next one at once; the first success wins and the
+/// others are cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hedge {
+    /// Whether requests hedge (`hedge=on`); the details below are kept while it is off.
+    pub on: bool,
+    /// The wait before each further attempt while none has answered.
+    pub delay: Micros,
+    /// Attempts in all, the first included, in [2, `caps::HEDGE_ATTEMPTS`].
+    pub max: u32,
+}
+
+impl Default for Hedge {
+    fn default() -> Self {
+        Hedge {
+            on: false,
+            delay: Micros::from_millis(10),
+            max: 2,
+        }
+    }
 }
 
 /// Circuit breaker settings.
@@ -155,4 +182,6 @@ pub mod caps {
     pub const OCC_WORK: u64 = 400_000_000;
     /// Most bottom calls over all runs of `layers`: `requests` x `runs` x the layer product.
     pub const LAYER_CALLS: u64 = 50_000_000;
+    /// Most attempts of one hedged request (gRPC A6 caps `maxAttempts` at 5).
+    pub const HEDGE_ATTEMPTS: u32 = 5;
 }

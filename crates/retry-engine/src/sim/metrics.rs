@@ -272,11 +272,13 @@ impl Recorder {
             completion_ms: self.last_end.as_millis_f64(),
             p50_ms: self.latency.quantile(0.5).map(|m| m.as_millis_f64()),
             p99_ms: self.latency.quantile(0.99).map(|m| m.as_millis_f64()),
+            p999_ms: self.latency.quantile(0.999).map(|m| m.as_millis_f64()),
             duplicates: self.duplicates,
             failures: StopReason::ALL.map(|r| u64::from(t.failures[r.index()])),
             served: u64::from(t.served),
             server: None,
             limiter: None,
+            hedge: None,
         };
         Report {
             summary,
@@ -310,6 +312,8 @@ pub struct Summary {
     pub p50_ms: Option<f64>,
     /// 99th percentile latency of successful requests, in ms.
     pub p99_ms: Option<f64>,
+    /// 99.9th percentile latency of successful requests, in ms.
+    pub p999_ms: Option<f64>,
     /// Durable effects beyond one per original.
     pub duplicates: u64,
     /// Failed requests by stop reason, in [`StopReason::ALL`] order.
@@ -321,6 +325,26 @@ pub struct Summary {
     pub server: Option<ServerSummary>,
     /// The adaptive rate limiter's figures; absent without one.
     pub limiter: Option<LimiterSummary>,
+    /// Hedging's figures; absent without `hedge=on`.
+    pub hedge: Option<HedgeSummary>,
+}
+
+/// What hedging did over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct HedgeSummary {
+    /// Attempts beyond each request's first.
+    pub sent: u64,
+    /// `sent / originals`: the extra load hedging put on the server, as a share.
+    pub extra_load: f64,
+    /// Requests whose winning answer came from a hedge rather than the first attempt.
+    pub won: u64,
+    /// Attempts cancelled while still waiting at a queue server (another had won, or their
+    /// caller had stopped waiting), so no worker spent time on them.
+    pub cancelled: u64,
+    /// Work a server finished for an attempt its client no longer waited for (another attempt
+    /// had won, or this one had timed out).
+    pub wasted: u64,
 }
 
 /// What the adaptive rate limiter did over a run.
@@ -453,6 +477,7 @@ impl Summary {
             completion_ms: avg(&|s| s.completion_ms),
             p50_ms: opt(&|s| s.p50_ms),
             p99_ms: opt(&|s| s.p99_ms),
+            p999_ms: opt(&|s| s.p999_ms),
             duplicates: count(&|s| s.duplicates),
             failures: core::array::from_fn(|i| count(&|s| s.failures[i])),
             served: count(&|s| s.served),
@@ -467,6 +492,16 @@ impl Summary {
                     mean_wait_ms: avg(&|s| lim(s).mean_wait_ms),
                     throttles: count(&|s| lim(s).throttles),
                     allowed_per_s: avg(&|s| lim(s).allowed_per_s),
+                }
+            }),
+            hedge: all.first().and_then(|f| f.hedge).map(|_| {
+                let h = |s: &Summary| s.hedge.unwrap_or_default();
+                HedgeSummary {
+                    sent: count(&|s| h(s).sent),
+                    extra_load: avg(&|s| h(s).extra_load),
+                    won: count(&|s| h(s).won),
+                    cancelled: count(&|s| h(s).cancelled),
+                    wasted: count(&|s| h(s).wasted),
                 }
             }),
         }

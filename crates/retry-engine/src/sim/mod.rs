@@ -40,12 +40,13 @@ pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
 pub use metrics::{
-    Bin, ClosedForm, LimiterSummary, Recorder, Report, ServerSummary, Summary, MAX_BINS,
+    Bin, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary, Summary,
+    MAX_BINS,
 };
 pub use occ::{Occ, OccEv};
 pub use params::{
-    caps, BreakerConfig, Discipline, OutageKind, Runs, ScenarioKind, ServerKind, ServiceDist,
-    SimParams,
+    caps, BreakerConfig, Discipline, Hedge, OutageKind, Runs, ScenarioKind, ServerKind,
+    ServiceDist, SimParams,
 };
 pub use queue::EventQueue;
 pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};

@@ -137,11 +137,13 @@ impl Occ {
             completion_ms: self.last.as_millis_f64(),
             p50_ms: None,
             p99_ms: None,
+            p999_ms: None,
             duplicates: 0,
             failures: [0; 7],
             served: self.writes,
             server: None,
             limiter: None,
+            hedge: None,
         }
     }
 

@@ -38,6 +38,7 @@ impl Summary {
             ("completion", format!("{:.1} ms", s.completion_ms)),
             ("p50 latency (successes)", ms(s.p50_ms)),
             ("p99 latency (successes)", ms(s.p99_ms)),
+            ("p99.9 latency (successes)", ms(s.p999_ms)),
             ("duplicate effects", s.duplicates.to_string()),
         ]
         .into_iter()
@@ -100,8 +101,25 @@ impl Summary {
         if let Some(l) = &s.limiter {
             out.extend(limiter_rows(l));
         }
+        if let Some(h) = &s.hedge {
+            out.extend(hedge_rows(h));
+        }
         out
     }
+}
+
+/// Hedging's rows of a summary.
+fn hedge_rows(h: &super::HedgeSummary) -> [(String, String); 5] {
+    [
+        ("hedges sent".to_string(), h.sent.to_string()),
+        (
+            "extra load".to_string(),
+            format!("+{:.1}%", h.extra_load * 100.0),
+        ),
+        ("won by a hedge".to_string(), h.won.to_string()),
+        ("cancelled unstarted".to_string(), h.cancelled.to_string()),
+        ("work after the winner".to_string(), h.wasted.to_string()),
+    ]
 }
 
 /// The adaptive limiter's rows of a summary.

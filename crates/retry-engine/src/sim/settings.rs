@@ -14,7 +14,9 @@
 //! assert_eq!(lost.lose_ppm, 200_000);
 //! ```
 
-use super::kinds::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
+use super::kinds::{
+    BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
+};
 use crate::retry::time::Micros;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -117,6 +119,8 @@ pub struct Server {
     pub limiter: bool,
     /// Who shares one limiter.
     pub limiter_scope: LimiterScope,
+    /// Hedging: further attempts while the first is out.
+    pub hedge: Hedge,
     /// The time series.
     pub series: Series,
     /// How it serves: the tick server (the fields above), a queue or a flaky dependency.
@@ -140,6 +144,7 @@ impl Default for Server {
             breaker: None,
             limiter: false,
             limiter_scope: LimiterScope::Process,
+            hedge: Hedge::default(),
             series: Series::default(),
             kind: ServerKind::Tick,
             queue: QueueServer::default(),
@@ -180,6 +185,10 @@ pub struct QueueServer {
     pub dist: ServiceDist,
     /// Coefficient of variation of a lognormal service, thousandths.
     pub cv_milli: u64,
+    /// `service_dist=mix`: the slow service time...
+    pub tail: Micros,
+    /// ...and its probability, in millionths.
+    pub tail_ppm: u32,
     /// Extra service time per request at the server when one starts.
     pub per_inflight: Micros,
     /// Drop a waiting request whose caller has given up before starting it.
@@ -197,10 +206,25 @@ impl Default for QueueServer {
             service: Micros::from_millis(50),
             dist: ServiceDist::Const,
             cv_milli: 1000,
+            tail: Micros::from_secs(1),
+            tail_ppm: 10_000,
             per_inflight: Micros::ZERO,
             deadline: false,
             fail_ppm: 100_000,
         }
+    }
+}
+
+impl QueueServer {
+    /// The mean service time: `service`, or with `service_dist=mix` the two values weighed by
+    /// their probabilities (rounded down to the microsecond).
+    pub fn mean_service(&self) -> Micros {
+        if self.dist != ServiceDist::Mix {
+            return self.service;
+        }
+        let p = u128::from(self.tail_ppm);
+        let sum = u128::from(self.service.0) * (1_000_000 - p) + u128::from(self.tail.0) * p;
+        Micros((sum / 1_000_000) as u64)
     }
 }
 

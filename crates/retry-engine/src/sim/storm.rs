@@ -18,7 +18,9 @@ use super::breaker::Breaker;
 use super::engine::Model;
 use super::input::RunInput;
 use super::metrics::{ClosedForm, Recorder, Report, ServerSummary};
-use super::params::{BreakerConfig, Discipline, OutageKind, ScenarioKind, ServerKind, ServiceDist};
+use super::params::{
+    BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
+};
 use super::queue::{EventQueue, ExactLane};
 use super::settings::{QueueServer, Scenario, Server, Window};
 use super::slab::Slab;
@@ -31,6 +33,8 @@ use crate::retry::rng::Rng;
 use crate::retry::time::Micros;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+
+mod hedge;
 
 /// One slot (a whole attempt of capacity) in the bank's units: thousandths times microseconds.
 const SLOT: u128 = 1_000 * 1_000_000;
@@ -66,6 +70,11 @@ struct Req {
     token: bool,
     // When it began to wait for a token.
     queued_at: Micros,
+    // Hedging: the attempts out (bit i: attempt `gen + i`), how many were sent, and when the
+    // next one is due while none has answered.
+    out: u8,
+    sent: u8,
+    next_hedge: Micros,
 }
 
 const NO_USER: u32 = u32::MAX;
@@ -121,6 +130,14 @@ pub enum Ev {
     Token(u32),
     /// A closed-loop user sends its next request.
     User(u32),
+    /// A hedged request's next attempt is due (`gen`: its first attempt's, which tells a
+    /// request apart from a later one in the same slot).
+    Hedge {
+        /// The request.
+        req: u32,
+        /// Its first attempt.
+        gen: u32,
+    },
     /// An attempt's answer reaches its client.
     Reply {
         /// The request.
@@ -169,6 +186,7 @@ struct StormCfg {
     spike_requests: u64,
     users: u32,
     think: Micros,
+    hedge: Option<Hedge>,
 }
 
 impl StormCfg {
@@ -197,6 +215,7 @@ impl StormCfg {
             spike_requests: 0,
             users: 0,
             think: Micros::ZERO,
+            hedge: sv.hedge.on.then_some(sv.hedge),
         };
         match s {
             Scenario::Outage(o) => StormCfg {
@@ -237,6 +256,8 @@ pub struct Storm {
     limiters: Vec<AdaptiveLimiter>,
     limited: LimiterSummary,
     limit_wait: Micros,
+    // What hedging did.
+    hedged: super::HedgeSummary,
     // Each limiter's sends waiting for a token, first come first served, and when it next
     // looks for one.
     token_queues: Vec<VecDeque<u32>>,
@@ -393,9 +414,9 @@ impl Storm {
                 (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64
             }
             // Workers x bin / mean service time: what the queue can finish in a bin.
-            ServerKind::Queue if sp.queue.service.0 > 0 => {
+            ServerKind::Queue if sp.queue.mean_service().0 > 0 => {
                 (u128::from(sp.queue.workers) * u128::from(rec.width().0) * 1000
-                    / u128::from(sp.queue.service.0)) as u64
+                    / u128::from(sp.queue.mean_service().0)) as u64
             }
             ServerKind::Queue | ServerKind::Flaky => 0,
         };
@@ -409,6 +430,7 @@ impl Storm {
             token_wake: alloc::vec![None; limiters.len()],
             limiters,
             limited: LimiterSummary::default(),
+            hedged: super::HedgeSummary::default(),
             limit_wait: Micros::ZERO,
             sp,
             policy,
@@ -508,10 +530,17 @@ impl Storm {
             user,
             token: false,
             queued_at: Micros::ZERO,
+            out: 0,
+            sent: 0,
+            next_hedge: Micros::ZERO,
         };
         let id = self.reqs.insert(req);
         self.rec.original(now);
-        self.send(now, id, q);
+        if self.sp.hedge.is_some() {
+            self.start_hedged(now, id, q);
+        } else {
+            self.send(now, id, q);
+        }
     }
 
     fn next_arrival(&mut self, now: Micros) -> Option<Micros> {
@@ -667,9 +696,23 @@ impl Storm {
         r.awaiting = true;
         let gen = r.gen;
         self.rec.attempt(now, plan.attempt > 1);
+        self.dispatch(now, id, gen, plan.timeout, q);
+    }
+
+    /// Attempt `gen` of request `id` leaves at `now` and waits up to `timeout`: it fails at
+    /// once in the outage window, or goes to the server.
+    #[inline(always)]
+    fn dispatch(
+        &mut self,
+        now: Micros,
+        id: u32,
+        gen: u32,
+        timeout: Micros,
+        q: &mut EventQueue<Ev>,
+    ) {
         let net = self.sp.net;
         let arrive = now.saturating_add(net);
-        let give_up = now.saturating_add(plan.timeout);
+        let give_up = now.saturating_add(timeout);
         if self.in_outage(arrive) {
             let (at, outcome) = match self.sp.outage_kind {
                 OutageKind::Status503 => (arrive.saturating_add(net), Outcome::Status(503)),
@@ -831,6 +874,10 @@ impl Storm {
     }
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
+        if self.sp.hedge.is_some() {
+            self.hedge_reply(now, id, gen, outcome, q);
+            return;
+        }
         let bi = {
             let r = &mut self.reqs[id];
             if !r.live || r.gen != gen || !r.awaiting {
@@ -873,6 +920,9 @@ impl Storm {
     /// Whether a timeout for attempt `gen` of request `req` still matters.
     fn awaits(&self, req: u32, gen: u32) -> bool {
         let r = &self.reqs[req];
+        if self.sp.hedge.is_some() {
+            return hedge::out_has(r, gen);
+        }
         r.live && r.gen == gen && r.awaiting
     }
 
@@ -930,7 +980,8 @@ impl Storm {
                     | Ev::Lane(_)
                     | Ev::Spike
                     | Ev::Token(_)
-                    | Ev::User(_) => true,
+                    | Ev::User(_)
+                    | Ev::Hedge { .. } => true,
                 };
             first = false;
             keep
@@ -989,7 +1040,8 @@ impl Storm {
                 | Ev::Lane(_)
                 | Ev::Spike
                 | Ev::Token(_)
-                | Ev::User(_) => self.handle(now, ev, q),
+                | Ev::User(_)
+                | Ev::Hedge { .. } => self.handle(now, ev, q),
             }
         }
         self.skip_answered(k);
@@ -1006,19 +1058,31 @@ impl Storm {
     /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
     fn service_time(&mut self, now: Micros) -> Micros {
         let qs = self.sp.queue;
-        if qs.dist == ServiceDist::Const
-            && qs.per_inflight == Micros::ZERO
-            && !self.sp.slow.holds(now)
-        {
+        let slow = self.sp.slow.holds(now);
+        if qs.dist == ServiceDist::Const && qs.per_inflight == Micros::ZERO && !slow {
             return qs.service;
         }
-        let mut mean = qs.service.0 as f64;
-        if self.sp.slow.holds(now) {
-            mean = mean * self.sp.slow_milli as f64 / 1000.0;
-        }
+        // Times `slow` inside its window, in the order the float operations have always run.
+        let slow_milli = self.sp.slow_milli as f64;
+        let scaled = |us: u64| {
+            let v = us as f64;
+            if slow {
+                v * slow_milli / 1000.0
+            } else {
+                v
+            }
+        };
+        let mean = scaled(qs.service.0);
         let t = match qs.dist {
             ServiceDist::Const => mean,
             ServiceDist::Exp => -libm::log(1.0 - self.service.next_f64()) * mean,
+            ServiceDist::Mix => {
+                if self.service.below(1_000_000) < u64::from(qs.tail_ppm) {
+                    scaled(qs.tail.0)
+                } else {
+                    mean
+                }
+            }
             ServiceDist::Lognormal => {
                 let cv = qs.cv_milli as f64 / 1000.0;
                 let var = libm::log(1.0 + cv * cv);
@@ -1041,6 +1105,13 @@ impl Storm {
         q: &mut EventQueue<Ev>,
     ) {
         let at = now.saturating_add(self.sp.net);
+        if work && self.sp.hedge.is_some() && !self.awaits(job.req, job.gen) {
+            // Its request was answered by another attempt, or gave up on this one.
+            self.hedged.wasted += 1;
+            self.stats.wasted += 1;
+            self.rec.wasted(now);
+            return;
+        }
         if at <= job.give_up {
             let reply = Ev::Reply {
                 req: job.req,
@@ -1112,6 +1183,13 @@ impl Storm {
                 break;
             };
             let waiting = self.jobs[next];
+            if self.sp.hedge.is_some() && !self.awaits(waiting.req, waiting.gen) {
+                // Cancelled by its client (another attempt won, or it gave up on this one).
+                self.jobs.release(next);
+                self.hedged.cancelled += 1;
+                self.stats.leave(now, waiting.at);
+                continue;
+            }
             if qs.deadline && now >= waiting.give_up {
                 self.jobs.release(next);
                 self.stats.dropped += 1;
@@ -1194,8 +1272,17 @@ impl Model for Storm {
                 .sum(),
             ..self.limited
         });
+        let hedged = self.sp.hedge.is_some().then_some(self.hedged);
         let mut rep = self.rec.finish(at);
         rep.summary.limiter = limiter;
+        rep.summary.hedge = hedged.map(|h| super::HedgeSummary {
+            extra_load: if rep.summary.originals == 0 {
+                0.0
+            } else {
+                h.sent as f64 / rep.summary.originals as f64
+            },
+            ..h
+        });
         if server != ServerKind::Tick {
             let secs = (st.last.0 as f64 / 1e6).max(1e-6);
             let per = |n: u64| {
@@ -1289,6 +1376,7 @@ impl Model for Storm {
             },
             Ev::Send(id) => self.send(now, id, q),
             Ev::Token(li) => self.hand_out_tokens(now, li as usize, q),
+            Ev::Hedge { req, gen } => self.hedge_due(now, req, gen, q),
             Ev::Tick(k) => self.settle(now, k, q),
             Ev::Deliver => self.deliver(now, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),

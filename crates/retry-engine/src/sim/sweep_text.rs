@@ -35,13 +35,15 @@ pub enum Metric {
     P50Ms,
     /// 99th percentile latency of successes.
     P99Ms,
+    /// 99.9th percentile latency of successes.
+    P999Ms,
     /// Durable effects beyond one per original.
     Duplicates,
 }
 
 impl Metric {
     /// Every metric, in the sweep table's column order.
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 11] = [
         Metric::Originals,
         Metric::Attempts,
         Metric::Amplification,
@@ -51,6 +53,7 @@ impl Metric {
         Metric::CompletionMs,
         Metric::P50Ms,
         Metric::P99Ms,
+        Metric::P999Ms,
         Metric::Duplicates,
     ];
 
@@ -66,6 +69,7 @@ impl Metric {
             Metric::CompletionMs => "completion_ms",
             Metric::P50Ms => "p50_ms",
             Metric::P99Ms => "p99_ms",
+            Metric::P999Ms => "p999_ms",
             Metric::Duplicates => "duplicates",
         }
     }
@@ -92,6 +96,7 @@ impl Metric {
             Metric::CompletionMs => "completion",
             Metric::P50Ms => "p50",
             Metric::P99Ms => "p99",
+            Metric::P999Ms => "p99.9",
             Metric::Duplicates => "duplicates",
         }
     }
@@ -108,6 +113,7 @@ impl Metric {
             Metric::CompletionMs => "completion time (ms)",
             Metric::P50Ms => "p50 latency of successes (ms)",
             Metric::P99Ms => "p99 latency of successes (ms)",
+            Metric::P999Ms => "p99.9 latency of successes (ms)",
             Metric::Duplicates => "duplicate effects",
         }
     }
@@ -133,6 +139,7 @@ impl Metric {
             Metric::CompletionMs => s.completion_ms,
             Metric::P50Ms => return s.p50_ms,
             Metric::P99Ms => return s.p99_ms,
+            Metric::P999Ms => return s.p999_ms,
             Metric::Duplicates => s.duplicates as f64,
         })
     }
@@ -150,6 +157,7 @@ impl Metric {
             Metric::CompletionMs => format!("{:.0} ms", s.completion_ms),
             Metric::P50Ms => ms(s.p50_ms),
             Metric::P99Ms => ms(s.p99_ms),
+            Metric::P999Ms => ms(s.p999_ms),
             Metric::Duplicates => s.duplicates.to_string(),
         }
     }
@@ -166,13 +174,14 @@ impl Metric {
             Metric::CompletionMs => s.completion_ms.to_string(),
             Metric::P50Ms => s.p50_ms.map_or(String::new(), |v| v.to_string()),
             Metric::P99Ms => s.p99_ms.map_or(String::new(), |v| v.to_string()),
+            Metric::P999Ms => s.p999_ms.map_or(String::new(), |v| v.to_string()),
             Metric::Duplicates => s.duplicates.to_string(),
         }
     }
 }
 
 // The table leaves out the successes count: its success column is the rate.
-const TABLE: [Metric; 9] = [
+const TABLE: [Metric; 10] = [
     Metric::Originals,
     Metric::Attempts,
     Metric::Amplification,
@@ -181,6 +190,7 @@ const TABLE: [Metric; 9] = [
     Metric::CompletionMs,
     Metric::P50Ms,
     Metric::P99Ms,
+    Metric::P999Ms,
     Metric::Duplicates,
 ];
 

@@ -233,6 +233,7 @@ pub struct SummaryDoc {
     completion_ms: f64,
     p50_ms: Option<f64>,
     p99_ms: Option<f64>,
+    p999_ms: Option<f64>,
     duplicates: u64,
     failures: Named<&'static str, u64>,
     served: u64,
@@ -243,6 +244,10 @@ pub struct SummaryDoc {
     /// The adaptive rate limiter's figures; absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     limiter: Option<crate::sim::LimiterSummary>,
+    /// Hedging's figures (hedges sent, the extra load, requests won by a hedge, attempts
+    /// cancelled unstarted, work for finished requests); absent without `hedge=on`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hedge: Option<crate::sim::HedgeSummary>,
 }
 
 impl SummaryDoc {
@@ -259,6 +264,7 @@ impl SummaryDoc {
             completion_ms: s.completion_ms,
             p50_ms: s.p50_ms,
             p99_ms: s.p99_ms,
+            p999_ms: s.p999_ms,
             duplicates: s.duplicates,
             failures: Named(
                 failure_reasons()
@@ -268,6 +274,7 @@ impl SummaryDoc {
             served: s.served,
             server: s.server,
             limiter: s.limiter,
+            hedge: s.hedge,
         }
     }
 }

@@ -19,6 +19,7 @@
 
 use super::keys::{self, Applies};
 use super::Params;
+use super::BACKOFF_SHAPE_KEYS;
 use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::error::ConfigError;
@@ -111,6 +112,9 @@ impl Params {
         if let Some(rule) = self.server_needs(name) {
             return Some(rule);
         }
+        if let Some(rule) = self.hedge_needs(name) {
+            return Some(rule);
+        }
         let pol = &self.policy;
         let no_budget = pol.budget == BudgetConfig::None;
         let kind = pol.backoff.kind;
@@ -166,6 +170,32 @@ impl Params {
 }
 
 impl Params {
+    /// What `hedge=on` replaces: the retry loop's attempts, waits and Retry-After (a hedged
+    /// request's attempts are `hedge_max`, sent every `hedge_delay`), and what the lab does not
+    /// run beside it (the breaker, the adaptive limiter).
+    fn hedge_needs(&self, name: &str) -> Option<&'static str> {
+        let on = self.sim.server().is_some_and(|sv| sv.hedge.on);
+        if !on {
+            return match name {
+                "hedge_delay" | "hedge_max" => Some("has no effect unless hedge=on"),
+                _ => None,
+            };
+        }
+        match name {
+            "attempts" => Some("has no effect with hedge=on: hedge_max counts a hedged request's attempts"),
+            "backoff" | "base" | "cap" | "multiplier" | "first_exp" | "floor" | "throttle_base"
+            | "fit" => Some("has no effect with hedge=on: further attempts go every hedge_delay, or at once after a failure, never after a backoff"),
+            n if BACKOFF_SHAPE_KEYS.contains(&n) => Some("has no effect with hedge=on: further attempts go every hedge_delay, or at once after a failure, never after a backoff"),
+            "retry_after" | "ra_mode" | "ra_cap" | "ra_max" => {
+                Some("has no effect with hedge=on: a hedged request reads no Retry-After")
+            }
+            "breaker" | "limiter" | "limiter_scope" => Some(
+                "is not run beside hedge=on (gRPC's hedging has neither): turn hedging off to use it",
+            ),
+            _ => None,
+        }
+    }
+
     /// `ra_cap` and `ra_max` act only with their Retry-After rule.
     fn retry_after_needs(&self, name: &str) -> Option<&'static str> {
         use crate::retry::policy::RetryAfterMode;
@@ -214,6 +244,9 @@ impl Params {
             }
             "service_cv" if sv.queue.dist != ServiceDist::Lognormal => {
                 Some("has no effect unless service_dist=lognormal")
+            }
+            "service_tail" | "service_tail_p" if sv.queue.dist != ServiceDist::Mix => {
+                Some("has no effect unless service_dist=mix")
             }
             _ => None,
         }

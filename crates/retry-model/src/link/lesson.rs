@@ -26,6 +26,10 @@ pub enum Answer {
     Least(Metric),
     /// The value of the swept key whose row has the most of this metric.
     Most(Metric),
+    /// In a sweep of two keys whose second is a switch (`sweep.hedge=off,on`): the value of the
+    /// first key where turning the second from its first value to its last lowers this metric
+    /// by the largest factor (where the switch helps most).
+    Helps(Metric),
     /// Whether every row of the sweep has the same value of this metric: `yes` or `no`.
     Same(Metric),
     /// How much of the deadline remains when this attempt (from 1) starts, in ms.
@@ -54,7 +58,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub static LESSONS: [Lesson; 18] = [
+pub static LESSONS: [Lesson; 19] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -217,11 +221,20 @@ pub static LESSONS: [Lesson; 18] = [
         answer: Some(Answer::Run(Metric::Duplicates)),
         unit: "charges",
     },
+    Lesson {
+        id: "hedging",
+        title: "Hedging: a long tail, then a slow-down",
+        link: "preset=hedge-overload&sweep.slow=1,2&sweep.hedge=off,on&sweep.plot=p999_ms,success_rate,peak_attempts_per_s",
+        look_for: "One queue, hedged after 15 ms. At slow=1 only one answer in 200 is slow (500 ms): a second attempt rarely goes, and when it does it wins. At slow=2 every answer takes 20 ms for 10 s, longer than the hedging delay, so every request sends two attempts: twice the load on a queue that was coping alone.",
+        question: Some("Hedging is one line, no hedging the other. At which slow-down factor does hedging cut the p99.9 latency: 1 or 2?"),
+        answer: Some(Answer::Helps(Metric::P999Ms)),
+        unit: "",
+    },
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub static MENU: [(&str, &str); 18] = {
-    let mut m = [("", ""); 18];
+pub static MENU: [(&str, &str); 19] = {
+    let mut m = [("", ""); 19];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);

@@ -784,7 +784,7 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// The keys that shape the backoff beyond its kind (see [`Params::set_backoff_shape`]).
-const BACKOFF_SHAPE_KEYS: [&str; 9] = [
+pub(crate) const BACKOFF_SHAPE_KEYS: [&str; 9] = [
     "jitter",
     "jitter_lo",
     "jitter_hi",

@@ -107,6 +107,28 @@ const LOST: &[(&str, &str)] = &[
     ("cap", "2s"),
 ];
 
+/// A queue at 38% (8 workers, 300 requests/s) whose answers take 10 ms, but 500 ms for one in
+/// 200 (a pause, a cold cache: the long tail of "The Tail at Scale"), with 1 s attempt timeouts
+/// in a 2 s deadline; hedged after 15 ms (past the p99.5 of a fast answer), 2 attempts in all.
+const HEDGED: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("deadline", "2s"),
+    ("attempt_timeout", "1s"),
+    ("idempotent", "true"),
+    ("rate", "300"),
+    ("duration", "30s"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "8"),
+    ("service_dist", "mix"),
+    ("service_tail", "500ms"),
+    ("service_tail_p", "0.005"),
+    ("service", "10ms"),
+    ("hedge", "on"),
+    ("hedge_delay", "15ms"),
+    ("hedge_max", "2"),
+];
+
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
 pub const CLIENT_COUNT: usize = 32;
 
@@ -189,12 +211,17 @@ pub enum Preset {
     FlakyBudget,
     /// The same with a circuit breaker.
     FlakyBreaker,
+    /// A long-tailed service (10 ms, or 500 ms for one answer in 200), hedged after 15 ms.
+    HedgeTail,
+    /// The same queue slowed to twice its service time for 10 s: every request hedges, which
+    /// doubles the load on a queue that would have coped.
+    HedgeOverload,
     /// A retry client library: the row of [`super::clients::CLIENTS`] at this index.
     Client(u8),
 }
 
 /// How many presets are not client rows.
-const OWN: usize = 32;
+const OWN: usize = 34;
 
 impl Preset {
     /// Every preset, in the order the page lists them.
@@ -246,6 +273,8 @@ impl Preset {
         Preset::FlakyRetries,
         Preset::FlakyBudget,
         Preset::FlakyBreaker,
+        Preset::HedgeTail,
+        Preset::HedgeOverload,
     ];
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
@@ -292,6 +321,8 @@ impl Preset {
             Preset::FlakyRetries => "flaky-retries",
             Preset::FlakyBudget => "flaky-budget",
             Preset::FlakyBreaker => "flaky-breaker",
+            Preset::HedgeTail => "hedge-tail",
+            Preset::HedgeOverload => "hedge-overload",
         }
     }
 
@@ -331,6 +362,8 @@ impl Preset {
             Preset::FlakyRetries => "Flaky dependency, 3 retries",
             Preset::FlakyBudget => "Flaky dependency, 3 retries and a budget",
             Preset::FlakyBreaker => "Flaky dependency, 3 retries and a breaker",
+            Preset::HedgeTail => "Hedging a long tail (1 answer in 200 takes 500 ms)",
+            Preset::HedgeOverload => "Hedging in a slow-down: every request hedges",
         }
     }
 
@@ -489,6 +522,11 @@ impl Preset {
             Preset::FlakyRetries => &[FLAKY],
             Preset::FlakyBudget => &[FLAKY, &[("budget", "bucket")]],
             Preset::FlakyBreaker => &[FLAKY, &[("breaker", "on")]],
+            Preset::HedgeTail => &[HEDGED],
+            Preset::HedgeOverload => &[
+                HEDGED,
+                &[("slow", "2"), ("slow_start", "5s"), ("slow_for", "10s")],
+            ],
         }
     }
 }

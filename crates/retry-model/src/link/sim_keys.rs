@@ -134,9 +134,19 @@ impl KeyText for Server {
                 .map(|i| self.queue.discipline = [Discipline::Fifo, Discipline::Lifo][i]),
             "service" => k.dur(v).map(|d| self.queue.service = d),
             "service_dist" => k.choice(v).map(|i| {
-                self.queue.dist = [ServiceDist::Const, ServiceDist::Exp, ServiceDist::Lognormal][i]
+                self.queue.dist = [
+                    ServiceDist::Const,
+                    ServiceDist::Exp,
+                    ServiceDist::Lognormal,
+                    ServiceDist::Mix,
+                ][i]
             }),
             "service_cv" => k.dec(v).map(|n| self.queue.cv_milli = n),
+            "service_tail" => k.dur(v).map(|d| self.queue.tail = d),
+            "service_tail_p" => k.dec(v).map(|n| self.queue.tail_ppm = n as u32),
+            "hedge" => k.choice(v).map(|i| self.hedge.on = i == 1),
+            "hedge_delay" => k.dur(v).map(|d| self.hedge.delay = d),
+            "hedge_max" => k.int32(v).map(|n| self.hedge.max = n),
             "latency_per_inflight" => k.dur(v).map(|d| self.queue.per_inflight = d),
             "server_deadline" => k.flag(v).map(|on| self.queue.deadline = on),
             "fail" => k.dec(v).map(|n| self.queue.fail_ppm = n as u32),
@@ -194,9 +204,15 @@ impl KeyText for Server {
                 ServiceDist::Const => "const",
                 ServiceDist::Exp => "exp",
                 ServiceDist::Lognormal => "lognormal",
+                ServiceDist::Mix => "mix",
             })
             .to_string(),
             "service_cv" => decimal(self.queue.cv_milli, 1000),
+            "service_tail" => self.queue.tail.to_string(),
+            "service_tail_p" => decimal(u64::from(self.queue.tail_ppm), 1_000_000),
+            "hedge" => (if self.hedge.on { "on" } else { "off" }).to_string(),
+            "hedge_delay" => self.hedge.delay.to_string(),
+            "hedge_max" => self.hedge.max.to_string(),
             "latency_per_inflight" => self.queue.per_inflight.to_string(),
             "server_deadline" => (if self.queue.deadline { "on" } else { "off" }).to_string(),
             "fail" => decimal(u64::from(self.queue.fail_ppm), 1_000_000),

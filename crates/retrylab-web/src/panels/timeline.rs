@@ -48,6 +48,7 @@ impl Panel for TimelinePanel {
                     ""
                 }
             ),
+            hedged: first.summary.hedge.is_some(),
         };
         match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
             Ok(map) => self.map = map,
