@@ -930,6 +930,34 @@ try {
     await context.close();
   });
 
+  await check('hedging: the CLI\'s rows on the page, the switch turns the hedge rows off, the lesson\'s answer comes from its sweep; screenshots', async () => {
+    const { page, context, errors } = await openScenario('?preset=hedge-overload');
+    const rows = await tileRows(page);
+    assert.deepEqual(rows, cliRows('preset=hedge-overload'));
+    const tile = name => rows.find(([k]) => k === name)?.[1];
+    assert.equal(tile('peak attempts/s'), '600');
+    assert.match(tile('extra load'), /^\+4\d\.\d%$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'scenario-hedge-overload.png'), fullPage: true });
+    // Hedging off: its rows go, the load is the arrivals', and the hedging keys are disabled.
+    const before = await renders(page);
+    await change(page, '#hedge', 'off');
+    await page.waitForFunction(n => Number(document.body.dataset.renders) > n, before);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    const off = await tileRows(page);
+    assert.deepEqual(off, cliRows('preset=hedge-overload&hedge=off'));
+    assert.ok(!off.some(([k]) => k === 'hedges sent'), off.join('|'));
+    assert.equal(await page.locator('#hedge_delay').isDisabled(), true);
+    await page.selectOption('#lesson-menu', 'hedging');
+    await page.waitForFunction(() => location.search.includes('lesson=hedging'));
+    await page.fill('#lesson-guess', '1');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
+    assert.match(await page.locator('#lesson-result').innerText(), /^Your guess: 1\. The lab: slow=1 \(p999_ms: 501\.8 ms with hedge=off, 27\.0 ms with hedge=on\)\. Right\.$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'lesson-hedging.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));
