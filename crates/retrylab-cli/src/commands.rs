@@ -341,6 +341,38 @@ mod tests {
     }
 
     #[test]
+    fn recovery_is_named_in_json_as_documented() {
+        let json_of = |q: &str| -> Value {
+            serde_json::from_str(&run_s(&["run", q, "--format", "json"]).unwrap()).unwrap()
+        };
+        let v = json_of("preset=queue-spike-none");
+        assert_eq!(v["summary"]["recovered"], json!(false));
+        assert_eq!(v["summary"]["recovery_s"], Value::Null);
+        assert!(v["summary"].as_object().unwrap().contains_key("recovery_s"));
+        assert_eq!(v["summary"]["recovery"]["watched_s"], json!(45.0));
+        let v = json_of("preset=queue-spike-lifo");
+        assert_eq!(v["summary"]["recovered"], json!(true));
+        assert!(v["summary"]["recovery_s"].as_f64().unwrap() >= 0.0);
+        let v = json_of("preset=flaky-retries");
+        assert!(!v["summary"].as_object().unwrap().contains_key("recovered"));
+        let csv = run_s(&[
+            "sweep",
+            "preset=queue-spike-none&sweep.spike_for=1s,5s",
+            "--format",
+            "csv",
+        ])
+        .unwrap();
+        let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let col = head.iter().position(|h| *h == "recovered").unwrap();
+        let vals: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(col).unwrap())
+            .collect();
+        assert_eq!(vals, ["true", "false"]);
+    }
+
+    #[test]
     fn run_json_has_the_documented_keys() {
         let out = run_s(&["run", "preset=layers-333", "--format", "json"]).unwrap();
         let v: Value = serde_json::from_str(&out).unwrap();

@@ -25,6 +25,9 @@ pub struct Timeline<'a> {
     pub title: String,
     /// Whether the requests hedge (the attempts line then counts hedges, not retries).
     pub hedged: bool,
+    /// Side A's recovery after its trigger: when it recovered (a line there) and the report's
+    /// sentence for the legend; `None` without a verdict.
+    pub recovery: Option<(Option<f64>, String)>,
 }
 
 /// Where the time axis landed, in canvas pixels.
@@ -59,6 +62,8 @@ const SUCCESSES: RGBColor = RGBColor(0, 158, 115);
 const FAILURES: RGBColor = RGBColor(0, 0, 0);
 const OUTAGE: RGBColor = RGBColor(255, 200, 120);
 const LIMITER: RGBColor = RGBColor(204, 121, 167);
+const RECOVERED: RGBColor = RGBColor(0, 120, 60);
+const METASTABLE: RGBColor = RGBColor(200, 30, 30);
 
 /// The y axis: linear from 0, or log10 when the largest value is more than 100 times the
 /// smallest positive one.
@@ -199,6 +204,17 @@ pub fn draw_timeline<DB: DrawingBackend>(
             }
         }
     }
+    if let Some(at) = t.recovery.as_ref().and_then(|r| r.0).filter(|a| *a <= t1) {
+        let style = style_of(RECOVERED, 2.0);
+        chart
+            .draw_series(DashedLineSeries::new(
+                [(at, y.lo), (at, y.hi)],
+                px(6.0),
+                px(4.0),
+                style,
+            ))
+            .map_err(|e| e.to_string())?;
+    }
     let (x0, _) = chart.backend_coord(&(0.0, y.lo));
     let (x1, _) = chart.backend_coord(&(t1, y.lo));
     area.present().map_err(|e| e.to_string())?;
@@ -241,9 +257,17 @@ fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<Key> {
     let style_of = |color: RGBColor, width: f64| {
         ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
     };
+    let recovery = t.recovery.iter().map(|(at, text)| {
+        let swatch = match at {
+            Some(_) => Swatch::Line(style_of(RECOVERED, 2.0), DASHED),
+            None => Swatch::Block(METASTABLE.mix(0.6)),
+        };
+        Key::new(swatch, format!("recovered: {text}"))
+    });
     t.outage
         .iter()
         .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
+        .chain(recovery)
         .chain(series.iter().map(|(label, color, width, _)| {
             let style = style_of(*color, *width);
             let mut k = Key::new(Swatch::Line(style, SOLID), *label);
@@ -364,6 +388,7 @@ mod tests {
             outage: Some((5.0, 10.0, "outage")),
             title: "outage: requests and attempts per second".into(),
             hedged: false,
+            recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
         };
         let rec = crate::plot::Recorder::new(900, 420);
         let area = rec.clone().into_drawing_area();
@@ -384,6 +409,7 @@ mod tests {
             "failed requests/s",
             "outage",
             "1k",
+            "recovered: no: metastable, still degraded 13.0 s after the trigger ended",
         ] {
             assert!(rec.has_text(text), "{text} missing from {:?}", d.texts);
         }
@@ -407,6 +433,7 @@ mod tests {
             outage: Some((5.0, 15.0, "capacity drop")),
             title: "queue server, capacity drop".into(),
             hedged: r.summary.hedge.is_some(),
+            recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
         };
         let rec = crate::plot::Recorder::new(900, 420);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();

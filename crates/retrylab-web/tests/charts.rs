@@ -102,6 +102,7 @@ fn the_timeline_stays_readable_when_nothing_happens() {
         outage: None,
         title: "nothing".into(),
         hedged: false,
+        recovery: None,
     };
     check(
         "zeros",

@@ -279,6 +279,7 @@ impl Recorder {
             server: None,
             limiter: None,
             hedge: None,
+            recovery: None,
         };
         Report {
             summary,
@@ -327,6 +328,9 @@ pub struct Summary {
     pub limiter: Option<LimiterSummary>,
     /// Hedging's figures; absent without `hedge=on`.
     pub hedge: Option<HedgeSummary>,
+    /// Whether and when the run recovered after its trigger; absent without a trigger (or
+    /// when the run cannot tell: see `sim::recovery`).
+    pub recovery: Option<super::Recovery>,
 }
 
 /// What hedging did over a run.
@@ -494,6 +498,14 @@ impl Summary {
                     allowed_per_s: avg(&|s| lim(s).allowed_per_s),
                 }
             }),
+            recovery: {
+                let v: Vec<super::Recovery> = all.iter().filter_map(|s| s.recovery).collect();
+                if v.len() == all.len() {
+                    super::Recovery::mean(&v)
+                } else {
+                    None
+                }
+            },
             hedge: all.first().and_then(|f| f.hedge).map(|_| {
                 let h = |s: &Summary| s.hedge.unwrap_or_default();
                 HedgeSummary {

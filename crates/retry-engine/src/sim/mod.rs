@@ -26,6 +26,7 @@ mod metrics;
 mod occ;
 mod params;
 mod queue;
+mod recovery;
 mod report_text;
 mod run;
 mod settings;
@@ -49,6 +50,7 @@ pub use params::{
     ServiceDist, SimParams,
 };
 pub use queue::EventQueue;
+pub use recovery::{Recovery, RecoveryRule};
 pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{

@@ -144,6 +144,7 @@ impl Occ {
             server: None,
             limiter: None,
             hedge: None,
+            recovery: None,
         }
     }
 

@@ -104,6 +104,9 @@ impl Summary {
         if let Some(h) = &s.hedge {
             out.extend(hedge_rows(h));
         }
+        if let Some(r) = &s.recovery {
+            out.push(("recovered".to_string(), r.text()));
+        }
         out
     }
 }

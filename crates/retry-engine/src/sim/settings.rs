@@ -276,6 +276,8 @@ pub struct Outage {
     pub users: u32,
     /// A user's pause between a request's end and its next.
     pub think: Micros,
+    /// How recovery after the trigger is judged.
+    pub recovery: super::recovery::RecoveryRule,
 }
 
 impl Outage {
@@ -298,6 +300,7 @@ impl Default for Outage {
             spike_rate_milli: 0,
             users: 0,
             think: Micros::from_secs(1),
+            recovery: super::recovery::RecoveryRule::default(),
         }
     }
 }

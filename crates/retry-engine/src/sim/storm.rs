@@ -187,6 +187,8 @@ struct StormCfg {
     users: u32,
     think: Micros,
     hedge: Option<Hedge>,
+    // `outage` only: how recovery after the trigger is judged.
+    recovery: Option<super::RecoveryRule>,
 }
 
 impl StormCfg {
@@ -216,6 +218,7 @@ impl StormCfg {
             users: 0,
             think: Micros::ZERO,
             hedge: sv.hedge.on.then_some(sv.hedge),
+            recovery: None,
         };
         match s {
             Scenario::Outage(o) => StormCfg {
@@ -230,6 +233,7 @@ impl StormCfg {
                 spike_requests: o.spike_requests(),
                 users: o.users,
                 think: o.think,
+                recovery: Some(o.recovery),
                 ..from_server(&o.server)
             },
             Scenario::Burst(b) => from_server(&b.server),
@@ -1202,6 +1206,30 @@ impl Storm {
         self.rec.queue(now, self.waiting.len() as u32);
     }
 
+    /// The trigger (the outage, the load spike and the capacity drop, from the first start to
+    /// the last end) and the arrivals around it, for recovery detection; `None` without one.
+    fn watch(&self) -> Option<super::recovery::Watch> {
+        let sp = &self.sp;
+        let windows = [
+            (
+                self.kind == ScenarioKind::Outage,
+                sp.outage_start,
+                sp.outage,
+            ),
+            (sp.spike_requests > 0, sp.spike.start, sp.spike.length),
+            (sp.slow_milli > 1000, sp.slow.start, sp.slow.length),
+        ];
+        let on = windows.iter().filter(|(on, _, len)| *on && len.0 > 0);
+        let start = on.clone().map(|w| w.1).min()?;
+        let end = on.map(|w| w.1.saturating_add(w.2)).max()?;
+        Some(super::recovery::Watch {
+            start,
+            end,
+            arrivals_end: sp.duration,
+            rate_per_s: (sp.users == 0).then(|| sp.rate_milli as f64 / 1000.0),
+        })
+    }
+
     fn next_spike(&self) -> Option<Micros> {
         if self.spiked >= self.spike_planned || self.sp.spike_rate_milli == 0 {
             return None;
@@ -1273,7 +1301,14 @@ impl Model for Storm {
             ..self.limited
         });
         let hedged = self.sp.hedge.is_some().then_some(self.hedged);
+        let watch = self.watch();
+        let rule = self.sp.recovery;
+        let width = self.rec.width();
         let mut rep = self.rec.finish(at);
+        rep.summary.recovery = watch.zip(rule).and_then(|(w, rule)| {
+            let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
+            super::recovery::detect(&successes, width, w, rule)
+        });
         rep.summary.limiter = limiter;
         rep.summary.hedge = hedged.map(|h| super::HedgeSummary {
             extra_load: if rep.summary.originals == 0 {

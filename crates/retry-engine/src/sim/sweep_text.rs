@@ -39,11 +39,15 @@ pub enum Metric {
     P999Ms,
     /// Durable effects beyond one per original.
     Duplicates,
+    /// Whether the run recovered after its trigger (1 or 0; none without a trigger).
+    Recovered,
+    /// Seconds from the trigger's end to the recovery (none if it did not recover).
+    RecoveryS,
 }
 
 impl Metric {
     /// Every metric, in the sweep table's column order.
-    pub const ALL: [Metric; 11] = [
+    pub const ALL: [Metric; 13] = [
         Metric::Originals,
         Metric::Attempts,
         Metric::Amplification,
@@ -55,6 +59,8 @@ impl Metric {
         Metric::P99Ms,
         Metric::P999Ms,
         Metric::Duplicates,
+        Metric::Recovered,
+        Metric::RecoveryS,
     ];
 
     /// The name in links (`sweep.plot`) and the CSV header.
@@ -71,6 +77,8 @@ impl Metric {
             Metric::P99Ms => "p99_ms",
             Metric::P999Ms => "p999_ms",
             Metric::Duplicates => "duplicates",
+            Metric::Recovered => "recovered",
+            Metric::RecoveryS => "recovery_s",
         }
     }
 
@@ -98,6 +106,8 @@ impl Metric {
             Metric::P99Ms => "p99",
             Metric::P999Ms => "p99.9",
             Metric::Duplicates => "duplicates",
+            Metric::Recovered => "recovered",
+            Metric::RecoveryS => "recovery",
         }
     }
 
@@ -115,6 +125,8 @@ impl Metric {
             Metric::P99Ms => "p99 latency of successes (ms)",
             Metric::P999Ms => "p99.9 latency of successes (ms)",
             Metric::Duplicates => "duplicate effects",
+            Metric::Recovered => "recovered (1 yes, 0 no)",
+            Metric::RecoveryS => "recovery after the trigger (s)",
         }
     }
 
@@ -141,6 +153,8 @@ impl Metric {
             Metric::P99Ms => return s.p99_ms,
             Metric::P999Ms => return s.p999_ms,
             Metric::Duplicates => s.duplicates as f64,
+            Metric::Recovered => f64::from(u8::from(s.recovery?.recovered())),
+            Metric::RecoveryS => return s.recovery?.recovery_s(),
         })
     }
 
@@ -159,6 +173,13 @@ impl Metric {
             Metric::P99Ms => ms(s.p99_ms),
             Metric::P999Ms => ms(s.p999_ms),
             Metric::Duplicates => s.duplicates.to_string(),
+            Metric::Recovered => s.recovery.map_or("-".to_string(), |r| {
+                (if r.recovered() { "yes" } else { "no" }).to_string()
+            }),
+            Metric::RecoveryS => s
+                .recovery
+                .and_then(|r| r.recovery_s())
+                .map_or("-".to_string(), |v| format!("{v:.1} s")),
         }
     }
 
@@ -176,6 +197,13 @@ impl Metric {
             Metric::P99Ms => s.p99_ms.map_or(String::new(), |v| v.to_string()),
             Metric::P999Ms => s.p999_ms.map_or(String::new(), |v| v.to_string()),
             Metric::Duplicates => s.duplicates.to_string(),
+            Metric::Recovered => s
+                .recovery
+                .map_or(String::new(), |r| r.recovered().to_string()),
+            Metric::RecoveryS => s
+                .recovery
+                .and_then(|r| r.recovery_s())
+                .map_or(String::new(), |v| v.to_string()),
         }
     }
 }

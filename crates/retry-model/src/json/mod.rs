@@ -248,6 +248,17 @@ pub struct SummaryDoc {
     /// cancelled unstarted, work for finished requests); absent without `hedge=on`.
     #[serde(skip_serializing_if = "Option::is_none")]
     hedge: Option<crate::sim::HedgeSummary>,
+    /// Whether the run recovered after its trigger; absent without one (or when the run
+    /// cannot tell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovered: Option<bool>,
+    /// Seconds from the trigger's end to the recovery; null when it did not recover, absent
+    /// without a trigger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovery_s: Option<Option<f64>>,
+    /// The trigger's end, the baseline goodput, when it recovered and how long it was watched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovery: Option<crate::sim::Recovery>,
 }
 
 impl SummaryDoc {
@@ -275,6 +286,9 @@ impl SummaryDoc {
             server: s.server,
             limiter: s.limiter,
             hedge: s.hedge,
+            recovered: s.recovery.map(|r| r.recovered()),
+            recovery_s: s.recovery.map(|r| r.recovery_s()),
+            recovery: s.recovery,
         }
     }
 }

@@ -219,6 +219,9 @@ impl Params {
                     return Some("has no effect with users > 0: a closed loop's users send their next request after their answer and think time")
                 }
                 "think" if o.users == 0 => return Some("has no effect unless users > 0 (a closed loop)"),
+                n if n.starts_with("recovery_") && !has_trigger(o) => {
+                    return Some("has no effect without a trigger (an outage, a load spike or a capacity drop) to recover from")
+                }
                 _ => {}
             }
         }
@@ -251,6 +254,15 @@ impl Params {
             _ => None,
         }
     }
+}
+
+/// Whether an `outage` link has something to recover from: the outage, a load spike or a
+/// capacity drop.
+fn has_trigger(o: &crate::sim::Outage) -> bool {
+    let sv = &o.server;
+    o.outage.0 > 0
+        || (o.spike_rate_milli > 0 && o.spike.length.0 > 0)
+        || (sv.slow_milli > 1000 && sv.slow.length.0 > 0)
 }
 
 #[cfg(test)]

@@ -271,6 +271,9 @@ impl KeyText for Outage {
             "spike_for" => k.dur(v).map(|d| self.spike.length = d),
             "users" => k.int32(v).map(|n| self.users = n),
             "think" => k.dur(v).map(|d| self.think = d),
+            "recovery_window" => k.dur(v).map(|d| self.recovery.window = d),
+            "recovery_tolerance" => k.dec(v).map(|n| self.recovery.tolerance_milli = n),
+            "recovery_hold" => k.int32(v).map(|n| self.recovery.hold = n),
             _ => return None,
         })
     }
@@ -293,6 +296,9 @@ impl KeyText for Outage {
             "spike_for" => self.spike.length.to_string(),
             "users" => self.users.to_string(),
             "think" => self.think.to_string(),
+            "recovery_window" => self.recovery.window.to_string(),
+            "recovery_tolerance" => decimal(self.recovery.tolerance_milli, 1000),
+            "recovery_hold" => self.recovery.hold.to_string(),
             _ => return None,
         })
     }

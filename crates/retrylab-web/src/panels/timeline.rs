@@ -49,6 +49,7 @@ impl Panel for TimelinePanel {
                 }
             ),
             hedged: first.summary.hedge.is_some(),
+            recovery: first.summary.recovery.map(|r| (r.recovered_at_s, r.text())),
         };
         match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
             Ok(map) => self.map = map,
