@@ -129,6 +129,30 @@ const HEDGED: &[(&str, &str)] = &[
     ("hedge_max", "2"),
 ];
 
+/// One worker whose service takes 0.1 ms, but 10 ms once in 1000 (Brooker's "Open and Closed,
+/// Omission and Collapse"), no network delay, no deadline, one attempt that waits as long as it
+/// takes, for 120 s.
+const OMISSION: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("deadline", "none"),
+    ("attempt_timeout", "60s"),
+    ("attempts", "1"),
+    ("idempotent", "true"),
+    ("duration", "120s"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "1"),
+    ("queue_limit", "1000000"),
+    ("service_dist", "mix"),
+    ("service_tail", "10ms"),
+    ("service_tail_p", "0.001"),
+    ("net", "0ms"),
+    ("service", "100us"),
+];
+
+/// [`OMISSION`] under Poisson arrivals at 8000/s: 80% of what the fast services alone allow.
+const OMISSION_OPEN: &[(&str, &str)] = &[("rate", "8000"), ("arrivals", "poisson")];
+
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
 pub const CLIENT_COUNT: usize = 32;
 
@@ -216,12 +240,20 @@ pub enum Preset {
     /// The same queue slowed to twice its service time for 10 s: every request hedges, which
     /// doubles the load on a queue that would have coped.
     HedgeOverload,
+    /// A bimodal service (0.1 ms, 10 ms once in 1000) under two closed-loop users, each
+    /// sending its next request 130 us after its last answer: about 8000 requests a second.
+    OmissionClosed,
+    /// The same server under open-loop Poisson arrivals at 8000 a second.
+    OmissionOpen,
+    /// The open loop with a 15 ms attempt timeout retried at once, twice: the queue grows
+    /// without bound.
+    OmissionRetry,
     /// A retry client library: the row of [`super::clients::CLIENTS`] at this index.
     Client(u8),
 }
 
 /// How many presets are not client rows.
-const OWN: usize = 34;
+const OWN: usize = 37;
 
 impl Preset {
     /// Every preset, in the order the page lists them.
@@ -275,6 +307,9 @@ impl Preset {
         Preset::FlakyBreaker,
         Preset::HedgeTail,
         Preset::HedgeOverload,
+        Preset::OmissionClosed,
+        Preset::OmissionOpen,
+        Preset::OmissionRetry,
     ];
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
@@ -323,6 +358,9 @@ impl Preset {
             Preset::FlakyBreaker => "flaky-breaker",
             Preset::HedgeTail => "hedge-tail",
             Preset::HedgeOverload => "hedge-overload",
+            Preset::OmissionClosed => "omission-closed",
+            Preset::OmissionOpen => "omission-open",
+            Preset::OmissionRetry => "omission-retry",
         }
     }
 
@@ -364,6 +402,9 @@ impl Preset {
             Preset::FlakyBreaker => "Flaky dependency, 3 retries and a breaker",
             Preset::HedgeTail => "Hedging a long tail (1 answer in 200 takes 500 ms)",
             Preset::HedgeOverload => "Hedging in a slow-down: every request hedges",
+            Preset::OmissionClosed => "Bimodal service, closed loop: the tail hidden",
+            Preset::OmissionOpen => "Bimodal service, open loop: the tail seen",
+            Preset::OmissionRetry => "Bimodal service, open loop, 15 ms retry timeout",
         }
     }
 
@@ -523,6 +564,18 @@ impl Preset {
             Preset::FlakyBudget => &[FLAKY, &[("budget", "bucket")]],
             Preset::FlakyBreaker => &[FLAKY, &[("breaker", "on")]],
             Preset::HedgeTail => &[HEDGED],
+            Preset::OmissionClosed => &[OMISSION, &[("users", "2"), ("think", "130us")]],
+            Preset::OmissionOpen => &[OMISSION, OMISSION_OPEN],
+            Preset::OmissionRetry => &[
+                OMISSION,
+                OMISSION_OPEN,
+                &[
+                    ("duration", "60s"),
+                    ("attempt_timeout", "15ms"),
+                    ("attempts", "3"),
+                    ("backoff", "none"),
+                ],
+            ],
             Preset::HedgeOverload => &[
                 HEDGED,
                 &[("slow", "2"), ("slow_start", "5s"), ("slow_for", "10s")],
