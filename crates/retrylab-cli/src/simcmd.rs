@@ -2,7 +2,7 @@
 
 use crate::json;
 use retry_model::json::inputs;
-use retry_model::sim::{sweep_csv, sweep_markdown, Run, SimReport, Summary};
+use retry_model::sim::{sweep_csv, sweep_grids, sweep_markdown, Run, SimReport, Summary};
 use retry_model::Params;
 use std::fmt::Write;
 use std::io::Write as _;
@@ -182,6 +182,16 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
     match fmt {
         "json" => json::pretty(&json::SweepDoc::new(&base, &keys, &rows)),
         "csv" => Ok(sweep_csv(&keys, &rows)),
-        _ => Ok(sweep_markdown(&base.to_string(), &keys, &rows)),
+        _ => {
+            let mut out = sweep_markdown(&base.to_string(), &keys, &rows);
+            // A heatmap sweep's grids, as the page draws them.
+            let link: Option<retry_model::Params> = query.parse().ok();
+            if let Some((p, sw)) = link.as_ref().and_then(|p| Some((p, p.sweep()?))) {
+                if sw.is_heatmap() && keys.len() >= 2 {
+                    out.push_str(&sweep_grids(&keys, &rows, &sw.metrics(p)));
+                }
+            }
+            Ok(out)
+        }
     }
 }

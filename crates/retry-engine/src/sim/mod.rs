@@ -59,4 +59,4 @@ pub use settings::{
 };
 pub use slab::Slab;
 pub use storm::{Ev, Job, ServerStats, Storm};
-pub use sweep_text::{sweep_csv, sweep_markdown, Metric};
+pub use sweep_text::{sweep_csv, sweep_grids, sweep_markdown, Metric};

@@ -235,7 +235,12 @@ pub fn sweep_csv(keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
 
 /// The sweep as a Markdown table under its base link.
 pub fn sweep_markdown(base_link: &str, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
-    let heads: Vec<&str> = TABLE.iter().map(|m| m.head()).collect();
+    // Runs that judge recovery add its two columns.
+    let mut table: Vec<Metric> = TABLE.to_vec();
+    if rows.iter().any(|(_, s)| s.recovery.is_some()) {
+        table.extend([Metric::Recovered, Metric::RecoveryS]);
+    }
+    let heads: Vec<&str> = table.iter().map(|m| m.head()).collect();
     let mut out = format!(
         "`?{base_link}`\n\n| {} | {} |\n",
         keys.join(" | "),
@@ -244,15 +249,71 @@ pub fn sweep_markdown(base_link: &str, keys: &[&str], rows: &[(Vec<String>, Summ
     out.push_str(&format!(
         "|{}---:|{}\n",
         "---|".repeat(keys.len()),
-        "---:|".repeat(TABLE.len() - 1)
+        "---:|".repeat(table.len() - 1)
     ));
     for (vals, s) in rows {
-        let cells: Vec<String> = TABLE.iter().map(|m| m.text(s)).collect();
+        let cells: Vec<String> = table.iter().map(|m| m.text(s)).collect();
         out.push_str(&format!(
             "| {} | {} |\n",
             vals.join(" | "),
             cells.join(" | ")
         ));
+    }
+    out
+}
+
+/// A heatmap sweep's grids in Markdown, as `retrylab sweep` prints them under its table and the
+/// page exports them: for each value of a third key (if any) and each metric, the second key's
+/// values down (the largest first, as a plot's y axis) and the first key's across, each cell
+/// the metric's text.
+pub fn sweep_grids(keys: &[&str], rows: &[(Vec<String>, Summary)], metrics: &[Metric]) -> String {
+    let distinct = |i: usize| -> Vec<&String> {
+        let mut v: Vec<&String> = Vec::new();
+        for (vals, _) in rows {
+            if let Some(x) = vals.get(i).filter(|x| !v.contains(x)) {
+                v.push(x);
+            }
+        }
+        v
+    };
+    let (xs, ys, zs) = (distinct(0), distinct(1), distinct(2));
+    let panels: Vec<Option<&String>> = if zs.is_empty() {
+        alloc::vec![None]
+    } else {
+        zs.into_iter().map(Some).collect()
+    };
+    let mut out = String::new();
+    for z in &panels {
+        for m in metrics {
+            let title = z.map_or(String::new(), |z| format!(", {}={z}", keys[2]));
+            out.push_str(&format!(
+                "\n{} by {} and {}{title}\n\n",
+                m.name(),
+                keys[0],
+                keys[1]
+            ));
+            let heads: Vec<&str> = xs.iter().map(|x| x.as_str()).collect();
+            out.push_str(&format!(
+                "| {} \\ {} | {} |\n",
+                keys[1],
+                keys[0],
+                heads.join(" | ")
+            ));
+            out.push_str(&format!("|---|{}\n", "---:|".repeat(xs.len())));
+            for y in ys.iter().rev() {
+                let cells: Vec<String> = xs
+                    .iter()
+                    .map(|x| {
+                        rows.iter()
+                            .find(|(v, _)| {
+                                v.first() == Some(*x) && v.get(1) == Some(*y) && v.get(2) == *z
+                            })
+                            .map_or(String::new(), |(_, s)| m.text(s))
+                    })
+                    .collect();
+                out.push_str(&format!("| {y} | {} |\n", cells.join(" | ")));
+            }
+        }
     }
     out
 }

@@ -291,8 +291,8 @@ impl Params {
             self.set_policy_key(k, v)
         };
         // Side B is side A with its `b.` keys on top: it follows an edit of A. A preset starts
-        // a new link, without a second side or a sweep.
-        if k.name == "preset" {
+        // a new link, without a second side, and without a sweep unless it is a phase plot's.
+        if k.name == "preset" && !self.preset.is_some_and(Preset::has_sweep) {
             self.sweep = None;
         }
         if let (Some(c), false) = (compare, k.name == "preset") {
@@ -628,6 +628,14 @@ impl Params {
                 let _ = self.set(k, v);
             }
         }
+        // A phase preset is a sweep too (its rows are checked by the presets' tests).
+        let swept: Vec<(String, String)> = pairs
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(sweep::PREFIX)?.into(), (*v).into())))
+            .collect();
+        if !swept.is_empty() {
+            let _ = self.read_sweep(&swept, false);
+        }
     }
 
     /// Checks the cross-key rules and returns the policy ready to run.
@@ -733,7 +741,11 @@ impl fmt::Display for Params {
                 percent_encode(f, v)?;
             }
         }
-        if let Some(s) = &self.sweep {
+        // A preset's own sweep is the preset's: written only when the link changed it.
+        if let Some(s) = self.sweep.as_ref().filter(|s| {
+            self.preset
+                .is_none_or(|_| self.baseline().sweep.as_deref() != Some(*s))
+        }) {
             for a in &s.axes {
                 write!(f, "&{}{}=", sweep::PREFIX, a.key)?;
                 percent_encode(f, &a.spec)?;
@@ -742,6 +754,9 @@ impl fmt::Display for Params {
                 let names: Vec<&str> = s.plot.iter().map(|m| m.name()).collect();
                 write!(f, "&{}plot=", sweep::PREFIX)?;
                 percent_encode(f, &names.join(","))?;
+            }
+            if s.heatmap {
+                write!(f, "&{}chart=heatmap", sweep::PREFIX)?;
             }
         }
         Ok(())

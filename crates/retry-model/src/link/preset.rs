@@ -153,6 +153,23 @@ const OMISSION: &[(&str, &str)] = &[
 /// [`OMISSION`] under Poisson arrivals at 8000/s: 80% of what the fast services alone allow.
 const OMISSION_OPEN: &[(&str, &str)] = &[("rate", "8000"), ("arrivals", "poisson")];
 
+/// A queue at 70% (4 workers x 40 ms against 70 requests/s for 60 s), 1 s attempt timeouts and
+/// two immediate retries of them: the system the phase plots probe with triggers at t = 10 s.
+const PHASE: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("attempt_timeout", "1s"),
+    ("attempts", "3"),
+    ("backoff", "none"),
+    ("idempotent", "true"),
+    ("rate", "70"),
+    ("duration", "60s"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "4"),
+    ("queue_limit", "1000"),
+    ("service", "40ms"),
+];
+
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
 pub const CLIENT_COUNT: usize = 32;
 
@@ -248,12 +265,18 @@ pub enum Preset {
     /// The open loop with a 15 ms attempt timeout retried at once, twice: the queue grows
     /// without bound.
     OmissionRetry,
+    /// A phase plot: [`PHASE`] hit at 10 s by load spikes of 10 to 200 extra requests/s for 1
+    /// to 20 s, each cell one run, coloured by whether it recovered.
+    PhaseSpike,
+    /// A phase plot: [`PHASE`] slowed at 10 s by a capacity cut (service times x 1.1 to 5)
+    /// lasting 1 to 20 s.
+    PhaseCapacity,
     /// A retry client library: the row of [`super::clients::CLIENTS`] at this index.
     Client(u8),
 }
 
 /// How many presets are not client rows.
-const OWN: usize = 37;
+const OWN: usize = 39;
 
 impl Preset {
     /// Every preset, in the order the page lists them.
@@ -310,6 +333,8 @@ impl Preset {
         Preset::OmissionClosed,
         Preset::OmissionOpen,
         Preset::OmissionRetry,
+        Preset::PhaseSpike,
+        Preset::PhaseCapacity,
     ];
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
@@ -361,6 +386,8 @@ impl Preset {
             Preset::OmissionClosed => "omission-closed",
             Preset::OmissionOpen => "omission-open",
             Preset::OmissionRetry => "omission-retry",
+            Preset::PhaseSpike => "phase-spike",
+            Preset::PhaseCapacity => "phase-capacity",
         }
     }
 
@@ -405,7 +432,17 @@ impl Preset {
             Preset::OmissionClosed => "Bimodal service, closed loop: the tail hidden",
             Preset::OmissionOpen => "Bimodal service, open loop: the tail seen",
             Preset::OmissionRetry => "Bimodal service, open loop, 15 ms retry timeout",
+            Preset::PhaseSpike => "Phase plot: load spike size x length",
+            Preset::PhaseCapacity => "Phase plot: capacity cut x length",
         }
+    }
+
+    /// Whether the preset sets a sweep (`sweep.` keys): a phase plot.
+    pub fn has_sweep(self) -> bool {
+        self.settings()
+            .iter()
+            .flat_map(|g| g.iter())
+            .any(|(k, _)| k.starts_with("sweep."))
     }
 
     /// The client library this preset is, if it is one of [`super::clients::CLIENTS`].
@@ -564,6 +601,24 @@ impl Preset {
             Preset::FlakyBudget => &[FLAKY, &[("budget", "bucket")]],
             Preset::FlakyBreaker => &[FLAKY, &[("breaker", "on")]],
             Preset::HedgeTail => &[HEDGED],
+            Preset::PhaseSpike => &[
+                PHASE,
+                &[
+                    ("spike_start", "10s"),
+                    ("sweep.spike_rate", "10..200/10"),
+                    ("sweep.spike_for", "1s..20s/1s"),
+                    ("sweep.plot", "recovered"),
+                ],
+            ],
+            Preset::PhaseCapacity => &[
+                PHASE,
+                &[
+                    ("slow_start", "10s"),
+                    ("sweep.slow", "1.1,1.2,1.3,1.4,1.5,1.6,1.8,2,2.5,3,4,5"),
+                    ("sweep.slow_for", "1s..20s/1s"),
+                    ("sweep.plot", "recovered"),
+                ],
+            ],
             Preset::OmissionClosed => &[OMISSION, &[("users", "2"), ("think", "130us")]],
             Preset::OmissionOpen => &[OMISSION, OMISSION_OPEN],
             Preset::OmissionRetry => &[
@@ -589,11 +644,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_phase_presets_sweep_is_the_preset_and_its_rows_are_checked() {
+        for preset in [Preset::PhaseSpike, Preset::PhaseCapacity] {
+            assert!(preset.has_sweep());
+            let p: crate::Params = alloc::format!("preset={}", preset.name()).parse().unwrap();
+            let s = p.sweep().unwrap();
+            assert!(s.is_heatmap());
+            let rows = p.sweep_rows(&s.axes).unwrap();
+            assert!(rows.len() >= 200);
+            // The link is the preset alone; a row's link is written key by key, without it.
+            assert_eq!(
+                p.to_string(),
+                alloc::format!("v=1&preset={}", preset.name())
+            );
+            let row = rows[0].1.to_string();
+            assert!(!row.contains("preset="), "{row}");
+            let back: crate::Params = row.parse().unwrap();
+            assert!(back.sweep().is_none());
+            assert_eq!(back.sim, rows[0].1.sim);
+        }
+        assert!(!Preset::QueueSpikeNone.has_sweep());
+    }
+
+    #[test]
     fn settings_are_link_keys_each_once_per_group() {
         for preset in Preset::ALL {
             for group in preset.settings() {
                 for (i, (k, _)) in group.iter().enumerate() {
-                    assert!(crate::all_keys().any(|n| n == *k), "{preset:?}: {k}");
+                    assert!(
+                        crate::all_keys().any(|n| n == *k) || k.starts_with("sweep."),
+                        "{preset:?}: {k}"
+                    );
                     assert!(
                         group[i + 1..].iter().all(|(o, _)| o != k),
                         "{preset:?}: {k} twice"

@@ -52,9 +52,24 @@ pub struct Sweep {
     pub axes: Vec<Axis>,
     /// The metrics the link asks for (`sweep.plot`); empty for the scenario's default.
     pub plot: Vec<Metric>,
+    /// `sweep.chart=heatmap`: the first two keys as a grid of cells, one grid per value of a
+    /// third.
+    pub heatmap: bool,
 }
 
 impl Sweep {
+    /// Whether the sweep draws heatmaps: asked for (`sweep.chart=heatmap`), or two keys
+    /// plotting only whether and when runs recovered (`sweep.plot=recovered`).
+    pub fn is_heatmap(&self) -> bool {
+        self.heatmap
+            || (self.axes.len() >= 2
+                && !self.plot.is_empty()
+                && self
+                    .plot
+                    .iter()
+                    .all(|m| matches!(m, Metric::Recovered | Metric::RecoveryS)))
+    }
+
     /// The metrics to plot: the link's, or the scenario's default.
     pub fn metrics(&self, p: &Params) -> Vec<Metric> {
         if !self.plot.is_empty() {
@@ -184,7 +199,13 @@ impl Params {
                     None => inert.push((e, 1)),
                 }
             }
-            let p = row;
+            let mut p = row;
+            p.sweep = None;
+            // A row of a preset's own sweep is written out key by key: named by its preset, its
+            // link would open the whole sweep again.
+            if p.preset.is_some_and(crate::Preset::has_sweep) {
+                p.preset = None;
+            }
             let named = || {
                 axes.iter()
                     .zip(&vals)
@@ -240,6 +261,9 @@ impl Params {
                 let names: Vec<&str> = s.plot.iter().map(|m| m.name()).collect();
                 parts.push(format!("plot={}", names.join(",")));
             }
+            if s.heatmap {
+                parts.push("chart=heatmap".into());
+            }
             parts.join("&")
         })
     }
@@ -247,10 +271,27 @@ impl Params {
     /// Reads the link's `sweep.` keys (without their prefix). Returns the problems, each naming
     /// `sweep` and the key; a link with a bad sweep opens without it.
     pub(crate) fn set_sweep(&mut self, pairs: &[(String, String)]) -> Vec<ConfigError> {
+        self.read_sweep(pairs, true)
+    }
+
+    /// [`Params::set_sweep`], its rows checked when `check` (a preset's sweep is checked by
+    /// the presets' tests, not each time a link names the preset).
+    pub(crate) fn read_sweep(
+        &mut self,
+        pairs: &[(String, String)],
+        check: bool,
+    ) -> Vec<ConfigError> {
         let bad = |k: &str, rule: &str| ConfigError::new("sweep", format!("sweep.{k}: {rule}"));
         let mut axes: Vec<Axis> = Vec::new();
         let mut plot = Vec::new();
+        let heatmap = pairs.iter().any(|(k, v)| k == "chart" && v == "heatmap");
         for (k, v) in pairs {
+            if k == "chart" {
+                if !matches!(v.as_str(), "heatmap" | "lines") {
+                    return alloc::vec![bad(k, &format!("'{v}' is not one of heatmap, lines"))];
+                }
+                continue;
+            }
             if k == "plot" {
                 plot.clear();
                 for name in v.split(',').filter(|s| !s.is_empty()) {
@@ -276,8 +317,11 @@ impl Params {
             if axes.iter().any(|a| a.key == key.name) {
                 return alloc::vec![bad(k, "appears more than once")];
             }
-            if axes.len() == 2 {
-                return alloc::vec![bad(k, "a link sweeps at most two keys (the x axis and one line per value); retrylab sweep --param takes more")];
+            if axes.len() == 3 {
+                return alloc::vec![bad(
+                    k,
+                    "a link sweeps at most three keys; retrylab sweep --param takes more"
+                )];
             }
             match values(v) {
                 Ok(values) => axes.push(Axis {
@@ -306,10 +350,26 @@ impl Params {
                 "a link either compares two sides (b. keys) or sweeps, not both"
             )];
         }
-        if let Err(rule) = self.sweep_rows(&axes) {
-            return alloc::vec![bad(axes[0].key, &rule)];
+        let sweep = Sweep {
+            axes,
+            plot,
+            heatmap,
+        };
+        if sweep.axes.len() == 3 && !sweep.is_heatmap() {
+            return alloc::vec![bad(sweep.axes[2].key, "a third key needs heatmaps (sweep.chart=heatmap, or sweep.plot=recovered): lines take two keys, the x axis and one line per value")];
         }
-        self.sweep = Some(alloc::boxed::Box::new(Sweep { axes, plot }));
+        if heatmap && sweep.axes.len() < 2 {
+            return alloc::vec![bad(
+                "chart",
+                "a heatmap needs two swept keys, one across and one up"
+            )];
+        }
+        if check {
+            if let Err(rule) = self.sweep_rows(&sweep.axes) {
+                return alloc::vec![bad(sweep.axes[0].key, &rule)];
+            }
+        }
+        self.sweep = Some(alloc::boxed::Box::new(sweep));
         Vec::new()
     }
 }
@@ -386,7 +446,15 @@ mod tests {
             ),
             (
                 "preset=payments-jitter&sweep.seed=1,2&sweep.base=1s,2s&sweep.cap=5s",
-                "sweep.cap: a link sweeps at most two keys",
+                "sweep.cap: a third key needs heatmaps",
+            ),
+            (
+                "preset=payments-jitter&sweep.seed=1,2&sweep.chart=heatmap",
+                "sweep.chart: a heatmap needs two swept keys",
+            ),
+            (
+                "preset=payments-jitter&sweep.seed=1,2&sweep.base=1s,2s&sweep.chart=pie",
+                "sweep.chart: 'pie' is not one of heatmap, lines",
             ),
         ] {
             let e = q.parse::<Params>().unwrap_err();
