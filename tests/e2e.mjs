@@ -958,6 +958,28 @@ try {
     await context.close();
   });
 
+  await check('a phase plot: 400 runs as a heatmap with its boundary; a cell reads out its run\'s link; the grids are the CLI\'s; screenshot', async () => {
+    const { page, context, errors } = await openPage('?preset=phase-spike');
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(await attr(page, '#sweep-chart-0', 'data-chart'), 'heatmap');
+    assert.equal(await attr(page, '#sweep-chart-0', 'data-cells'), '400');
+    await page.locator('#sweep-chart-0').screenshot({ path: join(ARTIFACTS, 'phase-spike.png') });
+    const box = await page.locator('#sweep-chart-0').boundingBox();
+    let said = '';
+    for (const [fx, fy] of [[0.5, 0.4], [0.3, 0.5], [0.7, 0.3]]) {
+      await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
+      said = await page.locator('#sweep-readout').innerText();
+      if (said.includes('?v=1')) break;
+    }
+    assert.match(said, /^spike_rate=\d+, spike_for=\d+s: recovered: (yes|no)/, said);
+    const href = await page.locator('#sweep-readout a').getAttribute('href');
+    assert.ok(href.startsWith('?v=1&') && !href.includes('preset=phase-spike'), href);
+    const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'preset=phase-spike'], { encoding: 'utf8' });
+    assert.ok(md.includes('recovered by spike_rate and spike_for'), md.slice(-500));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));

@@ -17,7 +17,13 @@ pub fn answer(
         Answer::Run(m) => {
             let s = run?;
             let v = m.value(s)?;
-            Some((m.text(s), format!("{v}")))
+            // A yes-or-no metric is compared in words.
+            let compared = if m == retry_model::sim::Metric::Recovered {
+                m.text(s)
+            } else {
+                format!("{v}")
+            };
+            Some((m.text(s), compared))
         }
         Answer::Least(m) => extreme(m, sweep?, core::cmp::Ordering::Less),
         Answer::Most(m) => extreme(m, sweep?, core::cmp::Ordering::Greater),
@@ -262,5 +268,15 @@ mod tests {
             })
             .collect();
         assert_eq!(answer(&l, None, Some((&plan, &rows)), &t).unwrap().1, "2");
+    }
+
+    #[test]
+    fn the_phase_boundary_lesson_is_answered_in_words() {
+        let (l, p, t) = open("phase-boundary");
+        let s = retry_model::sim::simulate(&p).unwrap().summary;
+        let (shown, cmp) = answer(&l, Some(&s), None, &t).unwrap();
+        assert_eq!((shown.as_str(), cmp.as_str()), ("no", "no"));
+        assert!(Lesson::right(&cmp, "No"));
+        assert!(!Lesson::right(&cmp, "yes"));
     }
 }

@@ -23,6 +23,7 @@ mod dom;
 #[cfg(target_arch = "wasm32")]
 mod exec;
 pub mod extras;
+pub mod heatmap;
 pub mod key;
 pub mod lessons;
 #[cfg(target_arch = "wasm32")]

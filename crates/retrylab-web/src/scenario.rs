@@ -342,14 +342,14 @@ impl View {
     }
 
     /// The bin (or sweep row) under the pointer, for the readout; true when it changed.
-    pub(crate) fn hover(&mut self, x: Option<f64>) -> bool {
+    pub(crate) fn hover(&mut self, at: Option<(f64, f64)>) -> bool {
         let sweep = self.done.as_ref().is_some_and(|d| d.plan.is_some());
         let name = if sweep { "sweep" } else { "timeline" };
-        let bin = x.and_then(|x| {
+        let bin = at.and_then(|(x, y)| {
             self.panels
                 .iter()
                 .find(|p| p.name() == name)
-                .and_then(|p| p.at(x, 0.0, 0.0))
+                .and_then(|p| p.at(x, y, 0.0))
         });
         let changed = bin != self.hover;
         self.hover = bin;

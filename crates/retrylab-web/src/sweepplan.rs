@@ -22,6 +22,8 @@ pub struct Plan {
     pub metrics: Vec<Metric>,
     /// The 2015 simulator's (write calls, completion ms) per row, where the row is the study's.
     pub reference: Vec<Option<(u64, u64)>>,
+    /// Drawn as heatmaps (a phase plot) rather than lines.
+    pub heatmap: bool,
 }
 
 impl Plan {
@@ -43,6 +45,7 @@ impl Plan {
                     .collect(),
                 values: rows.into_iter().map(|(v, _)| v).collect(),
                 metrics: sweep.metrics(p),
+                heatmap: sweep.is_heatmap(),
             }
         }))
     }
@@ -65,9 +68,93 @@ impl Plan {
         sweep_csv(&self.keys(), &self.rows(summaries))
     }
 
-    /// The sweep as Markdown, byte for byte `retrylab sweep`.
+    /// The sweep as Markdown, byte for byte `retrylab sweep` (a phase plot's grids included).
     pub fn markdown(&self, summaries: &[Summary]) -> String {
-        sweep_markdown(&self.base, &self.keys(), &self.rows(summaries))
+        let rows = self.rows(summaries);
+        let mut out = sweep_markdown(&self.base, &self.keys(), &rows);
+        if self.heatmap {
+            out.push_str(&retry_model::sim::sweep_grids(
+                &self.keys(),
+                &rows,
+                &self.metrics,
+            ));
+        }
+        out
+    }
+
+    /// A phase plot's charts: one per metric, a grid per value of the third key.
+    pub fn heatmaps(&self, summaries: &[Summary]) -> Vec<crate::heatmap::Heatmap> {
+        let n = |i: usize| self.axes.get(i).map_or(1, |a| a.values.len());
+        let (nx, ny, nz) = (n(0), n(1), n(2));
+        self.metrics
+            .iter()
+            .map(|m| {
+                let grids = (0..nz)
+                    .map(|zi| {
+                        let rows: Vec<usize> = (0..nx * ny).map(|c| c * nz + zi).collect();
+                        let at = |i: &usize| summaries.get(*i);
+                        crate::heatmap::Grid {
+                            name: self.axes.get(2).map_or_else(String::new, |a| {
+                                format!("{}={}", a.key, a.values[zi])
+                            }),
+                            values: rows
+                                .iter()
+                                .map(|i| at(i).and_then(|s| m.value(s)))
+                                .collect(),
+                            verdicts: rows
+                                .iter()
+                                .map(|i| at(i).and_then(|s| Some(s.recovery?.recovered())))
+                                .collect(),
+                            rows,
+                        }
+                    })
+                    .collect();
+                crate::heatmap::Heatmap {
+                    title: format!(
+                        "{} by {} and {} ({} rows)",
+                        m.label(),
+                        self.axes[0].key,
+                        self.axes[1].key,
+                        self.links.len()
+                    ),
+                    keys: (self.axes[0].key.into(), self.axes[1].key.into()),
+                    x_text: self.axes[0].values.clone(),
+                    y_text: self.axes[1].values.clone(),
+                    grids,
+                    by_verdict: *m == Metric::Recovered,
+                    metric: m.head().into(),
+                }
+            })
+            .collect()
+    }
+
+    /// A phase plot's readout for sweep row `i`: its values, each metric in the table's words,
+    /// and its link.
+    pub fn readout_row(&self, summaries: &[Summary], i: usize) -> (String, String) {
+        let (Some(vals), Some(s), Some(link)) =
+            (self.values.get(i), summaries.get(i), self.links.get(i))
+        else {
+            return (String::new(), String::new());
+        };
+        let named: Vec<String> = self
+            .axes
+            .iter()
+            .zip(vals)
+            .map(|(a, v)| format!("{}={v}", a.key))
+            .collect();
+        let mut text: Vec<String> = self
+            .metrics
+            .iter()
+            .filter(|m| **m != Metric::Recovered)
+            .map(|m| format!("{} {}", m.head(), m.text(s)))
+            .collect();
+        if let Some(r) = s.recovery {
+            text.push(format!("recovered: {}", r.text()));
+        }
+        (
+            format!("{}: {}. This run: ", named.join(", "), text.join("; ")),
+            format!("?{link}"),
+        )
     }
 
     /// The x positions: the values as numbers (durations in ms), or `None` for a menu key.

@@ -58,7 +58,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub static LESSONS: [Lesson; 19] = [
+pub static LESSONS: [Lesson; 20] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -230,11 +230,20 @@ pub static LESSONS: [Lesson; 19] = [
         answer: Some(Answer::Helps(Metric::P999Ms)),
         unit: "",
     },
+    Lesson {
+        id: "phase-boundary",
+        title: "Metastability: which side of the boundary?",
+        link: "preset=queue-spike-none&rate=70&spike_start=10s&spike_rate=60&spike_for=4s",
+        look_for: "A queue at 70% with 1 s timeouts and two immediate retries, hit at 10 s by 60 extra requests a second for 4 s. It survives small or short spikes and stays down after large or long ones. Then open ?preset=phase-spike: this run is one cell of that phase plot, next to the boundary.",
+        question: Some("After this spike, does the queue recover? (yes or no)"),
+        answer: Some(Answer::Run(Metric::Recovered)),
+        unit: "",
+    },
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub static MENU: [(&str, &str); 19] = {
-    let mut m = [("", ""); 19];
+pub static MENU: [(&str, &str); 20] = {
+    let mut m = [("", ""); 20];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);

@@ -17,6 +17,10 @@ impl Panel for Readout {
     fn render(&mut self, cx: &Ctx<'_>) {
         if let Some((d, plan)) = cx.done.and_then(|d| Some((d, d.plan.as_ref()?))) {
             if let Some(out) = by_id("sweep-readout") {
+                if plan.heatmap {
+                    cell_words(&out, plan, &d.summaries(), cx.hover);
+                    return;
+                }
                 let text = match cx.hover {
                     Some(i) => plan.readout(&d.summaries(), i),
                     None => "Point at a chart to read every line's values there.".to_string(),
@@ -44,6 +48,29 @@ impl Panel for Readout {
             (None, _) => String::new(),
         };
         out.set_text_content(Some(&text));
+    }
+}
+
+/// A phase plot's cell under the pointer: its values and verdict in words, and its run's link.
+fn cell_words(
+    out: &web_sys::Element,
+    plan: &crate::sweepplan::Plan,
+    summaries: &[retry_model::sim::Summary],
+    hover: Option<usize>,
+) {
+    let Some(i) = hover else {
+        out.set_text_content(Some(
+            "Point at a cell to read its run, and open it from its link.",
+        ));
+        return;
+    };
+    let (text, link) = plan.readout_row(summaries, i);
+    out.set_text_content(Some(&text));
+    let a = crate::dom::document().and_then(|d| d.create_element("a").ok());
+    if let Some(a) = a {
+        let _ = a.set_attribute("href", &link);
+        a.set_text_content(Some(&link));
+        let _ = out.append_child(&a);
     }
 }
 

@@ -1,6 +1,7 @@
 //! A sweep's charts: one canvas per metric against the swept key, a line per other axis value.
 
 use crate::dom::{by_id, document};
+use crate::heatmap::{draw_heatmap, CellMap};
 use crate::panel::{Ctx, Panel};
 use crate::plot::Canvas as CanvasBackend;
 use crate::sweepchart::{draw_sweep, SweepMap};
@@ -11,6 +12,8 @@ use web_sys::Element;
 #[derive(Default)]
 pub(crate) struct SweepPanel {
     maps: Vec<SweepMap>,
+    // A phase plot's cells (every chart of one has the same layout).
+    cells: Option<CellMap>,
 }
 
 impl Panel for SweepPanel {
@@ -25,8 +28,13 @@ impl Panel for SweepPanel {
         let Some(plan) = &d.plan else {
             return;
         };
-        let charts = plan.charts(&d.summaries());
         self.maps.clear();
+        self.cells = None;
+        if plan.heatmap {
+            self.render_heatmaps(&host, &plan.heatmaps(&d.summaries()));
+            return;
+        }
+        let charts = plan.charts(&d.summaries());
         while host.child_element_count() as usize > charts.len() {
             if let Some(last) = host.last_element_child() {
                 last.remove();
@@ -53,8 +61,44 @@ impl Panel for SweepPanel {
         }
     }
 
-    fn at(&self, x: f64, _y: f64, _radius: f64) -> Option<usize> {
+    fn at(&self, x: f64, y: f64, _radius: f64) -> Option<usize> {
+        if let Some(cells) = &self.cells {
+            return cells.row_at(x, y);
+        }
         self.maps.first().and_then(|m| m.index_at(x))
+    }
+}
+
+impl SweepPanel {
+    /// A phase plot: one canvas per metric, the grids side by side in each.
+    fn render_heatmaps(&mut self, host: &Element, charts: &[crate::heatmap::Heatmap]) {
+        while host.child_element_count() as usize > charts.len() {
+            if let Some(last) = host.last_element_child() {
+                last.remove();
+            }
+        }
+        for (i, chart) in charts.iter().enumerate() {
+            let id = format!("sweep-chart-{i}");
+            let Some(c) = canvas_in(host, &id) else {
+                return;
+            };
+            let _ = c.set_attribute("role", "img");
+            let _ = c.set_attribute("aria-label", &chart.title);
+            let Some((canvas, dpr)) = crate::canvas::fit(&id, 0.5, 300.0, 520.0) else {
+                return;
+            };
+            let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+                return;
+            };
+            match draw_heatmap(&backend.into_drawing_area(), chart, dpr) {
+                Ok(map) if i == 0 => self.cells = Some(map),
+                Ok(_) => {}
+                Err(e) => web_sys::console::error_1(&format!("heatmap: {e}").into()),
+            }
+            let cells: usize = chart.grids.iter().map(|g| g.rows.len()).sum();
+            let _ = canvas.set_attribute("data-cells", &cells.to_string());
+            let _ = canvas.set_attribute("data-chart", "heatmap");
+        }
     }
 }
 

@@ -398,7 +398,7 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         let on_move =
             Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
                 let mut a = app.borrow_mut();
-                if a.view.hover(pointer_at(&e).map(|(x, _)| x)) {
+                if a.view.hover(pointer_at(&e)) {
                     render_view(&mut a);
                 }
             });
