@@ -86,6 +86,15 @@ pub enum Command {
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "csv", "json"])]
         format: String,
     },
+    /// Solves the analytic twin of a link's queue server: a Markov chain over (attempts at the
+    /// server, requests waiting to retry), its stationary figures, relaxation and drain time.
+    Analyze {
+        #[command(flatten)]
+        link: Query,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
     /// Prints the canonical link.
     Link {
         #[command(flatten)]
@@ -172,7 +181,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

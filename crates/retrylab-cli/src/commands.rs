@@ -27,6 +27,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             param,
             format,
         } => crate::simcmd::cmd_sweep(&link.query, &param, &format),
+        Command::Analyze { link, format } => cmd_analyze(&link.query, &format),
         Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
         Command::Fingerprint { link } => {
             let p = params(&link.query)?;
@@ -185,6 +186,21 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
     Ok(out)
 }
 
+/// `retrylab analyze '<link>'`: the chain's figures, as text or JSON (the names
+/// `mean_queue`, `p_high_mode`, `relaxation_per_s`, `mixing_s`, `drain_s`).
+fn cmd_analyze(query: &str, fmt: &str) -> Result<String, String> {
+    let p = params(query)?;
+    let a = retry_model::analyze(&p).map_err(|e| e.to_string())?;
+    if fmt == "json" {
+        return json::pretty(&json::AnalyzeDoc::new(&p, &a));
+    }
+    let mut out = format!("{p} (analytic twin)\n");
+    for (k, v) in retry_model::analysis_rows(&a) {
+        out.push_str(&format!("  {k:<26} {v}\n"));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +354,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v["expected"], json!(1.75));
+    }
+
+    #[test]
+    fn analyze_prints_the_chains_figures_by_their_documented_names() {
+        let q = "scenario=outage&outage=0ms&server=queue&workers=1&service=10ms&service_dist=exp&arrivals=poisson&rate=60&queue_limit=50&attempt_timeout=100ms&attempts=3&backoff=none&idempotent=true";
+        let v: Value =
+            serde_json::from_str(&run_s(&["analyze", q, "--format", "json"]).unwrap()).unwrap();
+        for key in [
+            "mean_queue",
+            "p_high_mode",
+            "relaxation_per_s",
+            "mixing_s",
+            "drain_s",
+        ] {
+            assert!(v[key].is_number(), "{key}: {v}");
+        }
+        assert!(v["p_high_mode"].as_f64().unwrap() > 0.9);
+        let text = run_s(&["analyze", q]).unwrap();
+        assert!(text.contains("p(high-queue mode)"), "{text}");
+        let e = run_s(&["analyze", "preset=payments-none"]).unwrap_err();
+        assert!(e.starts_with("server: analyze: "), "{e}");
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //! assert_eq!(r.summary.amplification, 27.0);
 //! ```
 
+pub mod blocks;
 mod breaker;
+pub mod chain;
 mod engine;
 mod hist;
 mod input;

@@ -220,6 +220,66 @@ impl<'a> AmplifyDoc<'a> {
     }
 }
 
+/// `retrylab analyze --format json`: the analytic twin's figures, with the chain it solved.
+#[derive(Serialize)]
+pub struct AnalyzeDoc {
+    link: String,
+    states: usize,
+    mean_queue: f64,
+    mean_waiting: f64,
+    mean_orbit: f64,
+    p_high_mode: f64,
+    relaxation_per_s: Option<f64>,
+    mixing_s: Option<f64>,
+    drain_s: Option<f64>,
+    collapse_s: Option<f64>,
+    converged: bool,
+    chain: ChainDoc,
+}
+
+/// The chain's parameters as read from the link.
+#[derive(Serialize)]
+struct ChainDoc {
+    arrivals_per_s: f64,
+    service_per_s: f64,
+    workers: u32,
+    queue_limit: u32,
+    retry_per_s: f64,
+    retry_share: f64,
+    congested_at: u32,
+    orbit_max: u32,
+}
+
+impl AnalyzeDoc {
+    /// The document for a link's analysis.
+    pub fn new(p: &crate::Params, a: &crate::Analysis) -> Self {
+        let (r, s) = (&a.result, &a.spec);
+        AnalyzeDoc {
+            link: p.to_string(),
+            states: r.states,
+            mean_queue: r.mean_queue,
+            mean_waiting: r.mean_waiting,
+            mean_orbit: r.mean_orbit,
+            p_high_mode: r.p_high_mode,
+            relaxation_per_s: r.relaxation_per_s,
+            mixing_s: r.mixing_s,
+            drain_s: r.drain_s,
+            collapse_s: r.collapse_s,
+            converged: r.converged,
+            chain: ChainDoc {
+                arrivals_per_s: s.lambda,
+                service_per_s: s.mu,
+                workers: s.workers,
+                queue_limit: s.queue_limit,
+                retry_per_s: s.nu,
+                retry_share: s.retry_p,
+                congested_at: s.congested_at,
+                orbit_max: s.orbit_max,
+            },
+        }
+    }
+}
+
 /// A run's summary with its failures by reason name.
 #[derive(Serialize)]
 pub struct SummaryDoc {

@@ -15,6 +15,7 @@
 //! assert_eq!(err.field, "base");
 //! ```
 
+pub mod analyze;
 mod applies;
 pub mod client_table;
 pub mod clients;

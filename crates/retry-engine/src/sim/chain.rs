@@ -1,0 +1,398 @@
+//! The analytic twin of a queue server with timeouts and retries: a continuous-time Markov
+//! chain over (attempts at the server, requests waiting to retry), the two dimensions of the
+//! metastability models (Metafor's "orbit" of retrying requests beside the queue).
+//!
+//! The chain, for `c` workers with exponential service at rate `mu` each, a queue of `k` more,
+//! Poisson arrivals at `lambda` and an orbit of at most `orbit_max`:
+//! - an arrival (new at `lambda`, or a retry at `nu` per request in the orbit) joins the server
+//!   when there is room; when the queue is full it is refused, and a refused attempt retries;
+//! - an attempt that joins a *congested* server (already `congested_at` or more attempts there:
+//!   its expected time there, `(n - c + 1) / (c mu) + 1 / mu`, is over the timeout) will time out:
+//!   it stays at the server as work nobody waits for, and its request enters the orbit at once
+//!   with probability `retry_p` (the share of attempts that have a retry left), coming back after
+//!   the timeout (`nu = 1 / timeout`) plus the mean backoff;
+//! - a worker finishes at `mu` per busy worker.
+//!
+//! The stationary distribution is found by Gauss-Seidel sweeps over the balance equations; the
+//! slowest relaxation rate by power iteration on the uniformised chain with the stationary
+//! component removed; the drain time (the expected time from a full queue and an empty orbit
+//! until nobody waits) by Gauss-Seidel on the hitting-time equations. Plain loops over a sparse
+//! list of transitions: the chains are a few thousand states, and no linear-algebra crate fits
+//! the core's no_std build and the page's size budget as well as these fifty lines do.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Power-iteration steps for the relaxation rate.
+const RELAX_STEPS: usize = 2_000;
+
+/// The chain's parameters, in seconds and per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainSpec {
+    /// New requests per second.
+    pub lambda: f64,
+    /// Services per second per worker.
+    pub mu: f64,
+    /// Workers.
+    pub workers: u32,
+    /// Requests that may wait beyond the workers.
+    pub queue_limit: u32,
+    /// Rate at which a request in the orbit retries (per second each).
+    pub nu: f64,
+    /// The share of timed-out or refused attempts that retry.
+    pub retry_p: f64,
+    /// Attempts at the server from which a newcomer's expected time there passes the timeout
+    /// (the high-queue mode's threshold).
+    pub congested_at: u32,
+    /// The attempt timeout, in seconds.
+    pub timeout: f64,
+    /// The orbit's cap.
+    pub orbit_max: u32,
+}
+
+/// What the chain gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainResult {
+    /// States in the chain.
+    pub states: usize,
+    /// Mean attempts at the server (waiting and in service).
+    pub mean_queue: f64,
+    /// Mean attempts waiting.
+    pub mean_waiting: f64,
+    /// Mean requests in the orbit.
+    pub mean_orbit: f64,
+    /// Probability of the high-queue mode (the server congested: newcomers time out).
+    pub p_high_mode: f64,
+    /// The slowest relaxation rate (per second): how fast the chain forgets where it started;
+    /// `None` when power iteration did not settle on it within its steps.
+    pub relaxation_per_s: Option<f64>,
+    /// The mixing time it implies: `ln 4 / relaxation_per_s` seconds.
+    pub mixing_s: Option<f64>,
+    /// Expected seconds from a full queue and an empty orbit until nobody waits; `None` when
+    /// the hitting-time sweeps did not settle (the queue may never drain: a retry storm).
+    pub drain_s: Option<f64>,
+    /// Expected seconds from an empty server until it is congested (newcomers time out).
+    pub collapse_s: Option<f64>,
+    /// The stationary probability of each state, attempts-major (`n * (orbit_max + 1) + m`).
+    pub mass: Vec<f64>,
+    /// Whether the stationary solve succeeded (a singular system gives none).
+    pub converged: bool,
+}
+
+/// For each number of attempts already at the server, the share of newcomers whose time there
+/// passes the timeout: their wait for `n - c + 1` services at `c mu` and their own at `mu`,
+/// taken as an Erlang of `n - c + 2` phases at `c mu` (exact for one worker), or their own
+/// service alone when a worker is free.
+fn late_shares(s: &ChainSpec) -> Vec<f64> {
+    let c = s.workers as usize;
+    let n_max = c + s.queue_limit as usize;
+    // P(Erlang(k, r) > t) = sum over i < k of e^-x x^i / i!, x = r t.
+    let tail = |k: usize, x: f64| {
+        let (mut term, mut sum) = (libm::exp(-x), 0.0);
+        for i in 0..k {
+            sum += term;
+            term *= x / (i + 1) as f64;
+        }
+        sum.min(1.0)
+    };
+    (0..=n_max)
+        .map(|n| {
+            if n < c {
+                libm::exp(-s.mu * s.timeout)
+            } else {
+                tail(n - c + 2, f64::from(s.workers) * s.mu * s.timeout)
+            }
+        })
+        .collect()
+}
+
+/// The chain's transitions: for each state, the (target, rate) pairs out of it.
+struct Chain {
+    out: Vec<Vec<(usize, f64)>>,
+    n_max: usize,
+    m_max: usize,
+}
+
+impl Chain {
+    fn build(s: &ChainSpec) -> Chain {
+        let late = late_shares(s);
+        let (c, n_max, m_max) = (
+            s.workers as usize,
+            (s.workers + s.queue_limit) as usize,
+            s.orbit_max as usize,
+        );
+        let id = |n: usize, m: usize| n * (m_max + 1) + m;
+        let mut out = vec![Vec::new(); (n_max + 1) * (m_max + 1)];
+        for n in 0..=n_max {
+            for m in 0..=m_max {
+                let from = id(n, m);
+                let mut add = |to: usize, rate: f64| {
+                    if rate > 0.0 && to != from {
+                        out[from].push((to, rate));
+                    }
+                };
+                // Where an attempt that arrives goes, with what rate, from (n, m'): it joins
+                // (and enters the orbit too when the server is congested), or is refused.
+                let late = late[n];
+                let land = |m2: usize| -> (usize, Option<usize>) {
+                    if n == n_max {
+                        (id(n, (m2 + 1).min(m_max)), None)
+                    } else if late > 0.0 {
+                        (id(n + 1, m2), Some(id(n + 1, (m2 + 1).min(m_max))))
+                    } else {
+                        (id(n + 1, m2), None)
+                    }
+                };
+                let split = |rate: f64, m2: usize, add: &mut dyn FnMut(usize, f64)| match land(m2) {
+                    // Retried at once (backoff=none), a refused attempt is refused again in
+                    // the same instant until its attempts are spent: it leaves. A retry from
+                    // the orbit that is refused leaves the orbit.
+                    (_, None) if n == n_max => {
+                        if m2 < m {
+                            add(id(n, m2), rate);
+                        }
+                    }
+                    (join, None) => add(join, rate),
+                    (join, Some(retrying)) => {
+                        add(retrying, rate * late * s.retry_p);
+                        add(join, rate * (1.0 - late * s.retry_p));
+                    }
+                };
+                split(s.lambda, m, &mut add);
+                if m > 0 {
+                    split(s.nu * m as f64, m - 1, &mut add);
+                }
+                if n > 0 {
+                    add(id(n - 1, m), s.mu * n.min(c) as f64);
+                }
+            }
+        }
+        Chain { out, n_max, m_max }
+    }
+
+    fn out_rate(&self, s: usize) -> f64 {
+        self.out[s].iter().map(|(_, r)| r).sum()
+    }
+}
+
+/// Solves the chain; `None` when its parameters cannot make one (no service, no states).
+pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
+    if spec.mu <= 0.0 || spec.workers == 0 {
+        return None;
+    }
+    let chain = Chain::build(spec);
+    let (pi, converged) = stationary(&chain);
+    let m1 = chain.m_max + 1;
+    let (mut mean_queue, mut mean_waiting, mut mean_orbit, mut high) = (0.0, 0.0, 0.0, 0.0);
+    for (i, p) in pi.iter().enumerate() {
+        let (n, m) = (i / m1, i % m1);
+        mean_queue += p * n as f64;
+        mean_waiting += p * n.saturating_sub(spec.workers as usize) as f64;
+        mean_orbit += p * m as f64;
+        if n as u32 >= spec.congested_at {
+            high += p;
+        }
+    }
+    let drain = hitting(&chain, chain.n_max * (chain.m_max + 1), |s| {
+        s / (chain.m_max + 1) <= spec.workers as usize
+    });
+    let collapse = hitting(&chain, 0, |s| {
+        s / (chain.m_max + 1) >= spec.congested_at as usize
+    });
+    // Two modes (a metastable chain): the rate of leaving each, summed, is the slow relaxation
+    // power iteration cannot resolve in its steps.
+    let relaxation = relaxation(&chain, &pi).or_else(|| Some(1.0 / drain? + 1.0 / collapse?));
+    Some(ChainResult {
+        states: pi.len(),
+        mean_queue,
+        mean_waiting,
+        mean_orbit,
+        p_high_mode: high,
+        relaxation_per_s: relaxation,
+        mixing_s: relaxation.filter(|r| *r > 0.0).map(|r| libm::log(4.0) / r),
+        drain_s: drain,
+        collapse_s: collapse,
+        mass: pi,
+        converged,
+    })
+}
+
+/// The state's level (attempts at the server) and place in its level (the orbit).
+fn at(chain: &Chain, s: usize) -> (usize, usize) {
+    (s / (chain.m_max + 1), s % (chain.m_max + 1))
+}
+
+/// Adds `v` at (row state `r`, column state `c`) of a block-tridiagonal system.
+fn put(sys: &mut super::blocks::System, chain: &Chain, r: usize, c: usize, v: f64) {
+    let ((lr, mr), (lc, mc)) = (at(chain, r), at(chain, c));
+    let i = mr * sys.b + mc;
+    if lc == lr {
+        sys.diag[lr][i] += v;
+    } else if lc + 1 == lr {
+        sys.lower[lr][i] += v;
+    } else if lc == lr + 1 {
+        sys.upper[lr][i] += v;
+    }
+}
+
+/// The stationary distribution: `pi Q = 0` (as `Q^T pi = 0`, its first equation replaced by
+/// `pi_0 = 1`), solved exactly level by level, then normalised.
+fn stationary(chain: &Chain) -> (Vec<f64>, bool) {
+    let b = chain.m_max + 1;
+    let mut sys = super::blocks::System::zeros(chain.n_max + 1, b);
+    for (from, list) in chain.out.iter().enumerate() {
+        for &(to, r) in list {
+            put(&mut sys, chain, to, from, r);
+            put(&mut sys, chain, from, from, -r);
+        }
+    }
+    sys.diag[0][..b].iter_mut().for_each(|v| *v = 0.0);
+    sys.upper[0][..b].iter_mut().for_each(|v| *v = 0.0);
+    sys.diag[0][0] = 1.0;
+    sys.rhs[0][0] = 1.0;
+    let Some(x) = sys.solve() else {
+        return (vec![0.0; chain.out.len()], false);
+    };
+    let mut pi: Vec<f64> = x.into_iter().flatten().map(|v| v.max(0.0)).collect();
+    let total: f64 = pi.iter().sum();
+    let ok = total.is_finite() && total > 0.0;
+    if ok {
+        pi.iter_mut().for_each(|p| *p /= total);
+    }
+    (pi, ok)
+}
+
+/// One step of the uniformised chain, `v P` with `P = I + Q / rate`.
+fn step(chain: &Chain, v: &[f64], rate: f64) -> Vec<f64> {
+    let mut w = v.to_vec();
+    for (s, list) in chain.out.iter().enumerate() {
+        for &(t, r) in list {
+            let moved = v[s] * r / rate;
+            w[s] -= moved;
+            w[t] += moved;
+        }
+    }
+    w
+}
+
+/// The slowest relaxation rate: power iteration on the uniformised chain from a vector with no
+/// stationary component (its entries sum to zero); the decay per step is P's second eigenvalue
+/// in magnitude, `1 - g / rate`, so `g = (1 - decay) rate`.
+fn relaxation(chain: &Chain, pi: &[f64]) -> Option<f64> {
+    let n = pi.len();
+    // Twice the largest rate out of a state (and a margin): every eigenvalue of -Q lies in
+    // [0, 2 max out] (Gershgorin), so every eigenvalue of P is in (0, 1] and the slowest
+    // relaxation is the one power iteration finds.
+    let rate = (0..n).map(|s| chain.out_rate(s)).fold(0.0, f64::max) * 2.1;
+    if n < 2 || rate <= 0.0 {
+        return None;
+    }
+    // Start at the full queue minus the stationary distribution.
+    let mut v: Vec<f64> = pi.iter().map(|p| -p).collect();
+    v[n - 1 - chain.m_max] += 1.0;
+    let norm = |v: &[f64]| v.iter().map(|x| x.abs()).sum::<f64>();
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for i in 0..RELAX_STEPS {
+        let before = norm(&v);
+        if before < 1e-300 {
+            break;
+        }
+        v = step(chain, &v, rate);
+        // Keep the component along pi out (rounding brings it back).
+        let drift: f64 = v.iter().sum();
+        v.iter_mut().zip(pi).for_each(|(x, p)| *x -= drift * p);
+        let after = norm(&v);
+        v.iter_mut().for_each(|x| *x /= after.max(1e-300));
+        if i + 100 >= RELAX_STEPS {
+            lo = lo.min(after / before);
+            hi = hi.max(after / before);
+        }
+    }
+    // Settled: over the last hundred steps the rate `(1 - decay) rate` moved by under 0.1%.
+    if hi <= 0.0 || hi - lo > 1e-3 * (1.0 - hi).max(1e-15) {
+        return None;
+    }
+    let decay = hi;
+    // P's eigenvalue is 1 - g / rate for Q's -g.
+    Some(((1.0 - decay) * rate).max(0.0))
+}
+
+/// Expected time from state `from` until the chain enters `target`: `Q h = -1` off the
+/// target, `h = 0` on it, solved exactly level by level; `None` if it cannot be (never reached).
+fn hitting(chain: &Chain, from: usize, target: impl Fn(usize) -> bool) -> Option<f64> {
+    let b = chain.m_max + 1;
+    let mut sys = super::blocks::System::zeros(chain.n_max + 1, b);
+    for (s, list) in chain.out.iter().enumerate() {
+        let (l, m) = at(chain, s);
+        if target(s) {
+            put(&mut sys, chain, s, s, 1.0);
+            continue;
+        }
+        for &(t, r) in list {
+            put(&mut sys, chain, s, t, r);
+            put(&mut sys, chain, s, s, -r);
+        }
+        sys.rhs[l][m] = -1.0;
+    }
+    let x = sys.solve()?;
+    let (l, m) = at(chain, from);
+    let h = x[l][m];
+    (h.is_finite() && h >= 0.0).then_some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mm1k(lambda: f64, mu: f64, k: u32) -> ChainSpec {
+        ChainSpec {
+            lambda,
+            mu,
+            workers: 1,
+            queue_limit: k,
+            nu: 1.0,
+            retry_p: 0.0,
+            congested_at: u32::MAX,
+            timeout: 1e9,
+            orbit_max: 0,
+        }
+    }
+
+    #[test]
+    fn without_retries_it_is_the_m_m_1_k_queue() {
+        let (lambda, mu, k) = (8.0, 10.0, 9);
+        let r = solve(&mm1k(lambda, mu, k)).unwrap();
+        assert!(r.converged);
+        let rho: f64 = lambda / mu;
+        let n = (k + 1) as i32;
+        let norm: f64 = (0..=n).map(|i| rho.powi(i)).sum();
+        for (i, p) in r.mass.iter().enumerate() {
+            let want = rho.powi(i as i32) / norm;
+            assert!((p - want).abs() < 1e-8, "state {i}: {p} against {want}");
+        }
+        let mean: f64 = (0..=n).map(|i| i as f64 * rho.powi(i) / norm).sum();
+        assert!((r.mean_queue - mean).abs() < 1e-7);
+    }
+
+    #[test]
+    fn the_m_m_1_relaxation_rate_is_its_spectral_gap() {
+        // A birth-death chain on 0..=K+1: its eigenvalues are known in closed form,
+        // lambda + mu - 2 sqrt(lambda mu) cos(j pi / (K + 2)), the slowest j = 1.
+        let (lambda, mu, k) = (3.0, 5.0, 6);
+        let r = solve(&mm1k(lambda, mu, k)).unwrap();
+        let rate = r.relaxation_per_s.unwrap();
+        let gap = lambda + mu
+            - 2.0 * libm::sqrt(lambda * mu) * libm::cos(core::f64::consts::PI / f64::from(k + 2));
+        assert!((rate / gap - 1.0).abs() < 0.01, "{rate} against {gap}");
+        assert_eq!(r.mixing_s, Some(libm::log(4.0) / rate));
+    }
+
+    #[test]
+    fn draining_an_m_m_1_queue_takes_its_backlog_over_the_spare_rate() {
+        // From K + 1 attempts down to 1 (nobody waiting), with lambda << mu: about K / (mu - lambda).
+        let r = solve(&mm1k(0.1, 10.0, 20)).unwrap();
+        let want = 20.0 / (10.0 - 0.1);
+        let drain = r.drain_s.unwrap();
+        assert!((drain / want - 1.0).abs() < 0.02, "{drain} against {want}");
+    }
+}
