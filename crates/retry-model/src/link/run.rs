@@ -63,6 +63,11 @@ pub const OCC_2015_REFERENCE: &str =
 /// assert_eq!(occ_2015_reference(&q), None, "5 runs is not the study's setting");
 /// ```
 pub fn occ_2015_reference(p: &Params) -> Option<(u64, u64)> {
+    // Only the study's own scenario can be its row (and parsing the study's link per row of
+    // another sweep cost a phase plot 13 ms natively).
+    if p.sim.kind() != Some(crate::sim::ScenarioKind::Occ) {
+        return None;
+    }
     let kind = p.get("backoff")?;
     let mut study: Params = format!("preset=occ-2015&backoff={kind}&clients={}", p.clients)
         .parse()

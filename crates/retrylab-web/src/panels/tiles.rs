@@ -100,12 +100,14 @@ fn before_after(doc: &Document, d: &Outcome, table: &Element, md: &Element) {
 }
 
 /// Fills `table` from a Markdown pipe table (`| a | b |` lines, the second the alignment row),
-/// cell for cell: the sweep's table as the core writes it for `retrylab sweep`.
-fn markdown_table(doc: &Document, table: &Element, md: &str) {
-    table.set_inner_html("");
+/// cell for cell: the sweep's table as the core writes it for `retrylab sweep`. Only the first
+/// table (a phase plot's grids follow it in the Markdown). Written as one HTML string, every
+/// cell escaped: a phase plot's 400 rows as DOM calls one by one took a long task.
+fn markdown_table(_doc: &Document, table: &Element, md: &str) {
     let rows: Vec<Vec<&str>> = md
         .lines()
-        .filter(|l| l.starts_with('|'))
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
         .map(|l| {
             l.trim()
                 .trim_matches('|')
@@ -114,30 +116,29 @@ fn markdown_table(doc: &Document, table: &Element, md: &str) {
                 .collect()
         })
         .collect();
-    let (Ok(head), Ok(body)) = (doc.create_element("thead"), doc.create_element("tbody")) else {
-        return;
-    };
+    let mut html = String::with_capacity(md.len() * 2);
     for (i, cells) in rows.iter().enumerate() {
         if i == 1 {
+            html.push_str("</thead><tbody>");
             continue; // |---|---:|
         }
-        let Ok(tr) = doc.create_element("tr") else {
-            continue;
-        };
+        let tag = if i == 0 { "th" } else { "td" };
+        html.push_str(if i == 0 { "<thead><tr>" } else { "<tr>" });
         for c in cells {
-            if let Ok(td) = doc.create_element(if i == 0 { "th" } else { "td" }) {
-                td.set_text_content(Some(c));
-                let _ = tr.append_child(&td);
-            }
+            html.push_str(&format!("<{tag}>{}</{tag}>", escape(c)));
         }
-        let _ = if i == 0 {
-            head.append_child(&tr)
-        } else {
-            body.append_child(&tr)
-        };
+        html.push_str("</tr>");
     }
-    let _ = table.append_child(&head);
-    let _ = table.append_child(&body);
+    html.push_str("</tbody>");
+    table.set_inner_html(&html);
+}
+
+/// Text as HTML: `&`, `<`, `>` and `"` escaped.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Fills `table` with what side B changes from side A, key by key (each key's value on both
