@@ -947,6 +947,15 @@ try {
     assert.deepEqual(off, cliRows('preset=hedge-overload&hedge=off'));
     assert.ok(!off.some(([k]) => k === 'hedges sent'), off.join('|'));
     assert.equal(await page.locator('#hedge_delay').isDisabled(), true);
+    // A comparison lists the rows only one side has, with "-" on the other, as retrylab compare does.
+    const cmp = await openScenario('?preset=hedge-tail&b.hedge=off');
+    const rowsAB = await cmp.page.locator('#compare tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    const sent = rowsAB.find(r => r[0] === 'hedges sent');
+    assert.ok(sent && sent[2] === '-' && Number(sent[1]) > 0, JSON.stringify(rowsAB));
+    const p999 = rowsAB.find(r => r[0] === 'p99.9 latency (successes)');
+    assert.deepEqual(p999, ['p99.9 latency (successes)', '27.0 ms', '501.8 ms']);
+    assert.deepEqual(cmp.errors, []);
+    await cmp.context.close();
     await page.selectOption('#lesson-menu', 'hedging');
     await page.waitForFunction(() => location.search.includes('lesson=hedging'));
     await page.fill('#lesson-guess', '1');

@@ -2,7 +2,7 @@
 //! before/after table with what B changes from A, or a sweep's table. The words and figures
 //! are the CLI's (`Summary::rows`, the sweep's and comparison's Markdown).
 
-use crate::dom::{append_row, by_id, document, set_hidden};
+use crate::dom::{by_id, document, set_hidden};
 use crate::panel::{Ctx, Outcome, Panel};
 use web_sys::{Document, Element};
 
@@ -81,19 +81,11 @@ fn before_after(doc: &Document, d: &Outcome, table: &Element, md: &Element) {
     let [a, b] = d.reports.as_slice() else {
         return;
     };
-    table.set_inner_html("<thead><tr><th>metric</th><th>A</th><th>B</th></tr></thead>");
-    if let Ok(body) = doc.create_element("tbody") {
-        for ((k, va), (_, vb)) in a.summary.rows().into_iter().zip(b.summary.rows()) {
-            append_row(doc, &body, &[k, va, vb], false);
-        }
-        let _ = table.append_child(&body);
-    }
-    md.set_text_content(Some(&retry_model::sim::compare_markdown(
-        &d.sides[0],
-        &a.summary,
-        &d.sides[1],
-        &b.summary,
-    )));
+    // The table is the Markdown's, row by row by label: a row only one side has (a hedged
+    // side's, a queue server's) reads "-" on the other, as `retrylab compare` prints it.
+    let text = retry_model::sim::compare_markdown(&d.sides[0], &a.summary, &d.sides[1], &b.summary);
+    markdown_table(doc, table, &text);
+    md.set_text_content(Some(&text));
     if let Some(t) = by_id("compare-changes") {
         changes_table(doc, &t, &d.sides[0], &d.sides[1]);
     }
