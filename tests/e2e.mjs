@@ -983,6 +983,13 @@ try {
     assert.match(said, /^spike_rate=\d+, spike_for=\d+s: recovered: (yes|no)/, said);
     const href = await page.locator('#sweep-readout a').getAttribute('href');
     assert.ok(href.startsWith('?v=1&') && !href.includes('preset=phase-spike'), href);
+    // A third key draws its grids side by side: a budget against none.
+    const three = await openPage('?preset=queue-spike-none&rate=70&spike_start=10s&sweep.spike_rate=20..100/20&sweep.spike_for=1s..5s/1s&sweep.budget=none,bucket&sweep.plot=recovered');
+    await three.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(await attr(three.page, '#sweep-chart-0', 'data-cells'), '50');
+    await three.page.locator('#sweep-chart-0').screenshot({ path: join(ARTIFACTS, 'phase-three-keys.png') });
+    assert.deepEqual(three.errors, []);
+    await three.context.close();
     const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'preset=phase-spike'], { encoding: 'utf8' });
     assert.ok(md.includes('recovered by spike_rate and spike_for'), md.slice(-500));
     assert.deepEqual(errors, []);
