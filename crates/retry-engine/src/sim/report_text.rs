@@ -54,49 +54,7 @@ impl Summary {
             ));
         }
         if let Some(sv) = &s.server {
-            let pct = |x: f64| format!("{:.1}%", x * 100.0);
-            let mut rows = alloc::vec![
-                ("goodput (successes/s)", format!("{:.1}", sv.goodput_per_s)),
-                (
-                    "throughput (work done/s)",
-                    format!("{:.1}", sv.throughput_per_s)
-                ),
-                ("wasted work (caller gone)", pct(sv.wasted_share)),
-                (
-                    "arrivals at the server/s",
-                    format!("{:.1}", sv.arrivals_per_s)
-                ),
-                (
-                    "mean time at the server",
-                    format!("{:.2} ms", sv.mean_time_ms)
-                ),
-                (
-                    "mean number at the server",
-                    format!("{:.2}", sv.mean_in_system)
-                ),
-            ];
-            // The flaky dependency has no queue: its queue figures would all read 0.
-            if sv.queueing {
-                rows.extend([
-                    ("waited in the queue", pct(sv.wait_share)),
-                    ("refused, queue full", sv.refused.to_string()),
-                    ("dropped, caller gone", sv.dropped.to_string()),
-                    ("longest queue", sv.max_queue.to_string()),
-                ]);
-            }
-            // The flaky dependency's closed forms, beside what the run measured.
-            if let Some(c) = sv.closed_form {
-                rows.extend([
-                    ("closed form 1-f^N", format!("{:.2}%", c.success * 100.0)),
-                    (
-                        "closed form 1+f+..+f^N-1",
-                        format!("{:.2}x", c.amplification),
-                    ),
-                ]);
-            }
-            for (k, v) in rows {
-                out.push((k.to_string(), v));
-            }
+            out.extend(server_rows(sv));
         }
         if let Some(l) = &s.limiter {
             out.extend(limiter_rows(l));
@@ -109,6 +67,51 @@ impl Summary {
         }
         out
     }
+}
+
+/// A queue or flaky server's rows of a summary.
+fn server_rows(sv: &super::ServerSummary) -> Vec<(String, String)> {
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let mut rows = alloc::vec![
+        ("goodput (successes/s)", format!("{:.1}", sv.goodput_per_s)),
+        (
+            "throughput (work done/s)",
+            format!("{:.1}", sv.throughput_per_s)
+        ),
+        ("wasted work (caller gone)", pct(sv.wasted_share)),
+        (
+            "arrivals at the server/s",
+            format!("{:.1}", sv.arrivals_per_s)
+        ),
+        (
+            "mean time at the server",
+            format!("{:.2} ms", sv.mean_time_ms)
+        ),
+        (
+            "mean number at the server",
+            format!("{:.2}", sv.mean_in_system)
+        ),
+    ];
+    // The flaky dependency has no queue: its queue figures would all read 0.
+    if sv.queueing {
+        rows.extend([
+            ("waited in the queue", pct(sv.wait_share)),
+            ("refused, queue full", sv.refused.to_string()),
+            ("dropped, caller gone", sv.dropped.to_string()),
+            ("longest queue", sv.max_queue.to_string()),
+        ]);
+    }
+    // The flaky dependency's closed forms, beside what the run measured.
+    if let Some(c) = sv.closed_form {
+        rows.extend([
+            ("closed form 1-f^N", format!("{:.2}%", c.success * 100.0)),
+            (
+                "closed form 1+f+..+f^N-1",
+                format!("{:.2}x", c.amplification),
+            ),
+        ]);
+    }
+    rows.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// Hedging's rows of a summary.

@@ -245,6 +245,49 @@ impl StormCfg {
     }
 }
 
+impl StormCfg {
+    /// The original requests a run makes (the burst's clients, or the steady arrivals, plus
+    /// the spike's) and the time its series covers.
+    fn planned(&self, kind: ScenarioKind, clients: u32, policy: &ValidPolicy) -> (u64, Micros) {
+        let arrivals = match kind {
+            ScenarioKind::Burst => u64::from(clients),
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => {
+                (u128::from(self.rate_milli) * u128::from(self.duration.0) / 1_000_000_000) as u64
+            }
+        };
+        let horizon = match kind {
+            ScenarioKind::Burst => Micros::ZERO,
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => self.duration,
+        }
+        .max(self.spike.start.saturating_add(self.spike.length))
+        .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
+        .saturating_add(Micros::from_secs(1));
+        (self.spike_requests + arrivals, horizon)
+    }
+
+    /// What the server can finish in a bin of `width`, in thousandths of an attempt: the tick
+    /// server's capacity, or a queue's workers over its mean service time (0 for the flaky
+    /// dependency, which has no capacity).
+    fn capacity_per(&self, width: Micros) -> u64 {
+        match self.server {
+            ServerKind::Tick => {
+                (u128::from(self.capacity_milli) * u128::from(width.0) / 1_000_000) as u64
+            }
+            ServerKind::Queue if self.queue.mean_service().0 > 0 => {
+                (u128::from(self.queue.workers) * u128::from(width.0) * 1000
+                    / u128::from(self.queue.mean_service().0)) as u64
+            }
+            ServerKind::Queue | ServerKind::Flaky => 0,
+        }
+    }
+}
+
 /// The storm model.
 pub struct Storm {
     kind: ScenarioKind,
@@ -380,26 +423,7 @@ impl Storm {
             .map_or_else(|| StormCfg::of(&Scenario::new(kind)), StormCfg::of);
         let clients = p.clients.max(1);
         let spike_planned = sp.spike_requests;
-        let planned = spike_planned
-            + match kind {
-                ScenarioKind::Burst => u64::from(clients),
-                ScenarioKind::Outage
-                | ScenarioKind::Occ
-                | ScenarioKind::Layers
-                | ScenarioKind::Lost => {
-                    (u128::from(sp.rate_milli) * u128::from(sp.duration.0) / 1_000_000_000) as u64
-                }
-            };
-        let horizon = match kind {
-            ScenarioKind::Burst => Micros::ZERO,
-            ScenarioKind::Outage
-            | ScenarioKind::Occ
-            | ScenarioKind::Layers
-            | ScenarioKind::Lost => sp.duration,
-        }
-        .max(sp.spike.start.saturating_add(sp.spike.length))
-        .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
-        .saturating_add(Micros::from_secs(1));
+        let (planned, horizon) = sp.planned(kind, clients, &policy);
         let scope = policy.policy().scope;
         let n_budgets = match scope {
             Scope::Process => 1,
@@ -413,18 +437,7 @@ impl Storm {
             (u128::from(sp.capacity_milli) * u128::from(sp.tick.0) / 1_000_000) as u64;
         let per_tick_exact = u128::from(sp.capacity_milli) * u128::from(sp.tick.0);
         let mut rec = Recorder::new(sp.bin, horizon);
-        let per_bin = match sp.server {
-            ServerKind::Tick => {
-                (u128::from(sp.capacity_milli) * u128::from(rec.width().0) / 1_000_000) as u64
-            }
-            // Workers x bin / mean service time: what the queue can finish in a bin.
-            ServerKind::Queue if sp.queue.mean_service().0 > 0 => {
-                (u128::from(sp.queue.workers) * u128::from(rec.width().0) * 1000
-                    / u128::from(sp.queue.mean_service().0)) as u64
-            }
-            ServerKind::Queue | ServerKind::Flaky => 0,
-        };
-        rec.set_capacity_per_bin(per_bin);
+        rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let stream = u64::from(run);
         let limiters = limiters_of(sp.limiter, clients);
         let storm = Storm {

@@ -285,97 +285,124 @@ impl Params {
         pairs: &[(String, String)],
         check: bool,
     ) -> Vec<ConfigError> {
-        let bad = |k: &str, rule: &str| ConfigError::new("sweep", format!("sweep.{k}: {rule}"));
-        let mut axes: Vec<Axis> = Vec::new();
-        let mut plot = Vec::new();
-        let heatmap = pairs.iter().any(|(k, v)| k == "chart" && v == "heatmap");
-        for (k, v) in pairs {
-            if k == "chart" {
-                if !matches!(v.as_str(), "heatmap" | "lines") {
-                    return alloc::vec![bad(k, &format!("'{v}' is not one of heatmap, lines"))];
-                }
-                continue;
-            }
-            if k == "plot" {
-                plot.clear();
-                for name in v.split(',').filter(|s| !s.is_empty()) {
-                    match Metric::from_name(name) {
-                        Some(m) if !plot.contains(&m) => plot.push(m),
-                        Some(_) => {}
-                        None => {
-                            return alloc::vec![bad(
-                                k,
-                                &format!("'{name}' is not a metric; accepted {}", Metric::names())
-                            )]
-                        }
-                    }
-                }
-                continue;
-            }
-            let Some(key) = keys::key(k).filter(|_| all_keys().any(|n| n == k)) else {
-                return alloc::vec![bad(k, "unknown key: see docs/link.md")];
-            };
-            if matches!(key.name, "v" | "preset") {
-                return alloc::vec![bad(k, "cannot be swept: it is the link's, not a row's")];
-            }
-            if axes.iter().any(|a| a.key == key.name) {
-                return alloc::vec![bad(k, "appears more than once")];
-            }
-            if axes.len() == 3 {
-                return alloc::vec![bad(
-                    k,
-                    "a link sweeps at most three keys; retrylab sweep --param takes more"
-                )];
-            }
-            match values(v) {
-                Ok(values) => axes.push(Axis {
-                    key: key.name,
-                    spec: v.clone(),
-                    values,
-                }),
-                Err(rule) => return alloc::vec![bad(k, &rule)],
-            }
-        }
-        if axes.is_empty() {
-            return alloc::vec![bad(
-                "plot",
-                "names metrics, but the link sweeps no key (add sweep.clients=10..190/10, say)"
-            )];
-        }
-        if self.sim.scenario.is_none() {
-            return alloc::vec![bad(
-                axes[0].key,
-                "a sweep runs simulations: the link needs a scenario"
-            )];
-        }
-        if self.compare.is_some() {
-            return alloc::vec![bad(
-                axes[0].key,
-                "a link either compares two sides (b. keys) or sweeps, not both"
-            )];
-        }
-        let sweep = Sweep {
-            axes,
-            plot,
-            heatmap,
+        let bad = |(k, rule): (String, String)| {
+            alloc::vec![ConfigError::new("sweep", format!("sweep.{k}: {rule}"))]
         };
-        if sweep.axes.len() == 3 && !sweep.is_heatmap() {
-            return alloc::vec![bad(sweep.axes[2].key, "a third key needs heatmaps (sweep.chart=heatmap, or sweep.plot=recovered): lines take two keys, the x axis and one line per value")];
-        }
-        if heatmap && sweep.axes.len() < 2 {
-            return alloc::vec![bad(
-                "chart",
-                "a heatmap needs two swept keys, one across and one up"
-            )];
+        let sweep = match read_pairs(pairs) {
+            Ok(s) => s,
+            Err(e) => return bad(e),
+        };
+        if let Err(e) = self.may_sweep(&sweep) {
+            return bad(e);
         }
         if check {
             if let Err(rule) = self.sweep_rows(&sweep.axes) {
-                return alloc::vec![bad(sweep.axes[0].key, &rule)];
+                return bad((sweep.axes[0].key.into(), rule));
             }
         }
         self.sweep = Some(alloc::boxed::Box::new(sweep));
         Vec::new()
     }
+
+    /// Whether this link may run `sweep`: a scenario, no side B, and a shape its chart takes;
+    /// the error is (the `sweep.` key, the rule).
+    fn may_sweep(&self, sweep: &Sweep) -> Result<(), (String, String)> {
+        let first = sweep.axes[0].key.to_string();
+        if self.sim.scenario.is_none() {
+            return Err((
+                first,
+                "a sweep runs simulations: the link needs a scenario".into(),
+            ));
+        }
+        if self.compare.is_some() {
+            return Err((
+                first,
+                "a link either compares two sides (b. keys) or sweeps, not both".into(),
+            ));
+        }
+        if sweep.axes.len() == 3 && !sweep.is_heatmap() {
+            return Err((sweep.axes[2].key.into(), "a third key needs heatmaps (sweep.chart=heatmap, or sweep.plot=recovered): lines take two keys, the x axis and one line per value".into()));
+        }
+        if sweep.heatmap && sweep.axes.len() < 2 {
+            return Err((
+                "chart".into(),
+                "a heatmap needs two swept keys, one across and one up".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `sweep.` pairs read into a sweep (its keys and values checked one by one, not its rows);
+/// the error is (the `sweep.` key, the rule).
+fn read_pairs(pairs: &[(String, String)]) -> Result<Sweep, (String, String)> {
+    let bad = |k: &str, rule: String| Err((String::from(k), rule));
+    let mut axes: Vec<Axis> = Vec::new();
+    let mut plot = Vec::new();
+    let heatmap = pairs.iter().any(|(k, v)| k == "chart" && v == "heatmap");
+    for (k, v) in pairs {
+        match k.as_str() {
+            "chart" if !matches!(v.as_str(), "heatmap" | "lines") => {
+                return bad(k, format!("'{v}' is not one of heatmap, lines"));
+            }
+            "chart" => continue,
+            "plot" => {
+                plot = read_plot(v).map_err(|rule| (k.clone(), rule))?;
+                continue;
+            }
+            _ => {}
+        }
+        let Some(key) = keys::key(k).filter(|_| all_keys().any(|n| n == k)) else {
+            return bad(k, "unknown key: see docs/link.md".into());
+        };
+        if matches!(key.name, "v" | "preset") {
+            return bad(k, "cannot be swept: it is the link's, not a row's".into());
+        }
+        if axes.iter().any(|a| a.key == key.name) {
+            return bad(k, "appears more than once".into());
+        }
+        if axes.len() == 3 {
+            return bad(
+                k,
+                "a link sweeps at most three keys; retrylab sweep --param takes more".into(),
+            );
+        }
+        let values = values(v).map_err(|rule| (k.clone(), rule))?;
+        axes.push(Axis {
+            key: key.name,
+            spec: v.clone(),
+            values,
+        });
+    }
+    if axes.is_empty() {
+        return bad(
+            "plot",
+            "names metrics, but the link sweeps no key (add sweep.clients=10..190/10, say)".into(),
+        );
+    }
+    Ok(Sweep {
+        axes,
+        plot,
+        heatmap,
+    })
+}
+
+/// `sweep.plot`'s metric names, each once, in order.
+fn read_plot(v: &str) -> Result<Vec<Metric>, String> {
+    let mut plot = Vec::new();
+    for name in v.split(',').filter(|s| !s.is_empty()) {
+        match Metric::from_name(name) {
+            Some(m) if !plot.contains(&m) => plot.push(m),
+            Some(_) => {}
+            None => {
+                return Err(format!(
+                    "'{name}' is not a metric; accepted {}",
+                    Metric::names()
+                ))
+            }
+        }
+    }
+    Ok(plot)
 }
 
 #[cfg(test)]
