@@ -395,4 +395,42 @@ mod tests {
         let drain = r.drain_s.unwrap();
         assert!((drain / want - 1.0).abs() < 0.02, "{drain} against {want}");
     }
+
+    #[test]
+    fn the_relaxation_rate_is_the_dense_solvers_spectral_gap_with_retries() {
+        // A small two-dimensional chain: one worker, 4 may wait, up to 3 waiting to retry.
+        let spec = ChainSpec {
+            lambda: 6.0,
+            mu: 10.0,
+            workers: 1,
+            queue_limit: 4,
+            nu: 5.0,
+            retry_p: 0.5,
+            congested_at: 3,
+            timeout: 0.2,
+            orbit_max: 3,
+        };
+        let chain = Chain::build(&spec);
+        let n = chain.out.len();
+        let mut q = nalgebra::DMatrix::<f64>::zeros(n, n);
+        for (s, list) in chain.out.iter().enumerate() {
+            for &(t, r) in list {
+                q[(s, t)] += r;
+                q[(s, s)] -= r;
+            }
+        }
+        // The slowest relaxation: the nonzero eigenvalue with the largest real part.
+        let gap = q
+            .complex_eigenvalues()
+            .iter()
+            .map(|z| -z.re)
+            .filter(|g| *g > 1e-9)
+            .fold(f64::INFINITY, f64::min);
+        let r = solve(&spec).unwrap();
+        let rate = r.relaxation_per_s.unwrap();
+        assert!((rate / gap - 1.0).abs() < 0.01, "{rate} against {gap}");
+        // Power iteration settled on it by itself (not the two-mode fallback).
+        let direct = relaxation(&chain, &r.mass).unwrap();
+        assert!((direct / gap - 1.0).abs() < 0.01, "{direct} against {gap}");
+    }
 }
