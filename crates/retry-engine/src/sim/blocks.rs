@@ -3,10 +3,11 @@
 //! the server) that change by one at a time, so its generator is block tridiagonal, and both
 //! its stationary distribution and its expected hitting times are such a system.
 //!
-//! Written out rather than taken from a linear-algebra crate: the blocks are dense and small
-//! (the orbit's size, at most [`MAX_BLOCK`]), the whole solve is three dense operations
-//! (multiply, subtract, invert with partial pivoting) in these lines, and it runs in the core's
-//! no_std build and the page without adding a crate to the page's size budget.
+//! Why not nalgebra (which the tests use, to check the chain against a dense eigen-solver): no
+//! crate here has a block-tridiagonal solve, so the elimination loop below would be written
+//! either way; nalgebra would replace only the two dense helpers (a product and an inverse with
+//! partial pivoting, about forty lines), and would bring a dependency tree into the core's
+//! no_std build for them. The blocks are small (the orbit's size, at most [`MAX_BLOCK`]).
 
 use alloc::vec;
 use alloc::vec::Vec;

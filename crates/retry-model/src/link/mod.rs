@@ -756,8 +756,9 @@ impl fmt::Display for Params {
                 write!(f, "&{}plot=", sweep::PREFIX)?;
                 percent_encode(f, &names.join(","))?;
             }
-            if s.heatmap {
-                write!(f, "&{}chart=heatmap", sweep::PREFIX)?;
+            if let Some(h) = s.heatmap {
+                let chart = if h { "heatmap" } else { "lines" };
+                write!(f, "&{}chart={chart}", sweep::PREFIX)?;
             }
         }
         Ok(())

@@ -7,7 +7,8 @@
 //! Values are `a..b/step` (whole numbers, with an optional unit shared by the three:
 //! `100ms..2000ms/100ms`) or a list `x,y,z`; each value is checked as the key's own value would
 //! be, in every combination, before anything runs. At most [`MAX_ROWS`] rows, [`MAX_VALUES`]
-//! values per key and two keys in a link (`retrylab sweep --param` takes more).
+//! values per key and two keys in a link, three when they draw heatmaps (`sweep.chart=heatmap`; `retrylab
+//! sweep --param` takes more).
 //!
 //! ```
 //! use retry_model::Params;
@@ -52,22 +53,23 @@ pub struct Sweep {
     pub axes: Vec<Axis>,
     /// The metrics the link asks for (`sweep.plot`); empty for the scenario's default.
     pub plot: Vec<Metric>,
-    /// `sweep.chart=heatmap`: the first two keys as a grid of cells, one grid per value of a
-    /// third.
-    pub heatmap: bool,
+    /// `sweep.chart`: `Some(true)` for heatmaps (the first two keys as a grid of cells, one
+    /// grid per value of a third), `Some(false)` for lines, `None` to choose by the metrics.
+    pub heatmap: Option<bool>,
 }
 
 impl Sweep {
-    /// Whether the sweep draws heatmaps: asked for (`sweep.chart=heatmap`), or two keys
-    /// plotting only whether and when runs recovered (`sweep.plot=recovered`).
+    /// Whether the sweep draws heatmaps: as `sweep.chart` says, or without it when two keys
+    /// plot only whether and when runs recovered (`sweep.plot=recovered`).
     pub fn is_heatmap(&self) -> bool {
-        self.heatmap
-            || (self.axes.len() >= 2
+        self.heatmap.unwrap_or(
+            self.axes.len() >= 2
                 && !self.plot.is_empty()
                 && self
                     .plot
                     .iter()
-                    .all(|m| matches!(m, Metric::Recovered | Metric::RecoveryS)))
+                    .all(|m| matches!(m, Metric::Recovered | Metric::RecoveryS)),
+        )
     }
 
     /// The metrics to plot: the link's, or the scenario's default.
@@ -265,8 +267,8 @@ impl Params {
                 let names: Vec<&str> = s.plot.iter().map(|m| m.name()).collect();
                 parts.push(format!("plot={}", names.join(",")));
             }
-            if s.heatmap {
-                parts.push("chart=heatmap".into());
+            if let Some(h) = s.heatmap {
+                parts.push(format!("chart={}", if h { "heatmap" } else { "lines" }));
             }
             parts.join("&")
         })
@@ -323,7 +325,7 @@ impl Params {
         if sweep.axes.len() == 3 && !sweep.is_heatmap() {
             return Err((sweep.axes[2].key.into(), "a third key needs heatmaps (sweep.chart=heatmap, or sweep.plot=recovered): lines take two keys, the x axis and one line per value".into()));
         }
-        if sweep.heatmap && sweep.axes.len() < 2 {
+        if sweep.heatmap == Some(true) && sweep.axes.len() < 2 {
             return Err((
                 "chart".into(),
                 "a heatmap needs two swept keys, one across and one up".into(),
@@ -339,7 +341,11 @@ fn read_pairs(pairs: &[(String, String)]) -> Result<Sweep, (String, String)> {
     let bad = |k: &str, rule: String| Err((String::from(k), rule));
     let mut axes: Vec<Axis> = Vec::new();
     let mut plot = Vec::new();
-    let heatmap = pairs.iter().any(|(k, v)| k == "chart" && v == "heatmap");
+    let heatmap = pairs
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "chart")
+        .map(|(_, v)| v == "heatmap");
     for (k, v) in pairs {
         match k.as_str() {
             "chart" if !matches!(v.as_str(), "heatmap" | "lines") => {
@@ -495,6 +501,25 @@ mod tests {
             let (p, _) = Params::parse_lenient(q);
             assert!(p.sweep().is_none());
         }
+    }
+
+    #[test]
+    fn the_chart_is_asked_for_or_chosen_by_the_metrics() {
+        let two = "preset=queue-spike-none&sweep.spike_rate=20,100&sweep.spike_for=1s,5s";
+        let heat = |q: &str| q.parse::<Params>().unwrap().sweep().unwrap().is_heatmap();
+        assert!(!heat(two));
+        assert!(heat(&format!("{two}&sweep.plot=recovered")));
+        assert!(heat(&format!("{two}&sweep.chart=heatmap")));
+        // Lines asked for stay lines, whatever the metrics, and say so in the link.
+        let lines = format!("{two}&sweep.plot=recovered&sweep.chart=lines");
+        assert!(!heat(&lines));
+        let p: Params = lines.parse().unwrap();
+        assert!(p.to_string().ends_with("&sweep.chart=lines"), "{p}");
+        assert_eq!(p.to_string().parse::<Params>().unwrap(), p);
+        let e = format!("{lines}&sweep.budget=none,bucket")
+            .parse::<Params>()
+            .unwrap_err();
+        assert!(e.rule.contains("a third key needs heatmaps"), "{e}");
     }
 
     #[test]
