@@ -53,7 +53,7 @@ await check('sweep: --param specs as an array or an object, and sweep. keys', as
   assert.deepEqual(await lab.sweep(link), cli(['sweep', link, '--format', 'json']).ok);
 });
 
-await check('explain, schedule, amplify, keys, presets, lessons equal the CLI', async () => {
+await check('explain, schedule, amplify, analyze, keys, presets, lessons equal the CLI', async () => {
   for (const link of ['preset=chapter', 'preset=guide-700ms&waits=150ms', 'preset=aws-standard&outcomes=503,503,ok']) {
     assert.deepEqual(lab.explain(link), cli(['explain', link, '--format', 'json']).ok, link);
   }
@@ -61,6 +61,7 @@ await check('explain, schedule, amplify, keys, presets, lessons equal the CLI', 
   assert.deepEqual(lab.amplify([3, 3, 3], 0.5), cli(['amplify', '3,3,3', '--p', '0.5', '--format', 'json']).ok);
   assert.deepEqual(lab.amplify('4,4'), cli(['amplify', '4,4', '--format', 'json']).ok);
   for (const what of ['keys', 'presets', 'lessons']) assert.deepEqual(lab[what](), cli([what, '--format', 'json']).ok, what);
+  assert.deepEqual(lab.analyze('preset=twin-spike'), cli(['analyze', 'preset=twin-spike', '--format', 'json']).ok);
 });
 
 await check('an object of link keys is the link its keys say', async () => {
@@ -75,6 +76,7 @@ await check('bad links reject with the CLI\'s one-line message', async () => {
     [() => lab.compare('scenario=burst&clients=50&b.backoff=none&b.base=20ms'), ['compare', 'scenario=burst&clients=50&b.backoff=none&b.base=20ms']],
     [() => lab.sweep('attempts=3', ['attempts=2,3']), ['sweep', 'attempts=3', '--param', 'attempts=2,3']],
     [() => lab.explain('attempts=0'), ['explain', 'attempts=0']],
+    [() => lab.analyze('preset=queue-spike-none'), ['analyze', 'preset=queue-spike-none']],
     [() => lab.amplify('3,3', -1), ['amplify', '3,3', '--p', '-1']],
     [() => lab.schedule('attempts=3', -5), ['schedule', 'attempts=3', '--clients', '-5']],
   ]) assert.equal(await message(call), cli(args).err, args.join(' '));

@@ -996,6 +996,33 @@ try {
     await context.close();
   });
 
+  await check('the analytic twin beside a queue run: retrylab analyze\'s rows, the chain\'s mass with the run\'s path; refusals by key; screenshot', async () => {
+    const { page, context, errors } = await openScenario('?preset=twin-spike');
+    await page.waitForSelector('#analytic-section[data-twin="solved"]', { timeout: 20000 });
+    const rows = await page.locator('#analytic-table tr').evaluateAll(rs => rs.slice(1).map(r => [...r.cells].map(c => c.textContent)));
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'analyze', 'preset=twin-spike'], { encoding: 'utf8' })
+      .split('\n').slice(1).filter(l => l.trim()).map(l => l.trim().split(/\s{2,}/));
+    assert.deepEqual(rows, cli);
+    assert.equal(await attr(page, '#analytic-chart', 'data-states'), rows[0][1].split(' ')[0]);
+    // One point per time bin of the run (90 s in 1 s bins, and the last bin's end).
+    assert.ok(Number(await attr(page, '#analytic-chart', 'data-path')) >= 90);
+    const ms = Number(await attr(page, '#analytic-section', 'data-solve-ms'));
+    console.log(`     the twin of preset=twin-spike (1218 states) solved in ${ms} ms in the worker`);
+    await page.locator('#analytic-section').screenshot({ path: join(ARTIFACTS, 'analytic-twin.png') });
+    assert.deepEqual(await axeFindings(page), []);
+    // A queue the chain does not model says why, by key; a run without a queue has no panel.
+    const fixed = await openScenario('?preset=queue-spike-none');
+    await fixed.page.waitForSelector('#analytic-section[data-twin="refused"]', { timeout: 20000 });
+    assert.match(await fixed.page.locator('#analytic-note').innerText(), /^The analytic twin does not model this link: service_dist: analyze: the chain needs exponential service times/);
+    assert.equal(await fixed.page.locator('#analytic-chart').isHidden(), true);
+    await fixed.context.close();
+    const other = await openScenario('?preset=payments-none');
+    assert.equal(await other.page.locator('#analytic-section').isHidden(), true);
+    await other.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));

@@ -113,3 +113,41 @@ fn a_link_outside_the_chains_assumptions_is_refused_by_name() {
         "scenario"
     );
 }
+
+#[test]
+fn the_twin_spike_preset_leaves_the_low_mode_in_its_spike_and_comes_back_slower_than_the_chain_drains(
+) {
+    let p: Params = "preset=twin-spike".parse().unwrap();
+    let a = analyze(&p).unwrap();
+    // At its base load the chain sits in its low mode and drains a full queue in seconds.
+    assert!(a.result.p_high_mode < 0.05, "{}", a.result.p_high_mode);
+    let drain = a.result.drain_s.unwrap();
+    assert!(drain > 5.0 && drain < 30.0, "{drain}");
+    // The run: calm before the spike, congested past the chain's line right after it, with
+    // requests on their retries; then it comes back.
+    let rep = simulate(&p).unwrap();
+    let bins = &rep.series.bins;
+    let per_s = (1000.0 / rep.series.bin_ms) as usize;
+    assert!(bins[..9 * per_s]
+        .iter()
+        .all(|b| b.at_server < a.spec.congested_at));
+    let after = &bins[13 * per_s];
+    assert!(
+        after.at_server >= a.spec.congested_at && after.retrying > 0,
+        "{after:?}"
+    );
+    // Over seeds, how long the runs stay in the high mode varies widely, and on average it is
+    // longer than the chain's drain time: its exponential retries let it leave sooner.
+    let mut times = Vec::new();
+    for seed in 1..=6 {
+        let mut q = p.clone();
+        q.set("seed", &seed.to_string()).unwrap();
+        q.set("duration", "300s").unwrap();
+        let rec = simulate(&q).unwrap().summary.recovery.unwrap();
+        times.push(rec.recovered_at_s.unwrap() - rec.trigger_end_s);
+    }
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let spread =
+        times.iter().fold(0.0f64, |m, t| m.max(*t)) - times.iter().fold(f64::MAX, |m, t| m.min(*t));
+    assert!(mean > drain && spread > drain, "{times:?} against {drain}");
+}

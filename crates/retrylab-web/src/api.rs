@@ -184,6 +184,16 @@ mod wasm {
         to_js(&json::AmplifyDoc::new(&r))
     }
 
+    /// `retrylab analyze --format json`: the analytic twin of a queue-server link, solved on
+    /// the calling thread (tens of milliseconds for the lessons' chains of about 2,000 states).
+    #[wasm_bindgen(js_name = analyze)]
+    pub fn api_analyze(link: JsValue) -> Result<JsValue, JsValue> {
+        let q = link_text(&link).map_err(|e| error(&e))?;
+        let p = inputs::params(&q).map_err(|e| error(&e))?;
+        let a = retry_model::analyze(&p).map_err(|e| error(&e.to_string()))?;
+        to_js(&json::AnalyzeDoc::new(&p, &a))
+    }
+
     /// `retrylab keys --format json`.
     #[wasm_bindgen(js_name = keys)]
     pub fn api_keys() -> Result<JsValue, JsValue> {

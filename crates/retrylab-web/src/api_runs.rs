@@ -114,7 +114,7 @@ fn handle(e: Event) {
                     .map_or(Outcome::Quiet, |cb| Outcome::Progress(cb, done))
             }
             Event::Done(_, r) => {
-                job.reports[i] = Some(*r);
+                job.reports[i] = Some(r.report);
                 job.fractions[i] = 1.0;
                 if job.reports.iter().all(Option::is_some) {
                     Outcome::Settled(Box::new(p.jobs.remove(j)), None)

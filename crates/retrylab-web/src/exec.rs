@@ -46,7 +46,7 @@ enum FromWorker {
     /// Share of run `id` done, 0 to 1.
     Progress { id: u32, fraction: f64 },
     /// Run `id` finished.
-    Done { id: u32, report: Box<SimReport> },
+    Done { id: u32, report: Box<Finished> },
     /// Run `id` could not start (the link's one-line error).
     Failed { id: u32, error: String },
 }
@@ -56,7 +56,7 @@ pub(crate) enum Event {
     /// Share done, 0 to 1.
     Progress(u32, f64),
     /// The report.
-    Done(u32, Box<SimReport>),
+    Done(u32, Box<Finished>),
     /// The one-line error.
     Failed(u32, String),
 }
@@ -83,9 +83,24 @@ fn from_js<T: serde::de::DeserializeOwned>(v: &JsValue) -> Result<T, String> {
     postcard::from_bytes(&bytes).map_err(|e| e.to_string())
 }
 
+/// A finished run: its report and, for a run the page shows (not a sweep's row) on a queue
+/// server, its analytic twin, solved in the same worker after the run.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Finished {
+    /// The run's report.
+    pub report: SimReport,
+    /// The Analytic panel's content; `None` without a queue server or for a sweep's row.
+    pub twin: Option<crate::twin::Twin>,
+    /// How long solving the twin took in the worker (ms), for the browser measurement.
+    pub twin_ms: f64,
+}
+
 /// One link's run, advanced in slices.
 pub(crate) struct Runner {
     run: Box<Run>,
+    // The link, kept for its twin when `twin` is set.
+    p: Box<retry_model::Params>,
+    twin: bool,
     // Events per step, adapted so one step stays well under a slice: a `layers` event can be a
     // whole call tree of up to a million bottom calls, a storm event a few microseconds.
     batch: u64,
@@ -96,18 +111,21 @@ pub(crate) enum Step {
     /// Not finished; the share done.
     More(Runner, f64),
     /// Finished.
-    Done(Box<SimReport>),
+    Done(Box<Finished>),
 }
 
 impl Runner {
-    /// Checks the link and builds its first repetition; the error names the bad key.
-    pub(crate) fn new(link: &str) -> Result<Runner, String> {
+    /// Checks the link and builds its first repetition; the error names the bad key. With
+    /// `twin`, the link's analytic twin is solved when the run ends.
+    pub(crate) fn new(link: &str, twin: bool) -> Result<Runner, String> {
         let p: retry_model::Params = link
             .parse()
             .map_err(|e: retry_model::ConfigError| e.to_string())?;
         let run = Run::new(&p).map_err(|e| e.to_string())?;
         Ok(Runner {
             run: Box::new(run),
+            p: Box::new(p),
+            twin,
             batch: 64,
         })
     }
@@ -128,7 +146,19 @@ impl Runner {
                 self.batch
             };
             if prog.done {
-                return Step::Done(Box::new((*self.run).finish()));
+                let t = clock();
+                let twin = if self.twin {
+                    crate::twin::twin_of(&self.p)
+                } else {
+                    None
+                };
+                let twin_ms = clock() - t;
+                let report = (*self.run).finish();
+                return Step::Done(Box::new(Finished {
+                    report,
+                    twin,
+                    twin_ms,
+                }));
             }
             if clock() - t0 > budget_ms {
                 return Step::More(self, prog.fraction);
@@ -192,7 +222,7 @@ fn slice() {
     });
     let job = match (job, next) {
         (Some(job), _) => Some(job),
-        (None, Some((id, link, series))) => match Runner::new(&link) {
+        (None, Some((id, link, series))) => match Runner::new(&link, series) {
             Ok(r) => Some((id, r, series)),
             Err(error) => {
                 post(&FromWorker::Failed { id, error });
@@ -222,7 +252,7 @@ fn slice() {
         }
         Step::Done(mut report) => {
             if !series {
-                report.series.bins = Vec::new();
+                report.report.series.bins = Vec::new();
             }
             post(&FromWorker::Done { id, report })
         }
@@ -514,7 +544,7 @@ impl Exec {
         if self.fallback.is_some() {
             if self.local.is_none() {
                 if let Some((id, link)) = self.queue.pop_front() {
-                    match Runner::new(&link) {
+                    match Runner::new(&link, self.series) {
                         Ok(r) => self.local = Some((id, r)),
                         Err(e) => events.push(Event::Failed(id, e)),
                     }

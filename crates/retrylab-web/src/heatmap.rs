@@ -73,7 +73,7 @@ const LOW: (f64, f64, f64) = (253.0, 231.0, 37.0);
 const HIGH: (f64, f64, f64) = (59.0, 82.0, 139.0);
 
 /// A value's shade between the least (`t` = 0, pale yellow) and the most (1, deep blue).
-fn shade(t: f64) -> RGBColor {
+pub(crate) fn shade(t: f64) -> RGBColor {
     let t = t.clamp(0.0, 1.0);
     let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
     RGBColor(mix(LOW.0, HIGH.0), mix(LOW.1, HIGH.1), mix(LOW.2, HIGH.2))

@@ -39,6 +39,7 @@ pub mod sweepplan;
 pub mod system;
 pub mod timeline;
 pub mod treechart;
+pub mod twin;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 mod web;

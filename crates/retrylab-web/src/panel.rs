@@ -24,6 +24,9 @@ pub(crate) struct Outcome {
     pub reports: Vec<SimReport>,
     /// A `lost` link's twin: the same link with the idempotency key switched.
     pub twin: Option<SimReport>,
+    /// Side A's analytic twin (a queue server's chain), if the link has a queue server, and
+    /// the milliseconds the worker took to solve it.
+    pub analytic: Option<(crate::twin::Twin, f64)>,
     /// The link's parameters.
     pub params: Params,
     /// The trigger's window in seconds and its name, shaded on the timeline.

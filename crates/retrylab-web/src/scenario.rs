@@ -22,6 +22,8 @@ pub(crate) struct Job {
     ids: Vec<u32>,
     sides: Vec<String>,
     reports: Vec<Option<SimReport>>,
+    // Side A's analytic twin, once its run is back, and how long it took to solve (ms).
+    analytic: Option<(crate::twin::Twin, f64)>,
     fractions: Vec<f64>,
     link: String,
     started: f64,
@@ -89,7 +91,7 @@ impl Default for View {
 
 /// The scenario's panels drawn in stages when a result arrives, in order; the others (the
 /// tree, the ledger, the readout) are cheap and written on every render.
-const STAGED: [&str; 5] = ["tiles", "timeline", "sweep", "system", "extra"];
+const STAGED: [&str; 6] = ["tiles", "timeline", "sweep", "system", "extra", "analytic"];
 
 /// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
 /// result arrived, before it is drawn) to `#scenario-view[data-flights]`, for the browser test
@@ -211,6 +213,7 @@ impl View {
         self.job = Some(Job {
             plan: None,
             twin: twin.is_some(),
+            analytic: None,
             reports: ids.iter().map(|_| None).collect(),
             fractions: ids.iter().map(|_| 0.0).collect(),
             ids,
@@ -244,6 +247,7 @@ impl View {
             started: now(),
             plan: Some(plan),
             twin: false,
+            analytic: None,
         });
         self.local_pending()
     }
@@ -284,7 +288,12 @@ impl View {
             };
             match what {
                 Ok(Err(f)) => job.fractions[i] = f,
-                Ok(Ok(r)) => job.reports[i] = Some(*r),
+                Ok(Ok(r)) => {
+                    if i == 0 {
+                        job.analytic = r.twin.map(|t| (t, r.twin_ms));
+                    }
+                    job.reports[i] = Some(r.report);
+                }
                 Err(e) => {
                     self.error = Some(e);
                     self.stop();
@@ -307,6 +316,7 @@ impl View {
                     sides: job.sides,
                     reports,
                     twin,
+                    analytic: job.analytic,
                     params: p.clone(),
                     outage: outage_window(p),
                 });

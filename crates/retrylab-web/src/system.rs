@@ -464,6 +464,8 @@ mod tests {
             wasted: 0.0,
             served: 0.0,
             limiter: 0.0,
+            at_server: 0,
+            retrying: 0,
         }
     }
 

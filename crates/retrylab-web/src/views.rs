@@ -54,7 +54,7 @@ pub enum Host {
 
 /// Every panel: its name, what it draws from, and the element of `www/index.html` it draws
 /// into. A scenario result shows its panels in this order, one stage each.
-pub const PANELS: [(&str, Host, &str); 11] = [
+pub const PANELS: [(&str, Host, &str); 12] = [
     ("schedule", Host::Policy, "schedule"),
     ("budget", Host::Policy, "budget-section"),
     ("clients", Host::Policy, "clients-box"),
@@ -63,6 +63,7 @@ pub const PANELS: [(&str, Host, &str); 11] = [
     ("sweep", Host::Scenario, "sweep-charts"),
     ("system", Host::Scenario, "system-chart"),
     ("extra", Host::Scenario, "extra-chart"),
+    ("analytic", Host::Scenario, "analytic-section"),
     ("tree", Host::Scenario, "tree-section"),
     ("ledger", Host::Scenario, "ledger-section"),
     ("readout", Host::Scenario, "timeline-readout"),
@@ -81,6 +82,7 @@ fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
         "sweep" => Box::<sweep::SweepPanel>::default(),
         "system" => Box::<system::SystemPanel>::default(),
         "extra" => Box::<extra::ExtraPanel>::default(),
+        "analytic" => Box::<analytic::AnalyticPanel>::default(),
         "tree" => Box::<tree::Tree>::default(),
         "ledger" => Box::<ledger::Ledger>::default(),
         "readout" => Box::<readout::Readout>::default(),

@@ -44,6 +44,12 @@ pub struct Bin {
     /// The send rate the adaptive limiters allowed at the end of the bin, per second, in
     /// thousandths (0 without a limiter, or before a throttling answer turned one on).
     pub limiter_milli: u64,
+    /// Attempts at the server at the bin's end, waiting and in service (`server=queue` or
+    /// `flaky`; 0 otherwise).
+    pub at_server: u32,
+    /// Requests in flight at the bin's end that have sent more than one attempt: the run's
+    /// counterpart of the analytic twin's orbit (requests waiting to retry).
+    pub retrying: u32,
 }
 
 impl Bin {
@@ -98,6 +104,10 @@ pub struct Recorder {
     totals: Bin,
     duplicates: u64,
     capacity_per_bin: u64,
+    // Attempts at the server and requests on a retry, now, and the bin they were last set in:
+    // the bins between keep the values they had at their end.
+    gauge: (u32, u32),
+    gauge_bin: usize,
 }
 
 impl Recorder {
@@ -119,6 +129,8 @@ impl Recorder {
             totals: Bin::default(),
             duplicates: 0,
             capacity_per_bin: 0,
+            gauge: (0, 0),
+            gauge_bin: 0,
         }
     }
 
@@ -186,6 +198,34 @@ impl Recorder {
         b.queue = b.queue.max(len);
     }
 
+    fn gauge_to(&mut self, t: Micros, g: (u32, u32)) {
+        self.bin(t);
+        let i = self.cur;
+        if i > self.gauge_bin {
+            let (a, r) = self.gauge;
+            for b in &mut self.bins[self.gauge_bin..i] {
+                (b.at_server, b.retrying) = (a, r);
+            }
+            self.gauge_bin = i;
+        }
+        self.gauge = g;
+    }
+
+    /// The server holds `n` attempts at `t`, waiting and in service.
+    pub fn at_server(&mut self, t: Micros, n: u32) {
+        self.gauge_to(t, (n, self.gauge.1));
+    }
+
+    /// A request sent its second attempt at `t`.
+    pub fn retry_began(&mut self, t: Micros) {
+        self.gauge_to(t, (self.gauge.0, self.gauge.1 + 1));
+    }
+
+    /// A request that had sent more than one attempt ended at `t`.
+    pub fn retry_ended(&mut self, t: Micros) {
+        self.gauge_to(t, (self.gauge.0, self.gauge.1.saturating_sub(1)));
+    }
+
     /// Work finished at `t` for a caller who had given up.
     pub fn wasted(&mut self, t: Micros) {
         self.totals.wasted += 1;
@@ -222,6 +262,10 @@ impl Recorder {
 
     /// Closes the run: fills the in-flight series and computes the summary.
     pub fn finish(mut self, at: Option<Micros>) -> Report {
+        let (a, r) = self.gauge;
+        for b in &mut self.bins[self.gauge_bin..] {
+            (b.at_server, b.retrying) = (a, r);
+        }
         let mut live: i64 = 0;
         for b in self.bins.iter_mut() {
             let ended =

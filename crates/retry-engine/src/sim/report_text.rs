@@ -160,7 +160,11 @@ pub fn series_csv(r: &Report) -> String {
     let mut out = format!(
         "t_ms,originals,attempts,retries,successes,{},utilisation,budget,in_flight{}{}\n",
         names.join(","),
-        if queue { ",queue,wasted" } else { "" },
+        if queue {
+            ",queue,wasted,at_server,retrying"
+        } else {
+            ""
+        },
         if limiter { ",limiter_rate" } else { "" }
     );
     for (i, b) in r.bins.iter().enumerate() {
@@ -182,7 +186,10 @@ pub fn series_csv(r: &Report) -> String {
         ));
         if queue {
             out.pop();
-            out.push_str(&format!(",{},{}\n", b.queue, b.wasted));
+            out.push_str(&format!(
+                ",{},{},{},{}\n",
+                b.queue, b.wasted, b.at_server, b.retrying
+            ));
         }
         if limiter {
             out.pop();
@@ -262,6 +269,10 @@ pub struct Rates {
     /// The send rate the adaptive limiters allowed at the bin's end, per second (0 without one,
     /// or before one turned on).
     pub limiter: f64,
+    /// Attempts at the server at the bin's end, waiting and in service (a queue server).
+    pub at_server: u32,
+    /// Requests in flight at the bin's end that have sent more than one attempt.
+    pub retrying: u32,
 }
 
 impl Report {
@@ -292,6 +303,8 @@ impl Report {
                 wasted: f64::from(b.wasted) * per_s,
                 served: f64::from(b.served) * per_s,
                 limiter,
+                at_server: b.at_server,
+                retrying: b.retrying,
             })
             .collect()
     }

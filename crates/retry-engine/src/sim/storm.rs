@@ -713,6 +713,9 @@ impl Storm {
         r.awaiting = true;
         let gen = r.gen;
         self.rec.attempt(now, plan.attempt > 1);
+        if plan.attempt == 2 {
+            self.rec.retry_began(now);
+        }
         self.dispatch(now, id, gen, plan.timeout, q);
     }
 
@@ -1152,11 +1155,15 @@ impl Storm {
         let qs = self.sp.queue;
         if self.busy < qs.workers {
             self.start(now, slot, q);
+            self.rec
+                .at_server(now, self.waiting.len() as u32 + self.busy);
         } else if self.waiting.len() < qs.queue_limit as usize {
             self.stats.queued += 1;
             self.waiting.push_back(slot);
             self.stats.max_queue = self.stats.max_queue.max(self.waiting.len() as u64);
             self.rec.queue(now, self.waiting.len() as u32);
+            self.rec
+                .at_server(now, self.waiting.len() as u32 + self.busy);
         } else {
             let job = self.jobs[slot];
             self.jobs.release(slot);
@@ -1217,6 +1224,8 @@ impl Storm {
             break;
         }
         self.rec.queue(now, self.waiting.len() as u32);
+        self.rec
+            .at_server(now, self.waiting.len() as u32 + self.busy);
     }
 
     /// The trigger (the outage, the load spike and the capacity drop, from the first start to
@@ -1260,6 +1269,9 @@ impl Storm {
         self.done += 1;
         let latency = now.saturating_sub(r.start);
         let user = r.user;
+        if r.retry.attempts_made() > 1 {
+            self.rec.retry_ended(now);
+        }
         self.rec.end(now, reason, latency);
         self.reqs.release(id);
         // A closed-loop user thinks, then sends its next request while the run lasts.

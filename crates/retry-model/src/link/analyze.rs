@@ -36,13 +36,25 @@ fn refuse(field: &'static str, rule: &str) -> ConfigError {
 
 /// The chain of `p`'s queue server, solved; the error names the key outside its assumptions.
 pub fn analyze(p: &Params) -> Result<Analysis, ConfigError> {
+    analyze_within(p, MAX_STATES)
+}
+
+/// [`analyze`], refusing a chain of more than `max` states (at most [`MAX_STATES`]) before
+/// solving it: the page solves smaller chains than the CLI.
+pub fn analyze_within(p: &Params, max: usize) -> Result<Analysis, ConfigError> {
     let spec = chain_spec(p)?;
     let n = (spec.workers as usize + spec.queue_limit as usize + 1) * (spec.orbit_max as usize + 1);
-    if n > MAX_STATES {
+    let max = max.min(MAX_STATES);
+    if n > max {
+        let more = if max < MAX_STATES {
+            alloc::format!(" here (retrylab analyze solves up to {MAX_STATES})")
+        } else {
+            alloc::string::String::new()
+        };
         return Err(refuse(
             "queue_limit",
             &alloc::format!(
-                "the chain would have {n} states, more than the {MAX_STATES} it solves: lower queue_limit or workers"
+                "the chain would have {n} states, more than the {max} it solves{more}: lower queue_limit or workers"
             ),
         ));
     }

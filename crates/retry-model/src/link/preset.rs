@@ -170,6 +170,29 @@ const PHASE: &[(&str, &str)] = &[
     ("service", "40ms"),
 ];
 
+/// The analytic twin's queue (`retrylab analyze` models it as it is): exponential service and
+/// Poisson arrivals at about 45% load, FIFO, timeouts retried at once, and a load spike.
+const TWIN: &[(&str, &str)] = &[
+    ("scenario", "outage"),
+    ("deadline", "none"),
+    ("attempt_timeout", "100ms"),
+    ("attempts", "3"),
+    ("backoff", "none"),
+    ("idempotent", "true"),
+    ("rate", "45"),
+    ("arrivals", "poisson"),
+    ("duration", "90s"),
+    ("outage", "0ms"),
+    ("server", "queue"),
+    ("workers", "1"),
+    ("queue_limit", "40"),
+    ("service", "10ms"),
+    ("service_dist", "exp"),
+    ("spike_rate", "60"),
+    ("spike_start", "10s"),
+    ("spike_for", "3s"),
+];
+
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
 pub const CLIENT_COUNT: usize = 32;
 
@@ -271,12 +294,16 @@ pub enum Preset {
     /// A phase plot: [`PHASE`] slowed at 10 s by a capacity cut (service times x 1.1 to 5)
     /// lasting 1 to 20 s.
     PhaseCapacity,
+    /// The analytic twin's queue: one worker at 10 ms (exponential), 45 Poisson requests/s,
+    /// a queue of 40, 100 ms timeouts retried at once up to 3 attempts, and a 3 s spike of 60
+    /// extra requests/s at 10 s that tips it into its high mode for about half a minute.
+    TwinSpike,
     /// A retry client library: the row of [`super::clients::CLIENTS`] at this index.
     Client(u8),
 }
 
 /// How many presets are not client rows.
-const OWN: usize = 39;
+const OWN: usize = 40;
 
 impl Preset {
     /// Every preset, in the order the page lists them.
@@ -335,6 +362,7 @@ impl Preset {
         Preset::OmissionRetry,
         Preset::PhaseSpike,
         Preset::PhaseCapacity,
+        Preset::TwinSpike,
     ];
 
     /// Whether the preset sets up a simulation (the others set a policy or a worked example).
@@ -388,6 +416,7 @@ impl Preset {
             Preset::OmissionRetry => "omission-retry",
             Preset::PhaseSpike => "phase-spike",
             Preset::PhaseCapacity => "phase-capacity",
+            Preset::TwinSpike => "twin-spike",
         }
     }
 
@@ -434,6 +463,7 @@ impl Preset {
             Preset::OmissionRetry => "Bimodal service, open loop, 15 ms retry timeout",
             Preset::PhaseSpike => "Phase plot: load spike size x length",
             Preset::PhaseCapacity => "Phase plot: capacity cut x length",
+            Preset::TwinSpike => "Analytic twin: a queue's two modes, and a spike between them",
         }
     }
 
@@ -619,6 +649,7 @@ impl Preset {
                     ("sweep.plot", "recovered"),
                 ],
             ],
+            Preset::TwinSpike => &[TWIN],
             Preset::OmissionClosed => &[OMISSION, &[("users", "2"), ("think", "130us")]],
             Preset::OmissionOpen => &[OMISSION, OMISSION_OPEN],
             Preset::OmissionRetry => &[

@@ -1,6 +1,7 @@
 //! The page's panels, one module each, every one behind [`Panel`](crate::panel::Panel) and
 //! registered in `views.rs` (wasm32 only: they draw on the page's canvases).
 
+pub(crate) mod analytic;
 pub(crate) mod budget;
 pub(crate) mod clients;
 pub(crate) mod extra;

@@ -92,6 +92,9 @@ impl Storm {
             self.hedged.sent += 1;
         }
         self.rec.attempt(now, sent > 0);
+        if plan.attempt == 2 {
+            self.rec.retry_began(now);
+        }
         self.dispatch(now, id, gen, plan.timeout, q);
         Ok(())
     }

@@ -1,0 +1,106 @@
+//! The Analytic panel beside a queue-server run: the analytic twin's figures in the words of
+//! `retrylab analyze`, and its chart (the chain's probability mass with the run's path over it).
+//! The twin was solved in the worker after the run (`exec::Finished`); a link the chain does
+//! not model shows why, by key.
+
+use crate::dom::{append_row, by_id, document, set_hidden};
+use crate::panel::{Ctx, Outcome, Panel};
+use crate::plot::Canvas as CanvasBackend;
+use crate::twin::{Solved, Twin};
+use plotters::prelude::IntoDrawingArea;
+
+/// The Analytic panel.
+#[derive(Default)]
+pub(crate) struct AnalyticPanel;
+
+impl Panel for AnalyticPanel {
+    fn name(&self) -> &'static str {
+        "analytic"
+    }
+
+    fn render(&mut self, cx: &Ctx<'_>) {
+        let Some(section) = by_id("analytic-section") else {
+            return;
+        };
+        let twin = cx.done.filter(|d| d.plan.is_none()).and_then(|d| {
+            let t = d.analytic.as_ref()?;
+            Some((d, t))
+        });
+        let Some((d, (twin, ms))) = twin else {
+            set_hidden(&section, true);
+            return;
+        };
+        set_hidden(&section, false);
+        let (chart, table) = (by_id("analytic-chart"), by_id("analytic-table"));
+        let solved = match twin {
+            Twin::Solved(s) => s,
+            Twin::Refused(why) => {
+                note(&format!(
+                    "The analytic twin does not model this link: {why}."
+                ));
+                for el in [chart, table].into_iter().flatten() {
+                    set_hidden(&el, true);
+                }
+                let _ = section.set_attribute("data-twin", "refused");
+                return;
+            }
+        };
+        for el in [&chart, &table].into_iter().flatten() {
+            set_hidden(el, false);
+        }
+        let _ = section.set_attribute("data-twin", "solved");
+        let _ = section.set_attribute("data-solve-ms", &format!("{ms:.1}"));
+        note(&intro(d));
+        if let Some(t) = table {
+            rows(&t, solved);
+        }
+        draw(d, solved);
+    }
+}
+
+fn note(text: &str) {
+    if let Some(n) = by_id("analytic-note") {
+        n.set_text_content(Some(text));
+    }
+}
+
+/// What the chart and the table are, with the command that prints the same figures.
+fn intro(d: &Outcome) -> String {
+    let side = if d.sides.len() > 1 { " (side A)" } else { "" };
+    format!(
+        "The same queue{side} as a continuous-time Markov chain over (attempts at the server, requests waiting to retry), at the base load without the trigger: the shade is how much of the time the chain spends in each state, the line is this run's path, second by second. retrylab analyze '{}' prints these figures.",
+        d.sides.first().map_or(d.link.as_str(), String::as_str)
+    )
+}
+
+/// The twin's rows, as `retrylab analyze` prints them.
+fn rows(table: &web_sys::Element, s: &Solved) {
+    let Some(doc) = document() else {
+        return;
+    };
+    table.set_inner_html("");
+    append_row(&doc, table, &["figure".into(), "value".into()], true);
+    for (k, v) in &s.rows {
+        append_row(&doc, table, &[k.clone(), v.clone()], false);
+    }
+}
+
+fn draw(d: &Outcome, s: &Solved) {
+    let Some((canvas, dpr)) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0) else {
+        return;
+    };
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+        return;
+    };
+    let rates = d
+        .reports
+        .first()
+        .map(|r| r.series.rates())
+        .unwrap_or_default();
+    let path = crate::twin::path(&rates, d.outage.map(|(a, b, _)| (a, b)));
+    if let Err(e) = crate::twin::draw_twin(&backend.into_drawing_area(), s, &path, dpr) {
+        web_sys::console::error_1(&format!("analytic chart: {e}").into());
+    }
+    let _ = canvas.set_attribute("data-states", &s.mass.len().to_string());
+    let _ = canvas.set_attribute("data-path", &path.len().to_string());
+}

@@ -1,0 +1,301 @@
+//! The Analytic panel's content: a queue-server link's analytic twin (the chain of
+//! `retrylab analyze`, solved in the worker after the run) and its chart, the chain's
+//! probability mass over (attempts at the server, requests waiting to retry) with the run's
+//! path over it, second by second.
+//!
+//! The numbers are the core's: [`retry_model::analyze`] solves the chain, its rows are
+//! [`retry_model::analysis_rows`] (the CLI's words), the path is the run's own series
+//! (`at_server`, `retrying`). This file only decides whether the panel applies and draws.
+
+use crate::key::{self, Key, Swatch, DOTTED, SOLID};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use retry_model::sim::{Rates, Scenario, ServerKind};
+use retry_model::Params;
+use serde::{Deserialize, Serialize};
+
+/// The most states the page solves: about 1.6 s in the worker at this size, where the
+/// 2,000-state chains of the lessons take tens of milliseconds. `retrylab analyze` solves up
+/// to 200,000.
+pub const PAGE_STATES: usize = 20_000;
+
+/// A solved chain, as the panel shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Solved {
+    /// The rows `retrylab analyze` prints, in its words.
+    pub rows: Vec<(String, String)>,
+    /// The stationary probability of each state, `n * orbit + m` for `n` attempts at the
+    /// server and `m` requests waiting to retry.
+    pub mass: Vec<f64>,
+    /// Levels of attempts at the server (0 to workers + queue_limit).
+    pub levels: u32,
+    /// Levels of the orbit (0 to its cap).
+    pub orbit: u32,
+    /// From this many attempts at the server, a newcomer's expected time there passes the
+    /// timeout: the high-queue mode.
+    pub congested_at: u32,
+}
+
+/// What the Analytic panel shows for a link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Twin {
+    /// The chain, solved.
+    Solved(Box<Solved>),
+    /// Why the link is outside the chain's assumptions (the key, then the reason).
+    Refused(String),
+}
+
+/// The twin of an `outage` link's queue server; `None` where there is no queue server (the
+/// panel stays hidden). A link the chain does not model, or one too large for the page, is
+/// `Refused` with its reason.
+pub fn twin_of(p: &Params) -> Option<Twin> {
+    let Some(Scenario::Outage(o)) = &p.sim.scenario else {
+        return None;
+    };
+    if o.server.kind != ServerKind::Queue {
+        return None;
+    }
+    let a = match retry_model::analyze_within(p, PAGE_STATES) {
+        Ok(a) => a,
+        Err(e) => return Some(Twin::Refused(e.to_string())),
+    };
+    let rows = retry_model::analysis_rows(&a)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    Some(Twin::Solved(Box::new(Solved {
+        rows,
+        levels: a.spec.workers + a.spec.queue_limit + 1,
+        orbit: a.spec.orbit_max + 1,
+        congested_at: a.spec.congested_at,
+        mass: a.result.mass,
+    })))
+}
+
+/// One second of the run: attempts at the server, requests on a retry, and whether the
+/// trigger was on.
+pub type Point = (u32, u32, bool);
+
+/// The run's path through the chain's states, bin by bin.
+pub fn path(rates: &[Rates], trigger: Option<(f64, f64)>) -> Vec<Point> {
+    rates
+        .iter()
+        .map(|r| {
+            let on = trigger.is_some_and(|(a, b)| r.t_s >= a && r.t_s < b);
+            (r.at_server, r.retrying, on)
+        })
+        .collect()
+}
+
+/// The smallest probability shaded; less is drawn white.
+const FLOOR: f64 = 1e-8;
+const PATH: RGBColor = RGBColor(20, 20, 20);
+const TRIGGER: RGBColor = RGBColor(200, 40, 40);
+
+/// A state's shade: log10 of its mass between [`FLOOR`] and the most likely state's.
+fn shade_of(mass: f64, top: f64) -> Option<RGBColor> {
+    if mass < FLOOR {
+        return None;
+    }
+    let (lo, hi) = (libm::log10(FLOOR), libm::log10(top.max(FLOOR * 10.0)));
+    Some(crate::heatmap::shade((libm::log10(mass) - lo) / (hi - lo)))
+}
+
+fn legend(s: &Solved, top: f64, scale: f64) -> Vec<Key> {
+    let line = |c: RGBColor, w: f64| ShapeStyle::from(&c).stroke_width((w * scale).round() as u32);
+    vec![
+        Key::new(
+            Swatch::Block(crate::heatmap::shade(0.0).to_rgba()),
+            format!("probability {FLOOR:.0e} (log scale)"),
+        ),
+        Key::new(
+            Swatch::Block(crate::heatmap::shade(1.0).to_rgba()),
+            format!("{top:.3} (the likeliest state)"),
+        ),
+        Key::new(
+            Swatch::Line(line(PATH, 1.5), SOLID),
+            "the run, second by second",
+        ),
+        Key::new(
+            Swatch::Line(line(TRIGGER, 2.5), SOLID),
+            "during the trigger",
+        ),
+        Key::new(
+            Swatch::Line(line(TRIGGER, 1.5), DOTTED),
+            format!("congested from {} at the server", s.congested_at),
+        ),
+    ]
+}
+
+/// Draws the chain's mass and the run's path on `area` (device pixels; `scale` is the
+/// devicePixelRatio).
+pub fn draw_twin<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &Solved,
+    path: &[Point],
+    scale: f64,
+) -> Result<(), String> {
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let top = s.mass.iter().copied().fold(0.0, f64::max);
+    let plot = key::split_with_keys(area, &legend(s, top, scale), 60.0 * scale, 12.0, scale)?;
+    let title = "The analytic twin: where the chain spends its time, and the run's path";
+    let plot = crate::plot::caption(&plot, title, 15.0 * scale)?;
+    let px = |v: f64| (v * scale).round() as i32;
+    let (nx, ny) = (f64::from(s.levels), f64::from(s.orbit));
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(px(10.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(0.0..nx, 0.0..ny)
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .x_desc("attempts at the server (waiting and in service)")
+        .y_desc("requests waiting to retry")
+        .label_style((FontFamily::SansSerif, 11.0 * scale))
+        .axis_desc_style((FontFamily::SansSerif, 12.0 * scale))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let m1 = s.orbit as usize;
+    let cells = s.mass.iter().enumerate().filter_map(|(i, p)| {
+        let (x, y) = ((i / m1) as f64, (i % m1) as f64);
+        let c = shade_of(*p, top)?;
+        Some(Rectangle::new([(x, y), (x + 1.0, y + 1.0)], c.filled()))
+    });
+    chart.draw_series(cells).map_err(|e| e.to_string())?;
+    let congested = f64::from(s.congested_at);
+    let dotted = ShapeStyle::from(&TRIGGER).stroke_width(px(1.5).max(1) as u32);
+    chart
+        .draw_series(DashedLineSeries::new(
+            [(congested, 0.0), (congested, ny)],
+            px(3.0),
+            px(4.0),
+            dotted,
+        ))
+        .map_err(|e| e.to_string())?;
+    draw_path(&mut chart, path, (nx, ny), scale)
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// The run's path: a point per second at the middle of its state's cell, joined; the seconds
+/// of the trigger in red. States past the chart's edges are drawn at its edge.
+fn draw_path<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    path: &[Point],
+    (nx, ny): (f64, f64),
+    scale: f64,
+) -> Result<(), String> {
+    let at = |p: &Point| {
+        (
+            (f64::from(p.0) + 0.5).min(nx - 0.5),
+            (f64::from(p.1) + 0.5).min(ny - 0.5),
+        )
+    };
+    let px = |v: f64| (v * scale).round().max(1.0) as u32;
+    for w in path.windows(2) {
+        let (c, width) = if w[1].2 { (TRIGGER, 2.5) } else { (PATH, 1.5) };
+        let style = ShapeStyle::from(&c).stroke_width(px(width));
+        chart
+            .draw_series(core::iter::once(PathElement::new(
+                vec![at(&w[0]), at(&w[1])],
+                style,
+            )))
+            .map_err(|e| e.to_string())?;
+    }
+    let dots = path.iter().map(|p| {
+        let c = if p.2 { TRIGGER } else { PATH };
+        Circle::new(at(p), px(2.0), c.filled())
+    });
+    chart.draw_series(dots).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINK: &str = "scenario=outage&outage=0ms&server=queue&service_dist=exp&arrivals=poisson&backoff=none&idempotent=true&deadline=none&workers=1&service=10ms&rate=45&queue_limit=40&attempts=3&attempt_timeout=100ms&spike_start=10s&spike_for=3s&spike_rate=60&duration=60s";
+
+    #[test]
+    fn a_queue_link_gets_the_clis_rows_and_its_mass() {
+        let p: Params = LINK.parse().unwrap();
+        let Some(Twin::Solved(s)) = twin_of(&p) else {
+            panic!("not solved")
+        };
+        let a = retry_model::analyze(&p).unwrap();
+        let rows = retry_model::analysis_rows(&a);
+        assert_eq!(s.rows.len(), rows.len());
+        assert!(s
+            .rows
+            .iter()
+            .zip(&rows)
+            .all(|(x, y)| x.0 == y.0 && x.1 == y.1));
+        assert_eq!(s.mass.len(), (s.levels * s.orbit) as usize);
+        assert!((s.mass.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        assert_eq!(s.levels, 42);
+    }
+
+    #[test]
+    fn it_applies_to_queue_servers_and_names_what_it_does_not_model() {
+        assert_eq!(twin_of(&"preset=payments-none".parse().unwrap()), None);
+        assert_eq!(twin_of(&"preset=chapter".parse().unwrap()), None);
+        let with = |kv: &[(&str, &str)]| {
+            let mut p: Params = LINK.parse().unwrap();
+            for (k, v) in kv {
+                p.set(k, v).unwrap();
+            }
+            p
+        };
+        let fixed = with(&[("service_dist", "const")]);
+        match twin_of(&fixed) {
+            Some(Twin::Refused(e)) => assert!(e.starts_with("service_dist: analyze: "), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        let big = with(&[("workers", "40"), ("queue_limit", "400"), ("rate", "4000")]);
+        match twin_of(&big) {
+            Some(Twin::Refused(e)) => {
+                assert!(e.contains("more than the 20000 it solves here"), "{e}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_runs_path_climbs_into_the_high_mode_during_the_spike_and_is_drawn() {
+        let p: Params = LINK.parse().unwrap();
+        let Some(Twin::Solved(s)) = twin_of(&p) else {
+            panic!("not solved")
+        };
+        let rep = retry_model::sim::simulate(&p).unwrap();
+        let pts = path(&rep.series.rates(), Some((10.0, 13.0)));
+        // Calm before the spike, congested (past the chain's high-mode line) right after it,
+        // with requests on their retries.
+        assert!(pts[..9].iter().all(|p| p.0 < s.congested_at && !p.2));
+        assert!(pts[10..13].iter().all(|p| p.2));
+        assert!(
+            pts[13].0 >= s.congested_at && pts[13].1 > 0,
+            "{:?}",
+            &pts[8..16]
+        );
+        let rec = crate::plot::Recorder::new(700, 460);
+        draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0).unwrap();
+        let d = rec.drawn();
+        assert!(d.outside.is_empty(), "{:?}", d.outside);
+        for t in [
+            "requests waiting to retry",
+            "the run, second by second",
+            "during the trigger",
+            "congested from 11 at the server",
+        ] {
+            assert!(rec.has_text(t), "{t} missing from {:?}", d.texts);
+        }
+    }
+}
