@@ -45,9 +45,18 @@ impl System {
     }
 
     /// Solves it; `None` when a pivot vanishes (a singular system).
-    pub fn solve(mut self) -> Option<Vec<Vec<f64>>> {
+    pub fn solve(self) -> Option<Vec<Vec<f64>>> {
+        let (f, rhs) = self.factor()?;
+        Some(f.back(rhs))
+    }
+
+    /// Eliminates the sub-diagonal blocks level by level (forwarding the right-hand side as it
+    /// goes); `None` when a pivot vanishes. The factors solve further right-hand sides with
+    /// [`Factors::solve`].
+    pub fn factor(mut self) -> Option<(Factors, Vec<Vec<f64>>)> {
         let (b, levels) = (self.b, self.diag.len());
         let mut inv: Vec<Vec<f64>> = Vec::with_capacity(levels);
+        let mut ws: Vec<Vec<f64>> = Vec::with_capacity(levels);
         for n in 0..levels {
             if n > 0 {
                 // W = L_n D'_{n-1}^-1; D'_n = D_n - W U_{n-1}; r'_n = r_n - W r'_{n-1}.
@@ -56,19 +65,56 @@ impl System {
                 self.diag[n].iter_mut().zip(&wu).for_each(|(d, x)| *d -= x);
                 let wr = mul(&w, &self.rhs[n - 1], b, b, 1);
                 self.rhs[n].iter_mut().zip(&wr).for_each(|(r, x)| *r -= x);
+                ws.push(w);
+            } else {
+                ws.push(Vec::new());
             }
             inv.push(invert(&self.diag[n], b)?);
         }
+        let f = Factors {
+            b,
+            w: ws,
+            inv,
+            upper: self.upper,
+        };
+        Some((f, self.rhs))
+    }
+}
+
+/// A block-tridiagonal system with its sub-diagonal eliminated: per level, the multiplier
+/// `W_n`, the inverse of the reduced diagonal block, and the super-diagonal block.
+#[derive(Clone, Debug)]
+pub struct Factors {
+    b: usize,
+    w: Vec<Vec<f64>>,
+    inv: Vec<Vec<f64>>,
+    upper: Vec<Vec<f64>>,
+}
+
+impl Factors {
+    /// The solution for the right-hand side `rhs` (one vector per level).
+    pub fn solve(&self, mut rhs: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+        let b = self.b;
+        for n in 1..rhs.len() {
+            let wr = mul(&self.w[n], &rhs[n - 1], b, b, 1);
+            rhs[n].iter_mut().zip(&wr).for_each(|(r, x)| *r -= x);
+        }
+        self.back(rhs)
+    }
+
+    /// Back substitution from a forwarded right-hand side.
+    fn back(&self, rhs: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+        let (b, levels) = (self.b, rhs.len());
         let mut x = vec![Vec::new(); levels];
         for n in (0..levels).rev() {
-            let mut r = self.rhs[n].clone();
+            let mut r = rhs[n].clone();
             if n + 1 < levels {
                 let ux = mul(&self.upper[n], &x[n + 1], b, b, 1);
                 r.iter_mut().zip(&ux).for_each(|(v, u)| *v -= u);
             }
-            x[n] = mul(&inv[n], &r, b, b, 1);
+            x[n] = mul(&self.inv[n], &r, b, b, 1);
         }
-        Some(x)
+        x
     }
 }
 

@@ -13,18 +13,18 @@
 //!   the timeout (`nu = 1 / timeout`) plus the mean backoff;
 //! - a worker finishes at `mu` per busy worker.
 //!
-//! The stationary distribution is found by Gauss-Seidel sweeps over the balance equations; the
-//! slowest relaxation rate by power iteration on the uniformised chain with the stationary
-//! component removed; the drain time (the expected time from a full queue and an empty orbit
-//! until nobody waits) by Gauss-Seidel on the hitting-time equations. Plain loops over a sparse
-//! list of transitions: the chains are a few thousand states, and no linear-algebra crate fits
-//! the core's no_std build and the page's size budget as well as these fifty lines do.
+//! The attempts at the server change by one at a time, so the generator is block tridiagonal
+//! (a block per level, the orbit within it), and every figure is an exact block elimination
+//! (`super::blocks`): the stationary distribution (`pi Q = 0`), the drain time (the expected
+//! time from a full queue and an empty orbit until nobody waits) and the collapse time (from
+//! empty until the server is congested) as hitting-time equations, and the slowest relaxation
+//! rate by inverse iteration on `Q` factored once. Why no linear-algebra crate: see `blocks`.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Power-iteration steps for the relaxation rate.
-const RELAX_STEPS: usize = 2_000;
+/// The most inverse-iteration steps for the relaxation rate.
+const RELAX_STEPS: usize = 500;
 
 /// The chain's parameters, in seconds and per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,7 +64,8 @@ pub struct ChainResult {
     /// Probability of the high-queue mode (the server congested: newcomers time out).
     pub p_high_mode: f64,
     /// The slowest relaxation rate (per second): how fast the chain forgets where it started;
-    /// `None` when power iteration did not settle on it within its steps.
+    /// from inverse iteration, or for a complex pair (which it does not settle on) the two-mode
+    /// rate `1 / drain + 1 / collapse`; `None` when neither exists.
     pub relaxation_per_s: Option<f64>,
     /// The mixing time it implies: `ln 4 / relaxation_per_s` seconds.
     pub mixing_s: Option<f64>,
@@ -199,8 +200,8 @@ pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
     let collapse = hitting(&chain, 0, |s| {
         s / (chain.m_max + 1) >= spec.congested_at as usize
     });
-    // Two modes (a metastable chain): the rate of leaving each, summed, is the slow relaxation
-    // power iteration cannot resolve in its steps.
+    // Where inverse iteration does not settle (a complex pair), the rate of leaving each of
+    // the two modes, summed.
     let relaxation = relaxation(&chain, &pi).or_else(|| Some(1.0 / drain? + 1.0 / collapse?));
     Some(ChainResult {
         states: pi.len(),
@@ -262,99 +263,65 @@ fn stationary(chain: &Chain) -> (Vec<f64>, bool) {
     (pi, ok)
 }
 
-/// The uniformised chain `P = I + Q / rate` in compressed rows: for state `s`, the moves
-/// `to[at[s]..at[s + 1]]` with probabilities `p[..]`, and `stay[s]`.
-struct Uniform {
-    at: Vec<usize>,
-    to: Vec<u32>,
-    p: Vec<f64>,
-    stay: Vec<f64>,
-}
-
-impl Uniform {
-    fn new(chain: &Chain, rate: f64) -> Uniform {
-        let mut u = Uniform {
-            at: vec![0],
-            to: Vec::new(),
-            p: Vec::new(),
-            stay: Vec::with_capacity(chain.out.len()),
-        };
-        for (s, list) in chain.out.iter().enumerate() {
-            for &(t, r) in list {
-                u.to.push(t as u32);
-                u.p.push(r / rate);
-            }
-            u.at.push(u.to.len());
-            u.stay.push(1.0 - chain.out_rate(s) / rate);
-        }
-        u
-    }
-
-    /// `w = v P`. Never inlined: in a browser a function runs at first from a quick baseline
-    /// compile and is optimised for its next calls once hot; a step of its own is called
-    /// thousands of times, so most of them run optimised (3 to 5 times faster in the worker).
-    #[inline(never)]
-    fn step(&self, v: &[f64], w: &mut [f64]) {
-        w.iter_mut()
-            .zip(v.iter().zip(&self.stay))
-            .for_each(|(w, (v, s))| *w = v * s);
-        for (s, &vs) in v.iter().enumerate() {
-            let range = self.at[s]..self.at[s + 1];
-            for (&t, &p) in self.to[range.clone()].iter().zip(&self.p[range]) {
-                w[t as usize] += vs * p;
-            }
-        }
-    }
-}
-
-/// The slowest relaxation rate: power iteration on the uniformised chain from a vector with no
-/// stationary component (its entries sum to zero); the decay per step is P's second eigenvalue
-/// in magnitude, `1 - g / rate`, so `g = (1 - decay) rate`. It stops at the first hundred
-/// steps over which the decay has settled, or after [`RELAX_STEPS`] without.
+/// The slowest relaxation rate `g`: Q's nonzero eigenvalue nearest 0 is `-g`, found by inverse
+/// iteration. `Q - d I` (`d` a billionth of the fastest rate out of a state, so it can be
+/// factored) is factored once by block elimination; each step solves it for the last vector
+/// and takes out the part along Q's null vector (the constant vector: its weight in `pi`), so
+/// that the vector turns towards the slowest of the other modes at a ratio of `g / g'` per step
+/// (`g'` the next slowest). It stops when the rate moves by under a part in 10^9, and gives
+/// up (`None`) after [`RELAX_STEPS`] steps or on a complex pair (it does not settle).
 fn relaxation(chain: &Chain, pi: &[f64]) -> Option<f64> {
     let n = pi.len();
-    // The largest rate out of a state, and a margin: every eigenvalue of -Q lies in
-    // [0, 2 max out] (Gershgorin), so every eigenvalue of P is in [-0.91, 1], and the slowest
-    // relaxation (P's eigenvalue nearest 1, far above 0.91 in a chain slow enough to matter) is
-    // the one power iteration finds; the smaller the rate, the more each step moves.
-    let rate = (0..n).map(|s| chain.out_rate(s)).fold(0.0, f64::max) * 1.05;
-    if n < 2 || rate <= 0.0 {
+    let top = (0..n).map(|s| chain.out_rate(s)).fold(0.0, f64::max);
+    if n < 2 || top <= 0.0 {
         return None;
     }
-    let u = Uniform::new(chain, rate);
-    // Start at the full queue minus the stationary distribution.
-    let mut v: Vec<f64> = pi.iter().map(|p| -p).collect();
-    v[n - 1 - chain.m_max] += 1.0;
-    let mut w = vec![0.0; n];
-    let mut before: f64 = v.iter().map(|x| x.abs()).sum();
-    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-    for i in 1..=RELAX_STEPS {
-        if before < 1e-300 {
+    let shift = top * 1e-9;
+    let b = chain.m_max + 1;
+    let mut sys = super::blocks::System::zeros(chain.n_max + 1, b);
+    for (s, list) in chain.out.iter().enumerate() {
+        for &(t, r) in list {
+            put(&mut sys, chain, s, t, r);
+            put(&mut sys, chain, s, s, -r);
+        }
+        put(&mut sys, chain, s, s, -shift);
+    }
+    let (f, _) = sys.factor()?;
+    // Start from the attempts at the server: every slow mode moves them.
+    let mut x: Vec<f64> = (0..n).map(|s| at(chain, s).0 as f64).collect();
+    let mut last: Option<f64> = None;
+    for _ in 0..RELAX_STEPS {
+        settle(&mut x, pi)?;
+        let y: Vec<f64> = f.solve(x.chunks(b).map(<[f64]>::to_vec).collect()).concat();
+        // y = x / (-g - shift) once x is the mode: the quotient gives g.
+        let (xy, xx) = x
+            .iter()
+            .zip(&y)
+            .fold((0.0, 0.0), |(a, c), (u, v)| (a + u * v, c + u * u));
+        if xy >= 0.0 || !xy.is_finite() {
             return None;
         }
-        u.step(&v, &mut w);
-        // Keep the component along pi out (rounding brings it back).
-        let drift: f64 = w.iter().sum();
-        let mut after = 0.0;
-        for (x, p) in w.iter_mut().zip(pi) {
-            *x -= drift * p;
-            after += x.abs();
+        let g = -xx / xy - shift;
+        if last.is_some_and(|l| (g - l).abs() <= 1e-9 * g.abs()) {
+            return Some(g.max(0.0));
         }
-        let scale = 1.0 / after.max(1e-300);
-        v.iter_mut().zip(&w).for_each(|(v, x)| *v = x * scale);
-        let ratio = after / before;
-        before = 1.0;
-        (lo, hi) = (lo.min(ratio), hi.max(ratio));
-        if i % 100 == 0 {
-            // Settled: over these hundred steps the rate `(1 - decay) rate` moved under 0.1%.
-            if i >= 200 && hi > 0.0 && hi - lo <= 1e-3 * (1.0 - hi).max(1e-15) {
-                // P's eigenvalue is 1 - g / rate for Q's -g.
-                return Some(((1.0 - hi) * rate).max(0.0));
-            }
-            (lo, hi) = (f64::INFINITY, 0.0);
-        }
+        last = Some(g);
+        x = y;
     }
     None
+}
+
+/// Takes out of `x` its part along the constant vector (`x -= (pi . x) 1`) and scales it to
+/// a largest entry of 1; `None` when nothing is left.
+fn settle(x: &mut [f64], pi: &[f64]) -> Option<()> {
+    let along: f64 = x.iter().zip(pi).map(|(u, p)| u * p).sum();
+    x.iter_mut().for_each(|u| *u -= along);
+    let big = x.iter().fold(0.0f64, |m, u| m.max(u.abs()));
+    if !(big > 0.0 && big.is_finite()) {
+        return None;
+    }
+    x.iter_mut().for_each(|u| *u /= big);
+    Some(())
 }
 
 /// Expected time from state `from` until the chain enters `target`: `Q h = -1` off the
@@ -455,9 +422,9 @@ mod tests {
         let r = solve(&spec).unwrap();
         let rate = r.relaxation_per_s.unwrap();
         assert!((rate / gap - 1.0).abs() < 0.01, "{rate} against {gap}");
-        // Power iteration settled on it by itself (not the two-mode fallback).
+        // Inverse iteration settled on it by itself (not the two-mode rate).
         let direct = relaxation(&chain, &r.mass).unwrap();
-        assert!((direct / gap - 1.0).abs() < 0.01, "{direct} against {gap}");
+        assert!((direct / gap - 1.0).abs() < 1e-6, "{direct} against {gap}");
     }
 
     /// The slowest relaxation by a dense eigen-solver: the nonzero eigenvalue of Q with the
@@ -479,10 +446,9 @@ mod tests {
     }
 
     #[test]
-    fn power_iteration_finds_the_dense_solvers_rate_on_a_larger_chain() {
+    fn inverse_iteration_finds_the_dense_solvers_rate_on_a_larger_chain() {
         // The twin-spike queue with a shorter queue and orbit (273 states): its slowest rate is
-        // far below its services' (100/s), where the starting vector's other components take
-        // hundreds of steps to die out.
+        // far below its services' (100/s).
         let spec = ChainSpec {
             lambda: 45.0,
             mu: 100.0,
@@ -498,7 +464,7 @@ mod tests {
         let gap = dense_gap(&chain);
         let r = solve(&spec).unwrap();
         let direct = relaxation(&chain, &r.mass).unwrap();
-        assert!((direct / gap - 1.0).abs() < 0.01, "{direct} against {gap}");
+        assert!((direct / gap - 1.0).abs() < 1e-6, "{direct} against {gap}");
         assert!(gap < 2.0, "{gap}: not a slow rate");
     }
 }
