@@ -1008,6 +1008,16 @@ try {
     assert.ok(Number(await attr(page, '#analytic-chart', 'data-path')) >= 90);
     const ms = Number(await attr(page, '#analytic-section', 'data-solve-ms'));
     console.log(`     the twin of preset=twin-spike (1218 states) solved in ${ms} ms in the worker`);
+    // The state under the pointer: its share of the chain's time, and when the run was there.
+    await page.locator('#analytic-chart').scrollIntoViewIfNeeded();
+    const box = await page.locator('#analytic-chart').boundingBox();
+    const [left, top, right, bottom] = (await attr(page, '#analytic-chart', 'data-plot')).split(' ').map(Number);
+    assert.ok(left >= 0 && right > left && bottom > top, `plot edges ${left} ${top} ${right} ${bottom}`);
+    await page.mouse.move(box.x + left + 2, box.y + bottom - 2);
+    const said = await page.locator('#analytic-readout').innerText();
+    assert.match(said, /^0 attempts at the server, 0 waiting to retry \(low-queue mode\): the chain is here \d+\.\d%; the run was here at /, said);
+    await page.mouse.move(box.x + left - 20, box.y + bottom + 20);
+    assert.equal(await page.locator('#analytic-readout').innerText(), '');
     await page.locator('#analytic-section').screenshot({ path: join(ARTIFACTS, 'analytic-twin.png') });
     assert.deepEqual(await axeFindings(page), []);
     // A queue the chain does not model says why, by key; a run without a queue has no panel.

@@ -67,4 +67,7 @@ pub(crate) trait Panel {
     fn at(&self, _x: f64, _y: f64, _radius: f64) -> Option<usize> {
         None
     }
+    /// The pointer moved over the panel's own chart (canvas pixels; `None`: it left): the
+    /// panel writes its own readout.
+    fn point(&mut self, _at: Option<(f64, f64)>) {}
 }

@@ -366,6 +366,14 @@ impl View {
         changed
     }
 
+    /// The pointer over one panel's own chart (the analytic twin's): the panel writes its
+    /// readout.
+    pub(crate) fn point(&mut self, panel: &str, at: Option<(f64, f64)>) {
+        if let Some(x) = find(&mut self.panels, panel) {
+            x.point(at);
+        }
+    }
+
     /// A stepping control of one panel (the tree's or the ledger's); draws it again.
     pub(crate) fn act(&mut self, panel: &str, what: &str) {
         if let Some(x) = find(&mut self.panels, panel) {
@@ -576,9 +584,13 @@ impl View {
             Some(p) => (0..p.metrics.len())
                 .map(|i| format!("sweep-chart-{i}"))
                 .collect(),
-            None => ["timeline", "system-chart", "extra-chart"]
+            None => ["timeline", "system-chart", "extra-chart", "analytic-chart"]
                 .into_iter()
                 .filter(|id| by_id(id).is_some_and(|e| !e.has_attribute("hidden")))
+                .filter(|id| {
+                    *id != "analytic-chart"
+                        || by_id("analytic-section").is_some_and(|e| !e.has_attribute("hidden"))
+                })
                 .map(String::from)
                 .collect(),
         }

@@ -127,14 +127,80 @@ fn legend(s: &Solved, top: f64, scale: f64) -> Vec<Key> {
     ]
 }
 
+/// Where the chart's cells landed, in canvas pixels: the state under the pointer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TwinMap {
+    // The plot's left and bottom edge, and a cell's width and height.
+    left: f64,
+    bottom: f64,
+    cw: f64,
+    ch: f64,
+    levels: u32,
+    orbit: u32,
+}
+
+impl TwinMap {
+    /// The state (attempts at the server, requests waiting to retry) under pixel (`x`, `y`).
+    pub fn state_at(&self, x: f64, y: f64) -> Option<(u32, u32)> {
+        let (n, m) = ((x - self.left) / self.cw, (self.bottom - y) / self.ch);
+        let inside =
+            n >= 0.0 && m >= 0.0 && n < f64::from(self.levels) && m < f64::from(self.orbit);
+        inside.then_some((n as u32, m as u32))
+    }
+
+    /// The plot's edges in canvas pixels: left, top, right, bottom.
+    pub fn edges(&self) -> [f64; 4] {
+        let (w, h) = (
+            self.cw * f64::from(self.levels),
+            self.ch * f64::from(self.orbit),
+        );
+        [self.left, self.bottom - h, self.left + w, self.bottom]
+    }
+}
+
+/// The readout for state `(n, m)`: its probability in the chain, and the seconds the run was
+/// there (`bin_s` seconds a point).
+pub fn readout(s: &Solved, path: &[Point], bin_s: f64, (n, m): (u32, u32)) -> String {
+    let p = s
+        .mass
+        .get((n * s.orbit + m) as usize)
+        .copied()
+        .unwrap_or(0.0);
+    let mode = if n >= s.congested_at { "high" } else { "low" };
+    let share = if p >= 1e-3 {
+        format!("{:.1}%", p * 100.0)
+    } else {
+        format!("{p:.1e} of the time")
+    };
+    let mut out = format!(
+        "{n} attempts at the server, {m} waiting to retry ({mode}-queue mode): the chain is here {share}"
+    );
+    let at: Vec<String> = path
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.0 == n && q.1 == m)
+        .map(|(i, _)| format!("{:.0} s", i as f64 * bin_s))
+        .collect();
+    match at.len() {
+        0 => out.push_str("; the run was never here at a bin's end."),
+        1..=6 => out.push_str(&format!("; the run was here at {}.", at.join(", "))),
+        k => out.push_str(&format!(
+            "; the run was here at {} and {} more bins' ends.",
+            at[..6].join(", "),
+            k - 6
+        )),
+    }
+    out
+}
+
 /// Draws the chain's mass and the run's path on `area` (device pixels; `scale` is the
-/// devicePixelRatio).
+/// devicePixelRatio); returns where its cells landed.
 pub fn draw_twin<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     s: &Solved,
     path: &[Point],
     scale: f64,
-) -> Result<(), String> {
+) -> Result<TwinMap, String> {
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let top = s.mass.iter().copied().fold(0.0, f64::max);
     let plot = key::split_with_keys(area, &legend(s, top, scale), 60.0 * scale, 12.0, scale)?;
@@ -176,7 +242,18 @@ pub fn draw_twin<DB: DrawingBackend>(
             dotted,
         ))
         .map_err(|e| e.to_string())?;
-    draw_path(&mut chart, path, (nx, ny), scale)
+    draw_path(&mut chart, path, (nx, ny), scale)?;
+    let (x0, y0) = chart.backend_coord(&(0.0, 0.0));
+    let (x1, y1) = chart.backend_coord(&(nx, ny));
+    area.present().map_err(|e| e.to_string())?;
+    Ok(TwinMap {
+        left: f64::from(x0),
+        bottom: f64::from(y0),
+        cw: f64::from(x1 - x0) / nx,
+        ch: f64::from(y0 - y1) / ny,
+        levels: s.levels,
+        orbit: s.orbit,
+    })
 }
 
 type Chart<'a, DB> = ChartContext<
@@ -286,7 +363,28 @@ mod tests {
             &pts[8..16]
         );
         let rec = crate::plot::Recorder::new(700, 460);
-        draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0).unwrap();
+        let map = draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0).unwrap();
+        // The pointer on the bottom-left cell is the empty server; the readout says how much
+        // of the time the chain is there and when the run was.
+        let (x, y) = (map.left + 1.0, map.bottom - 1.0);
+        assert_eq!(map.state_at(x, y), Some((0, 0)));
+        assert_eq!(map.state_at(map.left - 2.0, y), None);
+        let top = (
+            map.left + map.cw * (f64::from(s.levels) - 0.5),
+            map.bottom - map.ch * (f64::from(s.orbit) - 0.5),
+        );
+        assert_eq!(
+            map.state_at(top.0, top.1),
+            Some((s.levels - 1, s.orbit - 1))
+        );
+        let said = readout(&s, &pts, 1.0, (0, 0));
+        assert!(said.starts_with("0 attempts at the server, 0 waiting to retry (low-queue mode): the chain is here 54.1%; the run was here at "), "{said}");
+        assert!(said.ends_with(" more bins' ends."), "{said}");
+        let never = readout(&s, &pts, 1.0, (s.levels - 1, s.orbit - 1));
+        assert!(
+            never.contains("(high-queue mode)") && never.ends_with("never here at a bin's end."),
+            "{never}"
+        );
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "{:?}", d.outside);
         for t in [

@@ -6,12 +6,22 @@
 use crate::dom::{append_row, by_id, document, set_hidden};
 use crate::panel::{Ctx, Outcome, Panel};
 use crate::plot::Canvas as CanvasBackend;
-use crate::twin::{Solved, Twin};
+use crate::twin::{Point, Solved, Twin, TwinMap};
 use plotters::prelude::IntoDrawingArea;
 
-/// The Analytic panel.
+/// The Analytic panel: what it last drew, for the readout under the pointer.
 #[derive(Default)]
-pub(crate) struct AnalyticPanel;
+pub(crate) struct AnalyticPanel {
+    shown: Option<Shown>,
+}
+
+/// The chain, the run's path (and its seconds per point) and where the cells landed.
+struct Shown {
+    solved: Solved,
+    path: Vec<Point>,
+    bin_s: f64,
+    map: TwinMap,
+}
 
 impl Panel for AnalyticPanel {
     fn name(&self) -> &'static str {
@@ -26,6 +36,8 @@ impl Panel for AnalyticPanel {
             let t = d.analytic.as_ref()?;
             Some((d, t))
         });
+        self.shown = None;
+        readout("");
         let Some((d, (twin, ms))) = twin else {
             set_hidden(&section, true);
             return;
@@ -54,7 +66,24 @@ impl Panel for AnalyticPanel {
         if let Some(t) = table {
             rows(&t, solved);
         }
-        draw(d, solved);
+        self.shown = draw(d, solved);
+    }
+
+    fn point(&mut self, at: Option<(f64, f64)>) {
+        let Some(s) = &self.shown else {
+            return;
+        };
+        let state = at.and_then(|(x, y)| s.map.state_at(x, y));
+        let text = state.map_or_else(String::new, |st| {
+            crate::twin::readout(&s.solved, &s.path, s.bin_s, st)
+        });
+        readout(&text);
+    }
+}
+
+fn readout(text: &str) {
+    if let Some(r) = by_id("analytic-readout") {
+        r.set_text_content(Some(text));
     }
 }
 
@@ -85,22 +114,29 @@ fn rows(table: &web_sys::Element, s: &Solved) {
     }
 }
 
-fn draw(d: &Outcome, s: &Solved) {
-    let Some((canvas, dpr)) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0) else {
-        return;
-    };
-    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-        return;
-    };
-    let rates = d
-        .reports
-        .first()
-        .map(|r| r.series.rates())
-        .unwrap_or_default();
+fn draw(d: &Outcome, s: &Solved) -> Option<Shown> {
+    let (canvas, dpr) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0)?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())?;
+    let first = d.reports.first()?;
+    let rates = first.series.rates();
     let path = crate::twin::path(&rates, d.outage.map(|(a, b, _)| (a, b)));
-    if let Err(e) = crate::twin::draw_twin(&backend.into_drawing_area(), s, &path, dpr) {
-        web_sys::console::error_1(&format!("analytic chart: {e}").into());
-    }
     let _ = canvas.set_attribute("data-states", &s.mass.len().to_string());
     let _ = canvas.set_attribute("data-path", &path.len().to_string());
+    match crate::twin::draw_twin(&backend.into_drawing_area(), s, &path, dpr) {
+        Ok(map) => {
+            // The plot's edges in CSS pixels, for a test to point at a cell.
+            let e = map.edges().map(|v| format!("{:.1}", v / dpr));
+            let _ = canvas.set_attribute("data-plot", &e.join(" "));
+            Some(Shown {
+                solved: s.clone(),
+                path,
+                bin_s: first.series.bin_ms / 1000.0,
+                map,
+            })
+        }
+        Err(e) => {
+            web_sys::console::error_1(&format!("analytic chart: {e}").into());
+            None
+        }
+    }
 }

@@ -411,7 +411,19 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
         on_move.forget(); // page-lifetime handler
     }
-
+    {
+        // The analytic twin's chart reads out the state under the pointer.
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                app.borrow_mut().view.point("analytic", pointer_at(&e));
+            });
+        let el = by_id("analytic-chart").ok_or("no #analytic-chart")?;
+        for event in ["pointermove", "pointerleave"] {
+            el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        }
+        on_move.forget(); // page-lifetime handler
+    }
     Ok(())
 }
 
