@@ -996,7 +996,7 @@ try {
     await context.close();
   });
 
-  await check('the analytic twin beside a queue run: retrylab analyze\'s rows, the chain\'s mass with the run\'s path; refusals by key; screenshot', async () => {
+  await check('the analytic twin beside a queue run: retrylab analyze\'s rows, the chain\'s mass with the run\'s path, the state under the pointer; refusals by key; its lesson; screenshot', async () => {
     const { page, context, errors } = await openScenario('?preset=twin-spike');
     await page.waitForSelector('#analytic-section[data-twin="solved"]', { timeout: 20000 });
     const rows = await page.locator('#analytic-table tr').evaluateAll(rs => rs.slice(1).map(r => [...r.cells].map(c => c.textContent)));
@@ -1029,6 +1029,18 @@ try {
     const other = await openScenario('?preset=payments-none');
     assert.equal(await other.page.locator('#analytic-section').isHidden(), true);
     await other.context.close();
+    // The twin's lesson: the run's recovery (the CLI's row) against the chain's mixing time.
+    const recovered = cliRows('preset=twin-spike').find(r => r[0] === 'recovered')[1];
+    const runS = recovered.match(/^yes, ([\d.]+) s after the trigger ended$/)[1];
+    const mixing = Number(rows.find(r => r[0] === 'mixing time')[1].split(' ')[0]);
+    await page.selectOption('#lesson-menu', 'analytic-twin');
+    await page.waitForFunction(() => location.search.includes('lesson=analytic-twin'));
+    await page.fill('#lesson-guess', 'yes');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
+    const word = Number(runS) > mixing ? 'yes' : 'no';
+    assert.equal(await page.locator('#lesson-result').innerText(),
+      `Your guess: yes. The lab: ${word} (the run recovered ${runS} s after the trigger ended; the chain's mixing time is ${mixing.toFixed(1)} s). ${word === 'yes' ? 'Right.' : 'Not quite: look again at the view.'}`);
     assert.deepEqual(errors, []);
     await context.close();
   });

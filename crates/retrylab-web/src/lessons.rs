@@ -1,5 +1,6 @@
 //! A lesson's answer, read from what the page computed for the link on screen: a run's metric
-//! (side A), the swept key's value with the least of a metric, or the traced request's numbers.
+//! (side A), the swept key's value with the least of a metric, the traced request's numbers, or
+//! a run's recovery beside its analytic twin's mixing time.
 //! Pure, so it is tested natively; the numbers are the core's.
 
 use crate::sweepplan::Plan;
@@ -12,8 +13,10 @@ pub fn answer(
     run: Option<&Summary>,
     sweep: Option<(&Plan, &[Summary])>,
     trace: &Trace,
+    mixing_s: Option<f64>,
 ) -> Option<(String, String)> {
     match lesson.answer? {
+        Answer::OutlastsMixing => outlasts(run?, mixing_s?),
         Answer::Run(m) => {
             let s = run?;
             let v = m.value(s)?;
@@ -57,6 +60,24 @@ pub fn answer(
             Some((made.to_string(), made.to_string()))
         }
     }
+}
+
+/// Whether `run` took longer to recover after its trigger than `mixing_s` (a run that never
+/// recovered did), with both figures.
+fn outlasts(run: &Summary, mixing_s: f64) -> Option<(String, String)> {
+    let rec = run.recovery?;
+    let (longer, said) = match rec.recovery_s() {
+        Some(r) => (
+            r > mixing_s,
+            format!("the run recovered {r:.1} s after the trigger ended"),
+        ),
+        None => (true, "the run had not recovered when it ended".to_string()),
+    };
+    let word = if longer { "yes" } else { "no" };
+    Some((
+        format!("{word} ({said}; the chain's mixing time is {mixing_s:.1} s)"),
+        word.to_string(),
+    ))
 }
 
 /// The swept value whose row has the least (`Less`) or the most (`Greater`) of `m`; the first
@@ -184,15 +205,19 @@ mod tests {
     #[test]
     fn answers_come_from_the_lab() {
         let (l, _, t) = open("deadline-walk");
-        assert_eq!(answer(&l, None, None, &t).unwrap().0, "3600 ms");
+        assert_eq!(answer(&l, None, None, &t, None).unwrap().0, "3600 ms");
         let (l, _, t) = open("fit-700ms");
-        assert_eq!(answer(&l, None, None, &t).unwrap().1, "no");
+        assert_eq!(answer(&l, None, None, &t, None).unwrap().1, "no");
         let (l, p, t) = open("stack-27");
         let s = retry_model::sim::simulate(&p).unwrap().summary;
-        let (shown, cmp) = answer(&l, Some(&s), None, &t).unwrap();
+        let (shown, cmp) = answer(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!(shown, "27.00x");
         assert!(Lesson::right(&cmp, "27"));
-        assert_eq!(answer(&l, None, None, &t), None, "no run yet, no answer");
+        assert_eq!(
+            answer(&l, None, None, &t, None),
+            None,
+            "no run yet, no answer"
+        );
         let (l, p, t) = open("occ-2015");
         let plan = Plan::of(&p).unwrap().unwrap();
         let rows: Vec<Summary> = plan
@@ -204,9 +229,35 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            answer(&l, None, Some((&plan, &rows)), &t).unwrap().1,
+            answer(&l, None, Some((&plan, &rows)), &t, None).unwrap().1,
             "full"
         );
+    }
+
+    #[test]
+    fn the_twin_lesson_sets_the_runs_recovery_against_the_chains_mixing_time() {
+        let (l, p, t) = open("analytic-twin");
+        let s = retry_model::sim::simulate(&p).unwrap().summary;
+        let Some(crate::twin::Twin::Solved(twin)) = crate::twin::twin_of(&p) else {
+            panic!("twin-spike has a chain");
+        };
+        let mixing = twin.mixing_s.unwrap();
+        assert!((19.0..21.0).contains(&mixing), "{mixing}");
+        let r = s.recovery.unwrap().recovery_s().unwrap();
+        let (shown, word) = answer(&l, Some(&s), None, &t, Some(mixing)).unwrap();
+        assert_eq!(word, if r > mixing { "yes" } else { "no" });
+        assert_eq!(
+            shown,
+            format!("{word} (the run recovered {r:.1} s after the trigger ended; the chain's mixing time is {mixing:.1} s)")
+        );
+        // The answer follows the two figures: a chain that mixed slower than the run recovered
+        // says no; without the chain (or the run) there is no answer yet.
+        assert_eq!(
+            answer(&l, Some(&s), None, &t, Some(r + 1.0)).unwrap().1,
+            "no"
+        );
+        assert_eq!(answer(&l, Some(&s), None, &t, None), None);
+        assert_eq!(answer(&l, None, None, &t, Some(mixing)), None);
     }
 
     /// A sweep lesson's answer, from the rows the lab simulates for its link.
@@ -221,7 +272,7 @@ mod tests {
                 retry_model::sim::simulate(&row).unwrap().summary
             })
             .collect();
-        answer(&l, None, Some((&plan, &rows)), &t).unwrap()
+        answer(&l, None, Some((&plan, &rows)), &t, None).unwrap()
     }
 
     #[test]
@@ -267,14 +318,17 @@ mod tests {
                 ..Summary::default()
             })
             .collect();
-        assert_eq!(answer(&l, None, Some((&plan, &rows)), &t).unwrap().1, "2");
+        assert_eq!(
+            answer(&l, None, Some((&plan, &rows)), &t, None).unwrap().1,
+            "2"
+        );
     }
 
     #[test]
     fn the_phase_boundary_lesson_is_answered_in_words() {
         let (l, p, t) = open("phase-boundary");
         let s = retry_model::sim::simulate(&p).unwrap().summary;
-        let (shown, cmp) = answer(&l, Some(&s), None, &t).unwrap();
+        let (shown, cmp) = answer(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!((shown.as_str(), cmp.as_str()), ("no", "no"));
         assert!(Lesson::right(&cmp, "No"));
         assert!(!Lesson::right(&cmp, "yes"));

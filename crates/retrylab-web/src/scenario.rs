@@ -56,6 +56,13 @@ impl Job {
     }
 }
 
+/// Side A's summary, a sweep's plan and rows, and the analytic twin's mixing time (s).
+pub(crate) type LessonInputs = (
+    Option<retry_model::sim::Summary>,
+    Option<(Plan, Vec<retry_model::sim::Summary>)>,
+    Option<f64>,
+);
+
 /// The scenario view's state: the run in flight, the last complete result, and the panels
 /// that show it (registered in `views.rs`).
 pub(crate) struct View {
@@ -326,20 +333,19 @@ impl View {
         self.local_pending()
     }
 
-    /// What a lesson's answer is read from: side A's summary, and a sweep with its rows, of the
-    /// last complete run (none while one is in flight).
-    pub(crate) fn lesson_inputs(
-        &self,
-    ) -> (
-        Option<retry_model::sim::Summary>,
-        Option<(Plan, Vec<retry_model::sim::Summary>)>,
-    ) {
+    /// What a lesson's answer is read from: side A's summary, a sweep with its rows, and the
+    /// analytic twin's mixing time, of the last complete run (none while one is in flight).
+    pub(crate) fn lesson_inputs(&self) -> LessonInputs {
         let Some(d) = self.done.as_ref().filter(|_| self.job.is_none()) else {
-            return (None, None);
+            return (None, None, None);
+        };
+        let mixing = match &d.analytic {
+            Some((crate::twin::Twin::Solved(s), _)) => s.mixing_s,
+            _ => None,
         };
         match &d.plan {
-            Some(plan) => (None, Some((plan.clone(), d.summaries()))),
-            None => (d.reports.first().map(|r| r.summary.clone()), None),
+            Some(plan) => (None, Some((plan.clone(), d.summaries())), mixing),
+            None => (d.reports.first().map(|r| r.summary.clone()), None, mixing),
         }
     }
 

@@ -34,6 +34,8 @@ pub struct Solved {
     /// From this many attempts at the server, a newcomer's expected time there passes the
     /// timeout: the high-queue mode.
     pub congested_at: u32,
+    /// The chain's mixing time in seconds (`retrylab analyze`'s `mixing_s`), if it has one.
+    pub mixing_s: Option<f64>,
 }
 
 /// What the Analytic panel shows for a link.
@@ -68,6 +70,7 @@ pub fn twin_of(p: &Params) -> Option<Twin> {
         levels: a.spec.workers + a.spec.queue_limit + 1,
         orbit: a.spec.orbit_max + 1,
         congested_at: a.spec.congested_at,
+        mixing_s: a.result.mixing_s,
         mass: a.result.mass,
     })))
 }

@@ -36,6 +36,10 @@ pub enum Answer {
     RemainingAt(u32),
     /// Whether this attempt (from 1) is made: `yes` or `no`.
     Made(u32),
+    /// Whether the run (side A) takes longer to recover after its trigger than its queue's
+    /// analytic twin takes to mix (`retrylab analyze`'s `mixing_s`): `yes` or `no`; a run that
+    /// never recovers takes longer.
+    OutlastsMixing,
 }
 
 /// One lesson.
@@ -58,7 +62,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub static LESSONS: [Lesson; 20] = [
+pub static LESSONS: [Lesson; 21] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -239,11 +243,20 @@ pub static LESSONS: [Lesson; 20] = [
         answer: Some(Answer::Run(Metric::Recovered)),
         unit: "",
     },
+    Lesson {
+        id: "analytic-twin",
+        title: "The analytic twin: a chain's time scale against a run",
+        link: "preset=twin-spike",
+        look_for: "Under the charts, the Analytic panel solves the same queue as a Markov chain over attempts at the server and requests waiting to retry: how much of the time it is congested, its mixing time (how long it takes to forget a disturbance) and how long a full queue takes to drain. The run's path is drawn over the chain: the spike pushes it into the high-queue mode. In the chain a waiting request comes back after a random, exponential time, some of them early; the simulator's retries come back exactly one timeout later, together. Point at a cell to read how much of the time the chain spends there, and when the run was there.",
+        question: Some("The chain for this queue forgets a disturbance in about 20 s (its mixing time). After the spike ends, does the run take longer than that to recover? (yes or no)"),
+        answer: Some(Answer::OutlastsMixing),
+        unit: "",
+    },
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub static MENU: [(&str, &str); 20] = {
-    let mut m = [("", ""); 20];
+pub static MENU: [(&str, &str); 21] = {
+    let mut m = [("", ""); 21];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);

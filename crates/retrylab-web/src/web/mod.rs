@@ -470,12 +470,13 @@ fn render_lesson(a: &App) {
     let Some(result) = by_id("lesson-result") else {
         return;
     };
-    let (run, sweep) = a.view.lesson_inputs();
+    let (run, sweep, mixing_s) = a.view.lesson_inputs();
     let answer = crate::lessons::answer(
         &lesson,
         run.as_ref(),
         sweep.as_ref().map(|(plan, rows)| (plan, rows.as_slice())),
         &a.state.trace,
+        mixing_s,
     );
     let (text, right) = lesson_result(&lesson, p.guess.as_deref(), answer, waiting);
     result.set_text_content(Some(&text));
