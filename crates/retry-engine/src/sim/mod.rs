@@ -35,6 +35,7 @@ mod settings;
 mod slab;
 mod storm;
 mod sweep_text;
+mod tourney;
 
 pub use breaker::{Breaker, BreakerState};
 pub use engine::{Model, Repetition, Sim};
@@ -46,7 +47,7 @@ pub use metrics::{
     Bin, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary, Summary,
     MAX_BINS,
 };
-pub use occ::{Occ, OccEv};
+pub use occ::{Occ, OccEv, OccRun};
 pub use params::{
     caps, BreakerConfig, Discipline, Hedge, OutageKind, Runs, ScenarioKind, ServerKind,
     ServiceDist, SimParams,
@@ -62,3 +63,4 @@ pub use settings::{
 pub use slab::Slab;
 pub use storm::{Ev, Job, ServerStats, Storm};
 pub use sweep_text::{sweep_csv, sweep_grids, sweep_markdown, Metric};
+pub use tourney::Tourney;

@@ -13,7 +13,7 @@ use super::input::RunInput;
 use super::layers::Layers as LayersModel;
 use super::lost::Lost as LostModel;
 use super::metrics::{Report, Summary};
-use super::occ::Occ;
+use super::occ::{Occ, OccRun};
 use super::params::{caps, ScenarioKind};
 use super::settings::{Lost, Outage, Scenario};
 use super::storm::Storm;
@@ -253,7 +253,7 @@ impl Run {
                     run,
                     table,
                 );
-                Box::new(Sim::new(m, first))
+                Box::new(OccRun::new(m, first))
             }
             Scenario::Lost(l) => {
                 let (m, first) = LostModel::new(p, l, policy, run);
