@@ -31,7 +31,8 @@ const IDLE: u128 = u128::MAX;
 pub struct Tourney<E> {
     // keys[leaf] = time << 64 | sequence, or IDLE; the leaves padded to a power of two.
     keys: Vec<u128>,
-    events: Vec<Option<E>>,
+    // events[leaf]: its pending event while its key is not IDLE (a leftover otherwise).
+    events: Vec<E>,
     // losers[node] for the internal nodes 1..leaves: the leaf that lost the match there.
     losers: Vec<u32>,
     winner: u32,
@@ -43,16 +44,20 @@ impl<E: Copy> Tourney<E> {
     /// order.
     pub fn new(first: Vec<(Micros, E)>) -> Self {
         let n = first.len().next_power_of_two();
+        let events = match first.first() {
+            Some(&(_, e)) => alloc::vec![e; n],
+            None => Vec::new(),
+        };
         let mut t = Tourney {
             keys: alloc::vec![IDLE; n],
-            events: alloc::vec![None; n],
+            events,
             losers: alloc::vec![0; n],
             winner: 0,
             seq: 0,
         };
         for (leaf, (time, event)) in first.into_iter().enumerate() {
             t.keys[leaf] = t.key(time);
-            t.events[leaf] = Some(event);
+            t.events[leaf] = event;
         }
         t.build();
         t
@@ -94,8 +99,10 @@ impl<E: Copy> Tourney<E> {
     pub fn peek(&self) -> Option<(Micros, E, usize)> {
         let w = self.winner as usize;
         let key = *self.keys.get(w)?;
-        let event = (*self.events.get(w)?)?;
-        (key != IDLE).then_some((Micros((key >> 64) as u64), event, w))
+        if key == IDLE {
+            return None;
+        }
+        Some((Micros((key >> 64) as u64), *self.events.get(w)?, w))
     }
 
     /// Gives `leaf` its next event (`None`: it is done), and replays its path to the root.
@@ -103,13 +110,10 @@ impl<E: Copy> Tourney<E> {
     pub fn replace(&mut self, leaf: usize, next: Option<(Micros, E)>) {
         let key = match next {
             Some((time, event)) => {
-                self.events[leaf] = Some(event);
+                self.events[leaf] = event;
                 self.key(time)
             }
-            None => {
-                self.events[leaf] = None;
-                IDLE
-            }
+            None => IDLE,
         };
         self.keys[leaf] = key;
         let (mut w, mut wk) = (leaf as u32, key);
