@@ -618,6 +618,19 @@ impl Params {
     /// Sets a preset's keys (link text, see [`Preset::settings`]) in table order; a later group
     /// overrides an earlier one. Every preset's keys are valid (`presets_round_trip`).
     fn apply_preset(&mut self, preset: Preset) {
+        let pairs = self.apply_preset_keys(preset);
+        // A phase preset is a sweep too (its rows are checked by the presets' tests).
+        let swept: Vec<(String, String)> = pairs
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(sweep::PREFIX)?.into(), (*v).into())))
+            .collect();
+        if !swept.is_empty() {
+            let _ = self.read_sweep(&swept, false);
+        }
+    }
+
+    /// A preset's keys, without its sweep; returns the preset's pairs.
+    fn apply_preset_keys(&mut self, preset: Preset) -> Vec<(&'static str, &'static str)> {
         let pairs: Vec<(&str, &str)> = preset
             .settings()
             .iter()
@@ -629,14 +642,7 @@ impl Params {
                 let _ = self.set(k, v);
             }
         }
-        // A phase preset is a sweep too (its rows are checked by the presets' tests).
-        let swept: Vec<(String, String)> = pairs
-            .iter()
-            .filter_map(|(k, v)| Some((k.strip_prefix(sweep::PREFIX)?.into(), (*v).into())))
-            .collect();
-        if !swept.is_empty() {
-            let _ = self.read_sweep(&swept, false);
-        }
+        pairs
     }
 
     /// Checks the cross-key rules and returns the policy ready to run.
@@ -651,7 +657,12 @@ impl Params {
     /// The keys the canonical link writes, with their text: `preset` if any, then every key
     /// that differs from the preset (or the defaults), in table order.
     pub fn written(&self) -> Vec<(&'static str, String)> {
-        let base = self.baseline();
+        // The keys are compared with the preset's keys; its sweep plays no part here.
+        let mut base = Params::default();
+        if let Some(p) = self.preset {
+            base.preset = Some(p);
+            base.apply_preset_keys(p);
+        }
         // Budget sub-keys are compared with the chosen budget kind's own defaults.
         let mut kind_base = base.clone();
         if let Some(kind) = self.get("budget") {

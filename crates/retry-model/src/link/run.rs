@@ -11,8 +11,21 @@ impl TryFrom<&Params> for RunInput {
     type Error = ConfigError;
 
     fn try_from(p: &Params) -> Result<RunInput, ConfigError> {
+        RunInput::try_from(Checked(p, p.validate()?))
+    }
+}
+
+/// A link already checked, with its checked policy: a sweep's row, made without its inert keys
+/// and its policy validated, runs without checking its keys a second time (the check writes
+/// the link out, most of a row's cost).
+pub(crate) struct Checked<'a>(pub &'a Params, pub crate::ValidPolicy);
+
+impl TryFrom<Checked<'_>> for RunInput {
+    type Error = ConfigError;
+
+    fn try_from(Checked(p, policy): Checked<'_>) -> Result<RunInput, ConfigError> {
         Ok(RunInput {
-            policy: p.validate()?,
+            policy,
             sim: p.sim.clone(),
             seed: p.seed,
             clients: p.clients,

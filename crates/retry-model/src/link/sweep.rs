@@ -217,12 +217,16 @@ impl Params {
             };
             // The row has no inert key left (`without_inert_except` took them out), so of
             // `Params::validate` only the policy's own rules remain to check.
-            p.policy
+            debug_assert!(p.inapplicable(&[]).is_empty(), "{p}");
+            let policy = p
+                .policy
                 .validate()
                 .map_err(|e| format!("{}: {e}", named()))?;
             if p.sim.scenario.is_some() {
-                // Checks the row against the simulator's caps; builds one repetition, runs nothing.
-                Run::new(&p).map_err(|e| format!("{}: {e}", named()))?;
+                // Checks the row against the simulator's caps; builds one repetition, runs
+                // nothing. The row's keys are checked already: the run does not check them again.
+                Run::new(super::run::Checked(&p, policy))
+                    .map_err(|e| format!("{}: {e}", named()))?;
             }
             rows.push((vals, p));
         }
