@@ -43,6 +43,7 @@ pub use link::clients::{client, Client, Ecosystem, CLIENTS};
 pub use link::keys as link_keys;
 pub use link::lesson::{Answer, Lesson, LESSONS};
 pub use link::preset::Preset;
+pub use link::rows::SweepRows;
 pub use link::run::{ledger, occ_2015_reference, occ_study_sweep, LedgerSide, OCC_2015_REFERENCE};
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};

@@ -8,7 +8,7 @@
 use crate::dom::{by_id, now, set_hidden};
 use crate::exec::{Event, Exec};
 use crate::panel::{Ctx, Outcome, Panel};
-use crate::sweepplan::Plan;
+use crate::sweepplan::{Plan, Planning};
 use crate::views::{find, panels, Host};
 use retry_model::sim::{Scenario, ScenarioKind, SimReport};
 use retry_model::Params;
@@ -67,6 +67,8 @@ pub(crate) type LessonInputs = (
 /// that show it (registered in `views.rs`).
 pub(crate) struct View {
     exec: Option<Exec>,
+    // A sweep's rows being checked, a few per task, before its job starts; and its link.
+    planning: Option<(Planning, String)>,
     job: Option<Job>,
     done: Option<Outcome>,
     error: Option<String>,
@@ -85,6 +87,7 @@ impl Default for View {
         let panels = panels(Host::Scenario);
         View {
             exec: None,
+            planning: None,
             job: None,
             done: None,
             error: None,
@@ -191,15 +194,25 @@ impl View {
             return false;
         }
         let link = p.to_string();
+        if self.planning.as_ref().is_some_and(|(_, l)| *l == link) {
+            return true;
+        }
         if self.job.as_ref().is_some_and(|j| j.link == link)
-            || (self.job.is_none() && self.done.as_ref().is_some_and(|d| d.link == link))
+            || (self.in_flight_none() && self.done.as_ref().is_some_and(|d| d.link == link))
         {
             return self.local_pending();
         }
         self.stop();
         self.cancelled = false;
-        if let Some(plan) = Plan::of(p) {
-            return self.start_sweep(plan, link);
+        // A sweep's rows are checked a few per task (`plan_some`), then its job starts.
+        match Planning::of(p) {
+            Some(Ok(planning)) => {
+                self.error = None;
+                self.planning = Some((planning, link));
+                return true;
+            }
+            Some(Err(e)) => return self.start_sweep(Err(e), link),
+            None => {}
         }
         // Side A is the link without its `b.` keys; side B, if any, is the link's second side.
         let sides: Vec<Params> = core::iter::once(p.side_a())
@@ -259,9 +272,38 @@ impl View {
         self.local_pending()
     }
 
-    /// Whether a run is in flight.
+    /// Whether a run is in flight (its rows being checked included).
     pub(crate) fn in_flight(&self) -> bool {
-        self.job.is_some()
+        self.job.is_some() || self.planning.is_some()
+    }
+
+    fn in_flight_none(&self) -> bool {
+        !self.in_flight()
+    }
+
+    /// Checks a sweep's next rows for up to `STAGE_MS`, then starts its job once all are
+    /// checked; returns true while rows are left (or the page runs the job itself).
+    fn plan_some(&mut self) -> bool {
+        let Some((planning, _)) = self.planning.as_mut() else {
+            return false;
+        };
+        let start = now();
+        loop {
+            match planning.step(1) {
+                Ok(true) => break,
+                Ok(false) if now() - start > STAGE_MS => return true,
+                Ok(false) => {}
+                Err(e) => {
+                    self.planning = None;
+                    self.error = Some(format!("sweep: {e}"));
+                    return false;
+                }
+            }
+        }
+        match self.planning.take() {
+            Some((planning, link)) => self.start_sweep(planning.finish(), link),
+            None => false,
+        }
     }
 
     fn local_pending(&self) -> bool {
@@ -273,11 +315,15 @@ impl View {
             exec.cancel_all();
         }
         self.job = None;
+        self.planning = None;
     }
 
     /// Takes in what the workers posted (or runs one slice on the page where there are no
     /// workers); returns true when the page should run another slice itself.
     pub(crate) fn pump(&mut self, p: &Params) -> bool {
+        if self.planning.is_some() {
+            return self.plan_some();
+        }
         let Some(exec) = self.exec.as_mut() else {
             return false;
         };
@@ -336,7 +382,7 @@ impl View {
     /// What a lesson's answer is read from: side A's summary, a sweep with its rows, and the
     /// analytic twin's mixing time, of the last complete run (none while one is in flight).
     pub(crate) fn lesson_inputs(&self) -> LessonInputs {
-        let Some(d) = self.done.as_ref().filter(|_| self.job.is_none()) else {
+        let Some(d) = self.done.as_ref().filter(|_| self.in_flight_none()) else {
             return (None, None, None);
         };
         let mixing = match &d.analytic {
@@ -351,7 +397,7 @@ impl View {
 
     /// Stops the run in flight; the last complete result stays, marked stale.
     pub(crate) fn cancel(&mut self) {
-        if self.job.is_some() {
+        if self.in_flight() {
             self.stop();
             self.cancelled = true;
         }
@@ -449,7 +495,7 @@ impl View {
         let again = self.render_stages();
         self.render_panel("readout");
         // Done once the result is drawn in full, every chart included.
-        let drawn = self.done.is_some() && self.job.is_none() && self.stage >= STAGED.len();
+        let drawn = self.done.is_some() && self.in_flight_none() && self.stage >= STAGED.len();
         if let Some(view) = by_id("scenario-view") {
             let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
         }
@@ -468,7 +514,7 @@ impl View {
         if let Some(b) = by_id("sim-cancel") {
             set_hidden(&b, !slow);
         }
-        let stale = running.is_some() || self.cancelled;
+        let stale = self.in_flight() || self.cancelled;
         let mut status = self.status_text(p);
         if let Some(why) = self.exec.as_ref().and_then(|e| e.fallback.as_ref()) {
             status.push_str(&format!(" (on the page's own thread: {why})"));
@@ -486,6 +532,15 @@ impl View {
 
     /// The status line's text: the error, the run's progress, or what the result shows.
     fn status_text(&self, p: &Params) -> String {
+        if let (None, Some((planning, _))) = (&self.error, &self.planning) {
+            let (made, total) = planning.progress();
+            let stale = if self.done.is_some() {
+                "; the result below is the previous run's (stale)"
+            } else {
+                ""
+            };
+            return format!("checking the sweep's rows: {made} of {total}{stale}");
+        }
         let running = self.job.as_ref();
         match (&self.error, running, self.cancelled, &self.done) {
             (Some(e), _, _, _) => e.clone(),

@@ -26,27 +26,66 @@ pub struct Plan {
     pub heatmap: bool,
 }
 
-impl Plan {
-    /// The plan of a link's sweep; `None` without one; the error names the bad row.
-    pub fn of(p: &Params) -> Option<Result<Plan, String>> {
+/// A sweep's plan in the making: its rows are checked a few at a time (see
+/// [`retry_model::SweepRows`]), so the page's thread is never blocked for long.
+pub struct Planning {
+    link: Params,
+    rows: retry_model::SweepRows,
+}
+
+impl Planning {
+    /// The plan of a link's sweep, begun; `None` without one; the error is a sweep too large.
+    pub fn of(p: &Params) -> Option<Result<Planning, String>> {
         let sweep = p.sweep()?;
-        Some(p.sweep_rows(&sweep.axes).map(|rows| {
-            Plan {
-                base: Params {
-                    sweep: None,
-                    ..p.clone()
-                }
-                .to_string(),
-                axes: sweep.axes.clone(),
-                links: rows.iter().map(|(_, r)| r.to_string()).collect(),
-                reference: rows
-                    .iter()
-                    .map(|(_, r)| retry_model::occ_2015_reference(r))
-                    .collect(),
-                values: rows.into_iter().map(|(v, _)| v).collect(),
-                metrics: sweep.metrics(p),
-                heatmap: sweep.is_heatmap(),
+        Some(
+            retry_model::SweepRows::new(p, &sweep.axes).map(|rows| Planning {
+                link: p.clone(),
+                rows,
+            }),
+        )
+    }
+
+    /// Checks up to `n` more rows; true once all are checked. The error names the bad row.
+    pub fn step(&mut self, n: usize) -> Result<bool, String> {
+        self.rows.step(n)
+    }
+
+    /// Rows checked so far, and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.rows.made(), self.rows.total())
+    }
+
+    /// The plan, once every row is checked.
+    pub fn finish(self) -> Result<Plan, String> {
+        let p = self.link;
+        let sweep = p.sweep().ok_or("the link has no sweep")?;
+        let rows = self.rows.finish()?;
+        Ok(Plan {
+            base: Params {
+                sweep: None,
+                ..p.clone()
             }
+            .to_string(),
+            axes: sweep.axes.clone(),
+            links: rows.iter().map(|(_, r)| r.to_string()).collect(),
+            reference: rows
+                .iter()
+                .map(|(_, r)| retry_model::occ_2015_reference(r))
+                .collect(),
+            values: rows.into_iter().map(|(v, _)| v).collect(),
+            metrics: sweep.metrics(&p),
+            heatmap: sweep.is_heatmap(),
+        })
+    }
+}
+
+impl Plan {
+    /// The plan of a link's sweep, all at once; `None` without one; the error names the bad
+    /// row.
+    pub fn of(p: &Params) -> Option<Result<Plan, String>> {
+        Some(Planning::of(p)?.and_then(|mut planning| {
+            while !planning.step(usize::MAX)? {}
+            planning.finish()
         }))
     }
 

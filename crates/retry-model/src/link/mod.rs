@@ -23,6 +23,7 @@ pub mod compare;
 pub mod keys;
 pub mod lesson;
 pub mod preset;
+pub(crate) mod rows;
 pub(crate) mod run;
 mod sim_keys;
 mod systems;

@@ -21,7 +21,7 @@
 
 use super::{all_keys, keys, Params};
 use crate::retry::error::ConfigError;
-use crate::sim::{Metric, Run};
+use crate::sim::Metric;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -142,101 +142,29 @@ pub fn values(text: &str) -> Result<Vec<String>, String> {
 /// are numbered.
 pub(crate) fn combinations(axes: &[Axis]) -> impl Iterator<Item = Vec<&String>> + '_ {
     let total: usize = axes.iter().map(|a| a.values.len()).product();
-    (0..total).map(move |n| {
-        let mut idx = n;
-        let mut vals: Vec<&String> = axes
-            .iter()
-            .rev()
-            .map(|a| {
-                let v = &a.values[idx % a.values.len()];
-                idx /= a.values.len();
-                v
-            })
-            .collect();
-        vals.reverse();
-        vals
-    })
+    (0..total).map(move |n| combination(axes, n))
+}
+
+/// Combination number `n` of the axes' values (below the product of their lengths).
+pub(crate) fn combination(axes: &[Axis], n: usize) -> Vec<&String> {
+    let mut idx = n;
+    let mut vals: Vec<&String> = axes
+        .iter()
+        .rev()
+        .map(|a| {
+            let v = &a.values[idx % a.values.len()];
+            idx /= a.values.len();
+            v
+        })
+        .collect();
+    vals.reverse();
+    vals
 }
 
 impl Params {
     /// The link's sweep, if it has `sweep.` keys.
     pub fn sweep(&self) -> Option<&Sweep> {
         self.sweep.as_deref()
-    }
-
-    /// Every combination of the axes' values as a row: the values, and this link without its
-    /// sweep with those values set. Each row is checked (its keys, the cross-key rules and the
-    /// simulator's caps, without running anything); the error names the key and the value.
-    pub fn sweep_rows(&self, axes: &[Axis]) -> Result<Vec<(Vec<String>, Params)>, String> {
-        let total = axes.iter().try_fold(1usize, |acc, a| {
-            acc.checked_mul(a.values.len()).filter(|n| *n <= MAX_ROWS)
-        });
-        let Some(total) = total else {
-            let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
-            return Err(format!(
-                "{} combinations is more than the {MAX_ROWS} rows a sweep runs",
-                sizes.join(" x ")
-            ));
-        };
-        let base = Params {
-            sweep: None,
-            ..self.clone()
-        };
-        let mut rows = Vec::with_capacity(total);
-        // Per key, the rows where it has no effect: it is refused only if that is every row.
-        let mut inert: Vec<(ConfigError, usize)> = Vec::new();
-        for picked in combinations(axes) {
-            let mut p = base.clone();
-            let mut vals = Vec::with_capacity(axes.len());
-            for (a, v) in axes.iter().zip(picked) {
-                p.set(a.key, v)
-                    .map_err(|e| format!("{}={v}: {}", a.key, e.rule))?;
-                vals.push(v.clone());
-            }
-            // A key this row does not use is left out of the row (another row uses it).
-            let (row, dropped) = p.without_inert_except(&[]);
-            for e in dropped {
-                match inert.iter_mut().find(|(f, _)| f.field == e.field) {
-                    Some((_, n)) => *n += 1,
-                    None => inert.push((e, 1)),
-                }
-            }
-            let mut p = row;
-            p.sweep = None;
-            // A row of a preset's own sweep is written out key by key: named by its preset, its
-            // link would open the whole sweep again.
-            if p.preset.is_some_and(crate::Preset::has_sweep) {
-                p.preset = None;
-            }
-            let named = || {
-                axes.iter()
-                    .zip(&vals)
-                    .map(|(a, v)| format!("{}={v}", a.key))
-                    .collect::<Vec<_>>()
-                    .join("&")
-            };
-            // The row has no inert key left (`without_inert_except` took them out), so of
-            // `Params::validate` only the policy's own rules remain to check.
-            debug_assert!(p.inapplicable(&[]).is_empty(), "{p}");
-            let policy = p
-                .policy
-                .validate()
-                .map_err(|e| format!("{}: {e}", named()))?;
-            if p.sim.scenario.is_some() {
-                // Checks the row against the simulator's caps; builds one repetition, runs
-                // nothing. The row's keys are checked already: the run does not check them again.
-                Run::new(super::run::Checked(&p, policy))
-                    .map_err(|e| format!("{}: {e}", named()))?;
-            }
-            rows.push((vals, p));
-        }
-        if let Some((e, _)) = inert.into_iter().find(|(_, n)| *n == total) {
-            return Err(format!(
-                "{}: {} (on every row of the sweep)",
-                e.field, e.rule
-            ));
-        }
-        Ok(rows)
     }
 
     /// Replaces the sweep with `text`, its keys as link text without the prefix
