@@ -36,6 +36,8 @@ pub struct Tourney<E> {
     // losers[node] for the internal nodes 1..leaves: the leaf that lost the match there.
     losers: Vec<u32>,
     winner: u32,
+    // keys[winner], kept beside it: the next event's time is known without a load.
+    top: u128,
     seq: u64,
 }
 
@@ -53,6 +55,7 @@ impl<E: Copy> Tourney<E> {
             events,
             losers: alloc::vec![0; n],
             winner: 0,
+            top: IDLE,
             seq: 0,
         };
         for (leaf, (time, event)) in first.into_iter().enumerate() {
@@ -92,13 +95,13 @@ impl<E: Copy> Tourney<E> {
             self.losers[node] = l;
         }
         self.winner = if n > 1 { won[1] } else { 0 };
+        self.top = self.keys[self.winner as usize];
     }
 
     /// The earliest event, its time and its leaf; `None` once no leaf holds one.
     #[inline(always)]
     pub fn peek(&self) -> Option<(Micros, E, usize)> {
-        let w = self.winner as usize;
-        let key = *self.keys.get(w)?;
+        let (w, key) = (self.winner as usize, self.top);
         if key == IDLE {
             return None;
         }
@@ -129,6 +132,7 @@ impl<E: Copy> Tourney<E> {
             node >>= 1;
         }
         self.winner = w;
+        self.top = wk;
     }
 }
 
