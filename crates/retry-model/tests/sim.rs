@@ -327,6 +327,28 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             .and_then(|p| simulate(&p).map(|_| ()))
             .unwrap_err();
         assert!(err.rule.contains(shown), "{q}: {err}");
+        // `Run::check` (a sweep's rows) refuses what `Run::new` refuses, in the same words.
+        let p: Params = q.parse().unwrap();
+        assert_eq!(Run::check(&p).unwrap_err(), err, "{q}");
+    }
+    for q in [
+        "scenario=outage&users=100000&think=1ms",
+        "scenario=outage&spike_rate=100000&spike_for=1h",
+        "scenario=lost&rate=1000&duration=1h",
+    ] {
+        let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
+        let new = Run::new(&p).err();
+        assert!(new.is_some(), "{q} is over a cap");
+        assert_eq!(Run::check(&p).err(), new, "{q}");
+    }
+    for q in [
+        "preset=twin-spike",
+        "preset=occ-2015",
+        "preset=layers-333",
+        "preset=lost-nokey",
+    ] {
+        let p: Params = q.parse().unwrap();
+        assert_eq!(Run::check(&p), Ok(()), "{q}");
     }
 }
 

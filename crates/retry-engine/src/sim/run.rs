@@ -15,7 +15,7 @@ use super::lost::Lost as LostModel;
 use super::metrics::{Report, Summary};
 use super::occ::{Occ, OccRun};
 use super::params::{caps, ScenarioKind};
-use super::settings::{Lost, Outage, Scenario};
+use super::settings::{Arrivals, Lost, Outage, Scenario};
 use super::storm::Storm;
 use crate::retry::error::ConfigError;
 use crate::retry::policy::ValidPolicy;
@@ -86,6 +86,74 @@ fn triggers_inside(o: &Outage) -> Result<(), ConfigError> {
     spike.or(slow).map_or(Ok(()), Err)
 }
 
+/// The caps of closed-loop users: the requests they can make, in one run and in all.
+fn closed_caps(o: &Outage, runs: u64) -> Result<(), ConfigError> {
+    // Each user makes at most one request per think time (plus its first).
+    let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
+    let spike = o.spike_requests();
+    let n = u64::from(o.users)
+        .saturating_mul(per_user)
+        .saturating_add(spike);
+    if n > caps::ORIGINALS {
+        return Err(ConfigError::new(
+            "users",
+            format!("users x (duration / think + 1) = up to {n} requests exceeds the cap of {}: fewer users, a longer think or a shorter duration", caps::ORIGINALS),
+        ));
+    }
+    if n.saturating_mul(runs) > caps::ALL_RUNS_ORIGINALS {
+        return Err(ConfigError::new(
+            "runs",
+            format!(
+                "runs x requests = up to {} exceeds the cap of {}",
+                n.saturating_mul(runs),
+                caps::ALL_RUNS_ORIGINALS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The caps of open-loop arrivals (and a spike): the requests, in one run and in all.
+fn open_caps(scenario: &Scenario, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigError> {
+    let spike = match scenario {
+        Scenario::Outage(o) => o.spike_requests(),
+        Scenario::Lost(_) | Scenario::Burst(_) | Scenario::Occ(_) | Scenario::Layers(_) => 0,
+    };
+    if spike > caps::ORIGINALS {
+        return Err(ConfigError::new(
+            "spike_rate",
+            format!("spike_rate x spike_for = {spike} requests exceeds the cap of {}: lower spike_rate or spike_for", caps::ORIGINALS),
+        ));
+    }
+    let n = arrivals.planned() + spike;
+    if n == 0 {
+        return Err(ConfigError::new(
+            "duration",
+            "rate x duration gives no requests: raise rate or duration",
+        ));
+    }
+    if n > caps::ORIGINALS {
+        return Err(ConfigError::new(
+            "rate",
+            format!(
+                "rate x duration = {n} requests exceeds the cap of {}: lower rate or duration",
+                caps::ORIGINALS
+            ),
+        ));
+    }
+    if n * runs > caps::ALL_RUNS_ORIGINALS {
+        return Err(ConfigError::new(
+            "runs",
+            format!(
+                "runs x requests = {} exceeds the cap of {}",
+                n * runs,
+                caps::ALL_RUNS_ORIGINALS
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Run {
     /// Checks the link (values and caps) and prepares the first repetition.
     pub fn new<I>(input: I) -> Result<Run, ConfigError>
@@ -93,7 +161,34 @@ impl Run {
         I: TryInto<RunInput, Error = ConfigError>,
     {
         let p = &input.try_into()?;
+        let kind = Run::check_caps(p)?;
         let policy = p.policy;
+        let mut run = Run {
+            p: p.clone(),
+            policy,
+            kind,
+            run: 0,
+            current: None,
+            first: None,
+            summaries: Vec::new(),
+            fingerprint: crate::retry::fnv::Fnv::new(),
+            normal: None,
+        };
+        run.start_repetition();
+        Ok(run)
+    }
+
+    /// Checks the link (values and caps) as [`Run::new`] does, without preparing a repetition
+    /// (a sweep's rows are checked this way before anything runs).
+    pub fn check<I>(input: I) -> Result<(), ConfigError>
+    where
+        I: TryInto<RunInput, Error = ConfigError>,
+    {
+        Run::check_caps(&input.try_into()?).map(|_| ())
+    }
+
+    /// The caps of the link's scenario; its kind when they hold.
+    fn check_caps(p: &RunInput) -> Result<ScenarioKind, ConfigError> {
         let scenario = p.sim.scenario.as_ref().ok_or_else(|| {
             ConfigError::new("scenario", "no scenario to run: set scenario=outage, burst, occ, layers or lost (or a scenario preset)")
         })?;
@@ -103,67 +198,9 @@ impl Run {
             triggers_inside(o)?;
         }
         match scenario {
-            Scenario::Outage(o) if o.users > 0 => {
-                // Each user makes at most one request per think time (plus its first).
-                let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
-                let spike = o.spike_requests();
-                let n = u64::from(o.users)
-                    .saturating_mul(per_user)
-                    .saturating_add(spike);
-                if n > caps::ORIGINALS {
-                    return Err(ConfigError::new(
-                        "users",
-                        format!("users x (duration / think + 1) = up to {n} requests exceeds the cap of {}: fewer users, a longer think or a shorter duration", caps::ORIGINALS),
-                    ));
-                }
-                if n.saturating_mul(runs) > caps::ALL_RUNS_ORIGINALS {
-                    return Err(ConfigError::new(
-                        "runs",
-                        format!(
-                            "runs x requests = up to {} exceeds the cap of {}",
-                            n.saturating_mul(runs),
-                            caps::ALL_RUNS_ORIGINALS
-                        ),
-                    ));
-                }
-            }
+            Scenario::Outage(o) if o.users > 0 => closed_caps(o, runs)?,
             Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
-                let spike = match scenario {
-                    Scenario::Outage(o) => o.spike_requests(),
-                    Scenario::Lost(_)
-                    | Scenario::Burst(_)
-                    | Scenario::Occ(_)
-                    | Scenario::Layers(_) => 0,
-                };
-                if spike > caps::ORIGINALS {
-                    return Err(ConfigError::new(
-                        "spike_rate",
-                        format!("spike_rate x spike_for = {spike} requests exceeds the cap of {}: lower spike_rate or spike_for", caps::ORIGINALS),
-                    ));
-                }
-                let n = arrivals.planned() + spike;
-                if n == 0 {
-                    return Err(ConfigError::new(
-                        "duration",
-                        "rate x duration gives no requests: raise rate or duration",
-                    ));
-                }
-                if n > caps::ORIGINALS {
-                    return Err(ConfigError::new(
-                        "rate",
-                        format!("rate x duration = {n} requests exceeds the cap of {}: lower rate or duration", caps::ORIGINALS),
-                    ));
-                }
-                if n * runs > caps::ALL_RUNS_ORIGINALS {
-                    return Err(ConfigError::new(
-                        "runs",
-                        format!(
-                            "runs x requests = {} exceeds the cap of {}",
-                            n * runs,
-                            caps::ALL_RUNS_ORIGINALS
-                        ),
-                    ));
-                }
+                open_caps(scenario, arrivals, runs)?
             }
             Scenario::Burst(_) => {
                 let n = u64::from(p.clients) * runs;
@@ -211,19 +248,7 @@ impl Run {
                 }
             }
         }
-        let mut run = Run {
-            p: p.clone(),
-            policy,
-            kind,
-            run: 0,
-            current: None,
-            first: None,
-            summaries: Vec::new(),
-            fingerprint: crate::retry::fnv::Fnv::new(),
-            normal: None,
-        };
-        run.start_repetition();
-        Ok(run)
+        Ok(kind)
     }
 
     /// The next repetition of the scenario: the one place that maps a scenario to its model.

@@ -149,9 +149,9 @@ impl SweepRows {
             .validate()
             .map_err(|e| format!("{}: {e}", named()))?;
         if p.sim.scenario.is_some() {
-            // Checks the row against the simulator's caps; builds one repetition, runs
-            // nothing. The row's keys are checked already: the run does not check them again.
-            Run::new(super::run::Checked(&p, policy)).map_err(|e| format!("{}: {e}", named()))?;
+            // Checks the row against the simulator's caps, as a run of it would, and builds
+            // nothing. The row's keys are checked already: they are not checked again.
+            Run::check(super::run::Checked(&p, policy)).map_err(|e| format!("{}: {e}", named()))?;
         }
         Ok((vals, p))
     }
