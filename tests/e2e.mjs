@@ -1016,8 +1016,11 @@ try {
     await page.mouse.move(box.x + left + 2, box.y + bottom - 2);
     const said = await page.locator('#analytic-readout').innerText();
     assert.match(said, /^0 attempts at the server, 0 waiting to retry \(low-queue mode\): the chain is here \d+\.\d%; the run was here at /, said);
+    assert.equal(await attr(page, '#analytic-chart', 'data-marked'), '0,0', 'the cell under the pointer is outlined');
+    await page.screenshot({ path: join(ARTIFACTS, 'analytic-twin-pointer.png'), clip: { x: box.x, y: box.y, width: box.width, height: box.height + 60 } });
     await page.mouse.move(box.x + left - 20, box.y + bottom + 20);
     assert.equal(await page.locator('#analytic-readout').innerText(), '');
+    assert.equal(await attr(page, '#analytic-chart', 'data-marked'), '');
     await page.locator('#analytic-section').screenshot({ path: join(ARTIFACTS, 'analytic-twin.png') });
     assert.deepEqual(await axeFindings(page), []);
     // A queue the chain does not model says why, by key; a run without a queue has no panel.

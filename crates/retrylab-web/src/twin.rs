@@ -197,12 +197,14 @@ pub fn readout(s: &Solved, path: &[Point], bin_s: f64, (n, m): (u32, u32)) -> St
 }
 
 /// Draws the chain's mass and the run's path on `area` (device pixels; `scale` is the
-/// devicePixelRatio); returns where its cells landed.
+/// devicePixelRatio), the cell `marked` (the one under the pointer) outlined; returns where its
+/// cells landed.
 pub fn draw_twin<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     s: &Solved,
     path: &[Point],
     scale: f64,
+    marked: Option<(u32, u32)>,
 ) -> Result<TwinMap, String> {
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let top = s.mass.iter().copied().fold(0.0, f64::max);
@@ -246,6 +248,16 @@ pub fn draw_twin<DB: DrawingBackend>(
         ))
         .map_err(|e| e.to_string())?;
     draw_path(&mut chart, path, (nx, ny), scale)?;
+    if let Some((n, m)) = marked {
+        let (x, y) = (f64::from(n), f64::from(m));
+        let edge = ShapeStyle::from(&BLACK).stroke_width(px(2.0).max(1) as u32);
+        chart
+            .draw_series(core::iter::once(Rectangle::new(
+                [(x, y), (x + 1.0, y + 1.0)],
+                edge,
+            )))
+            .map_err(|e| e.to_string())?;
+    }
     let (x0, y0) = chart.backend_coord(&(0.0, 0.0));
     let (x1, y1) = chart.backend_coord(&(nx, ny));
     area.present().map_err(|e| e.to_string())?;
@@ -366,7 +378,7 @@ mod tests {
             &pts[8..16]
         );
         let rec = crate::plot::Recorder::new(700, 460);
-        let map = draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0).unwrap();
+        let map = draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0, None).unwrap();
         // The pointer on the bottom-left cell is the empty server; the readout says how much
         // of the time the chain is there and when the run was.
         let (x, y) = (map.left + 1.0, map.bottom - 1.0);
@@ -398,5 +410,18 @@ mod tests {
         ] {
             assert!(rec.has_text(t), "{t} missing from {:?}", d.texts);
         }
+        // The cell under the pointer is outlined: one rectangle more, the cells where they were.
+        let marked = crate::plot::Recorder::new(700, 460);
+        let again = draw_twin(
+            &marked.clone().into_drawing_area(),
+            &s,
+            &pts,
+            1.0,
+            Some((3, 2)),
+        )
+        .unwrap();
+        assert_eq!(again, map);
+        assert_eq!(marked.drawn().rects, d.rects + 1);
+        assert!(marked.drawn().outside.is_empty());
     }
 }

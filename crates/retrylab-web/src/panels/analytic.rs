@@ -15,12 +15,14 @@ pub(crate) struct AnalyticPanel {
     shown: Option<Shown>,
 }
 
-/// The chain, the run's path (and its seconds per point) and where the cells landed.
+/// The chain, the run's path (and its seconds per point), where the cells landed and the
+/// cell under the pointer.
 struct Shown {
     solved: Solved,
     path: Vec<Point>,
     bin_s: f64,
     map: TwinMap,
+    marked: Option<(u32, u32)>,
 }
 
 impl Panel for AnalyticPanel {
@@ -70,10 +72,15 @@ impl Panel for AnalyticPanel {
     }
 
     fn point(&mut self, at: Option<(f64, f64)>) {
-        let Some(s) = &self.shown else {
+        let Some(s) = self.shown.as_mut() else {
             return;
         };
         let state = at.and_then(|(x, y)| s.map.state_at(x, y));
+        if state != s.marked {
+            // The cell under the pointer is outlined: the chart is drawn again with it.
+            s.marked = state;
+            paint(s);
+        }
         let text = state.map_or_else(String::new, |st| {
             crate::twin::readout(&s.solved, &s.path, s.bin_s, st)
         });
@@ -115,28 +122,45 @@ fn rows(table: &web_sys::Element, s: &Solved) {
 }
 
 fn draw(d: &Outcome, s: &Solved) -> Option<Shown> {
-    let (canvas, dpr) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0)?;
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())?;
     let first = d.reports.first()?;
     let rates = first.series.rates();
-    let path = crate::twin::path(&rates, d.outage.map(|(a, b, _)| (a, b)));
-    let _ = canvas.set_attribute("data-states", &s.mass.len().to_string());
-    let _ = canvas.set_attribute("data-path", &path.len().to_string());
-    match crate::twin::draw_twin(&backend.into_drawing_area(), s, &path, dpr) {
+    let mut shown = Shown {
+        solved: s.clone(),
+        path: crate::twin::path(&rates, d.outage.map(|(a, b, _)| (a, b))),
+        bin_s: first.series.bin_ms / 1000.0,
+        map: TwinMap::default(),
+        marked: None,
+    };
+    paint(&mut shown).then_some(shown)
+}
+
+/// Draws the chart of `shown` (its marked cell outlined) and keeps where its cells landed;
+/// false if it could not be drawn.
+fn paint(shown: &mut Shown) -> bool {
+    let Some((canvas, dpr)) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0) else {
+        return false;
+    };
+    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
+        return false;
+    };
+    let _ = canvas.set_attribute("data-states", &shown.solved.mass.len().to_string());
+    let _ = canvas.set_attribute("data-path", &shown.path.len().to_string());
+    let area = backend.into_drawing_area();
+    match crate::twin::draw_twin(&area, &shown.solved, &shown.path, dpr, shown.marked) {
         Ok(map) => {
             // The plot's edges in CSS pixels, for a test to point at a cell.
             let e = map.edges().map(|v| format!("{:.1}", v / dpr));
             let _ = canvas.set_attribute("data-plot", &e.join(" "));
-            Some(Shown {
-                solved: s.clone(),
-                path,
-                bin_s: first.series.bin_ms / 1000.0,
-                map,
-            })
+            let marked = shown
+                .marked
+                .map_or_else(String::new, |(n, m)| format!("{n},{m}"));
+            let _ = canvas.set_attribute("data-marked", &marked);
+            shown.map = map;
+            true
         }
         Err(e) => {
             web_sys::console::error_1(&format!("analytic chart: {e}").into());
-            None
+            false
         }
     }
 }
