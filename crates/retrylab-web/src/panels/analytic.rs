@@ -104,7 +104,7 @@ fn note(text: &str) {
 fn intro(d: &Outcome) -> String {
     let side = if d.sides.len() > 1 { " (side A)" } else { "" };
     format!(
-        "The same queue{side} as a continuous-time Markov chain over (attempts at the server, requests waiting to retry), at the base load without the trigger: the shade is how much of the time the chain spends in each state, the line is this run's path, second by second. retrylab analyze '{}' prints these figures.",
+        "The same queue{side} as a continuous-time Markov chain over (attempts at the server, requests waiting to retry), at the base load without the trigger: the shade is how much of the time the chain spends in each state, the line is this run's path, second by second. In the chain a request waiting to retry comes back after a random time, some of them early; the simulator's come back one timeout later, together, so a run can stay congested well past the chain's mixing time. retrylab analyze '{}' prints these figures.",
         d.sides.first().map_or(d.link.as_str(), String::as_str)
     )
 }
