@@ -198,7 +198,7 @@ impl View {
             return true;
         }
         if self.job.as_ref().is_some_and(|j| j.link == link)
-            || (self.in_flight_none() && self.done.as_ref().is_some_and(|d| d.link == link))
+            || (!self.in_flight() && self.done.as_ref().is_some_and(|d| d.link == link))
         {
             return self.local_pending();
         }
@@ -275,10 +275,6 @@ impl View {
     /// Whether a run is in flight (its rows being checked included).
     pub(crate) fn in_flight(&self) -> bool {
         self.job.is_some() || self.planning.is_some()
-    }
-
-    fn in_flight_none(&self) -> bool {
-        !self.in_flight()
     }
 
     /// Checks a sweep's next rows for up to `STAGE_MS`, then starts its job once all are
@@ -382,7 +378,7 @@ impl View {
     /// What a lesson's answer is read from: side A's summary, a sweep with its rows, and the
     /// analytic twin's mixing time, of the last complete run (none while one is in flight).
     pub(crate) fn lesson_inputs(&self) -> LessonInputs {
-        let Some(d) = self.done.as_ref().filter(|_| self.in_flight_none()) else {
+        let Some(d) = self.done.as_ref().filter(|_| !self.in_flight()) else {
             return (None, None, None);
         };
         let mixing = match &d.analytic {
@@ -495,7 +491,7 @@ impl View {
         let again = self.render_stages();
         self.render_panel("readout");
         // Done once the result is drawn in full, every chart included.
-        let drawn = self.done.is_some() && self.in_flight_none() && self.stage >= STAGED.len();
+        let drawn = self.done.is_some() && !self.in_flight() && self.stage >= STAGED.len();
         if let Some(view) = by_id("scenario-view") {
             let _ = view.set_attribute("data-done", if drawn { "true" } else { "false" });
         }
