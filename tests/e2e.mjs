@@ -967,9 +967,25 @@ try {
     await context.close();
   });
 
-  await check('a phase plot: 400 runs as a heatmap with its boundary; a cell reads out its run\'s link; the grids are the CLI\'s; screenshot', async () => {
-    const { page, context, errors } = await openPage('?preset=phase-spike');
+  await check('a phase plot: its rows checked a few per task, then 400 runs as a heatmap with its boundary; a cell reads out its run\'s link; the grids are the CLI\'s; screenshot', async () => {
+    // The status line, as it changes: the rows are checked a few per task before they run.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await context.addInitScript(() => {
+      window.__statuses = [];
+      new MutationObserver(() => {
+        const t = document.getElementById('sim-status')?.textContent;
+        if (t && window.__statuses[window.__statuses.length - 1] !== t) window.__statuses.push(t);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(String(e)));
+    await page.goto(BASE + '/?preset=phase-spike');
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    const statuses = await page.evaluate(() => window.__statuses);
+    const checking = statuses.filter(t => /^checking the sweep's rows: \d+ of 400$/.test(t));
+    assert.ok(checking.length >= 1, `statuses: ${JSON.stringify(statuses)}`);
+    assert.ok(statuses.some(t => t.startsWith('running ')), `statuses: ${JSON.stringify(statuses)}`);
     assert.equal(await attr(page, '#sweep-chart-0', 'data-chart'), 'heatmap');
     assert.equal(await attr(page, '#sweep-chart-0', 'data-cells'), '400');
     await page.locator('#sweep-chart-0').screenshot({ path: join(ARTIFACTS, 'phase-spike.png') });
