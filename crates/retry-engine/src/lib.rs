@@ -21,5 +21,5 @@ pub mod sim;
 pub use retry::backoff::{BackoffConfig, BackoffKind};
 pub use retry::jitter::Jitter;
 pub use retry::limiter::AdaptiveLimiter;
-pub use retry::rng::Rng;
+pub use retry::rng::{Rng, Words};
 pub use retry::time::Micros;

@@ -68,7 +68,7 @@ pub use retry::policy::{
     AfterAttempt, AttemptPlan, FitCheck, FitRule, RequestRetry, RetryAfterMode, RetryPolicy,
     StopReason, TimeoutWhy, ValidPolicy, WaitSource, MAX_ATTEMPTS,
 };
-pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng};
+pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng, Words};
 pub use retry::statuses::StatusSet;
 pub use retry::text::decimal_f64;
 pub use retry::time::{Micros, ParseDurationError};

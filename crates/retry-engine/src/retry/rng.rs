@@ -11,7 +11,7 @@
 //! jitter does not change when client 8 is added.
 //!
 //! ```
-//! use retry_model::Rng;
+//! use retry_model::{Rng, Words};
 //! let mut a = Rng::stream(42, 7);
 //! let mut b = Rng::stream(42, 7);
 //! assert_eq!(a.next_u64(), b.next_u64());
@@ -78,14 +78,33 @@ impl Rng {
         self.inner.next_u64()
     }
 
+    /// A normal draw with the given mean and standard deviation, from one 53-bit uniform
+    /// through the inverse normal CDF (Acklam's rational approximation, relative error below
+    /// 1.2e-9). One uniform per draw and plain arithmetic in the central 95%, so it is fast and
+    /// the same on every target (`libm` for the tails).
+    pub fn normal(&mut self, mean: f64, sd: f64) -> f64 {
+        // u in (0, 1): never exactly 0 or 1.
+        let u = ((self.next_u64() >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64);
+        mean + sd * inverse_normal_cdf(u)
+    }
+}
+
+/// A source of 64-bit random words with the lab's samplers on top: the generator itself
+/// ([`Rng`]), or words a model drew from it ahead of use (`occ`'s hops). Every sampler depends
+/// only on the words it takes, in order, so a source that hands out the generator's words in
+/// their order gives the same draws as the generator.
+pub trait Words {
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64;
+
     /// A float uniform in `[0, 1)` with 53 random bits.
-    pub fn next_f64(&mut self) -> f64 {
+    fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// An integer uniform in `[0, n)`; `n` must be positive. Lemire's multiply-and-reject, so
     /// there is no modulo bias and the result depends only on the bits drawn.
-    pub fn below(&mut self, n: u64) -> u64 {
+    fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         let mut m = u128::from(self.next_u64()) * u128::from(n);
         // The rejection threshold (2^64 mod n) is below n, so it only needs computing (a
@@ -100,7 +119,7 @@ impl Rng {
     }
 
     /// An integer uniform in `[lo, hi]`, both ends included. Returns `lo` when `hi <= lo`.
-    pub fn uniform_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
+    fn uniform_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
         }
@@ -110,15 +129,12 @@ impl Rng {
         }
         lo + self.below(span + 1)
     }
+}
 
-    /// A normal draw with the given mean and standard deviation, from one 53-bit uniform
-    /// through the inverse normal CDF (Acklam's rational approximation, relative error below
-    /// 1.2e-9). One uniform per draw and plain arithmetic in the central 95%, so it is fast and
-    /// the same on every target (`libm` for the tails).
-    pub fn normal(&mut self, mean: f64, sd: f64) -> f64 {
-        // u in (0, 1): never exactly 0 or 1.
-        let u = ((self.next_u64() >> 11) as f64 + 0.5) * (1.0 / (1u64 << 53) as f64);
-        mean + sd * inverse_normal_cdf(u)
+impl Words for Rng {
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        Rng::next_u64(self)
     }
 }
 
@@ -150,10 +166,10 @@ impl NormalTable {
         NormalTable { q }
     }
 
-    /// A draw from `Normal(mean, sd)`.
+    /// The draw from `Normal(mean, sd)` that the random word `word` gives.
     #[inline(always)]
-    pub fn sample(&self, rng: &mut Rng, mean: f64, sd: f64) -> f64 {
-        let bits = rng.next_u64() >> 11; // 53 bits
+    pub fn sample(&self, word: u64, mean: f64, sd: f64) -> f64 {
+        let bits = word >> 11; // 53 bits
         let idx = (bits >> (53 - Self::BITS)) as usize;
         let z = if idx == 0 || idx == Self::N - 1 {
             inverse_normal_cdf((bits as f64 + 0.5) * (1.0 / (1u64 << 53) as f64))
@@ -311,7 +327,7 @@ mod tests {
         let n = 400_000;
         let (mut sum, mut sq, mut below) = (0.0, 0.0, 0);
         for _ in 0..n {
-            let x = t.sample(&mut rng, 0.0, 1.0);
+            let x = t.sample(rng.next_u64(), 0.0, 1.0);
             sum += x;
             sq += x * x;
             if x < -1.959963984540054 {

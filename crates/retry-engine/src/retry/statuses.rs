@@ -121,6 +121,7 @@ impl FromStr for StatusSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::rng::Words;
 
     #[test]
     fn round_trips_and_refuses_by_name() {

@@ -14,7 +14,7 @@ use super::queue::EventQueue;
 use crate::retry::budget::{Budget, BudgetConfig};
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{StopReason, ValidPolicy};
-use crate::retry::rng::Rng;
+use crate::retry::rng::{Rng, Words};
 use crate::retry::time::Micros;
 
 const STREAM_LAYERS: u64 = 4 << 40;

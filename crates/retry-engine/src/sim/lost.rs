@@ -16,7 +16,7 @@ use super::slab::Slab;
 use crate::retry::budget::Budget;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
-use crate::retry::rng::Rng;
+use crate::retry::rng::{Rng, Words};
 use crate::retry::time::Micros;
 
 const STREAM_LOST: u64 = 5 << 40;

@@ -13,7 +13,7 @@ use super::metrics::{peak_per_s_of, Bin, Report, Summary, MAX_BINS};
 use super::queue::EventQueue;
 use super::tourney::Tourney;
 use crate::retry::backoff::{Backoff, BackoffState};
-use crate::retry::rng::{NormalTable, Rng};
+use crate::retry::rng::{NormalTable, Rng, Words};
 use crate::retry::time::Micros;
 use alloc::boxed::Box;
 use alloc::rc::Rc;
@@ -37,10 +37,7 @@ pub struct Occ {
     version: u64,
     policy: Backoff,
     backoff: Vec<BackoffState>,
-    rng: Rng,
-    normal: Rc<NormalTable>,
-    mean: f64,
-    sd: f64,
+    hops: Hops,
     /// Write calls.
     pub writes: u64,
     /// Writes that failed.
@@ -77,10 +74,12 @@ impl Occ {
             version: 0,
             policy: *backoff,
             backoff: (0..clients).map(|_| backoff.state()).collect(),
-            rng: Rng::stream(seed, STREAM_OCC + u64::from(run)),
-            normal,
-            mean: net.0 as f64,
-            sd: net_sd.0 as f64,
+            hops: Hops::new(
+                Rng::stream(seed, STREAM_OCC + u64::from(run)),
+                normal,
+                net,
+                net_sd,
+            ),
             writes: 0,
             failures: 0,
             done: 0,
@@ -150,16 +149,85 @@ impl Occ {
         }
     }
 
-    /// One network hop: `|Normal(mean, sd)|` rounded to a microsecond.
+    /// One network hop (see [`Hops::delay`]).
+    #[inline(always)]
+    fn delay(&mut self) -> u64 {
+        self.hops.delay()
+    }
+}
+
+/// How many words [`Hops`] draws at a time.
+const AHEAD: usize = 64;
+
+/// The run's generator, drawn a batch of words ahead, each word also turned into the hop delay
+/// it gives.
+///
+/// Why: a hop's delay is on the path from one event to the next (draw, quantile, round, then
+/// the tree's matches), and computed one at a time its float latency was most of an event's
+/// cost. Drawn in a batch, the delays are computed back to back, and an event only loads one.
+/// The words are handed out in the generator's order, to hops and backoff draws alike (through
+/// [`Words`]), so every draw is the one the generator would give: the numbers do not change.
+struct Hops {
+    rng: Rng,
+    normal: Rc<NormalTable>,
+    mean: f64,
+    sd: f64,
+    words: [u64; AHEAD],
+    delays: [u64; AHEAD],
+    next: usize,
+}
+
+impl Hops {
+    fn new(rng: Rng, normal: Rc<NormalTable>, net: Micros, net_sd: Micros) -> Self {
+        Hops {
+            rng,
+            normal,
+            mean: net.0 as f64,
+            sd: net_sd.0 as f64,
+            words: [0; AHEAD],
+            delays: [0; AHEAD],
+            next: AHEAD,
+        }
+    }
+
+    /// One network hop: `|Normal(mean, sd)|` rounded to a microsecond, from the next word (no
+    /// word when `sd` is 0: the hop is `mean`).
     #[inline(always)]
     fn delay(&mut self) -> u64 {
         if self.sd == 0.0 {
             return self.mean as u64;
         }
-        let x = self.normal.sample(&mut self.rng, self.mean, self.sd);
-        // |x| rounded half up: plain IEEE arithmetic, identical on every target.
-        let x = if x < 0.0 { -x } else { x };
-        (x + 0.5) as u64
+        if self.next == AHEAD {
+            self.refill();
+        }
+        let d = self.delays[self.next];
+        self.next += 1;
+        d
+    }
+
+    /// Draws the next batch of words and their delays.
+    #[inline(never)]
+    fn refill(&mut self) {
+        for (w, d) in self.words.iter_mut().zip(self.delays.iter_mut()) {
+            *w = self.rng.next_u64();
+            let x = self.normal.sample(*w, self.mean, self.sd);
+            // |x| rounded half up: plain IEEE arithmetic, identical on every target.
+            let x = if x < 0.0 { -x } else { x };
+            *d = (x + 0.5) as u64;
+        }
+        self.next = 0;
+    }
+}
+
+impl Words for Hops {
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        if self.next == AHEAD {
+            self.refill();
+        }
+        let w = self.words[self.next];
+        self.next += 1;
+        w
     }
 }
 
@@ -245,7 +313,7 @@ impl Occ {
                 self.failures += 1;
                 let wait = self
                     .policy
-                    .next_draw(&mut self.backoff[c as usize], &mut self.rng, false)
+                    .next_draw(&mut self.backoff[c as usize], &mut self.hops, false)
                     .wait;
                 let out = Micros(self.delay());
                 Some((
@@ -412,6 +480,39 @@ mod tests {
                 assert_eq!(tree.finish(None), heap, "{kind:?}, {clients} clients");
             }
         }
+    }
+
+    /// Hops and backoff words taken from [`Hops`], in any interleaving and across its batches,
+    /// are the words and delays the generator gives drawn one at a time.
+    #[test]
+    fn words_drawn_ahead_are_the_generators_words_in_order() {
+        let table = Rc::new(NormalTable::new());
+        let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
+        let mut ahead = Hops::new(Rng::stream(3, 9), table.clone(), net, sd);
+        let mut plain = Rng::stream(3, 9);
+        let mut pattern = Rng::from_seed(1);
+        let (mut hops, mut words) = (0, 0);
+        for _ in 0..5 * AHEAD {
+            if pattern.below(3) == 0 {
+                assert_eq!(
+                    ahead.uniform_inclusive(0, 999),
+                    plain.uniform_inclusive(0, 999)
+                );
+                words += 1;
+            } else {
+                let x = table.sample(plain.next_u64(), 10_000.0, 2_000.0).abs();
+                assert_eq!(ahead.delay(), (x + 0.5) as u64);
+                hops += 1;
+            }
+        }
+        assert!(
+            hops > 2 * AHEAD && words > AHEAD,
+            "{hops} hops, {words} words"
+        );
+        // With no spread a hop is the mean and takes no word.
+        let mut fixed = Hops::new(Rng::stream(3, 9), table, net, Micros::ZERO);
+        assert_eq!(fixed.delay(), 10_000);
+        assert_eq!(fixed.next_u64(), Rng::stream(3, 9).next_u64());
     }
 
     #[test]

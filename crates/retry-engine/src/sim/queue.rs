@@ -259,6 +259,7 @@ impl<E: Copy> ExactLane<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::rng::Words;
 
     #[test]
     fn time_then_push_order() {

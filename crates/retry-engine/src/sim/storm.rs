@@ -29,7 +29,7 @@ use crate::retry::budget::{Budget, Scope};
 use crate::retry::limiter::AdaptiveLimiter;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RequestRetry, StopReason, ValidPolicy};
-use crate::retry::rng::Rng;
+use crate::retry::rng::{Rng, Words};
 use crate::retry::time::Micros;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;

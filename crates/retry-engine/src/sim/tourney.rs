@@ -139,6 +139,7 @@ impl<E: Copy> Tourney<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::retry::rng::Words;
     use crate::sim::EventQueue;
 
     /// Random follow-ups (some leaves finishing) come out of the tree exactly as out of the

@@ -22,7 +22,7 @@
 
 use super::amplify::amplify;
 use crate::retry::error::ConfigError;
-use crate::retry::rng::Rng;
+use crate::retry::rng::{Rng, Words};
 use alloc::vec::Vec;
 
 /// The most worst-case calls a tree is built call by call for; past it, counts per level only.
