@@ -5,10 +5,10 @@
 //! the heap a sift from the root, and each step of that sift loads the child its last comparison
 //! chose: a chain of dependent loads. In a tournament tree each actor owns a leaf, and replacing
 //! a leaf's event replays only the matches on the fixed path from that leaf to the root, whose
-//! loads do not wait on the comparisons. The keys are the heap's, `(time, sequence)` with the
-//! sequence counted the same way (one per scheduled event, the first events in order), and keys
-//! are unique, so events come out in exactly the heap's order and every run's numbers are the
-//! same; `occ`'s tests check it event for event.
+//! loads do not wait on the comparisons. The keys order events as the heap's `(time, sequence)`
+//! does, with the sequence counted the same way (one per scheduled event, the first events in
+//! order), and keys are unique, so events come out in exactly the heap's order and every run's
+//! numbers are the same; `occ`'s tests check it event for event.
 //!
 //! ```
 //! use retry_model::sim::Tourney;
@@ -24,20 +24,44 @@
 use crate::retry::time::Micros;
 use alloc::vec::Vec;
 
-/// A leaf's key when it holds no event.
-const IDLE: u128 = u128::MAX;
+/// Bits of a key that number the pushes; the rest hold the time since `base`.
+#[cfg(not(test))]
+const SEQ_BITS: u32 = 24;
+/// Small in the unit tests, so that renumbering happens within a short run.
+#[cfg(test)]
+const SEQ_BITS: u32 = 9;
+const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
+/// The time field of an event at least this far past `base` ("far": its place among other
+/// far events is not kept until the tree is rebased).
+#[cfg(not(test))]
+const FAR: u64 = (1 << (64 - SEQ_BITS)) - 2;
+/// About a second in the unit tests, so that far events and rebasing happen within a short run.
+#[cfg(test)]
+const FAR: u64 = 1 << 20;
+/// A leaf's key when it holds no event: above every event's key.
+const IDLE: u64 = u64::MAX;
 
 /// One pending event per leaf, earliest first; ties in the order they were scheduled.
+///
+/// A key is one `u64`, `(time - base) << 24 | sequence`, so a match is one compare: about 10%
+/// faster on the 2015 sweep than the `(time, sequence)` pair in a `u128`. Order is what counts,
+/// so the fields are kept small without changing it: when the sequence runs out, the pending
+/// keys are renumbered in their order; an event 2^40 µs (12.7 days) or more past `base` is
+/// "far", and when the earliest event is far, `base` moves up to it and the tree is rebuilt
+/// from the exact times (`times`). Neither happens in a sweep's run of ordinary length.
 pub struct Tourney<E> {
-    // keys[leaf] = time << 64 | sequence, or IDLE; the leaves padded to a power of two.
-    keys: Vec<u128>,
+    // keys[leaf] = (time - base) << SEQ_BITS | sequence, or IDLE; leaves padded to a power of 2.
+    keys: Vec<u64>,
+    // times[leaf]: its pending event's exact time (a leftover while its key is IDLE).
+    times: Vec<u64>,
     // events[leaf]: its pending event while its key is not IDLE (a leftover otherwise).
     events: Vec<E>,
     // losers[node] for the internal nodes 1..leaves: the leaf that lost the match there.
     losers: Vec<u32>,
     winner: u32,
     // keys[winner], kept beside it: the next event's time is known without a load.
-    top: u128,
+    top: u64,
+    base: u64,
     seq: u64,
 }
 
@@ -52,25 +76,76 @@ impl<E: Copy> Tourney<E> {
         };
         let mut t = Tourney {
             keys: alloc::vec![IDLE; n],
+            times: alloc::vec![0; n],
             events,
             losers: alloc::vec![0; n],
             winner: 0,
             top: IDLE,
+            base: 0,
             seq: 0,
         };
         for (leaf, (time, event)) in first.into_iter().enumerate() {
+            t.times[leaf] = time.0;
             t.keys[leaf] = t.key(time);
             t.events[leaf] = event;
         }
         t.build();
+        t.settle();
         t
     }
 
-    /// The next key for `time`, as [`super::EventQueue`] numbers its pushes.
-    fn key(&mut self, time: Micros) -> u128 {
-        let key = (u128::from(time.0) << 64) | u128::from(self.seq);
+    /// The next key for `time`, with the sequence [`super::EventQueue`] would give it.
+    #[inline(always)]
+    fn key(&mut self, time: Micros) -> u64 {
+        if self.seq == SEQ_MASK {
+            self.renumber();
+        }
+        let since = time.0.saturating_sub(self.base).min(FAR);
+        let key = (since << SEQ_BITS) | self.seq;
         self.seq += 1;
         key
+    }
+
+    /// Numbers the pending keys' sequences 0, 1, ... in their order, which keeps every
+    /// match's outcome.
+    #[cold]
+    fn renumber(&mut self) {
+        let mut pending: Vec<(u64, usize)> = (self.keys.iter().enumerate())
+            .filter(|(_, k)| **k != IDLE)
+            .map(|(leaf, k)| (k & SEQ_MASK, leaf))
+            .collect();
+        pending.sort_unstable();
+        for (rank, (_, leaf)) in pending.iter().enumerate() {
+            self.keys[*leaf] = (self.keys[*leaf] & !SEQ_MASK) | rank as u64;
+        }
+        self.seq = pending.len() as u64;
+        self.top = self.keys[self.winner as usize];
+    }
+
+    /// Moves `base` up to the earliest event once it is far, and rebuilds.
+    #[inline(always)]
+    fn settle(&mut self) {
+        if self.top != IDLE && self.top >> SEQ_BITS == FAR {
+            self.rebase();
+        }
+    }
+
+    /// Every pending event is far: `base` becomes the earliest one's time, every key is
+    /// written again from its exact time, and every match is played again.
+    #[cold]
+    fn rebase(&mut self) {
+        let pending = |k: &u64| *k != IDLE;
+        let times = self.keys.iter().zip(&self.times);
+        let Some(base) = times.filter(|(k, _)| pending(k)).map(|(_, t)| *t).min() else {
+            return;
+        };
+        self.base = base;
+        for (k, t) in self.keys.iter_mut().zip(&self.times) {
+            if pending(k) {
+                *k = ((t - base).min(FAR) << SEQ_BITS) | (*k & SEQ_MASK);
+            }
+        }
+        self.build();
     }
 
     /// Plays every match from the leaves up.
@@ -105,15 +180,18 @@ impl<E: Copy> Tourney<E> {
         if key == IDLE {
             return None;
         }
-        Some((Micros((key >> 64) as u64), *self.events.get(w)?, w))
+        let time = self.base + (key >> SEQ_BITS);
+        Some((Micros(time), *self.events.get(w)?, w))
     }
 
-    /// Gives `leaf` its next event (`None`: it is done), and replays its path to the root.
+    /// Gives `leaf`, the one [`Tourney::peek`] gave, its next event (`None`: it is done), no
+    /// earlier than the one it had, and replays its path to the root.
     #[inline(always)]
     pub fn replace(&mut self, leaf: usize, next: Option<(Micros, E)>) {
         let key = match next {
             Some((time, event)) => {
                 self.events[leaf] = event;
+                self.times[leaf] = time.0;
                 self.key(time)
             }
             None => IDLE,
@@ -133,6 +211,7 @@ impl<E: Copy> Tourney<E> {
         }
         self.winner = w;
         self.top = wk;
+        self.settle();
     }
 }
 
@@ -170,6 +249,40 @@ mod tests {
             assert!(heap.is_empty(), "{leaves} leaves");
             assert!(handled >= leaves * 3, "{leaves} leaves: {handled} events");
         }
+    }
+
+    /// Follow-ups up to ten times the far distance, ties and thousands of pushes: the tree
+    /// renumbers its sequences and moves its base many times, and still hands out the heap's
+    /// order.
+    #[test]
+    fn far_events_and_renumbering_keep_the_heaps_order() {
+        let mut rng = crate::retry::rng::Rng::stream(8, 1);
+        let steps = [0, 1, 2, FAR / 2, FAR - 1, FAR, FAR + 1, 3 * FAR, 10 * FAR];
+        let leaves = 50;
+        let first: Vec<(Micros, usize)> = (0..leaves)
+            .map(|c| (Micros(steps[rng.below(9) as usize]), c))
+            .collect();
+        let mut heap = EventQueue::default();
+        for (t, e) in &first {
+            heap.push(*t, *e);
+        }
+        let mut tree = Tourney::new(first);
+        let (mut handled, mut rebased, mut renumbered) = (0u64, 0, 0);
+        while let Some((t, e, leaf)) = tree.peek() {
+            assert_eq!(heap.pop(), Some((t, e)), "event {handled}");
+            let next = (handled < 20_000 || rng.below(20) > 0)
+                .then(|| (Micros(t.0 + steps[rng.below(9) as usize]), e));
+            if let Some((nt, ne)) = next {
+                heap.push(nt, ne);
+            }
+            let (base, seq) = (tree.base, tree.seq);
+            tree.replace(leaf, next);
+            rebased += u32::from(tree.base != base);
+            renumbered += u32::from(tree.seq < seq);
+            handled += 1;
+        }
+        assert!(heap.is_empty());
+        assert!(rebased > 100 && renumbered > 20, "{rebased} {renumbered}");
     }
 
     #[test]
