@@ -405,7 +405,7 @@ impl BackoffConfig {
     /// A fixed wait with its jitter: `(low, high, wait)`. Before the cap, the wait is drawn from
     /// the uncapped range and then capped (so a range reaching past the cap piles its top at
     /// the cap, as httpx-retries and stamina do); after it, the capped wait is spread.
-    fn jittered(&self, base: Micros, retry: u32, rng: &mut impl Words) -> (Micros, Micros, Micros) {
+    fn jittered(&self, base: Micros, retry: u32, rng: &mut dyn Words) -> (Micros, Micros, Micros) {
         let d = if self.jitter_after_cap {
             self.ceiling_from(base, retry)
         } else {
@@ -566,7 +566,7 @@ impl Backoff {
     pub fn next_draw(
         &self,
         state: &mut BackoffState,
-        rng: &mut impl Words,
+        rng: &mut dyn Words,
         throttled: bool,
     ) -> Draw {
         if self.cfg.sorted && state.retry < self.cfg.sort_n {
@@ -577,7 +577,7 @@ impl Backoff {
 
     /// node-retry's way: the client's `sort_n` waits are drawn up front (from a generator of
     /// their own, seeded by the request's first draw) and used smallest first.
-    fn sorted_draw(&self, state: &mut BackoffState, rng: &mut impl Words, throttled: bool) -> Draw {
+    fn sorted_draw(&self, state: &mut BackoffState, rng: &mut dyn Words, throttled: bool) -> Draw {
         if state.retry == 0 {
             state.sort_seed = rng.next_u64();
         }
@@ -604,7 +604,7 @@ impl Backoff {
     }
 
     /// One wait drawn in the order of the retries.
-    fn plain_draw(&self, state: &mut BackoffState, rng: &mut impl Words, throttled: bool) -> Draw {
+    fn plain_draw(&self, state: &mut BackoffState, rng: &mut dyn Words, throttled: bool) -> Draw {
         let cfg = &self.cfg;
         let base = match (throttled, cfg.throttle_base) {
             (true, Some(tb)) => tb,
