@@ -23,6 +23,7 @@
 
 use crate::retry::time::Micros;
 use alloc::vec::Vec;
+use core::hint::select_unpredictable;
 
 /// Bits of a key that number the pushes; the rest hold the time since `base`.
 #[cfg(not(test))]
@@ -201,15 +202,18 @@ impl<E: Copy> Tourney<E> {
         };
         self.keys[leaf] = key;
         let (mut w, mut wk) = (leaf as u32, key);
-        let mut node = (leaf + self.keys.len()) >> 1;
+        // Slices held in locals: through `self`, every store to a loser made the compiler load
+        // both vectors' pointers and lengths again for the next match.
+        let (keys, losers) = (&self.keys[..], &mut self.losers[..]);
+        let mut node = (leaf + keys.len()) >> 1;
         while node >= 1 {
-            let l = self.losers[node];
-            let lk = self.keys[l as usize];
-            // Written as selects, so the match compiles to conditional moves.
+            let l = losers[node];
+            let lk = keys[l as usize];
+            // Unpredictable selects, so the match compiles to conditional moves, not branches.
             let swap = lk < wk;
-            self.losers[node] = if swap { w } else { l };
-            w = if swap { l } else { w };
-            wk = if swap { lk } else { wk };
+            losers[node] = select_unpredictable(swap, w, l);
+            w = select_unpredictable(swap, l, w);
+            wk = select_unpredictable(swap, lk, wk);
             node >>= 1;
         }
         self.winner = w;
