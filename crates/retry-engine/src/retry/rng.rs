@@ -143,7 +143,9 @@ impl Words for Rng {
 /// evaluations) and shared; each draw is one uniform, one lookup and one multiply-add.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NormalTable {
-    q: alloc::vec::Vec<f64>, // q[i] = quantile(i / 4096) for i in 1..4096; q[0], q[4096] unused
+    // q[i] = quantile(i / 4096) for i in 1..4096; q[0], q[4096] unused. An array, so that the
+    // index (12 bits of the word) needs no bounds check.
+    q: alloc::boxed::Box<[f64; NormalTable::N + 1]>,
 }
 
 impl Default for NormalTable {
@@ -159,7 +161,7 @@ impl NormalTable {
     /// Tabulates the standard normal quantile.
     pub fn new() -> Self {
         let n = Self::N;
-        let mut q = alloc::vec![0.0; n + 1];
+        let mut q = alloc::boxed::Box::new([0.0; Self::N + 1]);
         for (i, v) in q.iter_mut().enumerate().take(n).skip(1) {
             *v = inverse_normal_cdf(i as f64 / n as f64);
         }

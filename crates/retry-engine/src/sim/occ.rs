@@ -208,9 +208,11 @@ impl Hops {
     /// Draws the next batch of words and their delays.
     #[inline(never)]
     fn refill(&mut self) {
+        // Borrowed field by field, so the table's address is loaded once, not per word.
+        let (normal, mean, sd) = (&*self.normal, self.mean, self.sd);
         for (w, d) in self.words.iter_mut().zip(self.delays.iter_mut()) {
             *w = self.rng.next_u64();
-            let x = self.normal.sample(*w, self.mean, self.sd);
+            let x = normal.sample(*w, mean, sd);
             // |x| rounded half up: plain IEEE arithmetic, identical on every target.
             let x = if x < 0.0 { -x } else { x };
             *d = (x + 0.5) as u64;
