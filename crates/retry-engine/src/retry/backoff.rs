@@ -561,6 +561,30 @@ impl Backoff {
         *state = self.state();
     }
 
+    /// The wait of retry `retry` (0-based, not throttled) when drawing it takes no random
+    /// word: `none`, or `constant` and `exponential` without jitter, with no draws sorted up
+    /// front. `None` for every other configuration. It is [`Backoff::next_draw`]'s own wait, so
+    /// a model may look the waits up instead of drawing them.
+    pub fn fixed_wait(&self, retry: u32) -> Option<Micros> {
+        let cfg = &self.cfg;
+        let drawless = match cfg.kind {
+            BackoffKind::None => true,
+            BackoffKind::Constant | BackoffKind::Exponential => cfg.jitter == Jitter::None,
+            BackoffKind::Full
+            | BackoffKind::Equal
+            | BackoffKind::Decorrelated
+            | BackoffKind::DecorrelatedV2 => false,
+        };
+        if !drawless || cfg.sorted {
+            return None;
+        }
+        let mut state = BackoffState {
+            retry,
+            ..self.state()
+        };
+        Some(self.plain_draw(&mut state, &mut NoWords, false).wait)
+    }
+
     /// Draws the next wait of the request whose state is `state`. `throttled` selects the
     /// throttling base when one is configured.
     pub fn next_draw(
@@ -674,6 +698,15 @@ impl Backoff {
     }
 }
 
+/// The words of a draw that takes none ([`Backoff::fixed_wait`]'s kinds never ask).
+struct NoWords;
+
+impl Words for NoWords {
+    fn next_u64(&mut self) -> u64 {
+        0
+    }
+}
+
 /// The evolving part of one request's backoff: which retry comes next, and the previous
 /// decorrelated draw. The configuration lives in the [`Backoff`], so this stays small.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -688,6 +721,12 @@ impl BackoffState {
     /// How many waits have been drawn since the last reset.
     pub const fn retry(&self) -> u32 {
         self.retry
+    }
+
+    /// Counts one wait taken without drawing it (a [`Backoff::fixed_wait`] looked up), as
+    /// [`Backoff::next_draw`] would have counted it.
+    pub fn skip(&mut self) {
+        self.retry = self.retry.saturating_add(1);
     }
 }
 
@@ -723,6 +762,50 @@ mod tests {
         (0..n)
             .map(|_| b.next_draw(&mut st, &mut rng, false).wait.0)
             .collect()
+    }
+
+    /// `fixed_wait` is the wait `next_draw` gives, retry by retry, for every configuration that
+    /// draws nothing, and `None` for those that draw.
+    #[test]
+    fn fixed_waits_are_the_drawn_waits() {
+        let drawless = [
+            BackoffConfig::new(BackoffKind::None),
+            BackoffConfig::new(BackoffKind::None).with_floor(ms(3)),
+            BackoffConfig::new(BackoffKind::Constant).with_base(ms(40)),
+            BackoffConfig::new(BackoffKind::Exponential)
+                .with_base(ms(5))
+                .with_cap(ms(2000))
+                .with_first_exp(1),
+            BackoffConfig::new(BackoffKind::Exponential)
+                .with_base(ms(7))
+                .with_multiplier(1.5)
+                .with_cap(ms(60_000))
+                .with_first_wait_zero(true),
+        ];
+        for cfg in drawless {
+            let b = cfg.validate().unwrap();
+            let mut rng = Rng::stream(1, 2);
+            let mut st = b.state();
+            for retry in 0..200 {
+                let drawn = b.next_draw(&mut st, &mut rng, false).wait;
+                assert_eq!(b.fixed_wait(retry), Some(drawn), "{cfg:?}, retry {retry}");
+            }
+            assert_eq!(rng, Rng::stream(1, 2), "{cfg:?} drew a word");
+        }
+        for kind in [
+            BackoffKind::Full,
+            BackoffKind::Equal,
+            BackoffKind::Decorrelated,
+            BackoffKind::DecorrelatedV2,
+        ] {
+            let b = BackoffConfig::new(kind).validate().unwrap();
+            assert_eq!(b.fixed_wait(0), None, "{kind:?}");
+        }
+        let jittered = BackoffConfig::new(BackoffKind::Exponential)
+            .with_jitter(Jitter::Add(ms(10)), true)
+            .validate()
+            .unwrap();
+        assert_eq!(jittered.fixed_wait(3), None);
     }
 
     #[test]

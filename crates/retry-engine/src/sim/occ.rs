@@ -37,6 +37,8 @@ pub struct Occ {
     version: u64,
     policy: Backoff,
     backoff: Vec<BackoffState>,
+    // The first waits when the backoff draws none (`Backoff::fixed_wait`), else empty.
+    fixed: Vec<Micros>,
     hops: Hops,
     /// Write calls.
     pub writes: u64,
@@ -74,6 +76,9 @@ impl Occ {
             version: 0,
             policy: *backoff,
             backoff: (0..clients).map(|_| backoff.state()).collect(),
+            fixed: (0..FIXED_WAITS)
+                .map_while(|r| backoff.fixed_wait(r))
+                .collect(),
             hops: Hops::new(
                 Rng::stream(seed, STREAM_OCC + u64::from(run)),
                 normal,
@@ -155,6 +160,10 @@ impl Occ {
         self.hops.delay()
     }
 }
+
+/// How many of the first waits [`Occ`] keeps when the backoff draws none: a wait looked up
+/// costs a few instructions, a draw through [`Backoff::next_draw`] about sixty.
+const FIXED_WAITS: u32 = 64;
 
 /// How many words [`Hops`] draws at a time.
 const AHEAD: usize = 64;
@@ -313,10 +322,7 @@ impl Occ {
                     return None;
                 }
                 self.failures += 1;
-                let wait = self
-                    .policy
-                    .next_draw(&mut self.backoff[c as usize], &mut self.hops, false)
-                    .wait;
+                let wait = self.wait(c);
                 let out = Micros(self.delay());
                 Some((
                     answered.saturating_add(out).saturating_add(wait),
@@ -324,6 +330,18 @@ impl Occ {
                 ))
             }
         }
+    }
+
+    /// Client `c`'s next wait: looked up while the backoff draws none and the retry is among
+    /// the first [`FIXED_WAITS`], drawn otherwise. The state counts the retry either way.
+    #[inline(always)]
+    fn wait(&mut self, c: u32) -> Micros {
+        let state = &mut self.backoff[c as usize];
+        if let Some(w) = self.fixed.get(state.retry() as usize) {
+            state.skip();
+            return *w;
+        }
+        self.policy.next_draw(state, &mut self.hops, false).wait
     }
 }
 
