@@ -535,6 +535,33 @@ mod tests {
         assert_eq!(fixed.next_u64(), Rng::stream(3, 9).next_u64());
     }
 
+    /// Waits looked up (for the first retries) give the report that waits drawn give, past the
+    /// table's end too (190 clients retry well over 64 times without backoff).
+    #[test]
+    fn looked_up_waits_are_the_drawn_waits() {
+        let table = Rc::new(NormalTable::new());
+        for kind in [BackoffKind::None, BackoffKind::Exponential] {
+            let b = base_5ms(kind);
+            let new = || {
+                let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
+                Occ::new(190, &b, net, sd, 5, 1, table.clone())
+            };
+            let (looked_up, first) = new();
+            assert_eq!(looked_up.fixed.len(), FIXED_WAITS as usize);
+            let mut a = Sim::new(looked_up, first);
+            a.run();
+            let (mut drawn, first) = new();
+            drawn.fixed.clear();
+            let mut d = Sim::new(drawn, first);
+            d.run();
+            let most = d.model.backoff.iter().map(|s| s.retry()).max();
+            if kind == BackoffKind::None {
+                assert!(most > Some(FIXED_WAITS), "{most:?}");
+            }
+            assert_eq!(a.model.finish(None), d.model.finish(None), "{kind:?}");
+        }
+    }
+
     #[test]
     fn work_grows_with_the_square_of_the_clients() {
         // Doubling the clients triples or quadruples the writes (the study's N^2 work).
