@@ -392,6 +392,24 @@ impl BackoffConfig {
         }
     }
 
+    /// The range `[low, high]` of retry `retry`'s wait for the kinds whose range depends on
+    /// nothing but the retry: `full` draws in `[0, ceiling]`, `equal` in `[ceiling / 2,
+    /// ceiling]`, and `constant` and `exponential` without jitter wait the ceiling itself
+    /// (`[ceiling, ceiling]`, which draws no word). The other kinds never ask; they get their
+    /// ceiling.
+    fn range_in_advance(&self, base: Micros, retry: u32) -> (Micros, Micros) {
+        let c = self.ceiling_from(base, retry);
+        match self.kind {
+            BackoffKind::Full => (Micros::ZERO, c),
+            BackoffKind::Equal => (Micros(c.0 / 2), c),
+            BackoffKind::None
+            | BackoffKind::Constant
+            | BackoffKind::Exponential
+            | BackoffKind::Decorrelated
+            | BackoffKind::DecorrelatedV2 => (c, c),
+        }
+    }
+
     /// The fixed wait of `exponential` or `constant` before the cap: `base * growth^k`
     /// (saturating), or `base`.
     fn uncapped(&self, base: Micros, retry: u32) -> Micros {
@@ -561,28 +579,32 @@ impl Backoff {
         *state = self.state();
     }
 
-    /// The wait of retry `retry` (0-based, not throttled) when drawing it takes no random
-    /// word: `none`, or `constant` and `exponential` without jitter, with no draws sorted up
-    /// front. `None` for every other configuration. It is [`Backoff::next_draw`]'s own wait, so
-    /// a model may look the waits up instead of drawing them.
-    pub fn fixed_wait(&self, retry: u32) -> Option<Micros> {
+    /// The wait of retry `retry` (0-based, not throttled) as a draw over a range known in
+    /// advance: `none`, `full`, `equal`, and `constant` and `exponential` without jitter, with
+    /// no draws sorted up front. `None` for every other configuration (their range depends on
+    /// the draws before, or is capped after the draw). [`WaitRange::draw`] gives
+    /// [`Backoff::next_draw`]'s own wait from the same words, so a model may keep the first
+    /// ranges and draw from them, without the configuration's arithmetic on every retry.
+    pub fn wait_range(&self, retry: u32) -> Option<WaitRange> {
         let cfg = &self.cfg;
-        let drawless = match cfg.kind {
-            BackoffKind::None => true,
+        let in_advance = match cfg.kind {
+            BackoffKind::None | BackoffKind::Full | BackoffKind::Equal => true,
             BackoffKind::Constant | BackoffKind::Exponential => cfg.jitter == Jitter::None,
-            BackoffKind::Full
-            | BackoffKind::Equal
-            | BackoffKind::Decorrelated
-            | BackoffKind::DecorrelatedV2 => false,
+            BackoffKind::Decorrelated | BackoffKind::DecorrelatedV2 => false,
         };
-        if !drawless || cfg.sorted {
+        if !in_advance || cfg.sorted {
             return None;
         }
-        let mut state = BackoffState {
-            retry,
-            ..self.state()
+        let (low, high) = if cfg.kind == BackoffKind::None || (cfg.first_wait_zero && retry == 0) {
+            (Micros::ZERO, Micros::ZERO)
+        } else {
+            cfg.range_in_advance(cfg.base, retry)
         };
-        Some(self.plain_draw(&mut state, &mut NoWords, false).wait)
+        Some(WaitRange {
+            low: low.0,
+            high: high.0,
+            floor: cfg.floor.0,
+        })
     }
 
     /// Draws the next wait of the request whose state is `state`. `throttled` selects the
@@ -648,19 +670,15 @@ impl Backoff {
         }
         let (low, ceiling, wait) = match cfg.kind {
             BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
-            BackoffKind::Constant | BackoffKind::Exponential if cfg.jitter == Jitter::None => {
-                let c = cfg.ceiling_from(base, retry);
-                (c, c, c)
+            BackoffKind::Constant | BackoffKind::Exponential if cfg.jitter != Jitter::None => {
+                cfg.jittered(base, retry, rng)
             }
-            BackoffKind::Constant | BackoffKind::Exponential => cfg.jittered(base, retry, rng),
-            BackoffKind::Full => {
-                let c = cfg.ceiling_from(base, retry);
-                (Micros::ZERO, c, Micros(rng.uniform_inclusive(0, c.0)))
-            }
-            BackoffKind::Equal => {
-                let c = cfg.ceiling_from(base, retry);
-                let low = Micros(c.0 / 2);
-                (low, c, Micros(rng.uniform_inclusive(low.0, c.0)))
+            BackoffKind::Constant
+            | BackoffKind::Exponential
+            | BackoffKind::Full
+            | BackoffKind::Equal => {
+                let (low, high) = cfg.range_in_advance(base, retry);
+                (low, high, Micros(rng.uniform_inclusive(low.0, high.0)))
             }
             BackoffKind::Decorrelated => {
                 // The range is [base, 3 * previous], but never inverted: after a throttled
@@ -698,12 +716,22 @@ impl Backoff {
     }
 }
 
-/// The words of a draw that takes none ([`Backoff::fixed_wait`]'s kinds never ask).
-struct NoWords;
+/// One retry's wait as a uniform draw over a range known in advance ([`Backoff::wait_range`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitRange {
+    low: u64,
+    high: u64,
+    floor: u64,
+}
 
-impl Words for NoWords {
-    fn next_u64(&mut self) -> u64 {
-        0
+impl WaitRange {
+    /// The wait the next words of `words` give: [`Words::uniform_inclusive`] over the range,
+    /// raised to the floor, as [`Backoff::next_draw`] draws it. A range of one value takes
+    /// no word. Generic, so that a model's own word source is called directly, not through
+    /// `dyn Words`.
+    #[inline(always)]
+    pub fn draw<W: Words>(&self, words: &mut W) -> Micros {
+        Micros(words.uniform_inclusive(self.low, self.high).max(self.floor))
     }
 }
 
@@ -723,7 +751,7 @@ impl BackoffState {
         self.retry
     }
 
-    /// Counts one wait taken without drawing it (a [`Backoff::fixed_wait`] looked up), as
+    /// Counts one wait taken without [`Backoff::next_draw`] (drawn from a [`WaitRange`]), as
     /// [`Backoff::next_draw`] would have counted it.
     pub fn skip(&mut self) {
         self.retry = self.retry.saturating_add(1);
@@ -764,11 +792,12 @@ mod tests {
             .collect()
     }
 
-    /// `fixed_wait` is the wait `next_draw` gives, retry by retry, for every configuration that
-    /// draws nothing, and `None` for those that draw.
+    /// A wait drawn from `wait_range` is the wait `next_draw` gives, retry by retry and word
+    /// by word, for every configuration whose range is known in advance; the others have no
+    /// range.
     #[test]
-    fn fixed_waits_are_the_drawn_waits() {
-        let drawless = [
+    fn waits_drawn_from_ranges_are_the_drawn_waits() {
+        let in_advance = [
             BackoffConfig::new(BackoffKind::None),
             BackoffConfig::new(BackoffKind::None).with_floor(ms(3)),
             BackoffConfig::new(BackoffKind::Constant).with_base(ms(40)),
@@ -781,31 +810,44 @@ mod tests {
                 .with_multiplier(1.5)
                 .with_cap(ms(60_000))
                 .with_first_wait_zero(true),
+            BackoffConfig::new(BackoffKind::Full)
+                .with_base(ms(5))
+                .with_cap(ms(2000))
+                .with_first_exp(1),
+            BackoffConfig::new(BackoffKind::Full)
+                .with_base(ms(20))
+                .with_floor(ms(15)),
+            BackoffConfig::new(BackoffKind::Equal)
+                .with_base(ms(5))
+                .with_cap(ms(2000))
+                .with_first_exp(1),
+            BackoffConfig::new(BackoffKind::Equal)
+                .with_base(ms(3))
+                .with_multiplier(3.0)
+                .with_first_wait_zero(true),
         ];
-        for cfg in drawless {
+        for cfg in in_advance {
             let b = cfg.validate().unwrap();
-            let mut rng = Rng::stream(1, 2);
+            let (mut drawn_rng, mut range_rng) = (Rng::stream(1, 2), Rng::stream(1, 2));
             let mut st = b.state();
             for retry in 0..200 {
-                let drawn = b.next_draw(&mut st, &mut rng, false).wait;
-                assert_eq!(b.fixed_wait(retry), Some(drawn), "{cfg:?}, retry {retry}");
+                let drawn = b.next_draw(&mut st, &mut drawn_rng, false).wait;
+                let range = b.wait_range(retry).expect("a range known in advance");
+                assert_eq!(range.draw(&mut range_rng), drawn, "{cfg:?}, retry {retry}");
+                assert_eq!(range_rng, drawn_rng, "{cfg:?}, retry {retry}: words taken");
             }
-            assert_eq!(rng, Rng::stream(1, 2), "{cfg:?} drew a word");
+            let draws = cfg.kind == BackoffKind::Full || cfg.kind == BackoffKind::Equal;
+            assert_eq!(range_rng != Rng::stream(1, 2), draws, "{cfg:?}");
         }
-        for kind in [
-            BackoffKind::Full,
-            BackoffKind::Equal,
-            BackoffKind::Decorrelated,
-            BackoffKind::DecorrelatedV2,
-        ] {
+        for kind in [BackoffKind::Decorrelated, BackoffKind::DecorrelatedV2] {
             let b = BackoffConfig::new(kind).validate().unwrap();
-            assert_eq!(b.fixed_wait(0), None, "{kind:?}");
+            assert_eq!(b.wait_range(0), None, "{kind:?}");
         }
         let jittered = BackoffConfig::new(BackoffKind::Exponential)
             .with_jitter(Jitter::Add(ms(10)), true)
             .validate()
             .unwrap();
-        assert_eq!(jittered.fixed_wait(3), None);
+        assert_eq!(jittered.wait_range(3), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::engine::{Model, Repetition};
 use super::metrics::{peak_per_s_of, Bin, Report, Summary, MAX_BINS};
 use super::queue::EventQueue;
 use super::tourney::Tourney;
-use crate::retry::backoff::{Backoff, BackoffState};
+use crate::retry::backoff::{Backoff, BackoffState, WaitRange};
 use crate::retry::rng::{NormalTable, Rng, Words};
 use crate::retry::time::Micros;
 use alloc::boxed::Box;
@@ -37,8 +37,9 @@ pub struct Occ {
     version: u64,
     policy: Backoff,
     backoff: Vec<BackoffState>,
-    // The first waits when the backoff draws none (`Backoff::fixed_wait`), else empty.
-    fixed: Vec<Micros>,
+    // The first retries' wait ranges when the backoff knows them in advance
+    // (`Backoff::wait_range`), else empty.
+    ranges: Vec<WaitRange>,
     hops: Hops,
     /// Write calls.
     pub writes: u64,
@@ -76,9 +77,7 @@ impl Occ {
             version: 0,
             policy: *backoff,
             backoff: (0..clients).map(|_| backoff.state()).collect(),
-            fixed: (0..FIXED_WAITS)
-                .map_while(|r| backoff.fixed_wait(r))
-                .collect(),
+            ranges: (0..RANGES).map_while(|r| backoff.wait_range(r)).collect(),
             hops: Hops::new(
                 Rng::stream(seed, STREAM_OCC + u64::from(run)),
                 normal,
@@ -161,9 +160,10 @@ impl Occ {
     }
 }
 
-/// How many of the first waits [`Occ`] keeps when the backoff draws none: a wait looked up
-/// costs a few instructions, a draw through [`Backoff::next_draw`] about sixty.
-const FIXED_WAITS: u32 = 64;
+/// How many of the first retries' wait ranges [`Occ`] keeps when the backoff knows them in
+/// advance: a wait drawn from a kept range costs a few instructions (none for a fixed wait),
+/// a draw through [`Backoff::next_draw`] about 190 for `full` and `equal`.
+const RANGES: u32 = 64;
 
 /// How many words [`Hops`] draws at a time.
 const AHEAD: usize = 64;
@@ -224,7 +224,7 @@ impl Hops {
             let x = normal.sample(*w, mean, sd);
             // |x| rounded half up: plain IEEE arithmetic, identical on every target.
             let x = if x < 0.0 { -x } else { x };
-            *d = (x + 0.5) as u64;
+            *d = (x + 0.5) as i64 as u64;
         }
         self.next = 0;
     }
@@ -332,14 +332,15 @@ impl Occ {
         }
     }
 
-    /// Client `c`'s next wait: looked up while the backoff draws none and the retry is among
-    /// the first [`FIXED_WAITS`], drawn otherwise. The state counts the retry either way.
+    /// Client `c`'s next wait: drawn from its kept range while the backoff knows the range in
+    /// advance and the retry is among the first [`RANGES`], through [`Backoff::next_draw`]
+    /// otherwise. The state counts the retry either way.
     #[inline(always)]
     fn wait(&mut self, c: u32) -> Micros {
         let state = &mut self.backoff[c as usize];
-        if let Some(w) = self.fixed.get(state.retry() as usize) {
+        if let Some(range) = self.ranges.get(state.retry() as usize) {
             state.skip();
-            return *w;
+            return range.draw(&mut self.hops);
         }
         self.policy.next_draw(state, &mut self.hops, false).wait
     }
@@ -535,28 +536,34 @@ mod tests {
         assert_eq!(fixed.next_u64(), Rng::stream(3, 9).next_u64());
     }
 
-    /// Waits looked up (for the first retries) give the report that waits drawn give, past the
-    /// table's end too (190 clients retry well over 64 times without backoff).
+    /// Waits drawn from the kept ranges (for the first retries) give the report that waits
+    /// drawn through `next_draw` give, past the ranges' end too (190 clients retry well over
+    /// 64 times without backoff), for fixed waits and drawn ones.
     #[test]
-    fn looked_up_waits_are_the_drawn_waits() {
+    fn waits_from_kept_ranges_are_the_drawn_waits() {
         let table = Rc::new(NormalTable::new());
-        for kind in [BackoffKind::None, BackoffKind::Exponential] {
+        for kind in [
+            BackoffKind::None,
+            BackoffKind::Exponential,
+            BackoffKind::Full,
+            BackoffKind::Equal,
+        ] {
             let b = base_5ms(kind);
             let new = || {
                 let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
                 Occ::new(190, &b, net, sd, 5, 1, table.clone())
             };
-            let (looked_up, first) = new();
-            assert_eq!(looked_up.fixed.len(), FIXED_WAITS as usize);
-            let mut a = Sim::new(looked_up, first);
+            let (kept, first) = new();
+            assert_eq!(kept.ranges.len(), RANGES as usize);
+            let mut a = Sim::new(kept, first);
             a.run();
             let (mut drawn, first) = new();
-            drawn.fixed.clear();
+            drawn.ranges.clear();
             let mut d = Sim::new(drawn, first);
             d.run();
             let most = d.model.backoff.iter().map(|s| s.retry()).max();
             if kind == BackoffKind::None {
-                assert!(most > Some(FIXED_WAITS), "{most:?}");
+                assert!(most > Some(RANGES), "{most:?}");
             }
             assert_eq!(a.model.finish(None), d.model.finish(None), "{kind:?}");
         }
