@@ -104,6 +104,7 @@ pub trait Words {
 
     /// An integer uniform in `[0, n)`; `n` must be positive. Lemire's multiply-and-reject, so
     /// there is no modulo bias and the result depends only on the bits drawn.
+    #[inline]
     fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         let mut m = u128::from(self.next_u64()) * u128::from(n);
@@ -119,6 +120,7 @@ pub trait Words {
     }
 
     /// An integer uniform in `[lo, hi]`, both ends included. Returns `lo` when `hi <= lo`.
+    #[inline]
     fn uniform_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
@@ -145,8 +147,11 @@ impl Words for Rng {
 pub struct NormalTable {
     // q[i] = quantile(i / 4096) for i in 1..4096; q[0], q[4096] unused. An array, so that the
     // index (12 bits of the word) needs no bounds check.
-    q: alloc::boxed::Box<[f64; NormalTable::N + 1]>,
+    q: alloc::boxed::Box<Quantiles>,
 }
+
+/// [`NormalTable`]'s quantiles.
+pub type Quantiles = [f64; NormalTable::N + 1];
 
 impl Default for NormalTable {
     fn default() -> Self {
@@ -171,6 +176,18 @@ impl NormalTable {
     /// The draw from `Normal(mean, sd)` that the random word `word` gives.
     #[inline(always)]
     pub fn sample(&self, word: u64, mean: f64, sd: f64) -> f64 {
+        Self::sample_from(&self.q, word, mean, sd)
+    }
+
+    /// The table itself, for a loop that draws many: held in a local, its address is not
+    /// loaded again after every store the loop makes.
+    pub fn quantiles(&self) -> &Quantiles {
+        &self.q
+    }
+
+    /// [`NormalTable::sample`] from the table `q` (see [`NormalTable::quantiles`]).
+    #[inline(always)]
+    pub fn sample_from(q: &Quantiles, word: u64, mean: f64, sd: f64) -> f64 {
         let bits = word >> 11; // 53 bits
         let idx = (bits >> (53 - Self::BITS)) as usize;
         let z = if idx == 0 || idx == Self::N - 1 {
@@ -178,7 +195,7 @@ impl NormalTable {
         } else {
             let frac = (bits & ((1 << (53 - Self::BITS)) - 1)) as f64
                 * (1.0 / (1u64 << (53 - Self::BITS)) as f64);
-            self.q[idx] + frac * (self.q[idx + 1] - self.q[idx])
+            q[idx] + frac * (q[idx + 1] - q[idx])
         };
         mean + sd * z
     }

@@ -21,20 +21,51 @@ use alloc::vec::Vec;
 
 const STREAM_OCC: u64 = 3 << 40;
 
-/// An OCC event (client index inside). The client's side of each hop needs no event of its
+/// An OCC event: client `c`'s read reaching the server, or its conditional write, for the
+/// version it read, reaching the server. The client's side of each hop needs no event of its
 /// own: a read's answer goes straight into the conditional write, and a failed write's answer
 /// straight into the backoff and the next read, so each write costs two events.
-#[derive(Clone, Copy, Debug)]
-pub enum OccEv {
-    /// A read reaches the server.
-    Read(u32),
-    /// A conditional write, for the version the client read, reaches the server.
-    Write(u32, u64),
+///
+/// One word, so the event queue moves 8 bytes an event: the client in the low 32 bits, and
+/// above them 0 for a read or the version read plus one for a write (a version counts
+/// successful writes, so it stays below the client count).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct OccEv(u64);
+
+impl OccEv {
+    /// Client `c`'s read.
+    pub const fn read(c: u32) -> Self {
+        OccEv(c as u64)
+    }
+
+    /// Client `c`'s write for `version`.
+    pub const fn write(c: u32, version: u32) -> Self {
+        OccEv(c as u64 | ((version as u64 + 1) << 32))
+    }
+
+    /// The client.
+    pub const fn client(self) -> u32 {
+        self.0 as u32
+    }
+
+    /// The version a write is for; `None` for a read.
+    pub const fn version(self) -> Option<u32> {
+        ((self.0 >> 32) as u32).checked_sub(1)
+    }
+}
+
+impl core::fmt::Debug for OccEv {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.version() {
+            None => write!(f, "Read({})", self.client()),
+            Some(v) => write!(f, "Write({}, {v})", self.client()),
+        }
+    }
 }
 
 /// One OCC run.
 pub struct Occ {
-    version: u64,
+    version: u32,
     policy: Backoff,
     backoff: Vec<BackoffState>,
     // The first retries' wait ranges when the backoff knows them in advance
@@ -93,7 +124,7 @@ impl Occ {
             bin: (0, 0, 0),
         };
         let first = (0..clients)
-            .map(|c| (Micros(occ.delay()), OccEv::Read(c)))
+            .map(|c| (Micros(occ.delay()), OccEv::read(c)))
             .collect();
         (occ, first)
     }
@@ -181,6 +212,8 @@ struct Hops {
     normal: Rc<NormalTable>,
     mean: f64,
     sd: f64,
+    // `sd` is 0: every hop is `mean` and draws no word.
+    fixed: bool,
     words: [u64; AHEAD],
     delays: [u64; AHEAD],
     next: usize,
@@ -193,6 +226,7 @@ impl Hops {
             normal,
             mean: net.0 as f64,
             sd: net_sd.0 as f64,
+            fixed: net_sd == Micros::ZERO,
             words: [0; AHEAD],
             delays: [0; AHEAD],
             next: AHEAD,
@@ -203,28 +237,30 @@ impl Hops {
     /// word when `sd` is 0: the hop is `mean`).
     #[inline(always)]
     fn delay(&mut self) -> u64 {
-        if self.sd == 0.0 {
+        if self.fixed {
             return self.mean as u64;
         }
-        if self.next == AHEAD {
-            self.refill();
+        // One compare: in the batch, or past its end.
+        if let Some(&d) = self.delays.get(self.next) {
+            self.next += 1;
+            return d;
         }
-        let d = self.delays[self.next];
-        self.next += 1;
-        d
+        self.refill();
+        self.next = 1;
+        self.delays[0]
     }
 
     /// Draws the next batch of words and their delays.
     #[inline(never)]
     fn refill(&mut self) {
-        // Borrowed field by field, so the table's address is loaded once, not per word.
-        let (normal, mean, sd) = (&*self.normal, self.mean, self.sd);
+        // The table held in a local, so its address is loaded once, not per word.
+        let (q, mean, sd) = (self.normal.quantiles(), self.mean, self.sd);
         for (w, d) in self.words.iter_mut().zip(self.delays.iter_mut()) {
             *w = self.rng.next_u64();
-            let x = normal.sample(*w, mean, sd);
-            // |x| rounded half up: plain IEEE arithmetic, identical on every target.
-            let x = if x < 0.0 { -x } else { x };
-            *d = (x + 0.5) as i64 as u64;
+            // |x| rounded half up: plain IEEE arithmetic, identical on every target. Through
+            // `i64`, whose conversion checks less than `u64`'s; the same for every delay below
+            // 2^63 µs.
+            *d = (NormalTable::sample_from(q, *w, mean, sd).abs() + 0.5) as i64 as u64;
         }
         self.next = 0;
     }
@@ -233,12 +269,13 @@ impl Hops {
 impl Words for Hops {
     #[inline(always)]
     fn next_u64(&mut self) -> u64 {
-        if self.next == AHEAD {
-            self.refill();
+        if let Some(&w) = self.words.get(self.next) {
+            self.next += 1;
+            return w;
         }
-        let w = self.words[self.next];
-        self.next += 1;
-        w
+        self.refill();
+        self.next = 1;
+        self.words[0]
     }
 }
 
@@ -300,36 +337,33 @@ impl Occ {
     /// ran the 2015 sweep about 8% slower (native counts 6% more instructions).
     #[inline(always)]
     fn next(&mut self, now: Micros, ev: OccEv) -> Option<(Micros, OccEv)> {
-        match ev {
-            OccEv::Read(c) => {
-                // The answer travels back, then the write travels out.
-                let back = self.delay();
-                let out = self.delay();
-                Some((
-                    now.saturating_add(Micros(back + out)),
-                    OccEv::Write(c, self.version),
-                ))
-            }
-            OccEv::Write(c, v) => {
-                self.writes += 1;
-                self.count(now, v == self.version);
-                let back = Micros(self.delay());
-                let answered = now.saturating_add(back);
-                self.last = self.last.max(answered);
-                if v == self.version {
-                    self.version += 1;
-                    self.done += 1;
-                    return None;
-                }
-                self.failures += 1;
-                let wait = self.wait(c);
-                let out = Micros(self.delay());
-                Some((
-                    answered.saturating_add(out).saturating_add(wait),
-                    OccEv::Read(c),
-                ))
-            }
+        let c = ev.client();
+        let Some(v) = ev.version() else {
+            // The answer travels back, then the write travels out.
+            let back = self.delay();
+            let out = self.delay();
+            return Some((
+                now.saturating_add(Micros(back + out)),
+                OccEv::write(c, self.version),
+            ));
+        };
+        self.writes += 1;
+        self.count(now, v == self.version);
+        let back = Micros(self.delay());
+        let answered = now.saturating_add(back);
+        self.last = self.last.max(answered);
+        if v == self.version {
+            self.version += 1;
+            self.done += 1;
+            return None;
         }
+        self.failures += 1;
+        let wait = self.wait(c);
+        let out = Micros(self.delay());
+        Some((
+            answered.saturating_add(out).saturating_add(wait),
+            OccEv::read(c),
+        ))
     }
 
     /// Client `c`'s next wait: drawn from its kept range while the backoff knows the range in
@@ -371,16 +405,20 @@ impl OccRun {
 
 impl Repetition for OccRun {
     fn step(&mut self, n: u64) -> (bool, u64) {
-        for handled in 0..n {
+        // The clock and the count kept in locals, stored once at the end.
+        let (mut now, mut handled) = (self.now, 0);
+        while handled < n {
             let Some((t, ev, leaf)) = self.tree.peek() else {
-                return (true, handled);
+                break;
             };
-            self.now = t;
-            self.events += 1;
+            now = t;
             let next = self.model.next(t, ev);
             self.tree.replace(leaf, next);
+            handled += 1;
         }
-        (self.tree.peek().is_none(), n)
+        self.now = now;
+        self.events += handled;
+        (self.tree.peek().is_none(), handled)
     }
 
     fn progress(&self) -> f64 {

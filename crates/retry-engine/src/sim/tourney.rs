@@ -66,7 +66,8 @@ fn far(_leaf_bits: u32) -> u64 {
 pub struct Tourney<E> {
     // keys[leaf]: its pending event's key, or IDLE; leaves padded to a power of 2.
     keys: Vec<u64>,
-    // times[leaf]: its pending event's exact time (a leftover while its key is IDLE).
+    // times[leaf]: its pending event's exact time while its key is far (a leftover otherwise:
+    // a key that is not far holds its time exactly).
     times: Vec<u64>,
     // events[leaf]: its pending event while its key is not IDLE (a leftover otherwise).
     events: Vec<E>,
@@ -75,6 +76,9 @@ pub struct Tourney<E> {
     // The key that won every match: the next event's.
     top: u64,
     leaf_bits: u32,
+    // The bits of a key below its time field (SEQ_BITS + leaf_bits), and the leaf's mask.
+    low: u32,
+    leaf_mask: u64,
     far: u64,
     base: u64,
     seq: u64,
@@ -101,12 +105,13 @@ impl<E: Copy> Tourney<E> {
             losers: alloc::vec![IDLE; n],
             top: IDLE,
             leaf_bits,
+            low: SEQ_BITS + leaf_bits,
+            leaf_mask: (1 << leaf_bits) - 1,
             far: far(leaf_bits),
             base: 0,
             seq: 0,
         };
         for (leaf, (time, event)) in first.into_iter().enumerate() {
-            t.times[leaf] = time.0;
             t.keys[leaf] = t.key(time, leaf);
             t.events[leaf] = event;
         }
@@ -115,20 +120,18 @@ impl<E: Copy> Tourney<E> {
         t
     }
 
-    /// Bits below a key's time field.
-    #[inline(always)]
-    fn low_bits(&self) -> u32 {
-        SEQ_BITS + self.leaf_bits
-    }
-
     /// The next key for `time` at `leaf`, with the sequence [`super::EventQueue`] would give
-    /// it.
+    /// it; the exact time is kept aside when the key is far.
     #[inline(always)]
     fn key(&mut self, time: Micros, leaf: usize) -> u64 {
         if self.seq == SEQ_MASK {
             self.renumber();
         }
-        let since = time.0.saturating_sub(self.base).min(self.far);
+        let mut since = time.0.saturating_sub(self.base);
+        if since >= self.far {
+            self.times[leaf] = time.0;
+            since = self.far;
+        }
         let key = (((since << SEQ_BITS) | self.seq) << self.leaf_bits) | leaf as u64;
         self.seq += 1;
         key
@@ -157,7 +160,7 @@ impl<E: Copy> Tourney<E> {
     /// Moves `base` up to the earliest event once it is far, and rebuilds.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.top != IDLE && self.top >> self.low_bits() == self.far {
+        if self.top != IDLE && self.top >> self.low == self.far {
             self.rebase();
         }
     }
@@ -166,13 +169,18 @@ impl<E: Copy> Tourney<E> {
     /// written again from its exact time, and every match is played again.
     #[cold]
     fn rebase(&mut self) {
+        let (low, far) = (self.low, self.far);
+        for (k, t) in self.keys.iter().zip(self.times.iter_mut()) {
+            if *k != IDLE && *k >> low < far {
+                *t = self.base + (*k >> low);
+            }
+        }
         let pending = |k: &u64| *k != IDLE;
         let times = self.keys.iter().zip(&self.times);
         let Some(base) = times.filter(|(k, _)| pending(k)).map(|(_, t)| *t).min() else {
             return;
         };
         self.base = base;
-        let (low, far) = (self.low_bits(), self.far);
         for (k, t) in self.keys.iter_mut().zip(&self.times) {
             if pending(k) {
                 *k = ((t - base).min(far) << low) | (*k & ((1 << low) - 1));
@@ -211,8 +219,8 @@ impl<E: Copy> Tourney<E> {
         if key == IDLE {
             return None;
         }
-        let w = (key & ((1 << self.leaf_bits) - 1)) as usize;
-        let time = self.base + (key >> self.low_bits());
+        let w = (key & self.leaf_mask) as usize;
+        let time = self.base + (key >> self.low);
         Some((Micros(time), *self.events.get(w)?, w))
     }
 
@@ -223,7 +231,6 @@ impl<E: Copy> Tourney<E> {
         let key = match next {
             Some((time, event)) => {
                 self.events[leaf] = event;
-                self.times[leaf] = time.0;
                 self.key(time, leaf)
             }
             None => IDLE,
