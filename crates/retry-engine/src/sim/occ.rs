@@ -83,9 +83,9 @@ pub struct Occ {
     // Write calls and successful writes per bin of `width`, as they reach the server.
     series: Vec<(u32, u32)>,
     width: Micros,
-    // The last write's bin: its index and time span [start, end). Writes come in time order,
-    // so most land in it and need no division.
-    bin: (usize, u64, u64),
+    // The last write's bin: its index and start (it spans `width`). Writes come in time
+    // order, so most land in it and need no division.
+    bin: (usize, u64),
 }
 
 /// The series' first bin width; it doubles (merging pairs of bins) whenever a run would need
@@ -121,7 +121,7 @@ impl Occ {
             last: Micros::ZERO,
             series: Vec::new(),
             width: OCC_BIN,
-            bin: (0, 0, 0),
+            bin: (usize::MAX, 0),
         };
         let first = (0..clients)
             .map(|c| (Micros(occ.delay()), OccEv::read(c)))
@@ -130,15 +130,23 @@ impl Occ {
     }
 
     /// Counts a write reaching the server at `t`.
+    #[inline(always)]
     fn count(&mut self, t: Micros, ok: bool) {
-        let (i, start, end) = self.bin;
-        if t.0 >= start && t.0 < end {
+        let (i, start) = self.bin;
+        // In [start, start + width): one compare, the difference wrapping when below.
+        if t.0.wrapping_sub(start) < self.width.0 {
             if let Some(b) = self.series.get_mut(i) {
                 b.0 += 1;
                 b.1 += u32::from(ok);
                 return;
             }
         }
+        self.count_in_new_bin(t, ok);
+    }
+
+    /// Counts a write outside the last write's bin, adding bins (and widening them) as needed.
+    #[inline(never)]
+    fn count_in_new_bin(&mut self, t: Micros, ok: bool) {
         let mut i = (t.0 / self.width.0) as usize;
         while i >= MAX_BINS {
             self.series = self
@@ -154,8 +162,7 @@ impl Occ {
         }
         self.series[i].0 += 1;
         self.series[i].1 += u32::from(ok);
-        let start = i as u64 * self.width.0;
-        self.bin = (i, start, start + self.width.0);
+        self.bin = (i, i as u64 * self.width.0);
     }
 
     /// The study's figures: write calls, clients done, the peak rate and the completion time.

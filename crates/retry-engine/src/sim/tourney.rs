@@ -32,8 +32,9 @@ const SEQ_BITS: u32 = 24;
 #[cfg(test)]
 const SEQ_BITS: u32 = 9;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
-/// The most leaves a tree holds: 2^24, which leaves a key at least 16 bits of time.
-const MAX_LEAF_BITS: u32 = 24;
+/// The most leaves a tree holds: 2^20, which leaves a key at least 20 bits of time, and fewer
+/// first events than sequence numbers (so the first keys need no renumbering).
+const MAX_LEAF_BITS: u32 = 20;
 /// A leaf's key when it holds no event: above every event's key.
 const IDLE: u64 = u64::MAX;
 
@@ -64,8 +65,6 @@ fn far(_leaf_bits: u32) -> u64 {
 /// event is far, `base` moves up to it and the tree is rebuilt from the exact times
 /// (`times`). Both rebuild the tree, in time proportional to the leaves.
 pub struct Tourney<E> {
-    // keys[leaf]: its pending event's key, or IDLE; leaves padded to a power of 2.
-    keys: Vec<u64>,
     // times[leaf]: its pending event's exact time while its key is far (a leftover otherwise:
     // a key that is not far holds its time exactly).
     times: Vec<u64>,
@@ -80,26 +79,27 @@ pub struct Tourney<E> {
     low: u32,
     leaf_mask: u64,
     far: u64,
+    // The lowest far key: `far << low`.
+    far_top: u64,
     base: u64,
     seq: u64,
 }
 
 impl<E: Copy> Tourney<E> {
     /// A tree with one leaf per first event, leaf `i` holding `first[i]`, scheduled in that
-    /// order; at most 2^24 of them.
+    /// order; at most 2^20 of them.
     pub fn new(first: Vec<(Micros, E)>) -> Self {
         let n = first.len().next_power_of_two();
         let leaf_bits = n.trailing_zeros();
         assert!(
             leaf_bits <= MAX_LEAF_BITS,
-            "a tourney holds at most 2^24 leaves"
+            "a tourney holds at most 2^20 leaves"
         );
         let events = match first.first() {
             Some(&(_, e)) => alloc::vec![e; n],
             None => Vec::new(),
         };
         let mut t = Tourney {
-            keys: alloc::vec![IDLE; n],
             times: alloc::vec![0; n],
             events,
             losers: alloc::vec![IDLE; n],
@@ -108,14 +108,16 @@ impl<E: Copy> Tourney<E> {
             low: SEQ_BITS + leaf_bits,
             leaf_mask: (1 << leaf_bits) - 1,
             far: far(leaf_bits),
+            far_top: far(leaf_bits) << (SEQ_BITS + leaf_bits),
             base: 0,
             seq: 0,
         };
+        let mut keys = alloc::vec![IDLE; n];
         for (leaf, (time, event)) in first.into_iter().enumerate() {
-            t.keys[leaf] = t.key(time, leaf);
+            keys[leaf] = t.key(time, leaf);
             t.events[leaf] = event;
         }
-        t.build();
+        t.build(&keys);
         t.settle();
         t
     }
@@ -144,23 +146,37 @@ impl<E: Copy> Tourney<E> {
     #[cold]
     fn renumber(&mut self) {
         let lb = self.leaf_bits;
-        let pending: Vec<Option<u64>> = (self.keys.iter())
+        let mut keys = self.leaf_keys();
+        let pending: Vec<Option<u64>> = (keys.iter())
             .map(|k| (*k != IDLE).then_some((k >> lb) & SEQ_MASK))
             .collect();
         let rank = |s: u64| pending.iter().flatten().filter(|&&o| o < s).count() as u64;
-        for (k, p) in self.keys.iter_mut().zip(&pending) {
+        for (k, p) in keys.iter_mut().zip(&pending) {
             if let Some(s) = p {
                 *k = (*k & !(SEQ_MASK << lb)) | (rank(*s) << lb);
             }
         }
         self.seq = pending.iter().flatten().count() as u64;
-        self.build();
+        self.build(&keys);
+    }
+
+    /// Every leaf's key, IDLE for a leaf without an event. A tree keeps no list of them: each
+    /// pending key is the winner's or the loser's of exactly one match, and names its leaf.
+    fn leaf_keys(&self) -> Vec<u64> {
+        let mut keys = alloc::vec![IDLE; self.times.len()];
+        for &k in self.losers.iter().skip(1).chain([&self.top]) {
+            if k != IDLE {
+                keys[(k & self.leaf_mask) as usize] = k;
+            }
+        }
+        keys
     }
 
     /// Moves `base` up to the earliest event once it is far, and rebuilds.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.top != IDLE && self.top >> self.low == self.far {
+        // One compare on the hot path: IDLE is above every far key too.
+        if self.top >= self.far_top && self.top != IDLE {
             self.rebase();
         }
     }
@@ -170,33 +186,34 @@ impl<E: Copy> Tourney<E> {
     #[cold]
     fn rebase(&mut self) {
         let (low, far) = (self.low, self.far);
-        for (k, t) in self.keys.iter().zip(self.times.iter_mut()) {
+        let mut keys = self.leaf_keys();
+        for (k, t) in keys.iter().zip(self.times.iter_mut()) {
             if *k != IDLE && *k >> low < far {
                 *t = self.base + (*k >> low);
             }
         }
         let pending = |k: &u64| *k != IDLE;
-        let times = self.keys.iter().zip(&self.times);
+        let times = keys.iter().zip(&self.times);
         let Some(base) = times.filter(|(k, _)| pending(k)).map(|(_, t)| *t).min() else {
             return;
         };
         self.base = base;
-        for (k, t) in self.keys.iter_mut().zip(&self.times) {
+        for (k, t) in keys.iter_mut().zip(&self.times) {
             if pending(k) {
                 *k = ((t - base).min(far) << low) | (*k & ((1 << low) - 1));
             }
         }
-        self.build();
+        self.build(&keys);
     }
 
-    /// Plays every match from the leaves up.
-    fn build(&mut self) {
-        let n = self.keys.len();
+    /// Plays every match from the leaves up, leaf `i` holding `keys[i]`.
+    fn build(&mut self, keys: &[u64]) {
+        let n = keys.len();
         let mut won: Vec<u64> = alloc::vec![IDLE; n];
         for node in (1..n).rev() {
             let at = |node: usize| {
                 if node >= n {
-                    self.keys[node - n]
+                    keys[node - n]
                 } else {
                     won[node]
                 }
@@ -207,7 +224,7 @@ impl<E: Copy> Tourney<E> {
         }
         self.top = match n {
             0 => IDLE,
-            1 => self.keys[0],
+            1 => keys[0],
             _ => won[1],
         };
     }
@@ -235,7 +252,6 @@ impl<E: Copy> Tourney<E> {
             }
             None => IDLE,
         };
-        self.keys[leaf] = key;
         let mut wk = key;
         // The slice held in a local: through `self`, every store to a loser made the compiler
         // load the vector's pointer and length again for the next match.
