@@ -410,6 +410,25 @@ impl BackoffConfig {
         }
     }
 
+    /// A `decorrelated` draw from `base`: `(low, ceiling, wait)`, the wait kept as the next
+    /// draw's "previous". Generic over the word source, so that [`Backoff::decorrelated_wait`]
+    /// calls a model's own source directly.
+    #[inline]
+    fn decorrelated<W: Words + ?Sized>(
+        &self,
+        state: &mut BackoffState,
+        base: Micros,
+        rng: &mut W,
+    ) -> (Micros, Micros, Micros) {
+        // The range is [base, 3 * previous], but never inverted: after a throttled failure the
+        // throttling base may exceed three times the previous wait.
+        let hi = state.previous.0.saturating_mul(3).max(base.0);
+        let drawn = rng.uniform_inclusive(base.0, hi);
+        let w = Micros(drawn.min(self.cap.0));
+        state.previous = w;
+        (base.min(self.cap), Micros(hi.min(self.cap.0)), w)
+    }
+
     /// The fixed wait of `exponential` or `constant` before the cap: `base * growth^k`
     /// (saturating), or `base`.
     fn uncapped(&self, base: Micros, retry: u32) -> Micros {
@@ -607,6 +626,28 @@ impl Backoff {
         })
     }
 
+    /// The next wait (not throttled) of a `decorrelated` backoff without draws sorted up
+    /// front: [`Backoff::next_draw`]'s own wait, from the same words, with the state moved on
+    /// as it moves it. Generic, so that a model's word source is called directly, not through
+    /// `dyn Words`. `None`, with the state untouched, for every other configuration.
+    #[inline]
+    pub fn decorrelated_wait<W: Words>(
+        &self,
+        state: &mut BackoffState,
+        words: &mut W,
+    ) -> Option<Micros> {
+        let cfg = &self.cfg;
+        if cfg.kind != BackoffKind::Decorrelated || cfg.sorted {
+            return None;
+        }
+        let retry = state.retry;
+        state.retry = state.retry.saturating_add(1);
+        if cfg.first_wait_zero && retry == 0 {
+            return Some(cfg.floor);
+        }
+        Some(cfg.decorrelated(state, cfg.base, words).2.max(cfg.floor))
+    }
+
     /// Draws the next wait of the request whose state is `state`. `throttled` selects the
     /// throttling base when one is configured.
     pub fn next_draw(
@@ -680,15 +721,7 @@ impl Backoff {
                 let (low, high) = cfg.range_in_advance(base, retry);
                 (low, high, Micros(rng.uniform_inclusive(low.0, high.0)))
             }
-            BackoffKind::Decorrelated => {
-                // The range is [base, 3 * previous], but never inverted: after a throttled
-                // failure the throttling base may exceed three times the previous wait.
-                let hi = state.previous.0.saturating_mul(3).max(base.0);
-                let drawn = rng.uniform_inclusive(base.0, hi);
-                let w = Micros(drawn.min(cfg.cap.0));
-                state.previous = w;
-                (base.min(cfg.cap), Micros(hi.min(cfg.cap.0)), w)
-            }
+            BackoffKind::Decorrelated => cfg.decorrelated(state, base, rng),
             BackoffKind::DecorrelatedV2 => {
                 let prev = f64::from_bits(state.v2_prev);
                 let (w, next) = decorrelated_v2(retry, rng.next_f64(), prev, base);
@@ -842,6 +875,41 @@ mod tests {
         for kind in [BackoffKind::Decorrelated, BackoffKind::DecorrelatedV2] {
             let b = BackoffConfig::new(kind).validate().unwrap();
             assert_eq!(b.wait_range(0), None, "{kind:?}");
+        }
+    }
+
+    /// `decorrelated_wait` is the wait `next_draw` gives, retry by retry and word by word,
+    /// with the same state after each; every other configuration gets `None` and keeps its
+    /// state.
+    #[test]
+    fn decorrelated_waits_are_the_drawn_waits() {
+        let decorrelated = BackoffConfig::new(BackoffKind::Decorrelated);
+        for cfg in [
+            decorrelated.with_base(ms(5)).with_cap(ms(2000)),
+            decorrelated
+                .with_base(ms(10))
+                .with_cap(ms(300))
+                .with_floor(ms(20)),
+            decorrelated.with_base(ms(3)).with_first_wait_zero(true),
+        ] {
+            let b = cfg.validate().unwrap();
+            let (mut drawn_rng, mut rng) = (Rng::stream(4, 1), Rng::stream(4, 1));
+            let (mut drawn_state, mut state) = (b.state(), b.state());
+            for retry in 0..200 {
+                let drawn = b.next_draw(&mut drawn_state, &mut drawn_rng, false).wait;
+                let wait = b.decorrelated_wait(&mut state, &mut rng);
+                assert_eq!(wait, Some(drawn), "{cfg:?}, retry {retry}");
+                assert_eq!((state, &rng), (drawn_state, &drawn_rng), "{cfg:?}, {retry}");
+            }
+        }
+        for kind in [BackoffKind::Full, BackoffKind::DecorrelatedV2] {
+            let b = BackoffConfig::new(kind).validate().unwrap();
+            let mut state = b.state();
+            assert_eq!(
+                b.decorrelated_wait(&mut state, &mut Rng::stream(4, 1)),
+                None
+            );
+            assert_eq!(state, b.state(), "{kind:?}");
         }
         let jittered = BackoffConfig::new(BackoffKind::Exponential)
             .with_jitter(Jitter::Add(ms(10)), true)

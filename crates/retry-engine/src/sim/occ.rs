@@ -374,7 +374,8 @@ impl Occ {
     }
 
     /// Client `c`'s next wait: drawn from its kept range while the backoff knows the range in
-    /// advance and the retry is among the first [`RANGES`], through [`Backoff::next_draw`]
+    /// advance and the retry is among the first [`RANGES`], through
+    /// [`Backoff::decorrelated_wait`] for `decorrelated`, through [`Backoff::next_draw`]
     /// otherwise. The state counts the retry either way.
     #[inline(always)]
     fn wait(&mut self, c: u32) -> Micros {
@@ -382,6 +383,9 @@ impl Occ {
         if let Some(range) = self.ranges.get(state.retry() as usize) {
             state.skip();
             return range.draw(&mut self.hops);
+        }
+        if let Some(wait) = self.policy.decorrelated_wait(state, &mut self.hops) {
+            return wait;
         }
         self.policy.next_draw(state, &mut self.hops, false).wait
     }
