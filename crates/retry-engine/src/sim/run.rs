@@ -299,10 +299,19 @@ impl Run {
             self.fingerprint.u64(v);
         }
         self.fingerprint.u64(s.completion_ms.to_bits());
+        // Empty bins are counted and fed at once (`Fnv::zero_words`): the same hash.
+        let mut zeros = 0;
         for (attempts, successes) in bins {
+            if attempts == 0 && successes == 0 {
+                zeros += 2;
+                continue;
+            }
+            self.fingerprint.zero_words(zeros);
+            zeros = 0;
             self.fingerprint.u64(u64::from(attempts));
             self.fingerprint.u64(u64::from(successes));
         }
+        self.fingerprint.zero_words(zeros);
     }
 
     /// Handles up to `events` events and reports progress.
