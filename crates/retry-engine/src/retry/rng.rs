@@ -185,6 +185,74 @@ impl NormalTable {
         &self.q
     }
 
+    /// The delays `|sample_from(q, w, mean, sd)|` rounded half up (through `i64`) of two
+    /// words. Where [`NormalTable::narrow`] holds for `mean` and `sd`, the same numbers come
+    /// from [`NormalTable::delays_narrow`].
+    #[inline(always)]
+    pub fn delays(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> [u64; 2] {
+        w.map(|w| (Self::sample_from(q, w, mean, sd).abs() + 0.5) as i64 as u64)
+    }
+
+    /// [`NormalTable::delays`] when [`NormalTable::narrow`] holds, both words computed at once
+    /// in SSE2's two lanes (`safe_arch`). Each lane runs the same IEEE operations in the same
+    /// order as [`NormalTable::sample_from`]: the fraction's 41 bits go straight into a
+    /// float's mantissa (the same value as converting and scaling them), and the delay is
+    /// truncated through `i32`, which the narrow range allows. A pair with a word in one of the
+    /// two outermost intervals is drawn one word at a time.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub fn delays_narrow(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> [u64; 2] {
+        use safe_arch::{
+            add_m128d, bitand_m128d, bitand_m128i, bitor_m128i, cast_to_m128d_from_m128i,
+            get_i64_from_m128i_s, m128d, mul_m128d, set_i64_m128i, set_m128d, sub_m128d,
+            truncate_m128d_to_m128i,
+        };
+        // The bits `sample_from` takes as the fraction (the uniform's low 53 - BITS), and 1.0.
+        const FRACTION: i64 = ((1 << (53 - NormalTable::BITS)) - 1) << 11;
+        const ONE: i64 = 0x3FF0_0000_0000_0000;
+        let idx = [
+            (w[0] >> (64 - Self::BITS)) as usize,
+            (w[1] >> (64 - Self::BITS)) as usize,
+        ];
+        // 0 and N - 1 wrap to the top: one compare for both outermost intervals.
+        let outer = |i: usize| i.wrapping_sub(1) >= Self::N - 2;
+        if outer(idx[0]) | outer(idx[1]) {
+            return Self::delays(q, w, mean, sd);
+        }
+        let bits = set_i64_m128i(w[1] as i64, w[0] as i64);
+        let bits = bitand_m128i(bits, set_i64_m128i(FRACTION, FRACTION));
+        let one = set_i64_m128i(ONE, ONE);
+        let frac = sub_m128d(
+            cast_to_m128d_from_m128i(bitor_m128i(bits, one)),
+            cast_to_m128d_from_m128i(one),
+        );
+        let a = set_m128d(q[idx[1]], q[idx[0]]);
+        let b = set_m128d(q[idx[1] + 1], q[idx[0] + 1]);
+        let z = add_m128d(a, mul_m128d(frac, sub_m128d(b, a)));
+        let x = add_m128d(
+            m128d::from_array([mean; 2]),
+            mul_m128d(m128d::from_array([sd; 2]), z),
+        );
+        let abs = cast_to_m128d_from_m128i(set_i64_m128i(i64::MAX, i64::MAX));
+        let y = add_m128d(bitand_m128d(x, abs), m128d::from_array([0.5; 2]));
+        let both = get_i64_from_m128i_s(truncate_m128d_to_m128i(y)) as u64;
+        [u64::from(both as u32), both >> 32]
+    }
+
+    /// [`NormalTable::delays`] one word at a time, where SSE2 is not there (the page's wasm).
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline(always)]
+    pub fn delays_narrow(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> [u64; 2] {
+        Self::delays(q, w, mean, sd)
+    }
+
+    /// Whether every `|Normal(mean, sd)|` delay stays below 2^31 µs, the range
+    /// [`NormalTable::delays_narrow`] needs: a draw from a 53-bit uniform is within 8.3
+    /// standard deviations of the mean.
+    pub fn narrow(mean: f64, sd: f64) -> bool {
+        mean.abs() + 9.0 * sd.abs() < (1u64 << 30) as f64
+    }
+
     /// [`NormalTable::sample`] from the table `q` (see [`NormalTable::quantiles`]).
     #[inline(always)]
     pub fn sample_from(q: &Quantiles, word: u64, mean: f64, sd: f64) -> f64 {

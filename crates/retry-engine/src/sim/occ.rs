@@ -221,6 +221,8 @@ struct Hops {
     sd: f64,
     // `sd` is 0: every hop is `mean` and draws no word.
     fixed: bool,
+    // Every delay is below 2^31 µs (`NormalTable::narrow`).
+    narrow: bool,
     words: [u64; AHEAD],
     delays: [u64; AHEAD],
     next: usize,
@@ -234,6 +236,7 @@ impl Hops {
             mean: net.0 as f64,
             sd: net_sd.0 as f64,
             fixed: net_sd == Micros::ZERO,
+            narrow: NormalTable::narrow(net.0 as f64, net_sd.0 as f64),
             words: [0; AHEAD],
             delays: [0; AHEAD],
             next: AHEAD,
@@ -261,14 +264,19 @@ impl Hops {
     #[inline(never)]
     fn refill(&mut self) {
         // The table held in a local, so its address is loaded once, not per word.
-        let (q, mean, sd) = (self.normal.quantiles(), self.mean, self.sd);
-        for (w, d) in self.words.iter_mut().zip(self.delays.iter_mut()) {
-            *w = self.rng.next_u64();
-            // |x| rounded half up: plain IEEE arithmetic, identical on every target. Through
-            // `i64`, whose conversion checks less than `u64`'s; the same for every delay below
-            // 2^63 µs.
-            *d = (NormalTable::sample_from(q, *w, mean, sd).abs() + 0.5) as i64 as u64;
+        let (q, mean, sd, narrow) = (self.normal.quantiles(), self.mean, self.sd, self.narrow);
+        // The generator's state in a local, so it stays in registers through the loop.
+        let mut rng = self.rng.clone();
+        let words = self.words.as_chunks_mut::<2>().0.iter_mut();
+        for (w, d) in words.zip(self.delays.as_chunks_mut::<2>().0.iter_mut()) {
+            *w = [rng.next_u64(), rng.next_u64()];
+            *d = if narrow {
+                NormalTable::delays_narrow(q, *w, mean, sd)
+            } else {
+                NormalTable::delays(q, *w, mean, sd)
+            };
         }
+        self.rng = rng;
         self.next = 0;
     }
 }
