@@ -75,15 +75,13 @@ where
 {
     let width = width.0.max(1);
     let window = ((1_000_000 / width).max(1)) as usize;
-    let mut peak = 0u64;
-    let mut sum = 0u64;
-    // The bin leaving the window trails the one entering it by `window` bins.
-    let mut leaving = attempts.clone();
-    for (i, a) in attempts.enumerate() {
-        sum += u64::from(a);
-        if i >= window {
-            sum -= leaving.next().map_or(0, u64::from);
-        }
+    // The first window (its sum is the largest of the sums up to it, the counts being
+    // positive), then one bin in and one out per step: the one leaving trails the one
+    // entering by `window` bins.
+    let mut sum: u64 = attempts.clone().take(window).map(u64::from).sum();
+    let mut peak = sum;
+    for (entering, leaving) in attempts.clone().skip(window).zip(attempts) {
+        sum = sum + u64::from(entering) - u64::from(leaving);
         peak = peak.max(sum);
     }
     peak as f64 / ((window as f64 * width as f64) / 1_000_000.0)
@@ -579,6 +577,29 @@ pub struct Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sliding sum gives the largest sum of any `window` consecutive bins (or of all of
+    /// them, when fewer), counted window by window.
+    #[test]
+    fn the_sliding_peak_is_the_largest_window() {
+        use crate::retry::rng::{Rng, Words};
+        let mut rng = Rng::stream(3, 3);
+        for (len, width_ms) in [(0, 10), (1, 10), (7, 250), (100, 10), (101, 10), (2000, 10)] {
+            let bins: Vec<u32> = (0..len).map(|_| rng.below(50) as u32).collect();
+            let width = Micros::from_millis(width_ms);
+            let window = (1000 / width_ms) as usize;
+            let brute = (0..bins.len().max(1))
+                .map(|i| bins[i..(i + window).min(bins.len())].iter().sum::<u32>())
+                .max()
+                .unwrap_or(0);
+            let per_s = f64::from(brute) / (window as f64 * width_ms as f64 / 1000.0);
+            assert_eq!(
+                peak_per_s_of(bins.iter().copied(), width),
+                per_s,
+                "{len} bins"
+            );
+        }
+    }
 
     #[test]
     fn peak_uses_a_one_second_window() {

@@ -119,7 +119,8 @@ impl Occ {
             failures: 0,
             done: 0,
             last: Micros::ZERO,
-            series: Vec::new(),
+            // Room for ten seconds of bins (8 KB) from the start.
+            series: Vec::with_capacity(1024),
             width: OCC_BIN,
             bin: (usize::MAX, 0),
         };
