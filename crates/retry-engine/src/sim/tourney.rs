@@ -57,6 +57,7 @@ fn far(_leaf_bits: u32) -> u64 {
 /// gives the winning key. Written out level by level, over an array of the tree's length, every node's index is
 /// known to be in it, so a match is a shift, a load, a compare, two moves and a store: a fifth
 /// fewer instructions than [`replay_any`]'s loop, which checks each index.
+#[cfg(not(target_arch = "wasm32"))]
 macro_rules! replay {
     ($losers:ident, $leaf:ident, $key:ident; $depth:literal; $($level:literal)*) => {{
         match <&mut [u64; 1 << $depth]>::try_from(&mut *$losers) {
@@ -275,7 +276,17 @@ impl<E: Copy> Tourney<E> {
         // The slice held in a local: through `self`, every store to a loser made the compiler
         // load the vector's pointer and length again for the next match.
         let losers = &mut self.losers[..];
-        self.top = match self.leaf_bits {
+        self.top = Self::replay(self.leaf_bits, losers, leaf, key);
+        self.settle();
+    }
+
+    /// The path from `leaf` to the root replayed for its new `key`: written out per depth on
+    /// native targets, where the sweeps run; one loop on wasm, where the page's size counts
+    /// (the depths written out cost the page about 1 KB gzip).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[inline(always)]
+    fn replay(leaf_bits: u32, losers: &mut [u64], leaf: usize, key: u64) -> u64 {
+        match leaf_bits {
             0 => key,
             1 => replay!(losers, leaf, key; 1; 1),
             2 => replay!(losers, leaf, key; 2; 1 2),
@@ -292,8 +303,17 @@ impl<E: Copy> Tourney<E> {
             13 => replay!(losers, leaf, key; 13; 1 2 3 4 5 6 7 8 9 10 11 12 13),
             14 => replay!(losers, leaf, key; 14; 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
             _ => replay_any(losers, leaf, key),
-        };
-        self.settle();
+        }
+    }
+
+    /// The path from `leaf` to the root replayed for its new `key` (see the native twin).
+    #[cfg(target_arch = "wasm32")]
+    #[inline(always)]
+    fn replay(leaf_bits: u32, losers: &mut [u64], leaf: usize, key: u64) -> u64 {
+        match leaf_bits {
+            0 => key,
+            _ => replay_any(losers, leaf, key),
+        }
     }
 }
 
