@@ -337,6 +337,47 @@ impl TryRng for Rng {
 mod tests {
     use super::*;
 
+    /// Two delays at once (SSE2's lanes on x86_64) are the two delays drawn one at a time,
+    /// bit for bit: random words, and words at the table's edges (the outermost intervals,
+    /// their neighbours, a fraction of all zeros or all ones), alone or beside an inner word.
+    #[test]
+    fn two_delays_at_once_are_the_delays_one_at_a_time() {
+        let table = NormalTable::new();
+        let q = table.quantiles();
+        let top = |idx: u64, low: u64| (idx << (64 - NormalTable::BITS)) | low;
+        let low_ones = (1u64 << (64 - NormalTable::BITS)) - 1;
+        let mut edges = Vec::new();
+        for idx in [0, 1, 2, 2047, 2048, 4093, 4094, 4095] {
+            edges.extend([top(idx, 0), top(idx, low_ones), top(idx, 0x0123_4567_89ab)]);
+        }
+        let mut rng = Rng::stream(5, 17);
+        let mut pairs: Vec<[u64; 2]> = (0..20_000)
+            .map(|_| [rng.next_u64(), rng.next_u64()])
+            .collect();
+        for &e in &edges {
+            pairs.extend([[e, rng.next_u64()], [rng.next_u64(), e], [e, e]]);
+        }
+        let (mut outer, mut checked) = (0, 0);
+        for (mean, sd) in [(10_000.0, 2_000.0), (10.0, 30.0), (0.0, 1.0), (5e8, 5e7)] {
+            assert!(NormalTable::narrow(mean, sd), "{mean} {sd}");
+            for w in &pairs {
+                let one_at_a_time = NormalTable::delays(q, *w, mean, sd);
+                assert_eq!(
+                    NormalTable::delays_narrow(q, *w, mean, sd),
+                    one_at_a_time,
+                    "words {w:x?}, mean {mean}, sd {sd}"
+                );
+                outer += usize::from(w.iter().any(|x| x >> 52 == 0 || x >> 52 == 4095));
+                checked += 1;
+            }
+        }
+        assert!(
+            outer > 50 && checked > 80_000,
+            "{outer} outer pairs of {checked}"
+        );
+        assert!(!NormalTable::narrow(1e9, 1e8), "past 2^30 is not narrow");
+    }
+
     /// The published xoshiro256** reference: state [1, 2, 3, 4].
     #[test]
     fn reference() {
