@@ -29,7 +29,7 @@ use core::hint::select_unpredictable;
 #[cfg(not(test))]
 const SEQ_BITS: u32 = 24;
 /// Smaller in the unit tests, so that renumbering happens within a short run (yet enough for
-/// 2^15 leaves, one past the deepest tree [`replay`] is written out for).
+/// 2^15 leaves, one past the deepest tree `OccRun` is compiled for).
 #[cfg(test)]
 const SEQ_BITS: u32 = 15;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
@@ -50,26 +50,6 @@ fn far(leaf_bits: u32) -> u64 {
 #[cfg(test)]
 fn far(_leaf_bits: u32) -> u64 {
     1 << 20
-}
-
-/// Plays the matches on the path from `leaf` to the root of a tree of 2^depth leaves (the
-/// levels listed from 1, the leaf's parent, up to the depth, the root), for its new `key`;
-/// gives the winning key. Written out level by level, over an array of the tree's length, every node's index is
-/// known to be in it, so a match is a shift, a load, a compare, two moves and a store: a fifth
-/// fewer instructions than [`replay_any`]'s loop, which checks each index.
-#[cfg(not(target_arch = "wasm32"))]
-macro_rules! replay {
-    ($losers:ident, $leaf:ident, $key:ident; $depth:literal; $($level:literal)*) => {{
-        match <&mut [u64; 1 << $depth]>::try_from(&mut *$losers) {
-            Ok(losers) => {
-                let path = ($leaf & ((1 << $depth) - 1)) | (1 << $depth);
-                let mut key = $key;
-                $(key = play(&mut losers[path >> $level], key);)*
-                key
-            }
-            Err(_) => replay_any($losers, $leaf, $key),
-        }
-    }};
 }
 
 /// One pending event per leaf, earliest first; ties in the order they were scheduled.
@@ -135,7 +115,7 @@ impl<E: Copy> Tourney<E> {
         };
         let mut keys = alloc::vec![IDLE; n];
         for (leaf, (time, event)) in first.into_iter().enumerate() {
-            keys[leaf] = t.key(time, leaf);
+            keys[leaf] = t.key::<0>(time, leaf);
             t.events[leaf] = event;
         }
         t.build(&keys);
@@ -144,9 +124,10 @@ impl<E: Copy> Tourney<E> {
     }
 
     /// The next key for `time` at `leaf`, with the sequence [`super::EventQueue`] would give
-    /// it; the exact time is kept aside when the key is far.
+    /// it; the exact time is kept aside when the key is far. `D` is the tree's depth when it
+    /// is known at compile time, or 0 (see [`Tourney::replace_at`]).
     #[inline(always)]
-    fn key(&mut self, time: Micros, leaf: usize) -> u64 {
+    fn key<const D: u32>(&mut self, time: Micros, leaf: usize) -> u64 {
         if self.seq == SEQ_MASK {
             self.renumber();
         }
@@ -155,7 +136,8 @@ impl<E: Copy> Tourney<E> {
             self.times[leaf] = time.0;
             since = self.far;
         }
-        let key = (((since << SEQ_BITS) | self.seq) << self.leaf_bits) | leaf as u64;
+        let leaf_bits = if D == 0 { self.leaf_bits } else { D };
+        let key = (((since << SEQ_BITS) | self.seq) << leaf_bits) | leaf as u64;
         self.seq += 1;
         key
     }
@@ -253,68 +235,83 @@ impl<E: Copy> Tourney<E> {
     /// The earliest event, its time and its leaf; `None` once no leaf holds one.
     #[inline(always)]
     pub fn peek(&self) -> Option<(Micros, E, usize)> {
+        self.peek_at::<0>()
+    }
+
+    /// [`Tourney::peek`] for a tree of depth `D` (see [`Tourney::replace_at`]).
+    #[inline(always)]
+    pub fn peek_at<const D: u32>(&self) -> Option<(Micros, E, usize)> {
         let key = self.top;
         if key == IDLE {
             return None;
         }
-        let w = (key & self.leaf_mask) as usize;
-        let time = self.base + (key >> self.low);
+        let (low, mask) = match D {
+            0 => (self.low, self.leaf_mask),
+            _ => (SEQ_BITS + D, (1 << D) - 1),
+        };
+        let w = (key & mask) as usize;
+        let time = self.base + (key >> low);
         Some((Micros(time), *self.events.get(w)?, w))
+    }
+
+    /// The tree's depth: it has 2^depth leaves.
+    pub fn depth(&self) -> u32 {
+        self.leaf_bits
     }
 
     /// Gives `leaf`, the one [`Tourney::peek`] gave, its next event (`None`: it is done), no
     /// earlier than the one it had, and replays its path to the root.
     #[inline(always)]
     pub fn replace(&mut self, leaf: usize, next: Option<(Micros, E)>) {
+        self.replace_at::<0>(leaf, next);
+    }
+
+    /// [`Tourney::replace`] for a tree of depth `D`, known at compile time (`D` 0: any depth,
+    /// read at run time; any other `D` must be [`Tourney::depth`], checked in debug builds). With the depth a constant, the path's levels are a loop the compiler
+    /// writes out, every node's index is known to be in the tree (no bounds checks), and the
+    /// key's shifts are constants: a loop over the events monomorphised per depth (as
+    /// [`super::occ::OccRun`] is on native targets) takes about 10 instructions less an event
+    /// than one that reads the depth.
+    #[inline(always)]
+    pub fn replace_at<const D: u32>(&mut self, leaf: usize, next: Option<(Micros, E)>) {
+        debug_assert!(
+            D == 0 || D == self.leaf_bits,
+            "depth {D} for a tree of {}",
+            self.leaf_bits
+        );
         let key = match next {
             Some((time, event)) => {
                 self.events[leaf] = event;
-                self.key(time, leaf)
+                self.key::<D>(time, leaf)
             }
             None => IDLE,
         };
         // The slice held in a local: through `self`, every store to a loser made the compiler
         // load the vector's pointer and length again for the next match.
         let losers = &mut self.losers[..];
-        self.top = Self::replay(self.leaf_bits, losers, leaf, key);
+        self.top = match D {
+            0 if self.leaf_bits == 0 => key,
+            0 => replay_any(losers, leaf, key),
+            _ => replay::<D>(losers, leaf, key),
+        };
         self.settle();
     }
+}
 
-    /// The path from `leaf` to the root replayed for its new `key`: written out per depth on
-    /// native targets, where the sweeps run; one loop on wasm, where the page's size counts
-    /// (the depths written out cost the page about 1 KB gzip).
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline(always)]
-    fn replay(leaf_bits: u32, losers: &mut [u64], leaf: usize, key: u64) -> u64 {
-        match leaf_bits {
-            0 => key,
-            1 => replay!(losers, leaf, key; 1; 1),
-            2 => replay!(losers, leaf, key; 2; 1 2),
-            3 => replay!(losers, leaf, key; 3; 1 2 3),
-            4 => replay!(losers, leaf, key; 4; 1 2 3 4),
-            5 => replay!(losers, leaf, key; 5; 1 2 3 4 5),
-            6 => replay!(losers, leaf, key; 6; 1 2 3 4 5 6),
-            7 => replay!(losers, leaf, key; 7; 1 2 3 4 5 6 7),
-            8 => replay!(losers, leaf, key; 8; 1 2 3 4 5 6 7 8),
-            9 => replay!(losers, leaf, key; 9; 1 2 3 4 5 6 7 8 9),
-            10 => replay!(losers, leaf, key; 10; 1 2 3 4 5 6 7 8 9 10),
-            11 => replay!(losers, leaf, key; 11; 1 2 3 4 5 6 7 8 9 10 11),
-            12 => replay!(losers, leaf, key; 12; 1 2 3 4 5 6 7 8 9 10 11 12),
-            13 => replay!(losers, leaf, key; 13; 1 2 3 4 5 6 7 8 9 10 11 12 13),
-            14 => replay!(losers, leaf, key; 14; 1 2 3 4 5 6 7 8 9 10 11 12 13 14),
-            _ => replay_any(losers, leaf, key),
-        }
+/// Plays the matches on the path from `leaf` to the root of a tree of 2^D leaves, for its new
+/// `key`; gives the winning key. Over a slice of the tree's length, a constant, every node's
+/// index is known to be in it: a match is a shift, a load, a compare, two moves and a store,
+/// a fifth fewer instructions than [`replay_any`]'s loop, which checks each index.
+#[inline(always)]
+fn replay<const D: u32>(losers: &mut [u64], leaf: usize, mut key: u64) -> u64 {
+    let Some(losers) = losers.get_mut(..1 << D) else {
+        return replay_any(losers, leaf, key);
+    };
+    let path = (leaf & ((1 << D) - 1)) | (1 << D);
+    for level in 1..=D {
+        key = play(&mut losers[path >> level], key);
     }
-
-    /// The path from `leaf` to the root replayed for its new `key` (see the native twin).
-    #[cfg(target_arch = "wasm32")]
-    #[inline(always)]
-    fn replay(leaf_bits: u32, losers: &mut [u64], leaf: usize, key: u64) -> u64 {
-        match leaf_bits {
-            0 => key,
-            _ => replay_any(losers, leaf, key),
-        }
-    }
+    key
 }
 
 /// One match: the lower key goes on up, the higher one stays at the node. Unpredictable
@@ -327,8 +324,8 @@ fn play(loser: &mut u64, key: u64) -> u64 {
     select_unpredictable(swap, lk, key)
 }
 
-/// [`replay`] for any depth (kept out of line: each depth's [`replay`] would otherwise carry a
-/// copy).
+/// [`replay`] for any depth, read at run time (kept out of line: each place that replays
+/// would otherwise carry a copy).
 #[inline(never)]
 fn replay_any(losers: &mut [u64], leaf: usize, mut key: u64) -> u64 {
     let mut node = (leaf + losers.len()) >> 1;
@@ -345,35 +342,51 @@ mod tests {
     use crate::retry::rng::Words;
     use crate::sim::EventQueue;
 
-    /// Random follow-ups (some leaves finishing) come out of the tree exactly as out of the
-    /// event heap, ties included.
+    /// Random follow-ups (some leaves finishing) come out of a tree of `leaves` leaves exactly
+    /// as out of the event heap, ties included, through [`Tourney::peek_at`] and
+    /// [`Tourney::replace_at`] for depth `D` (0: any).
+    fn heaps_order<const D: u32>(leaves: usize) {
+        let mut rng = crate::retry::rng::Rng::stream(5, leaves as u64);
+        // Coarse times, so many events share a microsecond.
+        let first: Vec<(Micros, usize)> = (0..leaves).map(|c| (Micros(rng.below(5)), c)).collect();
+        let mut heap = EventQueue::default();
+        for (t, e) in &first {
+            heap.push(*t, *e);
+        }
+        let mut tree = Tourney::new(first);
+        assert!(D == 0 || D == tree.depth(), "{leaves} leaves, depth {D}");
+        let mut handled = 0;
+        while let Some((t, e, leaf)) = tree.peek_at::<D>() {
+            assert_eq!(heap.pop(), Some((t, e)), "{leaves} leaves, event {handled}");
+            assert_eq!(leaf, e);
+            let next = (rng.below(10) > 0).then(|| (Micros(t.0 + rng.below(4)), e));
+            if let Some((nt, ne)) = next {
+                heap.push(nt, ne);
+            }
+            tree.replace_at::<D>(leaf, next);
+            handled += 1;
+        }
+        assert!(heap.is_empty(), "{leaves} leaves");
+        assert!(handled >= leaves * 3, "{leaves} leaves: {handled} events");
+    }
+
+    /// The heap's order at any depth read at run time, and at depths known at compile time
+    /// (the ones `OccRun` is compiled for, 1 to 14, and a tree's full and part-full shapes).
     #[test]
     fn the_tree_hands_out_events_in_the_heaps_order() {
-        // Every depth the replay is written out for (up to 2^14 leaves), and one past them.
-        for leaves in [1usize, 2, 3, 7, 64, 100, 300, 1000, 5000, 17_000] {
-            let mut rng = crate::retry::rng::Rng::stream(5, leaves as u64);
-            // Coarse times, so many events share a microsecond.
-            let first: Vec<(Micros, usize)> =
-                (0..leaves).map(|c| (Micros(rng.below(5)), c)).collect();
-            let mut heap = EventQueue::default();
-            for (t, e) in &first {
-                heap.push(*t, *e);
-            }
-            let mut tree = Tourney::new(first);
-            let mut handled = 0;
-            while let Some((t, e, leaf)) = tree.peek() {
-                assert_eq!(heap.pop(), Some((t, e)), "{leaves} leaves, event {handled}");
-                assert_eq!(leaf, e);
-                let next = (rng.below(10) > 0).then(|| (Micros(t.0 + rng.below(4)), e));
-                if let Some((nt, ne)) = next {
-                    heap.push(nt, ne);
-                }
-                tree.replace(leaf, next);
-                handled += 1;
-            }
-            assert!(heap.is_empty(), "{leaves} leaves");
-            assert!(handled >= leaves * 3, "{leaves} leaves: {handled} events");
+        for leaves in [1usize, 2, 3, 7, 64, 100, 300, 1000, 5000, 9000, 17_000] {
+            heaps_order::<0>(leaves);
         }
+        heaps_order::<1>(2);
+        heaps_order::<2>(3);
+        heaps_order::<3>(7);
+        heaps_order::<6>(64);
+        heaps_order::<7>(100);
+        heaps_order::<8>(190);
+        heaps_order::<9>(300);
+        heaps_order::<10>(1000);
+        heaps_order::<13>(5000);
+        heaps_order::<14>(9000);
     }
 
     /// Follow-ups up to ten times the far distance, ties and thousands of pushes: the tree
