@@ -131,7 +131,10 @@ impl<E: Copy> Tourney<E> {
         if self.seq == SEQ_MASK {
             self.renumber();
         }
-        let mut since = time.0.saturating_sub(self.base);
+        // No event is earlier than `base` (the earliest pending one's time or before, and an
+        // event is no earlier than the one it follows); were one, it would wrap to far and
+        // keep its exact time aside.
+        let mut since = time.0.wrapping_sub(self.base);
         if since >= self.far {
             self.times[leaf] = time.0;
             since = self.far;
