@@ -8,7 +8,8 @@
 //! loads do not wait on the comparisons. The keys order events as the heap's `(time, sequence)`
 //! does, with the sequence counted the same way (one per scheduled event, the first events in
 //! order), and keys are unique, so events come out in exactly the heap's order and every run's
-//! numbers are the same; `occ`'s tests check it event for event.
+//! numbers are the same; `occ`'s tests check it event for event. A loop that knows the tree's
+//! depth at compile time calls [`Tourney::peek_at`] and [`Tourney::replace_at`] with it.
 //!
 //! ```
 //! use retry_model::sim::Tourney;
@@ -19,6 +20,9 @@
 //! assert_eq!(t.peek(), Some((Micros(10), 'c', 2)));
 //! t.replace(2, None); // leaf 2 is done
 //! assert_eq!(t.peek(), Some((Micros(30), 'a', 0)));
+//! assert_eq!(t.depth(), 2); // four leaves, three of them used
+//! t.replace_at::<2>(0, None);
+//! assert_eq!(t.peek_at::<2>(), Some((Micros(40), 'd', 1)));
 //! ```
 
 use crate::retry::time::Micros;
