@@ -43,6 +43,11 @@ impl Fnv {
     /// in as one multiplication: the same hash as byte by byte, and a run's fingerprint over
     /// its bins costs a quarter of the multiplications.
     pub fn u64(&mut self, v: u64) {
+        // One byte and seven zero bytes: `(h ^ v) * PRIME * PRIME^7`.
+        if v < 0x100 {
+            self.0 = (self.0 ^ v).wrapping_mul(POWERS[8]);
+            return;
+        }
         let low = 8 - (v.leading_zeros() / 8) as usize;
         self.bytes(&v.to_le_bytes()[..low]);
         self.0 = self.0.wrapping_mul(POWERS[8 - low]);

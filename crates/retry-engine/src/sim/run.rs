@@ -64,6 +64,8 @@ pub struct Run {
     summaries: Vec<Summary>,
     fingerprint: crate::retry::fnv::Fnv,
     normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
+    // The last repetition's bins once counted, for the next one to reuse (`Occ::with_series`).
+    spare_bins: Vec<(u32, u32)>,
 }
 
 /// A spike or a slow-down that starts at or after an `outage` run's end would do nothing: it is
@@ -173,6 +175,7 @@ impl Run {
             summaries: Vec::new(),
             fingerprint: crate::retry::fnv::Fnv::new(),
             normal: None,
+            spare_bins: Vec::new(),
         };
         run.start_repetition();
         Ok(run)
@@ -278,6 +281,7 @@ impl Run {
                     run,
                     table,
                 );
+                let m = m.with_series(core::mem::take(&mut self.spare_bins));
                 Box::new(OccRun::new(m, first))
             }
             Scenario::Lost(l) => {
@@ -348,8 +352,9 @@ impl Run {
                     } else {
                         // Only the first repetition's bins are kept.
                         let (summary, bins) = rep.finish_summary(at);
-                        self.fingerprint_repetition(&summary, bins.into_iter());
+                        self.fingerprint_repetition(&summary, bins.iter().copied());
                         self.summaries.push(summary);
+                        self.spare_bins = bins;
                     }
                     self.run += 1;
                 }
