@@ -90,7 +90,7 @@ mod tests {
             b.bytes(&v.to_le_bytes());
             assert_eq!(a.0, b.0, "{v:#x}");
         }
-        for k in [0, 1, 2, 3, 7, 64, 1000, 40_001] {
+        for k in [0, 1, 2, 3, 7, 30, 31, 32, 33, 64, 1000, 40_001] {
             let (mut a, mut b) = (Fnv::new(), Fnv::new());
             a.u64(0x1234);
             b.u64(0x1234);

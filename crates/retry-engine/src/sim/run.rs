@@ -298,24 +298,64 @@ impl Run {
 
     /// Feeds one repetition's numbers to the run's fingerprint: its summary's counts, then
     /// each bin's attempts and successes.
-    fn fingerprint_repetition(&mut self, s: &Summary, bins: impl Iterator<Item = (u32, u32)>) {
+    fn fingerprint_repetition(&mut self, s: &Summary, bins: &[(u32, u32)]) {
         for v in [s.originals, s.attempts, s.successes, s.duplicates, s.served] {
             self.fingerprint.u64(v);
         }
         self.fingerprint.u64(s.completion_ms.to_bits());
-        // Empty bins are counted and fed at once (`Fnv::zero_words`): the same hash.
+        // Empty bins are counted and fed at once (`Fnv::zero_words`): the same hash. Most of a
+        // long run's bins are empty, so they are looked at eight at a time.
         let mut zeros = 0;
-        for (attempts, successes) in bins {
-            if attempts == 0 && successes == 0 {
-                zeros += 2;
+        let (chunks, tail) = bins.as_chunks::<8>();
+        for chunk in chunks {
+            if chunk.iter().fold(0, |any, b| any | b.0 | b.1) == 0 {
+                zeros += 16;
                 continue;
             }
-            self.fingerprint.zero_words(zeros);
-            zeros = 0;
-            self.fingerprint.u64(u64::from(attempts));
-            self.fingerprint.u64(u64::from(successes));
+            for &bin in chunk {
+                self.fingerprint_bin(bin, &mut zeros);
+            }
+        }
+        for &bin in tail {
+            self.fingerprint_bin(bin, &mut zeros);
         }
         self.fingerprint.zero_words(zeros);
+    }
+
+    /// One bin into the fingerprint: counted in `zeros` while empty, else the zeros before it
+    /// and then its two words.
+    #[inline(always)]
+    fn fingerprint_bin(&mut self, (attempts, successes): (u32, u32), zeros: &mut u32) {
+        if attempts == 0 && successes == 0 {
+            *zeros += 2;
+            return;
+        }
+        self.fingerprint.zero_words(*zeros);
+        *zeros = 0;
+        self.fingerprint.u64(u64::from(attempts));
+        self.fingerprint.u64(u64::from(successes));
+    }
+
+    /// Takes in a finished repetition: its summary, its fingerprint, and the first one's
+    /// report (its bins are the series shown).
+    fn finish_repetition(&mut self, rep: Box<dyn Repetition>) {
+        let at = self.p.sim.series().and_then(|s| s.at);
+        if self.first.is_none() {
+            let report = rep.finish(at);
+            let bins: Vec<(u32, u32)> = (report.bins.iter())
+                .map(|b| (b.attempts, b.successes))
+                .collect();
+            self.fingerprint_repetition(&report.summary, &bins);
+            self.summaries.push(report.summary.clone());
+            self.first = Some(report);
+        } else {
+            // Only the first repetition's bins are kept.
+            let (summary, bins) = rep.finish_summary(at);
+            self.fingerprint_repetition(&summary, &bins);
+            self.summaries.push(summary);
+            self.spare_bins = bins;
+        }
+        self.run += 1;
     }
 
     /// Handles up to `events` events and reports progress.
@@ -340,23 +380,7 @@ impl Run {
             budget = budget.saturating_sub(handled.max(1));
             if done {
                 if let Some(rep) = self.current.take() {
-                    let at = self.p.sim.series().and_then(|s| s.at);
-                    if self.first.is_none() {
-                        let report = rep.finish(at);
-                        self.fingerprint_repetition(
-                            &report.summary,
-                            report.bins.iter().map(|b| (b.attempts, b.successes)),
-                        );
-                        self.summaries.push(report.summary.clone());
-                        self.first = Some(report);
-                    } else {
-                        // Only the first repetition's bins are kept.
-                        let (summary, bins) = rep.finish_summary(at);
-                        self.fingerprint_repetition(&summary, bins.iter().copied());
-                        self.summaries.push(summary);
-                        self.spare_bins = bins;
-                    }
-                    self.run += 1;
+                    self.finish_repetition(rep);
                 }
                 continue;
             }
