@@ -274,9 +274,10 @@ impl<E: Copy> Tourney<E> {
     }
 
     /// [`Tourney::replace`] for a tree of depth `D`, known at compile time (`D` 0: any depth,
-    /// read at run time; any other `D` must be [`Tourney::depth`], checked in debug builds). With the depth a constant, the path's levels are a loop the compiler
-    /// writes out, every node's index is known to be in the tree (no bounds checks), and the
-    /// key's shifts are constants: a loop over the events monomorphised per depth (as
+    /// read at run time; any other `D` must be [`Tourney::depth`], checked in debug builds).
+    /// With the depth a constant, the path's levels are a loop the compiler writes out, every
+    /// node's index is known to be in the tree (no bounds checks), and the key's shifts are
+    /// constants: a loop over the events monomorphised per depth (as
     /// [`super::occ::OccRun`] is on native targets) takes about 10 instructions less an event
     /// than one that reads the depth.
     #[inline(always)]
