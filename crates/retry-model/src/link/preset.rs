@@ -193,6 +193,156 @@ const TWIN: &[(&str, &str)] = &[
     ("spike_for", "3s"),
 ];
 
+/// The settings of `preset=aws-standard` (see [`Preset::settings`]).
+const AWS_STANDARD: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "full"),
+    ("base", "1s"),
+    ("cap", "20s"),
+    ("budget", "aws"),
+    ("classify", "aws"),
+];
+
+/// The settings of `preset=aws-2026` (see [`Preset::settings`]).
+const AWS_2026: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "full"),
+    ("base", "50ms"),
+    ("cap", "20s"),
+    ("throttle_base", "1s"),
+    ("budget", "aws2026"),
+    ("classify", "aws"),
+    ("ra_mode", "aws2026"),
+];
+
+/// The settings of `preset=grpc` (see [`Preset::settings`]).
+const GRPC: &[(&str, &str)] = &[
+    ("attempts", "4"),
+    ("backoff", "full"),
+    ("base", "100ms"),
+    ("cap", "1s"),
+    ("budget", "grpc"),
+    ("classify", "grpc"),
+];
+
+/// The settings of `preset=tenacity` (see [`Preset::settings`]).
+const TENACITY: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "full"),
+    ("base", "100ms"),
+    ("cap", "2s"),
+];
+
+/// The settings of `preset=stripe` (see [`Preset::settings`]).
+const STRIPE: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("backoff", "equal"),
+    ("base", "500ms"),
+    ("cap", "5s"),
+    ("floor", "500ms"),
+    ("classify", "stripe"),
+    ("ra_mode", "stripe"),
+    ("key", "true"),
+];
+
+/// The settings of `preset=brooker-2015` (see [`Preset::settings`]).
+const BROOKER_2015: &[(&str, &str)] = &[
+    ("attempts", "10"),
+    ("backoff", "full"),
+    ("base", "5ms"),
+    ("cap", "2s"),
+    ("first_exp", "1"),
+];
+
+/// The settings of `preset=chapter` (see [`Preset::settings`]).
+const CHAPTER: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("deadline", "10s"),
+    ("elapsed", "100ms"),
+    ("attempt_timeout", "3s"),
+    ("backoff", "full"),
+    ("base", "100ms"),
+    ("cap", "2s"),
+    (
+        "outcomes",
+        "connect_timeout,connect_timeout,connect_timeout",
+    ),
+    ("waits", "100ms,200ms"),
+];
+
+/// The settings of `preset=guide-700ms` (see [`Preset::settings`]).
+const GUIDE_700MS: &[(&str, &str)] = &[
+    ("attempts", "3"),
+    ("deadline", "1100ms"),
+    ("reserve", "100ms"),
+    ("attempt_timeout", "400ms"),
+    ("backoff", "full"),
+    ("base", "100ms"),
+    ("cap", "800ms"),
+    ("outcomes", "connect_timeout,ok"),
+    ("waits", "250ms"),
+];
+
+/// The settings of `preset=burst-lab` (see [`Preset::settings`]).
+const BURST_LAB: &[(&str, &str)] = &[
+    ("scenario", "burst"),
+    ("capacity", "5000"), // 50 per 10 ms tick
+    ("tick", "10ms"),
+    ("reject_cost", "0.1"),
+    ("bin", "100ms"),
+    ("clients", "500"),
+    ("attempts", "10"),
+    ("deadline", "none"),
+    ("backoff", "full"),
+    ("base", "10ms"),
+    ("cap", "2s"),
+];
+
+/// The settings of `preset=occ-2015` (see [`Preset::settings`]).
+const OCC_2015: &[(&str, &str)] = &[
+    ("scenario", "occ"),
+    ("net", "10ms"),
+    ("net_sd", "2ms"),
+    ("runs", "100"),
+    ("clients", "100"),
+    ("backoff", "full"),
+    ("base", "5ms"),
+    ("cap", "2s"),
+    ("first_exp", "1"),
+];
+
+/// What `preset=payments-jitter` sets over the group it builds on (see [`Preset::settings`]).
+const PAYMENTS_JITTER: &[(&str, &str)] = &[
+    ("attempts", "2"),
+    ("backoff", "full"),
+    ("base", "300ms"),
+    ("cap", "5s"),
+];
+
+/// What `preset=phase-spike` sets over the group it builds on (see [`Preset::settings`]).
+const PHASE_SPIKE: &[(&str, &str)] = &[
+    ("spike_start", "10s"),
+    ("sweep.spike_rate", "10..200/10"),
+    ("sweep.spike_for", "1s..20s/1s"),
+    ("sweep.plot", "recovered"),
+];
+
+/// What `preset=phase-capacity` sets over the group it builds on (see [`Preset::settings`]).
+const PHASE_CAPACITY: &[(&str, &str)] = &[
+    ("slow_start", "10s"),
+    ("sweep.slow", "1.1,1.2,1.3,1.4,1.5,1.6,1.8,2,2.5,3,4,5"),
+    ("sweep.slow_for", "1s..20s/1s"),
+    ("sweep.plot", "recovered"),
+];
+
+/// What `preset=omission-retry` sets over the group it builds on (see [`Preset::settings`]).
+const OMISSION_RETRY: &[(&str, &str)] = &[
+    ("duration", "60s"),
+    ("attempt_timeout", "15ms"),
+    ("attempts", "3"),
+    ("backoff", "none"),
+];
+
 /// How many client presets there are: [`super::clients::CLIENTS`]'s length (checked by a test).
 pub const CLIENT_COUNT: usize = 32;
 
@@ -494,116 +644,20 @@ impl Preset {
     pub fn settings(self) -> &'static [&'static [(&'static str, &'static str)]] {
         match self {
             Preset::Client(i) => super::clients::CLIENTS[usize::from(i)].settings,
-            Preset::AwsStandard => &[&[
-                ("attempts", "3"),
-                ("backoff", "full"),
-                ("base", "1s"),
-                ("cap", "20s"),
-                ("budget", "aws"),
-                ("classify", "aws"),
-            ]],
-            Preset::Aws2026 => &[&[
-                ("attempts", "3"),
-                ("backoff", "full"),
-                ("base", "50ms"),
-                ("cap", "20s"),
-                ("throttle_base", "1s"),
-                ("budget", "aws2026"),
-                ("classify", "aws"),
-                ("ra_mode", "aws2026"),
-            ]],
-            Preset::Grpc => &[&[
-                ("attempts", "4"),
-                ("backoff", "full"),
-                ("base", "100ms"),
-                ("cap", "1s"),
-                ("budget", "grpc"),
-                ("classify", "grpc"),
-            ]],
-            Preset::Tenacity => &[&[
-                ("attempts", "3"),
-                ("backoff", "full"),
-                ("base", "100ms"),
-                ("cap", "2s"),
-            ]],
-            Preset::Stripe => &[&[
-                ("attempts", "3"),
-                ("backoff", "equal"),
-                ("base", "500ms"),
-                ("cap", "5s"),
-                ("floor", "500ms"),
-                ("classify", "stripe"),
-                ("ra_mode", "stripe"),
-                ("key", "true"),
-            ]],
-            Preset::Brooker2015 => &[&[
-                ("attempts", "10"),
-                ("backoff", "full"),
-                ("base", "5ms"),
-                ("cap", "2s"),
-                ("first_exp", "1"),
-            ]],
-            Preset::Chapter => &[&[
-                ("attempts", "3"),
-                ("deadline", "10s"),
-                ("elapsed", "100ms"),
-                ("attempt_timeout", "3s"),
-                ("backoff", "full"),
-                ("base", "100ms"),
-                ("cap", "2s"),
-                (
-                    "outcomes",
-                    "connect_timeout,connect_timeout,connect_timeout",
-                ),
-                ("waits", "100ms,200ms"),
-            ]],
-            Preset::Guide700ms => &[&[
-                ("attempts", "3"),
-                ("deadline", "1100ms"),
-                ("reserve", "100ms"),
-                ("attempt_timeout", "400ms"),
-                ("backoff", "full"),
-                ("base", "100ms"),
-                ("cap", "800ms"),
-                ("outcomes", "connect_timeout,ok"),
-                ("waits", "250ms"),
-            ]],
+            Preset::AwsStandard => &[AWS_STANDARD],
+            Preset::Aws2026 => &[AWS_2026],
+            Preset::Grpc => &[GRPC],
+            Preset::Tenacity => &[TENACITY],
+            Preset::Stripe => &[STRIPE],
+            Preset::Brooker2015 => &[BROOKER_2015],
+            Preset::Chapter => &[CHAPTER],
+            Preset::Guide700ms => &[GUIDE_700MS],
             Preset::PaymentsNone => &[PAYMENTS],
-            Preset::PaymentsJitter => &[
-                PAYMENTS,
-                &[
-                    ("attempts", "2"),
-                    ("backoff", "full"),
-                    ("base", "300ms"),
-                    ("cap", "5s"),
-                ],
-            ],
-            Preset::BurstLab => &[&[
-                ("scenario", "burst"),
-                ("capacity", "5000"), // 50 per 10 ms tick
-                ("tick", "10ms"),
-                ("reject_cost", "0.1"),
-                ("bin", "100ms"),
-                ("clients", "500"),
-                ("attempts", "10"),
-                ("deadline", "none"),
-                ("backoff", "full"),
-                ("base", "10ms"),
-                ("cap", "2s"),
-            ]],
+            Preset::PaymentsJitter => &[PAYMENTS, PAYMENTS_JITTER],
+            Preset::BurstLab => &[BURST_LAB],
             // The study's clients retry until they succeed: no deadline and no attempt limit,
             // which `scenario=occ` models whatever those keys say (it refuses them).
-            Preset::Occ2015 => &[&[
-                ("scenario", "occ"),
-                ("net", "10ms"),
-                ("net_sd", "2ms"),
-                ("runs", "100"),
-                ("clients", "100"),
-                ("backoff", "full"),
-                ("base", "5ms"),
-                ("cap", "2s"),
-                ("first_exp", "1"),
-            ]],
+            Preset::Occ2015 => &[OCC_2015],
             Preset::Layers333 => &[LAYERS, &[("layers", "3,3,3")]],
             Preset::LayersFix => &[LAYERS, &[("layers", "1,1,3")]],
             Preset::LostNoKey => &[LOST, &[("idempotent", "true")]],
@@ -631,37 +685,12 @@ impl Preset {
             Preset::FlakyBudget => &[FLAKY, &[("budget", "bucket")]],
             Preset::FlakyBreaker => &[FLAKY, &[("breaker", "on")]],
             Preset::HedgeTail => &[HEDGED],
-            Preset::PhaseSpike => &[
-                PHASE,
-                &[
-                    ("spike_start", "10s"),
-                    ("sweep.spike_rate", "10..200/10"),
-                    ("sweep.spike_for", "1s..20s/1s"),
-                    ("sweep.plot", "recovered"),
-                ],
-            ],
-            Preset::PhaseCapacity => &[
-                PHASE,
-                &[
-                    ("slow_start", "10s"),
-                    ("sweep.slow", "1.1,1.2,1.3,1.4,1.5,1.6,1.8,2,2.5,3,4,5"),
-                    ("sweep.slow_for", "1s..20s/1s"),
-                    ("sweep.plot", "recovered"),
-                ],
-            ],
+            Preset::PhaseSpike => &[PHASE, PHASE_SPIKE],
+            Preset::PhaseCapacity => &[PHASE, PHASE_CAPACITY],
             Preset::TwinSpike => &[TWIN],
             Preset::OmissionClosed => &[OMISSION, &[("users", "2"), ("think", "130us")]],
             Preset::OmissionOpen => &[OMISSION, OMISSION_OPEN],
-            Preset::OmissionRetry => &[
-                OMISSION,
-                OMISSION_OPEN,
-                &[
-                    ("duration", "60s"),
-                    ("attempt_timeout", "15ms"),
-                    ("attempts", "3"),
-                    ("backoff", "none"),
-                ],
-            ],
+            Preset::OmissionRetry => &[OMISSION, OMISSION_OPEN, OMISSION_RETRY],
             Preset::HedgeOverload => &[
                 HEDGED,
                 &[("slow", "2"), ("slow_start", "5s"), ("slow_for", "10s")],
