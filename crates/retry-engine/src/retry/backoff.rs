@@ -630,7 +630,7 @@ impl Backoff {
     /// front: [`Backoff::next_draw`]'s own wait, from the same words, with the state moved on
     /// as it moves it. Generic, so that a model's word source is called directly, not through
     /// `dyn Words`. `None`, with the state untouched, for every other configuration.
-    #[inline]
+    #[inline(always)]
     pub fn decorrelated_wait<W: Words>(
         &self,
         state: &mut BackoffState,
