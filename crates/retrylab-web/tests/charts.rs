@@ -289,6 +289,11 @@ fn the_request_views_fit_a_narrow_canvas() {
             assert_eq!(map.len(), 5 * 40);
         },
     );
+}
+
+/// Two clients' schedules on one chart and the amplification tree, on a narrow canvas too.
+#[test]
+fn two_schedules_and_the_tree_fit_a_narrow_canvas() {
     // Two clients on one chart: side B's dots and dashed largest waits beside side A's.
     let p: Params = "preset=openai&b.preset=got&clients=30".parse().unwrap();
     let a = retry_model::schedule(&p.side_a()).unwrap();

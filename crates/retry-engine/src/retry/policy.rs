@@ -465,6 +465,30 @@ pub struct FitCheck {
     pub fits: bool,
 }
 
+impl FitCheck {
+    /// Whether a retry after `wait` fits in `remaining` under `p`'s fit rule: the wait, the
+    /// next attempt's timeout (under `fit=full`) and the reserve, within what remains (`full`)
+    /// or strictly within it (`cut`, which lets the attempt be cut short).
+    #[inline(always)]
+    fn of(p: &RetryPolicy, remaining: Micros, wait: Micros) -> Self {
+        let next_timeout = match p.fit {
+            FitRule::Full => p.attempt_timeout,
+            FitRule::Cut => Micros::ZERO,
+        };
+        let need = wait.saturating_add(next_timeout).saturating_add(p.reserve);
+        let fits = match p.fit {
+            FitRule::Full => need <= remaining,
+            FitRule::Cut => need < remaining,
+        };
+        FitCheck {
+            remaining,
+            next_timeout,
+            need,
+            fits,
+        }
+    }
+}
+
 /// Everything decided after one failed or successful attempt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -489,6 +513,29 @@ pub struct AfterAttempt {
     pub stop: Option<StopReason>,
     /// Budget thousandths the retry withdrew (for the AWS refund).
     pub withdrawn: Option<u64>,
+}
+
+impl AfterAttempt {
+    /// The record of an attempt before anything past its classification is decided.
+    #[inline(always)]
+    fn first(
+        classification: Classification,
+        attempts_left: u32,
+        remaining: Option<Micros>,
+    ) -> Self {
+        AfterAttempt {
+            classification,
+            attempts_left,
+            remaining,
+            budget: None,
+            draw: None,
+            wait: None,
+            wait_source: None,
+            fit: None,
+            stop: None,
+            withdrawn: None,
+        }
+    }
 }
 
 /// One request's retry loop as a state machine: `plan_attempt`, run the attempt, `after_attempt`,
@@ -593,18 +640,7 @@ impl RequestRetry {
         let classification = classify_listed(p.classifier, &p.statuses, outcome, p.operation);
         let attempts_left = p.max_attempts.saturating_sub(self.attempt);
         let remaining = self.remaining_at(p, end);
-        let mut out = AfterAttempt {
-            classification,
-            attempts_left,
-            remaining,
-            budget: None,
-            draw: None,
-            wait: None,
-            wait_source: None,
-            fit: None,
-            stop: None,
-            withdrawn: None,
-        };
+        let mut out = AfterAttempt::first(classification, attempts_left, remaining);
         let stop = |out: &mut AfterAttempt, r: StopReason| {
             out.stop = Some(r);
             r
@@ -631,13 +667,7 @@ impl RequestRetry {
                 return out;
             }
         }
-        let cost = if outcome.outcome.is_throttling() {
-            RetryCost::Throttle
-        } else if outcome.outcome.is_timeout() {
-            RetryCost::Timeout
-        } else {
-            RetryCost::Normal
-        };
+        let cost = retry_cost(outcome);
         let check = budget.check(end, cost);
         out.budget = Some(check);
         if !check.allowed {
@@ -657,22 +687,9 @@ impl RequestRetry {
         out.wait = Some(wait);
         out.wait_source = Some(source);
         if let Some(rem) = remaining {
-            let next_timeout = match p.fit {
-                FitRule::Full => p.attempt_timeout,
-                FitRule::Cut => Micros::ZERO,
-            };
-            let need = wait.saturating_add(next_timeout).saturating_add(p.reserve);
-            let fits = match p.fit {
-                FitRule::Full => need <= rem,
-                FitRule::Cut => need < rem,
-            };
-            out.fit = Some(FitCheck {
-                remaining: rem,
-                next_timeout,
-                need,
-                fits,
-            });
-            if !fits {
+            let fit = FitCheck::of(p, rem, wait);
+            out.fit = Some(fit);
+            if !fit.fits {
                 self.done = Some(stop(&mut out, StopReason::WontFit));
                 return out;
             }
@@ -686,6 +703,18 @@ impl RequestRetry {
         }
         self.now = end.saturating_add(wait);
         out
+    }
+}
+
+/// What retrying after `outcome` costs a budget that prices retries by their cause.
+#[inline(always)]
+fn retry_cost(outcome: &ScriptedOutcome) -> RetryCost {
+    if outcome.outcome.is_throttling() {
+        RetryCost::Throttle
+    } else if outcome.outcome.is_timeout() {
+        RetryCost::Timeout
+    } else {
+        RetryCost::Normal
     }
 }
 

@@ -429,6 +429,24 @@ impl Params {
                     pol.ra_max
                 })
             }
+            "budget" | "budget_start" | "budget_scope" | "bucket_max" | "bucket_refill"
+            | "ratio_percent" | "ratio_window" | "ratio_min_per_s" | "grpc_max_tokens"
+            | "grpc_token_ratio" | "rate_per_window" | "rate_window" => {
+                return self.budget_key(key)
+            }
+            "seed" => self.seed.to_string(),
+            "clients" => self.clients.to_string(),
+            "lesson" => self.lesson.map_or("none", |l| l.id).to_string(),
+            "guess" => self.guess.clone().unwrap_or_else(|| "none".to_string()),
+            _ => return self.sim.get(key),
+        })
+    }
+
+    /// A budget key's link text (see [`Params::get`]), or `None` when the key belongs to
+    /// another kind of budget.
+    fn budget_key(&self, key: &str) -> Option<String> {
+        let pol = &self.policy;
+        Some(match key {
             "budget" => {
                 if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
                     "chapter".to_string()
@@ -478,11 +496,7 @@ impl Params {
                     r.window.to_string()
                 }
             }
-            "seed" => self.seed.to_string(),
-            "clients" => self.clients.to_string(),
-            "lesson" => self.lesson.map_or("none", |l| l.id).to_string(),
-            "guess" => self.guess.clone().unwrap_or_else(|| "none".to_string()),
-            _ => return self.sim.get(key),
+            _ => return None,
         })
     }
 
@@ -504,50 +518,7 @@ impl Params {
             None => query,
         };
         let q = q.split('#').next().unwrap_or("");
-        let mut pairs: Vec<(usize, String, String)> = Vec::new();
-        let mut b_pairs: Vec<(String, String)> = Vec::new();
-        let mut sweep_pairs: Vec<(String, String)> = Vec::new();
-        for part in q.split('&').filter(|s| !s.is_empty()) {
-            let (k, v) = part.split_once('=').unwrap_or((part, ""));
-            let (k, v) = match (percent_decode(k), percent_decode(v)) {
-                (Some(k), Some(v)) => (k, v),
-                (Some(k), None) if keys::key(&k).is_some() => {
-                    errors.push(ConfigError::new(
-                        static_key(&k),
-                        format!("'{v}' has a broken %-escape"),
-                    ));
-                    continue;
-                }
-                _ => {
-                    errors.push(ConfigError::new(
-                        "link",
-                        format!("'{part}' has a broken %-escape"),
-                    ));
-                    continue;
-                }
-            };
-            if let Some(bk) = k.strip_prefix(compare::PREFIX) {
-                b_pairs.push((String::from(bk), v));
-                continue;
-            }
-            if let Some(sk) = k.strip_prefix(sweep::PREFIX) {
-                sweep_pairs.push((String::from(sk), v));
-                continue;
-            }
-            match all_keys().position(|known| known == k) {
-                Some(i) => {
-                    if pairs.iter().any(|(j, _, _)| *j == i) {
-                        errors.push(ConfigError::new(static_key(&k), "appears more than once"));
-                    } else {
-                        pairs.push((i, k, v));
-                    }
-                }
-                None => errors.push(ConfigError::new(
-                    "link",
-                    format!("unknown key '{k}': see docs/link.md for the accepted keys"),
-                )),
-            }
-        }
+        let (mut pairs, b_pairs, sweep_pairs) = split_pairs(q, &mut errors);
         // Each key once (a repeat is refused above), so an unstable sort orders them exactly.
         pairs.sort_unstable_by_key(|(i, _, _)| *i);
         // The version goes first: a newer link is refused before its keys are read.
@@ -557,14 +528,25 @@ impl Params {
                 return (p, errors);
             }
         }
-        let start = p.clone();
+        p.settle(&pairs, &b_pairs, &sweep_pairs, errors)
+    }
+
+    /// Sets `pairs` on a copy of `self` (which holds the version), refusing each key that has
+    /// no effect there and setting the rest again without it. Leaving a key out can make
+    /// another key refusable (`budget=none` after `budget_scope`), so this settles in a few
+    /// rounds. Then side B's and the sweep's keys. Gives the parameters and every error.
+    fn settle(
+        self,
+        pairs: &[(usize, String, String)],
+        b_pairs: &[(String, String)],
+        sweep_pairs: &[(String, String)],
+        mut errors: Vec<ConfigError>,
+    ) -> (Params, Vec<ConfigError>) {
         let mut refused: Vec<ConfigError> = Vec::new();
-        // A key with no effect here is refused and left out; leaving it out can make another
-        // key refusable (`budget=none` after `budget_scope`), so this settles in a few rounds.
         loop {
             let mut round = Vec::new();
-            p = start.clone();
-            for (_, k, v) in &pairs {
+            let mut p = self.clone();
+            for (_, k, v) in pairs {
                 if k == "v" || refused.iter().any(|e| e.field == k) {
                     continue;
                 }
@@ -580,17 +562,17 @@ impl Params {
             let mut more = p.inapplicable(&explicit);
             if !more.is_empty() {
                 // A key this side does not use stays when side B or a row of the sweep does.
-                let probe = p.with_others(&b_pairs, &sweep_pairs);
+                let probe = p.with_others(b_pairs, sweep_pairs);
                 more.retain(|e| !probe.used_elsewhere(e.field));
             }
             if more.is_empty() {
                 errors.extend(round);
                 errors.extend(refused);
                 if !b_pairs.is_empty() {
-                    errors.extend(p.set_compare(&b_pairs));
+                    errors.extend(p.set_compare(b_pairs));
                 }
                 if !sweep_pairs.is_empty() {
-                    errors.extend(p.set_sweep(&sweep_pairs));
+                    errors.extend(p.set_sweep(sweep_pairs));
                 }
                 return (p, errors);
             }
@@ -895,6 +877,65 @@ impl Params {
             _ => return None,
         })
     }
+}
+
+/// The query's `key=value` pairs, %-decoded: this side's known keys (with their place in
+/// [`all_keys`]), side B's and the sweep's (prefix removed). A broken escape, an unknown key
+/// or a repeat goes into `errors` and is left out.
+#[allow(clippy::type_complexity)]
+fn split_pairs(
+    q: &str,
+    errors: &mut Vec<ConfigError>,
+) -> (
+    Vec<(usize, String, String)>,
+    Vec<(String, String)>,
+    Vec<(String, String)>,
+) {
+    let mut pairs: Vec<(usize, String, String)> = Vec::new();
+    let mut b_pairs: Vec<(String, String)> = Vec::new();
+    let mut sweep_pairs: Vec<(String, String)> = Vec::new();
+    for part in q.split('&').filter(|s| !s.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        let (k, v) = match (percent_decode(k), percent_decode(v)) {
+            (Some(k), Some(v)) => (k, v),
+            (Some(k), None) if keys::key(&k).is_some() => {
+                errors.push(ConfigError::new(
+                    static_key(&k),
+                    format!("'{v}' has a broken %-escape"),
+                ));
+                continue;
+            }
+            _ => {
+                errors.push(ConfigError::new(
+                    "link",
+                    format!("'{part}' has a broken %-escape"),
+                ));
+                continue;
+            }
+        };
+        if let Some(bk) = k.strip_prefix(compare::PREFIX) {
+            b_pairs.push((String::from(bk), v));
+            continue;
+        }
+        if let Some(sk) = k.strip_prefix(sweep::PREFIX) {
+            sweep_pairs.push((String::from(sk), v));
+            continue;
+        }
+        match all_keys().position(|known| known == k) {
+            Some(i) => {
+                if pairs.iter().any(|(j, _, _)| *j == i) {
+                    errors.push(ConfigError::new(static_key(&k), "appears more than once"));
+                } else {
+                    pairs.push((i, k, v));
+                }
+            }
+            None => errors.push(ConfigError::new(
+                "link",
+                format!("unknown key '{k}': see docs/link.md for the accepted keys"),
+            )),
+        }
+    }
+    (pairs, b_pairs, sweep_pairs)
 }
 
 #[cfg(test)]
