@@ -429,24 +429,19 @@ impl Params {
                     pol.ra_max
                 })
             }
-            "budget" | "budget_start" | "budget_scope" | "bucket_max" | "bucket_refill"
-            | "ratio_percent" | "ratio_window" | "ratio_min_per_s" | "grpc_max_tokens"
-            | "grpc_token_ratio" | "rate_per_window" | "rate_window" => {
-                return self.budget_key(key)
-            }
             "seed" => self.seed.to_string(),
             "clients" => self.clients.to_string(),
             "lesson" => self.lesson.map_or("none", |l| l.id).to_string(),
             "guess" => self.guess.clone().unwrap_or_else(|| "none".to_string()),
-            _ => return self.sim.get(key),
+            _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }
 
-    /// A budget key's link text (see [`Params::get`]), or `None` when the key belongs to
-    /// another kind of budget.
-    fn budget_key(&self, key: &str) -> Option<String> {
+    /// A budget key's link text (see [`Params::get`]): `Some(None)` when the key belongs to
+    /// another kind of budget, `None` when it is not a budget key.
+    fn budget_key(&self, key: &str) -> Option<Option<String>> {
         let pol = &self.policy;
-        Some(match key {
+        Some(Some(match key {
             "budget" => {
                 if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
                     "chapter".to_string()
@@ -458,7 +453,7 @@ impl Params {
             "budget_scope" => pol.scope.name().to_string(),
             "bucket_max" | "bucket_refill" => {
                 let BudgetConfig::Bucket(b) = pol.budget else {
-                    return None;
+                    return Some(None);
                 };
                 milli_text(if key == "bucket_max" {
                     b.max_milli
@@ -468,7 +463,7 @@ impl Params {
             }
             "ratio_percent" | "ratio_window" | "ratio_min_per_s" => {
                 let BudgetConfig::Ratio(r) = pol.budget else {
-                    return None;
+                    return Some(None);
                 };
                 match key {
                     "ratio_percent" => decimal(u64::from(r.per_mille), 10),
@@ -478,7 +473,7 @@ impl Params {
             }
             "grpc_max_tokens" | "grpc_token_ratio" => {
                 let BudgetConfig::Grpc(g) = pol.budget else {
-                    return None;
+                    return Some(None);
                 };
                 if key == "grpc_max_tokens" {
                     (g.max_milli / 1000).to_string()
@@ -488,7 +483,7 @@ impl Params {
             }
             "rate_per_window" | "rate_window" => {
                 let BudgetConfig::Rate(r) = pol.budget else {
-                    return None;
+                    return Some(None);
                 };
                 if key == "rate_per_window" {
                     r.per_window.to_string()
@@ -497,7 +492,7 @@ impl Params {
                 }
             }
             _ => return None,
-        })
+        }))
     }
 
     /// Parses a link, collecting every error instead of stopping at the first: the page applies
@@ -518,30 +513,25 @@ impl Params {
             None => query,
         };
         let q = q.split('#').next().unwrap_or("");
-        let (mut pairs, b_pairs, sweep_pairs) = split_pairs(q, &mut errors);
-        // Each key once (a repeat is refused above), so an unstable sort orders them exactly.
-        pairs.sort_unstable_by_key(|(i, _, _)| *i);
+        let mut pairs = split_pairs(q, &mut errors);
+        // Each key once (a repeat is refused there), so an unstable sort orders them exactly.
+        pairs.own.sort_unstable_by_key(|(i, _, _)| *i);
         // The version goes first: a newer link is refused before its keys are read.
-        if let Some((_, _, v)) = pairs.iter().find(|(_, k, _)| k == "v") {
+        if let Some((_, _, v)) = pairs.own.iter().find(|(_, k, _)| k == "v") {
             if let Err(e) = p.set("v", v) {
                 errors.push(e);
                 return (p, errors);
             }
         }
-        p.settle(&pairs, &b_pairs, &sweep_pairs, errors)
+        p.settle(&pairs, errors)
     }
 
     /// Sets `pairs` on a copy of `self` (which holds the version), refusing each key that has
     /// no effect there and setting the rest again without it. Leaving a key out can make
     /// another key refusable (`budget=none` after `budget_scope`), so this settles in a few
     /// rounds. Then side B's and the sweep's keys. Gives the parameters and every error.
-    fn settle(
-        self,
-        pairs: &[(usize, String, String)],
-        b_pairs: &[(String, String)],
-        sweep_pairs: &[(String, String)],
-        mut errors: Vec<ConfigError>,
-    ) -> (Params, Vec<ConfigError>) {
+    fn settle(self, all: &Pairs, mut errors: Vec<ConfigError>) -> (Params, Vec<ConfigError>) {
+        let (pairs, b_pairs, sweep_pairs) = (&all.own, &all.b, &all.sweep);
         let mut refused: Vec<ConfigError> = Vec::new();
         loop {
             let mut round = Vec::new();
@@ -879,18 +869,19 @@ impl Params {
     }
 }
 
-/// The query's `key=value` pairs, %-decoded: this side's known keys (with their place in
-/// [`all_keys`]), side B's and the sweep's (prefix removed). A broken escape, an unknown key
-/// or a repeat goes into `errors` and is left out.
-#[allow(clippy::type_complexity)]
-fn split_pairs(
-    q: &str,
-    errors: &mut Vec<ConfigError>,
-) -> (
-    Vec<(usize, String, String)>,
-    Vec<(String, String)>,
-    Vec<(String, String)>,
-) {
+/// A link's `key=value` pairs, %-decoded and sorted by whom they are for.
+struct Pairs {
+    /// This side's known keys, each with its place in [`all_keys`].
+    own: Vec<(usize, String, String)>,
+    /// Side B's keys, `b.` removed.
+    b: Vec<(String, String)>,
+    /// The sweep's keys, `sweep.` removed.
+    sweep: Vec<(String, String)>,
+}
+
+/// The query's pairs (see [`Pairs`]). A broken escape, an unknown key or a repeat goes into
+/// `errors` and is left out.
+fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
     let mut pairs: Vec<(usize, String, String)> = Vec::new();
     let mut b_pairs: Vec<(String, String)> = Vec::new();
     let mut sweep_pairs: Vec<(String, String)> = Vec::new();
@@ -935,7 +926,11 @@ fn split_pairs(
             )),
         }
     }
-    (pairs, b_pairs, sweep_pairs)
+    Pairs {
+        own: pairs,
+        b: b_pairs,
+        sweep: sweep_pairs,
+    }
 }
 
 #[cfg(test)]
