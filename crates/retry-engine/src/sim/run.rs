@@ -64,8 +64,8 @@ pub struct Run {
     summaries: Vec<Summary>,
     fingerprint: crate::retry::fnv::Fnv,
     normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
-    // The last repetition's bins once counted, for the next one to reuse (`Occ::with_series`).
-    spare_bins: Vec<(u32, u32)>,
+    // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
+    spare_bins: Vec<Vec<(u32, u32)>>,
 }
 
 /// A spike or a slow-down that starts at or after an `outage` run's end would do nothing: it is
@@ -266,23 +266,8 @@ impl Run {
                 Box::new(Sim::new(m, [first]))
             }
             Scenario::Occ(o) => {
-                let table = self
-                    .normal
-                    .get_or_insert_with(
-                        || alloc::rc::Rc::new(crate::retry::rng::NormalTable::new()),
-                    )
-                    .clone();
-                let (m, first) = Occ::new(
-                    p.clients,
-                    policy.backoff(),
-                    o.net,
-                    o.net_sd,
-                    p.seed,
-                    run,
-                    table,
-                );
-                let m = m.with_series(core::mem::take(&mut self.spare_bins));
-                Box::new(OccRun::new(m, first))
+                let (net, sd) = (o.net, o.net_sd);
+                Box::new(self.occ_repetition(net, sd, run))
             }
             Scenario::Lost(l) => {
                 let (m, first) = LostModel::new(p, l, policy, run);
@@ -294,6 +279,38 @@ impl Run {
             }
         };
         self.current = Some(rep);
+    }
+
+    /// Repetition `run` of an `occ` link with hops of `net` and `net_sd`; on native targets
+    /// with the next one, when there is one, run alongside it (see `OccRun::with_partner`).
+    fn occ_repetition(&mut self, net: Micros, net_sd: Micros, run: u32) -> OccRun {
+        let occ = self.occ_run(net, net_sd, run);
+        #[cfg(not(target_arch = "wasm32"))]
+        if run + 1 < self.p.sim.runs.0 {
+            return occ.with_partner(self.occ_run(net, net_sd, run + 1));
+        }
+        occ
+    }
+
+    /// Repetition `run` of an `occ` link with hops of `net` and `net_sd`, on an earlier one's
+    /// bins when one left them.
+    fn occ_run(&mut self, net: Micros, net_sd: Micros, run: u32) -> OccRun {
+        let table = self
+            .normal
+            .get_or_insert_with(|| alloc::rc::Rc::new(crate::retry::rng::NormalTable::new()))
+            .clone();
+        let p = &self.p;
+        let (m, first) = Occ::new(
+            p.clients,
+            self.policy.backoff(),
+            net,
+            net_sd,
+            p.seed,
+            run,
+            table,
+        );
+        let m = m.with_series(self.spare_bins.pop().unwrap_or_default());
+        OccRun::new(m, first)
     }
 
     /// Feeds one repetition's numbers to the run's fingerprint: its summary's counts, then
@@ -353,7 +370,9 @@ impl Run {
             let (summary, bins) = rep.finish_summary(at);
             self.fingerprint_repetition(&summary, &bins);
             self.summaries.push(summary);
-            self.spare_bins = bins;
+            if self.spare_bins.len() < 2 {
+                self.spare_bins.push(bins);
+            }
         }
         self.run += 1;
     }
@@ -379,8 +398,12 @@ impl Run {
             let (done, handled) = rep.step(budget);
             budget = budget.saturating_sub(handled.max(1));
             if done {
-                if let Some(rep) = self.current.take() {
+                if let Some(mut rep) = self.current.take() {
+                    let partner = rep.take_partner();
                     self.finish_repetition(rep);
+                    if let Some(partner) = partner {
+                        self.finish_repetition(partner);
+                    }
                 }
                 continue;
             }
