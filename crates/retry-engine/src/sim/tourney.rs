@@ -119,7 +119,7 @@ impl<E: Copy> Tourney<E> {
         };
         let mut keys = alloc::vec![IDLE; n];
         for (leaf, (time, event)) in first.into_iter().enumerate() {
-            keys[leaf] = t.key::<0>(time, leaf);
+            keys[leaf] = t.key::<0, true>(time, leaf);
             t.events[leaf] = event;
         }
         t.build(&keys);
@@ -130,11 +130,13 @@ impl<E: Copy> Tourney<E> {
     /// The next key for `time` at `leaf`, with the sequence [`super::EventQueue`] would give
     /// it; the exact time is kept aside when the key is far. `D` is the tree's depth when it
     /// is known at compile time, or 0 (see [`Tourney::replace_at`]).
+    /// `CHECK` false: the caller has made room (see [`Tourney::room`]).
     #[inline(always)]
-    fn key<const D: u32>(&mut self, time: Micros, leaf: usize) -> u64 {
-        if self.seq == SEQ_MASK {
+    fn key<const D: u32, const CHECK: bool>(&mut self, time: Micros, leaf: usize) -> u64 {
+        if CHECK && self.seq == SEQ_MASK {
             self.renumber();
         }
+        debug_assert!(self.seq < SEQ_MASK, "no room: Tourney::room was not asked");
         // No event is earlier than `base` (the earliest pending one's time or before, and an
         // event is no earlier than the one it follows); were one, it would wrap to far and
         // keep its exact time aside.
@@ -282,6 +284,33 @@ impl<E: Copy> Tourney<E> {
     /// than one that reads the depth.
     #[inline(always)]
     pub fn replace_at<const D: u32>(&mut self, leaf: usize, next: Option<(Micros, E)>) {
+        self.replace_in::<D, true>(leaf, next);
+    }
+
+    /// How many events [`Tourney::replace_within`] can be given before the keys' sequence
+    /// numbers run out, renumbering first if they have (then it is 2^24 less the pending
+    /// events, over 15 million). A loop that asks once and stays within it saves
+    /// [`Tourney::replace_at`]'s check on every event.
+    pub fn room(&mut self) -> u64 {
+        if self.seq == SEQ_MASK {
+            self.renumber();
+        }
+        SEQ_MASK - self.seq
+    }
+
+    /// [`Tourney::replace_at`] without the check for room: one of at most [`Tourney::room`]
+    /// calls since it was asked (checked in debug builds).
+    #[inline(always)]
+    pub fn replace_within<const D: u32>(&mut self, leaf: usize, next: Option<(Micros, E)>) {
+        self.replace_in::<D, false>(leaf, next);
+    }
+
+    #[inline(always)]
+    fn replace_in<const D: u32, const CHECK: bool>(
+        &mut self,
+        leaf: usize,
+        next: Option<(Micros, E)>,
+    ) {
         debug_assert!(
             D == 0 || D == self.leaf_bits,
             "depth {D} for a tree of {}",
@@ -290,7 +319,7 @@ impl<E: Copy> Tourney<E> {
         let key = match next {
             Some((time, event)) => {
                 self.events[leaf] = event;
-                self.key::<D>(time, leaf)
+                self.key::<D, CHECK>(time, leaf)
             }
             None => IDLE,
         };
@@ -430,6 +459,40 @@ mod tests {
         }
         assert!(heap.is_empty());
         assert!(rebased > 100 && renumbered > 8, "{rebased} {renumbered}");
+    }
+
+    /// A loop that asks for room and then replaces within it (no check per event) gets the
+    /// heap's order across many renumberings, and is never handed less room than it needs.
+    #[test]
+    fn replacing_within_the_room_asked_keeps_the_heaps_order() {
+        let mut rng = crate::retry::rng::Rng::stream(8, 2);
+        let first: Vec<(Micros, usize)> = (0..100).map(|c| (Micros(rng.below(50)), c)).collect();
+        let mut heap = EventQueue::default();
+        for (t, e) in &first {
+            heap.push(*t, *e);
+        }
+        let mut tree = Tourney::new(first);
+        let (mut room, mut asked, mut handled) = (0, 0, 0u64);
+        while let Some((t, e, leaf)) = tree.peek_at::<7>() {
+            assert_eq!(heap.pop(), Some((t, e)), "event {handled}");
+            if room == 0 {
+                room = tree.room();
+                assert!(
+                    room > 30_000,
+                    "{room}: the sequence less the pending events"
+                );
+                asked += 1;
+            }
+            let next = (handled < 200_000).then(|| (Micros(t.0 + rng.below(40)), e));
+            if let Some((nt, ne)) = next {
+                heap.push(nt, ne);
+            }
+            tree.replace_within::<7>(leaf, next);
+            room -= 1;
+            handled += 1;
+        }
+        assert!(heap.is_empty());
+        assert!(asked > 5, "renumbered {asked} times in {handled} events");
     }
 
     #[test]
