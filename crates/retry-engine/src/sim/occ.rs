@@ -385,8 +385,12 @@ impl Occ {
     /// ran the 2015 sweep about 8% slower (native counts 6% more instructions).
     #[inline(always)]
     fn next(&mut self, now: Micros, ev: OccEv) -> Option<(Micros, OccEv)> {
-        // Times are sums of hops (below 2^31 µs each) and waits (at most the cap) over a run's
-        // events: far below 2^64, so they add without saturating (and a debug build checks).
+        // Plain additions: a client's clock is the sum of its own hops (each under 10 days, as
+        // a link's `net` and `net_sd` are at most a day) and waits (at most the cap, at most a
+        // day), so reaching 2^64 µs would take ten million retries of one client; a client
+        // retries at most once per other client (each failed write needs another client's
+        // success between its read and its write), and there are at most 1,000. Debug builds
+        // check.
         let c = ev.client();
         let Some(v) = ev.version() else {
             // The answer travels back, then the write travels out.
