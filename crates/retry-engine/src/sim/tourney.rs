@@ -345,7 +345,11 @@ fn replay<const D: u32>(losers: &mut [u64], leaf: usize, mut key: u64) -> u64 {
         return replay_any(losers, leaf, key);
     };
     let path = (leaf & ((1 << D) - 1)) | (1 << D);
-    for level in 1..=D {
+    // A half-open range: over `1..=D` the compiler wrote the loop out only up to 8 levels, and
+    // from 9 (257 clients and more) kept a loop with a bounds check, twice the instructions a
+    // level (25% more an event at 300 and at 1,000 clients, by callgrind).
+    #[allow(clippy::range_plus_one)]
+    for level in 1..D + 1 {
         key = play(&mut losers[path >> level], key);
     }
     key
