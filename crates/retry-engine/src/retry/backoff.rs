@@ -626,6 +626,23 @@ impl Backoff {
         })
     }
 
+    /// Whether every retry from `retry` on draws from [`Backoff::wait_range`]`(retry)`: the
+    /// range is known in advance and has stopped growing (no backoff, a constant one, a
+    /// ceiling of zero, or a growing one that has reached the cap, and stays there). A model
+    /// that keeps the first ranges may then draw every later retry from the last one.
+    pub fn range_settled(&self, retry: u32) -> bool {
+        let cfg = &self.cfg;
+        if self.wait_range(retry).is_none() || (cfg.first_wait_zero && retry == 0) {
+            return false;
+        }
+        let growth = cfg.growth();
+        let flat = growth == 1.0 && !cfg.ceiling_sum;
+        matches!(cfg.kind, BackoffKind::None | BackoffKind::Constant)
+            || cfg.base == Micros::ZERO
+            || flat
+            || (growth >= 1.0 && cfg.ceiling_from(cfg.base, retry) >= cfg.cap)
+    }
+
     /// The next wait (not throttled) of a `decorrelated` backoff without draws sorted up
     /// front: [`Backoff::next_draw`]'s own wait, from the same words, with the state moved on
     /// as it moves it. Generic, so that a model's word source is called directly, not through
@@ -766,6 +783,11 @@ impl WaitRange {
     pub fn draw<W: Words>(&self, words: &mut W) -> Micros {
         Micros(words.uniform_inclusive(self.low, self.high).max(self.floor))
     }
+
+    /// The wait [`WaitRange::draw`] gives without taking a word, for a range of one value.
+    pub fn fixed(&self) -> Option<Micros> {
+        (self.high <= self.low).then_some(Micros(self.low.max(self.floor)))
+    }
 }
 
 /// The evolving part of one request's backoff: which retry comes next, and the previous
@@ -787,7 +809,13 @@ impl BackoffState {
     /// Counts one wait taken without [`Backoff::next_draw`] (drawn from a [`WaitRange`]), as
     /// [`Backoff::next_draw`] would have counted it.
     pub fn skip(&mut self) {
-        self.retry = self.retry.saturating_add(1);
+        self.skip_if(true);
+    }
+
+    /// [`BackoffState::skip`] when `taken`, without a branch.
+    #[inline(always)]
+    pub fn skip_if(&mut self, taken: bool) {
+        self.retry = self.retry.saturating_add(u32::from(taken));
     }
 }
 
@@ -1237,7 +1265,69 @@ mod tests {
             .prop_map(|(base, cap, fe, seed)| (base.min(cap), cap.max(base), fe, seed))
     }
 
+    /// The 2015 study's backoffs settle where their ceiling reaches the 2 s cap (5 ms doubled
+    /// from exponent 1: the 8th retry), `none` and `constant` at once, and a first retry at
+    /// once keeps retry 0 apart.
+    #[test]
+    fn ranges_settle_once_the_ceiling_reaches_the_cap() {
+        let study = |kind| {
+            BackoffConfig::new(kind)
+                .with_base(ms(5))
+                .with_cap(ms(2000))
+                .with_first_exp(1)
+        };
+        for kind in [
+            BackoffKind::Exponential,
+            BackoffKind::Full,
+            BackoffKind::Equal,
+        ] {
+            let b = study(kind).validate().unwrap();
+            assert!(!b.range_settled(0) && !b.range_settled(7), "{kind:?}");
+            assert!(b.range_settled(8) && b.range_settled(63), "{kind:?}");
+            assert_ne!(b.wait_range(7), b.wait_range(8), "{kind:?}");
+        }
+        for kind in [BackoffKind::None, BackoffKind::Constant] {
+            assert!(study(kind).validate().unwrap().range_settled(0), "{kind:?}");
+            let first_at_once = study(kind).with_first_wait_zero(true).validate().unwrap();
+            assert!(!first_at_once.range_settled(0) && first_at_once.range_settled(1));
+        }
+        let decorrelated = study(BackoffKind::Decorrelated).validate().unwrap();
+        assert!(!decorrelated.range_settled(63), "no range known in advance");
+    }
+
     proptest! {
+        /// Wherever a range is said to have settled, every later retry's range is the same.
+        #[test]
+        fn a_settled_range_is_every_later_retrys(
+            (base, cap, fe, _seed) in cfg_strategy(),
+            kind in 0usize..5,
+            m in 1.0f64..3.0,
+            floor in 0u64..50_000,
+            retry in 0u32..70,
+        ) {
+            let kinds = [
+                BackoffKind::None,
+                BackoffKind::Constant,
+                BackoffKind::Exponential,
+                BackoffKind::Full,
+                BackoffKind::Equal,
+            ];
+            let cfg = BackoffConfig::new(kinds[kind])
+                .with_base(Micros(base))
+                .with_cap(Micros(cap))
+                .with_first_exp(fe)
+                .with_multiplier(m)
+                .with_floor(Micros(floor));
+            let Ok(b) = cfg.validate() else {
+                return Ok(());
+            };
+            if b.range_settled(retry) {
+                for later in [1, 2, 17, 100, 1000, 100_000] {
+                    prop_assert_eq!(b.wait_range(retry + later), b.wait_range(retry));
+                }
+            }
+        }
+
         #[test]
         fn full_jitter_in_zero_to_ceiling((base, cap, fe, seed) in cfg_strategy()) {
             let cfg = BackoffConfig::new(BackoffKind::Full).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe);

@@ -184,9 +184,10 @@ impl<E: Copy> Tourney<E> {
         keys
     }
 
-    /// Moves `base` up to the earliest event once it is far, and rebuilds.
+    /// Moves `base` up to the earliest event once it is far, and rebuilds (after a
+    /// [`Cursor`] has stopped for it).
     #[inline(always)]
-    fn settle(&mut self) {
+    pub fn settle(&mut self) {
         // One compare on the hot path: IDLE is above every far key too.
         if self.top >= self.far_top && self.top != IDLE {
             self.rebase();
@@ -332,6 +333,113 @@ impl<E: Copy> Tourney<E> {
             _ => replay::<D>(losers, leaf, key),
         };
         self.settle();
+    }
+}
+
+impl<E: Copy> Tourney<E> {
+    /// The tree as a [`Cursor`] for a loop of [`Cursor::replace`] within the [`Tourney::room`]
+    /// just asked; `None` unless `D` is the tree's depth (and not 0).
+    #[inline(always)]
+    pub fn cursor<const D: u32>(&mut self) -> Option<Cursor<'_, E, D>> {
+        if D == 0 || D != self.leaf_bits {
+            return None;
+        }
+        let n = 1 << D;
+        let Tourney {
+            times,
+            events,
+            losers,
+            top,
+            far,
+            far_top,
+            base,
+            seq,
+            ..
+        } = self;
+        Some(Cursor {
+            losers: losers.get_mut(..n)?,
+            events: events.get_mut(..n)?,
+            times: times.get_mut(..n)?,
+            key: *top,
+            base: *base,
+            seq: *seq << D,
+            far: *far,
+            far_top: *far_top,
+            top,
+            last_seq: seq,
+        })
+    }
+}
+
+/// A tree of depth `D` held for a loop over its events: its slices cut to their length, a
+/// constant, and the next key, the sequence and the base in locals, so that a loop keeps them
+/// in registers and indexes with no bounds checks. Where the tree's own methods reload each
+/// from the tree after every store to a node (the compiler cannot tell the nodes from the
+/// tree's fields), about 20 instructions an event. The key and the sequence are written back
+/// when it is dropped.
+pub struct Cursor<'t, E, const D: u32> {
+    losers: &'t mut [u64],
+    events: &'t mut [E],
+    times: &'t mut [u64],
+    key: u64,
+    base: u64,
+    // The next sequence number, shifted up past the leaf's bits.
+    seq: u64,
+    far: u64,
+    far_top: u64,
+    top: &'t mut u64,
+    last_seq: &'t mut u64,
+}
+
+impl<E: Copy, const D: u32> Cursor<'_, E, D> {
+    /// [`Tourney::peek_at`].
+    #[inline(always)]
+    pub fn peek(&self) -> Option<(Micros, E, usize)> {
+        if self.key == IDLE {
+            return None;
+        }
+        let leaf = (self.key & ((1 << D) - 1)) as usize;
+        let time = self.base + (self.key >> (SEQ_BITS + D));
+        Some((Micros(time), *self.events.get(leaf)?, leaf))
+    }
+
+    /// [`Tourney::replace_within`]; `false` when the earliest event is now far, and the tree
+    /// must be [`Tourney::settle`]d (after this cursor is dropped) before going on.
+    #[inline(always)]
+    pub fn replace(&mut self, leaf: usize, next: Option<(Micros, E)>) -> bool {
+        let leaf = leaf & ((1 << D) - 1);
+        debug_assert!(
+            self.seq >> D < SEQ_MASK,
+            "no room: Tourney::room was not asked"
+        );
+        let key = match next {
+            Some((time, event)) => {
+                if let Some(e) = self.events.get_mut(leaf) {
+                    *e = event;
+                }
+                let mut since = time.0.wrapping_sub(self.base);
+                if since >= self.far {
+                    if let Some(t) = self.times.get_mut(leaf) {
+                        *t = time.0;
+                    }
+                    since = self.far;
+                }
+                let key = (since << (SEQ_BITS + D)) | self.seq | leaf as u64;
+                self.seq += 1 << D;
+                key
+            }
+            None => IDLE,
+        };
+        self.key = replay::<D>(self.losers, leaf, key);
+        // Below `far_top`, or IDLE (which wraps to 0): one compare.
+        self.key.wrapping_add(1) <= self.far_top
+    }
+}
+
+impl<E, const D: u32> Drop for Cursor<'_, E, D> {
+    fn drop(&mut self) {
+        *self.top = self.key;
+        *self.last_seq = self.seq >> D;
     }
 }
 
@@ -497,6 +605,64 @@ mod tests {
         }
         assert!(heap.is_empty());
         assert!(asked > 5, "renumbered {asked} times in {handled} events");
+    }
+
+    /// A loop through cursors, each within the room asked and stopped where the earliest
+    /// event turns far (then the tree settles and a new cursor goes on), hands out the
+    /// heap's order across far events, rebasing and renumbering; the cursor writes the next
+    /// key and the sequence back.
+    #[test]
+    fn a_cursor_hands_out_events_in_the_heaps_order() {
+        let mut rng = crate::retry::rng::Rng::stream(8, 3);
+        let far = far(0);
+        let steps = [0, 1, 2, far / 2, far - 1, far, far + 1, 3 * far];
+        let first: Vec<(Micros, usize)> = (0..50)
+            .map(|c| (Micros(steps[rng.below(8) as usize]), c))
+            .collect();
+        let mut heap = EventQueue::default();
+        for (t, e) in &first {
+            heap.push(*t, *e);
+        }
+        let mut tree = Tourney::new(first);
+        assert!(tree.cursor::<5>().is_none() && tree.cursor::<0>().is_none());
+        let (mut handled, mut stops, mut slices) = (0u64, 0, 0);
+        let base = tree.base;
+        loop {
+            let room = tree.room().min(rng.below(5000) + 1);
+            let Some(mut cursor) = tree.cursor::<6>() else {
+                panic!("depth 6 for 50 leaves");
+            };
+            let mut done = true;
+            for _ in 0..room {
+                let Some((t, e, leaf)) = cursor.peek() else {
+                    break;
+                };
+                done = false;
+                assert_eq!(heap.pop(), Some((t, e)), "event {handled}");
+                let next = (handled < 150_000 || rng.below(20) > 0)
+                    .then(|| (Micros(t.0 + steps[rng.below(8) as usize]), e));
+                if let Some((nt, ne)) = next {
+                    heap.push(nt, ne);
+                }
+                handled += 1;
+                if !cursor.replace(leaf, next) {
+                    stops += 1;
+                    break;
+                }
+            }
+            drop(cursor);
+            tree.settle();
+            slices += 1;
+            if done && tree.peek().is_none() {
+                break;
+            }
+        }
+        assert!(heap.is_empty());
+        assert!(tree.base > base && stops > 100, "{stops} stops");
+        assert!(
+            handled > 150_000 && slices > 30,
+            "{handled} events in {slices}"
+        );
     }
 
     #[test]
