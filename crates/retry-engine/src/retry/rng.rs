@@ -203,9 +203,9 @@ impl NormalTable {
     #[inline(always)]
     pub fn delays_narrow(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> [u64; 2] {
         use safe_arch::{
-            add_m128d, bitand_m128d, bitand_m128i, bitor_m128i, cast_to_m128d_from_m128i,
-            get_i64_from_m128i_s, m128d, mul_m128d, set_i64_m128i, set_m128d, sub_m128d,
-            truncate_m128d_to_m128i,
+            add_m128d, bitand_m128d, bitand_m128i, bitor_m128i, cast_to_m128d_from_m128i, m128d,
+            mul_m128d, set_i64_m128i, set_m128d, sub_m128d, truncate_m128d_to_m128i,
+            unpack_low_i32_m128i, zeroed_m128i,
         };
         // The bits `sample_from` takes as the fraction (the uniform's low 53 - BITS), and 1.0.
         const FRACTION: i64 = ((1 << (53 - NormalTable::BITS)) - 1) << 11;
@@ -235,8 +235,10 @@ impl NormalTable {
         );
         let abs = cast_to_m128d_from_m128i(set_i64_m128i(i64::MAX, i64::MAX));
         let y = add_m128d(bitand_m128d(x, abs), m128d::from_array([0.5; 2]));
-        let both = get_i64_from_m128i_s(truncate_m128d_to_m128i(y)) as u64;
-        [u64::from(both as u32), both >> 32]
+        // Two non-negative i32 widened to two u64 lanes: one 16-byte store for the caller.
+        let wide: [i64; 2] =
+            unpack_low_i32_m128i(truncate_m128d_to_m128i(y), zeroed_m128i()).into();
+        wide.map(|d| d as u64)
     }
 
     /// [`NormalTable::delays`] one word at a time, where SSE2 is not there (the page's wasm).
