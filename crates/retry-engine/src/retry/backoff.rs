@@ -809,13 +809,7 @@ impl BackoffState {
     /// Counts one wait taken without [`Backoff::next_draw`] (drawn from a [`WaitRange`]), as
     /// [`Backoff::next_draw`] would have counted it.
     pub fn skip(&mut self) {
-        self.skip_if(true);
-    }
-
-    /// [`BackoffState::skip`] when `taken`, without a branch.
-    #[inline(always)]
-    pub fn skip_if(&mut self, taken: bool) {
-        self.retry = self.retry.saturating_add(u32::from(taken));
+        self.retry = self.retry.saturating_add(1);
     }
 }
 

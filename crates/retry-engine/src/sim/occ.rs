@@ -448,16 +448,17 @@ impl Occ {
     /// [`Occ::next`] with no branch on the event's kind, where every retry waits `wait`
     /// (a backoff of `none` or `constant`; see [`uniform_wait`]): a read and a failed write
     /// both take two hops, and the failed write adds the wait, so one sum with the wait
-    /// selected serves both. A retry's wait depends on nothing, so retries are not counted
-    /// here.
+    /// selected serves both. No wait depends on how many retries a client has made, so they
+    /// are not counted here (at a batch's end [`Occ::next`] still counts its own).
     ///
     /// Why: whether an event is a read or a write is known only once the tree's matches have
     /// picked it, and with every client retrying at once no predictor learns it: [`Occ::next`]
     /// started about every other event with a mispredicted branch, whose cost the two runs in
     /// turn cannot hide (both runs' work after it is thrown away). Without backoff the 2015
-    /// sweep's runs take 18% less time this way, for 15% more instructions. With a growing
-    /// backoff, clients spread out, reads and writes come in a pattern the predictor learns,
-    /// and the branches cost less than this path's extra work, so those keep [`Occ::next`].
+    /// sweep's runs take 18% less time this way, for 15% more instructions. For a growing
+    /// backoff the same path, with each retry's wait looked up for every event, took as long
+    /// as the branches (its extra work cost what the mispredictions did; docs/benchmarks.md),
+    /// so those keep [`Occ::next`].
     /// The words are taken exactly as [`Occ::next`] takes them (a read and a failed write two
     /// hops, a successful write one), so the numbers do not change; at a batch's end the event
     /// goes through [`Occ::next`].

@@ -373,10 +373,10 @@ impl<E: Copy> Tourney<E> {
 
 /// A tree of depth `D` held for a loop over its events: its slices cut to their length, a
 /// constant, and the next key, the sequence and the base in locals, so that a loop keeps them
-/// in registers and indexes with no bounds checks. Where the tree's own methods reload each
+/// in registers and indexes with no bounds checks, where the tree's own methods reload each
 /// from the tree after every store to a node (the compiler cannot tell the nodes from the
-/// tree's fields), about 20 instructions an event. The key and the sequence are written back
-/// when it is dropped.
+/// tree's fields): about 10 instructions an event fewer, 4% of the 2015 sweep's. The key and
+/// the sequence are written back when it is dropped.
 pub struct Cursor<'t, E, const D: u32> {
     losers: &'t mut [u64],
     events: &'t mut [E],
