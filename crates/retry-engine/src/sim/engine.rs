@@ -1,10 +1,9 @@
 //! The discrete-event driver: a model, its event queue, and `step`/`run`.
 
-use super::metrics::{Report, Summary};
+use super::metrics::{BinCounts, Report, Summary};
 use super::queue::EventQueue;
 use crate::retry::time::Micros;
 use alloc::boxed::Box;
-use alloc::vec::Vec;
 
 /// A simulated system: it handles one event at a time and may schedule more. Every scenario
 /// is one (`outage` and `burst` share [`super::Storm`]), so [`super::Run`] drives any of them
@@ -22,12 +21,12 @@ pub trait Model {
     /// [`Model::finish`] for a repetition whose bins are not kept: the summary, and each
     /// bin's attempts and successes (all that a run's fingerprint reads of the bins). A model
     /// whose bins cost more to build than to count gives these without building them.
-    fn finish_summary(self, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>)
+    fn finish_summary(self, at: Option<Micros>) -> (Summary, BinCounts)
     where
         Self: Sized,
     {
         let r = self.finish(at);
-        let bins = r.bins.iter().map(|b| (b.attempts, b.successes)).collect();
+        let bins = BinCounts::from_dense(r.bins.iter().map(|b| (b.attempts, b.successes)));
         (r.summary, bins)
     }
 }
@@ -41,7 +40,7 @@ pub trait Repetition {
     /// [`Model::finish`].
     fn finish(self: Box<Self>, at: Option<Micros>) -> Report;
     /// [`Model::finish_summary`].
-    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>);
+    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, BinCounts);
     /// The repetition that ran alongside this one, if any (the next one, interleaved event by
     /// event), handed over once both are done, to be finished after this one. None by default.
     fn take_partner(&mut self) -> Option<Box<dyn Repetition>> {
@@ -64,7 +63,7 @@ impl<M: Model> Repetition for Sim<M> {
         self.model.finish(at)
     }
 
-    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>) {
+    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, BinCounts) {
         self.model.finish_summary(at)
     }
 }

@@ -63,6 +63,61 @@ impl Bin {
     }
 }
 
+/// A repetition's attempts and successes per bin, all that a run's fingerprint reads of its
+/// bins, given for the busy bins alone: a long run whose bins are mostly empty (an `occ` run
+/// with backoff) costs its busy bins, not all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinCounts {
+    /// `(bin, attempts, successes)` for the bins with a count, in order.
+    pub busy: Vec<(u32, u32, u32)>,
+    /// How many bins there are in all.
+    pub len: usize,
+}
+
+impl BinCounts {
+    /// The busy ones of every bin's `(attempts, successes)`, in order.
+    pub fn from_dense(bins: impl ExactSizeIterator<Item = (u32, u32)>) -> Self {
+        let len = bins.len();
+        let busy = (bins.enumerate())
+            .filter(|(_, b)| *b != (0, 0))
+            .map(|(i, (a, s))| (i as u32, a, s))
+            .collect();
+        BinCounts { busy, len }
+    }
+
+    /// Every bin's counts, in order.
+    pub fn dense(&self) -> Vec<(u32, u32)> {
+        let mut bins = vec![(0, 0); self.len];
+        for &(i, a, s) in &self.busy {
+            bins[i as usize] = (a, s);
+        }
+        bins
+    }
+}
+
+/// [`peak_per_s_of`] for bins given as `(bin, attempts, ...)` for the bins with a count, in
+/// order: the same figure (the busiest window ends at a busy bin, and one that would start
+/// before the first bin holds no more than the first whole window), in time proportional to
+/// the busy bins.
+pub fn peak_per_s_sparse(counts: &[(u32, u32, u32)], width: Micros) -> f64 {
+    let width = width.0.max(1);
+    let window = (1_000_000 / width).max(1);
+    let (mut sum, mut peak, mut first) = (0u64, 0u64, 0usize);
+    for &(end, attempts, _) in counts {
+        sum += u64::from(attempts);
+        // Out of the window ending at `end`: bins `window` or more before it.
+        while let Some(&(i, a, _)) = counts.get(first) {
+            if u64::from(i) + window > u64::from(end) {
+                break;
+            }
+            sum -= u64::from(a);
+            first += 1;
+        }
+        peak = peak.max(sum);
+    }
+    peak as f64 / ((window as f64 * width as f64) / 1_000_000.0)
+}
+
 /// The most attempts in any one-second window of `bins` (sliding by bins), per second.
 pub fn peak_per_s(bins: &[Bin], width: Micros) -> f64 {
     peak_per_s_of(bins.iter().map(|b| b.attempts), width)
@@ -598,6 +653,42 @@ mod tests {
                 per_s,
                 "{len} bins"
             );
+        }
+    }
+
+    /// The peak from the busy bins alone is the peak from every bin, for sparse and full
+    /// series, windows longer and shorter than the series, and bins of several widths.
+    #[test]
+    fn the_peak_from_busy_bins_is_the_peak_from_all() {
+        use crate::retry::rng::{Rng, Words};
+        let mut rng = Rng::stream(3, 4);
+        for (len, width_ms, busy) in [
+            (0, 10, 1),
+            (1, 10, 1),
+            (7, 250, 2),
+            (150, 10, 1),
+            (150, 10, 20),
+            (5000, 10, 3),
+            (5000, 20, 50),
+            (20_000, 10, 200),
+        ] {
+            let bins: Vec<(u32, u32)> = (0..len)
+                .map(|_| match rng.below(busy) {
+                    0 => (1 + rng.below(30) as u32, rng.below(3) as u32),
+                    _ => (0, 0),
+                })
+                .collect();
+            let counts: Vec<(u32, u32, u32)> = (bins.iter().enumerate())
+                .filter(|(_, b)| b.0 > 0)
+                .map(|(i, b)| (i as u32, b.0, b.1))
+                .collect();
+            let width = Micros::from_millis(width_ms);
+            let dense = peak_per_s_of(bins.iter().map(|b| b.0), width);
+            assert_eq!(peak_per_s_sparse(&counts, width), dense, "{len} bins");
+            assert!(len == 0 || dense > 0.0, "{len} bins");
+            let from_dense = BinCounts::from_dense(bins.iter().copied());
+            assert_eq!(from_dense, BinCounts { busy: counts, len });
+            assert_eq!(from_dense.dense(), bins);
         }
     }
 

@@ -44,8 +44,8 @@ pub use input::RunInput;
 pub use layers::{Layers, Request};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
 pub use metrics::{
-    Bin, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary, Summary,
-    MAX_BINS,
+    Bin, BinCounts, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary,
+    Summary, MAX_BINS,
 };
 pub use occ::{Occ, OccEv, OccRun};
 pub use params::{

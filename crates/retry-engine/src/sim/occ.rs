@@ -9,7 +9,7 @@
 //! per client by the same [`BackoffState`] the retry policy uses; attempts are not limited.
 
 use super::engine::{Model, Repetition};
-use super::metrics::{peak_per_s_of, Bin, Report, Summary, MAX_BINS};
+use super::metrics::{peak_per_s_sparse, Bin, BinCounts, Report, Summary, MAX_BINS};
 use super::queue::EventQueue;
 use super::tourney::Tourney;
 use crate::retry::backoff::{Backoff, BackoffState, WaitRange};
@@ -85,12 +85,15 @@ pub struct Occ {
     pub writes: u64,
     /// When the last answer arrived.
     pub last: Micros,
-    // Write calls and successful writes per bin of `width`, as they reach the server.
-    series: Vec<(u32, u32)>,
+    // Write calls and successful writes per bin of `width`, as they reach the server, for
+    // the bins before the current one that have a count: `(bin, writes, successes)`. A run
+    // with backoff lasts minutes, and most of its bins are empty.
+    series: Vec<(u32, u32, u32)>,
     width: Micros,
-    // The last write's bin: its index and start (it spans `width`). Writes come in time
-    // order, so most land in it and need no division.
+    // The current bin, the last event's: its index and start (it spans `width`), and its
+    // counts. Events come in time order, so most land in it and need no division.
     bin: (usize, u64),
+    counts: (u32, u32),
 }
 
 /// The series' first bin width; it doubles (merging pairs of bins) whenever a run would need
@@ -130,10 +133,12 @@ impl Occ {
             ),
             writes: 0,
             last: Micros::ZERO,
-            // Room for ten seconds of bins (8 KB) from the start (see [`Occ::with_series`]).
+            // Room for ten seconds of busy bins (12 KB) from the start (see
+            // [`Occ::with_series`]).
             series: Vec::with_capacity(1024),
             width: OCC_BIN,
-            bin: (usize::MAX, 0),
+            bin: (0, 0),
+            counts: (0, 0),
         };
         let first = (0..clients)
             .map(|c| (Micros(occ.delay()), OccEv::read(c)))
@@ -155,14 +160,11 @@ impl Occ {
     /// Counts a write reaching the server at `t`.
     #[inline(always)]
     fn count(&mut self, t: Micros, ok: bool) {
-        let (i, start) = self.bin;
         // In [start, start + width): one compare, the difference wrapping when below.
-        if t.0.wrapping_sub(start) < self.width.0 {
-            if let Some(b) = self.series.get_mut(i) {
-                b.0 += 1;
-                b.1 += u32::from(ok);
-                return;
-            }
+        if t.0.wrapping_sub(self.bin.1) < self.width.0 {
+            self.counts.0 += 1;
+            self.counts.1 += u32::from(ok);
+            return;
         }
         self.count_in_new_bin(t, true, ok);
     }
@@ -176,28 +178,57 @@ impl Occ {
         ((t.0 >> doublings) / OCC_BIN.0) as usize
     }
 
-    /// Counts a write (`write`; a read counts nothing) outside the last event's bin, adding
-    /// bins (and widening them) as needed. A read's bins are the ones a later write's would
-    /// add: a run's last event is a write, so every read is in or before its bin, and
-    /// widening depends only on the latest time.
+    /// Counts a write (`write`; a read counts nothing) outside the current bin, which it
+    /// makes the current one, widening the bins as needed. A read's bin is one a later
+    /// write's would reach too: a run's last event is a write, so every read is in or before
+    /// its bin, and widening depends only on the latest time.
     #[inline(never)]
     fn count_in_new_bin(&mut self, t: Micros, write: bool, ok: bool) {
+        self.flush();
         let mut i = self.bin_of(t);
         while i >= MAX_BINS {
-            self.series = self
-                .series
-                .chunks(2)
-                .map(|c| c.iter().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)))
-                .collect();
-            self.width = Micros(self.width.0 * 2);
+            self.widen();
             i = self.bin_of(t);
         }
-        if i >= self.series.len() {
-            self.series.resize(i + 1, (0, 0));
-        }
-        self.series[i].0 += u32::from(write);
-        self.series[i].1 += u32::from(ok);
         self.bin = (i, i as u64 * self.width.0);
+        self.counts = (u32::from(write), u32::from(ok));
+    }
+
+    /// The current bin's counts into `series`, if it has any. Its index is above the last
+    /// busy bin's: events come in time order, and the bins widen only for an event at bin
+    /// `MAX_BINS` or later, whose widened bin is past every earlier one's.
+    fn flush(&mut self) {
+        let (writes, ok) = core::mem::take(&mut self.counts);
+        if (writes, ok) != (0, 0) {
+            let i = self.bin.0 as u32;
+            debug_assert!(self.series.last().is_none_or(|b| b.0 < i));
+            self.series.push((i, writes, ok));
+        }
+    }
+
+    /// Bins twice as wide: each pair of bins becomes one (the current bin is flushed first).
+    fn widen(&mut self) {
+        let mut kept: usize = 0;
+        for k in 0..self.series.len() {
+            let (i, writes, ok) = self.series[k];
+            match kept.checked_sub(1).map(|last| &mut self.series[last]) {
+                Some(last) if last.0 == i / 2 => {
+                    last.1 += writes;
+                    last.2 += ok;
+                }
+                _ => {
+                    self.series[kept] = (i / 2, writes, ok);
+                    kept += 1;
+                }
+            }
+        }
+        self.series.truncate(kept);
+        self.width = Micros(self.width.0 * 2);
+    }
+
+    /// How many bins the run has: up to its last write's (its last event's).
+    fn bins(&self) -> usize {
+        self.series.last().map_or(0, |b| b.0 as usize + 1)
     }
 
     /// The study's figures: write calls, clients done, the peak rate and the completion time.
@@ -210,7 +241,7 @@ impl Occ {
             amplification: ratio(self.writes as f64),
             successes: u64::from(self.done()),
             success_rate: ratio(f64::from(self.done())),
-            peak_attempts_per_s: peak_per_s_of(self.series.iter().map(|b| b.0), self.width),
+            peak_attempts_per_s: peak_per_s_sparse(&self.series, self.width),
             attempts_per_s_at: None,
             completion_ms: self.last.as_millis_f64(),
             p50_ms: None,
@@ -229,7 +260,7 @@ impl Occ {
     /// The model with `series`, an earlier run's bins, cleared, as its bins: a run of a few
     /// minutes grows its bins to thousands, and a sweep's next run then starts with room for
     /// them, with no allocation or copy as they grow.
-    pub fn with_series(mut self, mut series: Vec<(u32, u32)>) -> Self {
+    pub fn with_series(mut self, mut series: Vec<(u32, u32, u32)>) -> Self {
         if series.capacity() > self.series.capacity() {
             series.clear();
             self.series = series;
@@ -371,14 +402,15 @@ impl Model for Occ {
 
     /// The study's figures, write calls and when the last answer arrived, and the write calls
     /// over time (each client one original at 0; a client is in flight until its write lands).
-    fn finish(self, _at: Option<Micros>) -> Report {
+    fn finish(mut self, _at: Option<Micros>) -> Report {
+        self.flush();
         let summary = self.summary();
         let c = self.backoff.len() as u32;
         let mut left = c;
-        let bins: Vec<Bin> = self
-            .series
-            .iter()
-            .enumerate()
+        let len = self.bins();
+        let busy = core::mem::take(&mut self.series);
+        let counts = BinCounts { busy, len }.dense();
+        let bins: Vec<Bin> = (counts.iter().enumerate())
             .map(|(i, (writes, ok))| {
                 left = left.saturating_sub(*ok);
                 Bin {
@@ -399,9 +431,17 @@ impl Model for Occ {
         }
     }
 
-    /// The bins are write calls and successes per bin already: handed over as they are.
-    fn finish_summary(self, _at: Option<Micros>) -> (Summary, Vec<(u32, u32)>) {
-        (self.summary(), self.series)
+    /// The busy bins' write calls and successes, as they are counted.
+    fn finish_summary(mut self, _at: Option<Micros>) -> (Summary, BinCounts) {
+        self.flush();
+        let len = self.bins();
+        (
+            self.summary(),
+            BinCounts {
+                busy: self.series,
+                len,
+            },
+        )
     }
 
     /// Handles `ev` through the event heap (the tests' reference; [`OccRun`] is what runs).
@@ -491,13 +531,10 @@ impl Occ {
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
     fn count_flat(&mut self, t: Micros, write: bool, ok: bool) {
-        let (i, start) = self.bin;
-        if t.0.wrapping_sub(start) < self.width.0 {
-            if let Some(b) = self.series.get_mut(i) {
-                b.0 += u32::from(write);
-                b.1 += u32::from(ok);
-                return;
-            }
+        if t.0.wrapping_sub(self.bin.1) < self.width.0 {
+            self.counts.0 += u32::from(write);
+            self.counts.1 += u32::from(ok);
+            return;
         }
         self.count_in_new_bin(t, write, ok);
     }
@@ -702,7 +739,7 @@ impl Repetition for OccRun {
         self.model.finish(at)
     }
 
-    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, Vec<(u32, u32)>) {
+    fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, BinCounts) {
         self.model.finish_summary(at)
     }
 
@@ -767,15 +804,14 @@ mod tests {
     fn a_run_on_an_earlier_runs_bins_counts_as_a_fresh_one() {
         let b = base_5ms(BackoffKind::Exponential);
         let table = Rc::new(NormalTable::new());
-        let (_, spare) = ran(&b, 60, 7, 0, &table).finish_summary(None);
-        assert!(
-            spare.len() > 1024,
-            "{} bins: past the first room",
-            spare.len()
-        );
-        let fresh = ran(&b, 60, 7, 1, &table).finish_summary(None);
+        let (_, spare) = ran(&b, 190, 7, 0, &table).finish_summary(None);
+        let mut spare = spare.busy;
+        assert!(!spare.is_empty());
+        // Room past the first run's own (a sweep's longest runs grow theirs so).
+        spare.reserve(4096);
+        let fresh = ran(&b, 190, 7, 1, &table).finish_summary(None);
         let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
-        let (m, first) = Occ::new(60, &b, net, sd, 7, 1, table.clone());
+        let (m, first) = Occ::new(190, &b, net, sd, 7, 1, table.clone());
         let m = m.with_series(spare);
         assert!(m.series.capacity() > 1024 && m.series.is_empty());
         let mut reused = Box::new(OccRun::new(m, first));
@@ -798,8 +834,60 @@ mod tests {
             .iter()
             .map(|b| (b.attempts, b.successes))
             .collect();
-        assert_eq!(counts, from_bins);
+        assert_eq!(counts.dense(), from_bins);
         assert!(summary.peak_attempts_per_s > 0.0);
+        let (busy, len) = (counts.busy.len(), counts.len);
+        assert!(busy < len / 2 && len == from_bins.len(), "{busy} of {len}");
+    }
+
+    /// Writes and reads counted into the current bin and the busy bins before it, past
+    /// [`MAX_BINS`] bins three times and more (so the bins widen), give the counts a bin
+    /// for every width step gives: each write in the bin its time falls in at the final
+    /// width, reads in none, up to the last write's bin.
+    #[test]
+    fn busy_bins_count_what_every_bin_counts() {
+        let b = base_5ms(BackoffKind::None);
+        let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
+        let (mut m, _) = Occ::new(3, &b, net, sd, 7, 1, Rc::new(NormalTable::new()));
+        let mut rng = Rng::stream(9, 9);
+        let (mut t, mut events) = (0u64, Vec::new());
+        // About 1,600 s in steps of up to 2 s: eight times MAX_BINS bins of 10 ms.
+        while t < 1_600_000_000 {
+            t += rng.below(2_000_000);
+            let (write, ok) = (rng.below(3) > 0, rng.below(4) == 0);
+            events.push((t, write, write && ok));
+            if write && rng.below(2) == 0 {
+                m.count(Micros(t), ok);
+            } else {
+                m.count_flat(Micros(t), write, write && ok);
+            }
+        }
+        // The last event is a write, as a run's is.
+        t += 1;
+        events.push((t, true, true));
+        m.count(Micros(t), true);
+        let mut width = OCC_BIN.0;
+        while (t / width) as usize >= MAX_BINS {
+            width *= 2;
+        }
+        assert!(
+            width >= 8 * OCC_BIN.0,
+            "widened {} times",
+            width / OCC_BIN.0
+        );
+        let len = (t / width) as usize + 1;
+        let mut every = alloc::vec![(0, 0); len];
+        for (t, write, ok) in events {
+            let bin = &mut every[(t / width) as usize];
+            bin.0 += u32::from(write);
+            bin.1 += u32::from(ok);
+        }
+        let (summary, counts) = m.finish_summary(None);
+        assert_eq!(counts.dense(), every);
+        assert_eq!(
+            summary.peak_attempts_per_s,
+            super::super::metrics::peak_per_s_of(every.iter().map(|b| b.0), Micros(width))
+        );
     }
 
     /// The tournament tree runs the same events in the same order as the event heap: the

@@ -12,7 +12,7 @@ use super::engine::{Repetition, Sim};
 use super::input::RunInput;
 use super::layers::Layers as LayersModel;
 use super::lost::Lost as LostModel;
-use super::metrics::{Report, Summary};
+use super::metrics::{BinCounts, Report, Summary};
 use super::occ::{Occ, OccRun};
 use super::params::{caps, ScenarioKind};
 use super::settings::{Arrivals, Lost, Outage, Scenario};
@@ -65,7 +65,7 @@ pub struct Run {
     fingerprint: crate::retry::fnv::Fnv,
     normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
     // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
-    spare_bins: Vec<Vec<(u32, u32)>>,
+    spare_bins: Vec<Vec<(u32, u32, u32)>>,
 }
 
 /// A spike or a slow-down that starts at or after an `outage` run's end would do nothing: it is
@@ -315,42 +315,21 @@ impl Run {
 
     /// Feeds one repetition's numbers to the run's fingerprint: its summary's counts, then
     /// each bin's attempts and successes.
-    fn fingerprint_repetition(&mut self, s: &Summary, bins: &[(u32, u32)]) {
+    fn fingerprint_repetition(&mut self, s: &Summary, bins: &BinCounts) {
         for v in [s.originals, s.attempts, s.successes, s.duplicates, s.served] {
             self.fingerprint.u64(v);
         }
         self.fingerprint.u64(s.completion_ms.to_bits());
-        // Empty bins are counted and fed at once (`Fnv::zero_words`): the same hash. Most of a
-        // long run's bins are empty, so they are looked at eight at a time.
-        let mut zeros = 0;
-        let (chunks, tail) = bins.as_chunks::<8>();
-        for chunk in chunks {
-            if chunk.iter().fold(0, |any, b| any | b.0 | b.1) == 0 {
-                zeros += 16;
-                continue;
-            }
-            for &bin in chunk {
-                self.fingerprint_bin(bin, &mut zeros);
-            }
+        // Each bin's two counts, the empty bins between busy ones fed at once
+        // (`Fnv::zero_words`): the same hash as feeding every bin.
+        let mut next = 0;
+        for &(i, attempts, successes) in &bins.busy {
+            self.fingerprint.zero_words(2 * (i - next));
+            self.fingerprint.u64(u64::from(attempts));
+            self.fingerprint.u64(u64::from(successes));
+            next = i + 1;
         }
-        for &bin in tail {
-            self.fingerprint_bin(bin, &mut zeros);
-        }
-        self.fingerprint.zero_words(zeros);
-    }
-
-    /// One bin into the fingerprint: counted in `zeros` while empty, else the zeros before it
-    /// and then its two words.
-    #[inline(always)]
-    fn fingerprint_bin(&mut self, (attempts, successes): (u32, u32), zeros: &mut u32) {
-        if attempts == 0 && successes == 0 {
-            *zeros += 2;
-            return;
-        }
-        self.fingerprint.zero_words(*zeros);
-        *zeros = 0;
-        self.fingerprint.u64(u64::from(attempts));
-        self.fingerprint.u64(u64::from(successes));
+        self.fingerprint.zero_words(2 * (bins.len as u32 - next));
     }
 
     /// Takes in a finished repetition: its summary, its fingerprint, and the first one's
@@ -359,10 +338,8 @@ impl Run {
         let at = self.p.sim.series().and_then(|s| s.at);
         if self.first.is_none() {
             let report = rep.finish(at);
-            let bins: Vec<(u32, u32)> = (report.bins.iter())
-                .map(|b| (b.attempts, b.successes))
-                .collect();
-            self.fingerprint_repetition(&report.summary, &bins);
+            let bins = report.bins.iter().map(|b| (b.attempts, b.successes));
+            self.fingerprint_repetition(&report.summary, &BinCounts::from_dense(bins));
             self.summaries.push(report.summary.clone());
             self.first = Some(report);
         } else {
@@ -371,7 +348,7 @@ impl Run {
             self.fingerprint_repetition(&summary, &bins);
             self.summaries.push(summary);
             if self.spare_bins.len() < 2 {
-                self.spare_bins.push(bins);
+                self.spare_bins.push(bins.busy);
             }
         }
         self.run += 1;
