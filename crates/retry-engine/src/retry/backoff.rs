@@ -412,8 +412,10 @@ impl BackoffConfig {
 
     /// A `decorrelated` draw from `base`: `(low, ceiling, wait)`, the wait kept as the next
     /// draw's "previous". Generic over the word source, so that [`Backoff::decorrelated_wait`]
-    /// calls a model's own source directly.
-    #[inline]
+    /// calls a model's own source directly. Inlined on native targets, into `occ`'s event
+    /// loop among others (on wasm the page's size counts).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     fn decorrelated<W: Words + ?Sized>(
         &self,
         state: &mut BackoffState,

@@ -104,17 +104,15 @@ pub trait Words {
 
     /// An integer uniform in `[0, n)`; `n` must be positive. Lemire's multiply-and-reject, so
     /// there is no modulo bias and the result depends only on the bits drawn.
-    #[inline]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
-        let mut m = u128::from(self.next_u64()) * u128::from(n);
+        let m = u128::from(self.next_u64()) * u128::from(n);
         // The rejection threshold (2^64 mod n) is below n, so it only needs computing (a
         // division) when the low half is below n, which is rare.
         if (m as u64) < n {
-            let threshold = n.wrapping_neg() % n;
-            while (m as u64) < threshold {
-                m = u128::from(self.next_u64()) * u128::from(n);
-            }
+            return rejecting(self, m, n);
         }
         (m >> 64) as u64
     }
@@ -131,6 +129,18 @@ pub trait Words {
         }
         lo + self.below(span + 1)
     }
+}
+
+/// [`Words::below`] once the first product's low half is below `n`: draws again while it
+/// is below the rejection threshold, 2^64 mod `n`. Kept out of line, as it is rare.
+#[cold]
+#[inline(never)]
+fn rejecting<W: Words + ?Sized>(words: &mut W, mut m: u128, n: u64) -> u64 {
+    let threshold = n.wrapping_neg() % n;
+    while (m as u64) < threshold {
+        m = u128::from(words.next_u64()) * u128::from(n);
+    }
+    (m >> 64) as u64
 }
 
 impl Words for Rng {
