@@ -475,9 +475,9 @@ impl Occ {
         self.writes += 1;
         self.count(now, v == self.version);
         let answered = now.0 + self.delay();
-        self.last = self.last.max(Micros(answered));
         if v == self.version {
             self.version += 1;
+            self.answered(answered);
             return None;
         }
         let wait = self.wait(c);
@@ -515,16 +515,23 @@ impl Occ {
         self.hops.next = k + 2 - usize::from(ok);
         self.writes += u64::from(write);
         self.version += u32::from(ok);
-        let answered = select_unpredictable(write, now.0 + d0, 0);
-        self.last = self.last.max(Micros(answered));
         self.count_flat(now, write, ok);
         if ok {
+            self.answered(now.0 + d0);
             return None;
         }
         let at = now.0 + d0 + d1 + select_unpredictable(fail, wait, 0);
         // A read is followed by a write for the version it read, a write by a read.
         let version = select_unpredictable(write, 0, (u64::from(self.version) + 1) << 32);
         Some((Micros(at), OccEv(u64::from(c) | version)))
+    }
+
+    /// A successful write's answer arrives at `at`. Only these count toward the last
+    /// answer: a failed write's answer is followed by the client's wait and its next read
+    /// and write, each no earlier, and its last write succeeds, so its answer comes later.
+    #[inline(always)]
+    fn answered(&mut self, at: u64) {
+        self.last = self.last.max(Micros(at));
     }
 
     /// [`Occ::count`] for an event that may be a read (`write` false), which counts nothing.
