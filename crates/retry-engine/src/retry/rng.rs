@@ -118,7 +118,8 @@ pub trait Words {
     }
 
     /// An integer uniform in `[lo, hi]`, both ends included. Returns `lo` when `hi <= lo`.
-    #[inline]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    #[cfg_attr(target_arch = "wasm32", inline)]
     fn uniform_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;

@@ -47,7 +47,7 @@ pub use metrics::{
     Bin, BinCounts, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary,
     Summary, MAX_BINS,
 };
-pub use occ::{Occ, OccEv, OccRun};
+pub use occ::{Occ, OccEv, OccRun, OccShared};
 pub use params::{
     caps, BreakerConfig, Discipline, Hedge, OutageKind, Runs, ScenarioKind, ServerKind,
     ServiceDist, SimParams,

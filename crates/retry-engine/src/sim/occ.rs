@@ -71,13 +71,13 @@ pub struct Occ {
     policy: Backoff,
     backoff: Vec<BackoffState>,
     // The first retries' wait ranges when the backoff knows them in advance
-    // (`Backoff::wait_range`), else empty.
-    ranges: Vec<WaitRange>,
+    // (`Backoff::wait_range`), else empty: [`OccShared`]'s.
+    ranges: Rc<[WaitRange]>,
     // The highest index into `ranges` a retry needs: the last when every later retry draws
     // from it (`Backoff::range_settled`), else none.
     settled: u32,
-    // The wait of every retry, when one value, which [`Occ::next_any`] reads: then it
-    // handles every event through [`Occ::next_flat`].
+    // The wait of every retry, when one value ([`Occ::uniform`]): then every event goes
+    // through [`Occ::next_flat`].
     #[cfg(not(target_arch = "wasm32"))]
     uniform: Option<u64>,
     hops: Hops,
@@ -100,9 +100,28 @@ pub struct Occ {
 /// more than [`MAX_BINS`] bins.
 const OCC_BIN: Micros = Micros(10_000);
 
+/// What the runs of one `occ` link share, built once: the normal table (see [`NormalTable`])
+/// and the backoff's kept wait ranges, so that a sweep's thousands of runs do not each work
+/// out 64 ranges again (0.7% of the 2015 sweep's instructions).
+#[derive(Clone)]
+pub struct OccShared {
+    normal: Rc<NormalTable>,
+    // The first [`RANGES`] retries' wait ranges when the backoff knows them in advance
+    // (`Backoff::wait_range`), else none.
+    ranges: Rc<[WaitRange]>,
+}
+
+impl OccShared {
+    /// The table and `backoff`'s ranges.
+    pub fn new(backoff: &Backoff, normal: Rc<NormalTable>) -> Self {
+        let ranges = (0..RANGES).map_while(|r| backoff.wait_range(r)).collect();
+        OccShared { normal, ranges }
+    }
+}
+
 impl Occ {
     /// Run number `run` with `clients` clients; returns the model and its first events.
-    /// `normal` is shared between runs (see [`NormalTable`]).
+    /// `shared` is what the runs of one link share, built for `backoff`.
     pub fn new(
         clients: u32,
         backoff: &Backoff,
@@ -110,9 +129,9 @@ impl Occ {
         net_sd: Micros,
         seed: u64,
         run: u32,
-        normal: Rc<NormalTable>,
+        shared: &OccShared,
     ) -> (Occ, Vec<(Micros, OccEv)>) {
-        let ranges: Vec<WaitRange> = (0..RANGES).map_while(|r| backoff.wait_range(r)).collect();
+        let ranges = shared.ranges.clone();
         let mut occ = Occ {
             version: 0,
             policy: *backoff,
@@ -127,7 +146,7 @@ impl Occ {
             ranges,
             hops: Hops::new(
                 Rng::stream(seed, STREAM_OCC + u64::from(run)),
-                normal,
+                shared.normal.clone(),
                 net,
                 net_sd,
             ),
@@ -546,15 +565,31 @@ impl Occ {
         self.count_in_new_bin(t, write, ok);
     }
 
-    /// [`Occ::next_flat`] where every retry waits the same, else [`Occ::next`]. Native
-    /// only: on wasm the page's size counts.
+    /// [`Occ::next_flat`] with `wait` when `FLAT` (every retry waits `wait`; see
+    /// [`Occ::uniform`]), else [`Occ::next`]. Native only: on wasm the page's size counts,
+    /// and `FLAT` is false.
     #[inline(always)]
-    fn next_any(&mut self, now: Micros, ev: OccEv) -> Option<(Micros, OccEv)> {
+    fn next_by<const FLAT: bool>(
+        &mut self,
+        now: Micros,
+        ev: OccEv,
+        wait: u64,
+    ) -> Option<(Micros, OccEv)> {
         #[cfg(not(target_arch = "wasm32"))]
-        if let Some(wait) = self.uniform {
+        if FLAT {
             return self.next_flat(now, ev, wait);
         }
+        let _ = wait;
         self.next(now, ev)
+    }
+
+    /// The wait of every retry, when one value: then every event can go through
+    /// [`Occ::next_flat`].
+    pub fn uniform(&self) -> Option<u64> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.uniform;
+        #[cfg(target_arch = "wasm32")]
+        None
     }
 
     /// Client `c`'s next wait: drawn from its kept range while the backoff knows the range in
@@ -619,12 +654,14 @@ impl OccRun {
 
 impl OccRun {
     /// Handles up to `n` events in a tree of depth `D` (0: any depth; see
-    /// [`Tourney::replace_at`]).
+    /// [`Tourney::replace_at`]), through [`Occ::next_flat`] when `FLAT` (see
+    /// [`Occ::next_by`]).
     #[inline(always)]
-    fn events_at<const D: u32>(&mut self, n: u64) -> (bool, u64) {
+    fn events_at<const D: u32, const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
         // The count kept in a local, stored once at the end.
         let n = n.min(self.tree.room());
-        let handled = match self.cursor_events::<D>(n) {
+        let wait = self.model.uniform().unwrap_or(0);
+        let handled = match self.cursor_events::<D, FLAT>(n, wait) {
             Some(handled) => handled,
             None => {
                 let mut handled = 0;
@@ -632,7 +669,7 @@ impl OccRun {
                     let Some((t, ev, leaf)) = self.tree.peek_at::<D>() else {
                         break;
                     };
-                    let next = self.model.next_any(t, ev);
+                    let next = self.model.next_by::<FLAT>(t, ev, wait);
                     self.tree.replace_within::<D>(leaf, next);
                     handled += 1;
                 }
@@ -647,14 +684,14 @@ impl OccRun {
     /// [`OccRun::events_at`]'s loop through a [`super::tourney::Cursor`], where the depth is
     /// known; `None` where it is not.
     #[inline(always)]
-    fn cursor_events<const D: u32>(&mut self, n: u64) -> Option<u64> {
+    fn cursor_events<const D: u32, const FLAT: bool>(&mut self, n: u64, wait: u64) -> Option<u64> {
         let mut tree = self.tree.cursor::<D>()?;
         let mut handled = 0;
         while handled < n {
             let Some((t, ev, leaf)) = tree.peek() else {
                 break;
             };
-            let next = self.model.next_any(t, ev);
+            let next = self.model.next_by::<FLAT>(t, ev, wait);
             handled += 1;
             if !tree.replace(leaf, next) {
                 break;
@@ -666,8 +703,8 @@ impl OccRun {
     /// [`OccRun::events_at`], one copy per depth for [`OccRun::run_at`]'s three calls.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(never)]
-    fn alone_at<const D: u32>(&mut self, n: u64) -> (bool, u64) {
-        self.events_at::<D>(n)
+    fn alone_at<const D: u32, const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
+        self.events_at::<D, FLAT>(n)
     }
 
     /// Handles up to `n` events of this run and its partner's, if any, one of each in turn
@@ -675,10 +712,12 @@ impl OccRun {
     /// [`OccRun::with_partner`]); done once both are.
     #[cfg(not(target_arch = "wasm32"))]
     #[inline(always)]
-    fn run_at<const D: u32>(&mut self, n: u64) -> (bool, u64) {
+    fn run_at<const D: u32, const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
         let Some(mut b) = self.partner.take() else {
-            return self.alone_at::<D>(n);
+            return self.alone_at::<D, FLAT>(n);
         };
+        // The two runs are of one link: their waits are the same.
+        let wait = self.model.uniform().unwrap_or(0);
         let mut handled = 0;
         let turns = (n / 2).min(self.tree.room()).min(b.tree.room());
         if let (Some(mut ta), Some(mut tb)) = (self.tree.cursor::<D>(), b.tree.cursor::<D>()) {
@@ -686,9 +725,9 @@ impl OccRun {
                 let (Some((t, ea, la)), Some((u, eb, lb))) = (ta.peek(), tb.peek()) else {
                     break;
                 };
-                let next = self.model.next_any(t, ea);
+                let next = self.model.next_by::<FLAT>(t, ea, wait);
                 let a_on = ta.replace(la, next);
-                let next = b.model.next_any(u, eb);
+                let next = b.model.next_by::<FLAT>(u, eb, wait);
                 let b_on = tb.replace(lb, next);
                 handled += 2;
                 if !(a_on & b_on) {
@@ -700,41 +739,51 @@ impl OccRun {
         b.tree.settle();
         self.events += handled / 2;
         b.events += handled / 2;
-        let (a_done, more) = self.alone_at::<D>(n - handled);
-        let (b_done, rest) = b.alone_at::<D>(n - handled - more);
+        let (a_done, more) = self.alone_at::<D, FLAT>(n - handled);
+        let (b_done, rest) = b.alone_at::<D, FLAT>(n - handled - more);
         self.partner = Some(b);
         (a_done && b_done, handled + more + rest)
+    }
+
+    /// [`OccRun::run_at`] at the tree's depth.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn step_at<const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
+        match self.tree.depth() {
+            1 => self.run_at::<1, FLAT>(n),
+            2 => self.run_at::<2, FLAT>(n),
+            3 => self.run_at::<3, FLAT>(n),
+            4 => self.run_at::<4, FLAT>(n),
+            5 => self.run_at::<5, FLAT>(n),
+            6 => self.run_at::<6, FLAT>(n),
+            7 => self.run_at::<7, FLAT>(n),
+            8 => self.run_at::<8, FLAT>(n),
+            9 => self.run_at::<9, FLAT>(n),
+            10 => self.run_at::<10, FLAT>(n),
+            11 => self.run_at::<11, FLAT>(n),
+            12 => self.run_at::<12, FLAT>(n),
+            13 => self.run_at::<13, FLAT>(n),
+            14 => self.run_at::<14, FLAT>(n),
+            _ => self.run_at::<0, FLAT>(n),
+        }
     }
 }
 
 impl Repetition for OccRun {
     /// On native targets, the event loop is compiled once per depth of tree up to 2^14
-    /// leaves (16,384 clients): about 4% fewer instructions on the 2015 sweep. On wasm one
-    /// loop reads the depth, as the page's size counts.
+    /// leaves (16,384 clients), about 4% fewer instructions on the 2015 sweep, and once more
+    /// for runs whose every event goes through [`Occ::next_flat`], which then need no check
+    /// per event. On wasm one loop reads the depth, as the page's size counts.
     #[cfg(not(target_arch = "wasm32"))]
     fn step(&mut self, n: u64) -> (bool, u64) {
-        match self.tree.depth() {
-            1 => self.run_at::<1>(n),
-            2 => self.run_at::<2>(n),
-            3 => self.run_at::<3>(n),
-            4 => self.run_at::<4>(n),
-            5 => self.run_at::<5>(n),
-            6 => self.run_at::<6>(n),
-            7 => self.run_at::<7>(n),
-            8 => self.run_at::<8>(n),
-            9 => self.run_at::<9>(n),
-            10 => self.run_at::<10>(n),
-            11 => self.run_at::<11>(n),
-            12 => self.run_at::<12>(n),
-            13 => self.run_at::<13>(n),
-            14 => self.run_at::<14>(n),
-            _ => self.run_at::<0>(n),
+        match self.model.uniform() {
+            Some(_) => self.step_at::<true>(n),
+            None => self.step_at::<false>(n),
         }
     }
 
     #[cfg(target_arch = "wasm32")]
     fn step(&mut self, n: u64) -> (bool, u64) {
-        self.events_at::<0>(n)
+        self.events_at::<0, false>(n)
     }
 
     fn progress(&self) -> f64 {
@@ -797,7 +846,7 @@ mod tests {
             Micros::from_millis(2),
             seed,
             run,
-            table.clone(),
+            &OccShared::new(b, table.clone()),
         );
         let mut s = Sim::new(m, first);
         s.run();
@@ -818,7 +867,7 @@ mod tests {
         spare.reserve(4096);
         let fresh = ran(&b, 190, 7, 1, &table).finish_summary(None);
         let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
-        let (m, first) = Occ::new(190, &b, net, sd, 7, 1, table.clone());
+        let (m, first) = Occ::new(190, &b, net, sd, 7, 1, &OccShared::new(&b, table.clone()));
         let m = m.with_series(spare);
         assert!(m.series.capacity() > 1024 && m.series.is_empty());
         let mut reused = Box::new(OccRun::new(m, first));
@@ -855,7 +904,8 @@ mod tests {
     fn busy_bins_count_what_every_bin_counts() {
         let b = base_5ms(BackoffKind::None);
         let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
-        let (mut m, _) = Occ::new(3, &b, net, sd, 7, 1, Rc::new(NormalTable::new()));
+        let shared = OccShared::new(&b, Rc::new(NormalTable::new()));
+        let (mut m, _) = Occ::new(3, &b, net, sd, 7, 1, &shared);
         let mut rng = Rng::stream(9, 9);
         let (mut t, mut events) = (0u64, Vec::new());
         // About 1,600 s in steps of up to 2 s: eight times MAX_BINS bins of 10 ms.
@@ -920,7 +970,7 @@ mod tests {
                     Micros::from_millis(2),
                     11,
                     run,
-                    table.clone(),
+                    &OccShared::new(&b, table.clone()),
                 );
                 let mut tree = Box::new(OccRun::new(m, first));
                 let mut events = 0;
@@ -954,7 +1004,15 @@ mod tests {
                 let b = base_5ms(kind);
                 let alone = [run, run + 1].map(|r| ran(&b, clients, 11, r, &table).finish(None));
                 let tree = |r: u32| {
-                    let (m, first) = Occ::new(clients, &b, net, sd, 11, r, table.clone());
+                    let (m, first) = Occ::new(
+                        clients,
+                        &b,
+                        net,
+                        sd,
+                        11,
+                        r,
+                        &OccShared::new(&b, table.clone()),
+                    );
                     OccRun::new(m, first)
                 };
                 let counts = [run, run + 1].map(|r| {
@@ -1001,7 +1059,7 @@ mod tests {
         ];
         for (cfg, wait) in uniform {
             let b = cfg.validate().unwrap();
-            let (m, first) = Occ::new(60, &b, net, sd, 4, 2, table.clone());
+            let (m, first) = Occ::new(60, &b, net, sd, 4, 2, &OccShared::new(&b, table.clone()));
             assert_eq!(m.uniform, Some(wait), "{cfg:?}");
             let mut flat = Box::new(OccRun::new(m, first));
             while !flat.step(777).0 {}
@@ -1015,11 +1073,20 @@ mod tests {
             config(BackoffKind::None).with_first_wait_zero(true),
         ];
         for cfg in branchy {
-            let (m, _) = Occ::new(60, &cfg.validate().unwrap(), net, sd, 4, 2, table.clone());
+            let b = cfg.validate().unwrap();
+            let (m, _) = Occ::new(60, &b, net, sd, 4, 2, &OccShared::new(&b, table.clone()));
             assert_eq!(m.uniform, None, "{cfg:?}");
         }
         let none = config(BackoffKind::None).validate().unwrap();
-        let (m, _) = Occ::new(60, &none, net, Micros::ZERO, 4, 2, table);
+        let (m, _) = Occ::new(
+            60,
+            &none,
+            net,
+            Micros::ZERO,
+            4,
+            2,
+            &OccShared::new(&none, table),
+        );
         assert_eq!(m.uniform, None, "hops without a spread");
     }
 
@@ -1071,14 +1138,14 @@ mod tests {
             let b = base_5ms(kind);
             let new = || {
                 let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
-                Occ::new(190, &b, net, sd, 5, 1, table.clone())
+                Occ::new(190, &b, net, sd, 5, 1, &OccShared::new(&b, table.clone()))
             };
             let (kept, first) = new();
             assert_eq!(kept.ranges.len(), RANGES as usize);
             let mut a = Sim::new(kept, first);
             a.run();
             let (mut drawn, first) = new();
-            drawn.ranges.clear();
+            drawn.ranges = Rc::from([]);
             let mut d = Sim::new(drawn, first);
             d.run();
             let most = d.model.backoff.iter().map(|s| s.retry()).max();
@@ -1108,7 +1175,7 @@ mod tests {
             Micros::from_millis(2),
             9,
             0,
-            Rc::new(NormalTable::new()),
+            &OccShared::new(&b, Rc::new(NormalTable::new())),
         );
         let mut s = Sim::new(m, first);
         s.run();

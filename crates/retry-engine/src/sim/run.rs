@@ -13,7 +13,7 @@ use super::input::RunInput;
 use super::layers::Layers as LayersModel;
 use super::lost::Lost as LostModel;
 use super::metrics::{BinCounts, Report, Summary};
-use super::occ::{Occ, OccRun};
+use super::occ::{Occ, OccRun, OccShared};
 use super::params::{caps, ScenarioKind};
 use super::settings::{Arrivals, Lost, Outage, Scenario};
 use super::storm::Storm;
@@ -63,7 +63,8 @@ pub struct Run {
     first: Option<Report>,
     summaries: Vec<Summary>,
     fingerprint: crate::retry::fnv::Fnv,
-    normal: Option<alloc::rc::Rc<crate::retry::rng::NormalTable>>,
+    // What the runs of an `occ` link share, built by the first.
+    occ_shared: Option<OccShared>,
     // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
     spare_bins: Vec<Vec<(u32, u32, u32)>>,
 }
@@ -174,7 +175,7 @@ impl Run {
             first: None,
             summaries: Vec::new(),
             fingerprint: crate::retry::fnv::Fnv::new(),
-            normal: None,
+            occ_shared: None,
             spare_bins: Vec::new(),
         };
         run.start_repetition();
@@ -295,10 +296,11 @@ impl Run {
     /// Repetition `run` of an `occ` link with hops of `net` and `net_sd`, on an earlier one's
     /// bins when one left them.
     fn occ_run(&mut self, net: Micros, net_sd: Micros, run: u32) -> OccRun {
-        let table = self
-            .normal
-            .get_or_insert_with(|| alloc::rc::Rc::new(crate::retry::rng::NormalTable::new()))
-            .clone();
+        let backoff = self.policy.backoff();
+        let shared = self.occ_shared.get_or_insert_with(|| {
+            let table = crate::retry::rng::NormalTable::new();
+            OccShared::new(backoff, alloc::rc::Rc::new(table))
+        });
         let p = &self.p;
         let (m, first) = Occ::new(
             p.clients,
@@ -307,7 +309,7 @@ impl Run {
             net_sd,
             p.seed,
             run,
-            table,
+            shared,
         );
         let m = m.with_series(self.spare_bins.pop().unwrap_or_default());
         OccRun::new(m, first)
