@@ -329,7 +329,11 @@ struct Hops {
     sd: f64,
     // `sd` is 0: every hop is `mean` and draws no word.
     fixed: bool,
-    // Every delay is below 2^31 µs (`NormalTable::narrow`).
+    // Every delay is below 2^31 µs (`NormalTable::narrow`): two at once on x86-64.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "sse2")),
+        expect(dead_code)
+    )]
     narrow: bool,
     words: [u64; AHEAD],
     delays: [u64; AHEAD],
@@ -383,18 +387,22 @@ impl Hops {
     /// Draws the next batch of words and their delays.
     #[inline(never)]
     fn refill(&mut self) {
-        // The table held in a local, so its address is loaded once, not per word.
-        let (q, mean, sd, narrow) = (self.normal.quantiles(), self.mean, self.sd, self.narrow);
-        // The generator's state in a local, so it stays in registers through the loop.
+        // The table and the generator's state held in locals, so that the table's address is
+        // loaded once, not per word, and the state stays in registers through the loop.
+        let (q, mean, sd) = (self.normal.quantiles(), self.mean, self.sd);
         let mut rng = self.rng.clone();
-        let words = self.words.as_chunks_mut::<2>().0.iter_mut();
-        for (w, d) in words.zip(self.delays.as_chunks_mut::<2>().0.iter_mut()) {
+        let words = self.words.as_chunks_mut::<2>().0;
+        let delays = self.delays.as_chunks_mut::<2>().0;
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if self.narrow {
+            NormalTable::fill_narrow(q, words, delays, (mean, sd), || rng.next_u64());
+            self.rng = rng;
+            self.next = 0;
+            return;
+        }
+        for (w, d) in words.iter_mut().zip(delays) {
             *w = [rng.next_u64(), rng.next_u64()];
-            *d = if narrow {
-                NormalTable::delays_narrow(q, *w, mean, sd)
-            } else {
-                NormalTable::delays(q, *w, mean, sd)
-            };
+            *d = NormalTable::delays(q, *w, mean, sd);
         }
         self.rng = rng;
         self.next = 0;
