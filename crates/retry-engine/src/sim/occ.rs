@@ -697,15 +697,12 @@ impl OccRun {
     fn cursor_events<const D: u32, const FLAT: bool>(&mut self, n: u64, wait: u64) -> Option<u64> {
         let mut tree = self.tree.cursor::<D>()?;
         let mut handled = 0;
-        while handled < n {
-            let Some((t, ev, leaf)) = tree.peek() else {
-                break;
-            };
+        let mut live = tree.live();
+        while live && handled < n {
+            let (t, ev, leaf) = tree.peek_live();
             let next = self.model.next_by::<FLAT>(t, ev, wait);
             handled += 1;
-            if !tree.replace(leaf, next) {
-                break;
-            }
+            live = tree.replace(leaf, next);
         }
         Some(handled)
     }
@@ -731,18 +728,15 @@ impl OccRun {
         let mut handled = 0;
         let turns = (n / 2).min(self.tree.room()).min(b.tree.room());
         if let (Some(mut ta), Some(mut tb)) = (self.tree.cursor::<D>(), b.tree.cursor::<D>()) {
-            while handled < 2 * turns {
-                let (Some((t, ea, la)), Some((u, eb, lb))) = (ta.peek(), tb.peek()) else {
-                    break;
-                };
+            let mut live = ta.live() & tb.live();
+            while live && handled < 2 * turns {
+                let ((t, ea, la), (u, eb, lb)) = (ta.peek_live(), tb.peek_live());
                 let next = self.model.next_by::<FLAT>(t, ea, wait);
                 let a_on = ta.replace(la, next);
                 let next = b.model.next_by::<FLAT>(u, eb, wait);
                 let b_on = tb.replace(lb, next);
                 handled += 2;
-                if !(a_on & b_on) {
-                    break;
-                }
+                live = a_on & b_on;
             }
         }
         self.tree.settle();

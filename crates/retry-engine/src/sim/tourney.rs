@@ -384,16 +384,28 @@ impl<E: Copy, const D: u32> Cursor<'_, E, D> {
     /// [`Tourney::peek_at`].
     #[inline(always)]
     pub fn peek(&self) -> Option<(Micros, E, usize)> {
-        if self.key == IDLE {
-            return None;
-        }
-        let leaf = (self.key & ((1 << D) - 1)) as usize;
-        let time = self.base + (self.key >> (SEQ_BITS + D));
-        Some((Micros(time), *self.events.get(leaf)?, leaf))
+        (self.key != IDLE).then(|| self.peek_live())
     }
 
-    /// [`Tourney::replace_within`]; `false` when the earliest event is now far, and the tree
-    /// must be [`Tourney::settle`]d (after this cursor is dropped) before going on.
+    /// Whether the earliest event is one and not far: [`Cursor::peek_live`] may be asked.
+    #[inline(always)]
+    pub fn live(&self) -> bool {
+        // IDLE is above every far key too.
+        self.key < self.far_top
+    }
+
+    /// [`Cursor::peek`] while [`Cursor::live`], with no check: a loop that goes on while
+    /// [`Cursor::replace`] says it is live asks once per event where `peek` asked twice.
+    #[inline(always)]
+    pub fn peek_live(&self) -> (Micros, E, usize) {
+        let leaf = (self.key & ((1 << D) - 1)) as usize;
+        let time = self.base + (self.key >> (SEQ_BITS + D));
+        (Micros(time), self.events[leaf], leaf)
+    }
+
+    /// [`Tourney::replace_within`]; whether the cursor is still [`Cursor::live`]: `false`
+    /// once no leaf has an event, or when the earliest event is now far, and the tree must be
+    /// [`Tourney::settle`]d (after this cursor is dropped) before going on.
     #[inline(always)]
     pub fn replace(&mut self, leaf: usize, next: Option<(Micros, E)>) -> bool {
         let leaf = leaf & ((1 << D) - 1);
@@ -420,8 +432,7 @@ impl<E: Copy, const D: u32> Cursor<'_, E, D> {
             None => IDLE,
         };
         self.key = replay::<D>(self.nodes, leaf, key);
-        // Below `far_top`, or IDLE (which wraps to 0): one compare.
-        self.key.wrapping_add(1) <= self.far_top
+        self.live()
     }
 }
 
@@ -622,10 +633,12 @@ mod tests {
                 panic!("depth 6 for 50 leaves");
             };
             let mut done = true;
+            assert_eq!(cursor.live(), cursor.peek().is_some(), "settled");
             for _ in 0..room {
-                let Some((t, e, leaf)) = cursor.peek() else {
+                if !cursor.live() {
                     break;
-                };
+                }
+                let (t, e, leaf) = cursor.peek_live();
                 done = false;
                 assert_eq!(heap.pop(), Some((t, e)), "event {handled}");
                 let next = (handled < 150_000 || rng.below(20) > 0)
