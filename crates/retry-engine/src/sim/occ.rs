@@ -538,8 +538,9 @@ impl Occ {
         let Some(&[d0, d1]) = self.hops.delays.get(k..k + 2) else {
             return self.next(now, ev);
         };
-        let raw = ev.0 >> 32;
-        let (write, ok) = (raw != 0, raw == u64::from(self.version) + 1);
+        // A write for the current version, which succeeds, is tagged with this.
+        let (raw, current) = (ev.0 >> 32, u64::from(self.version) + 1);
+        let (write, ok) = (raw != 0, raw == current);
         let fail = write & !ok;
         self.hops.next = k + 2 - usize::from(ok);
         self.writes += u64::from(write);
@@ -550,9 +551,10 @@ impl Occ {
             return None;
         }
         let at = now.0 + d0 + d1 + select_unpredictable(fail, wait, 0);
-        // A read is followed by a write for the version it read, a write by a read.
-        let version = select_unpredictable(write, 0, (u64::from(self.version) + 1) << 32);
-        Some((Micros(at), OccEv(u64::from(c) | version)))
+        // A read is followed by a write for the version it read (the current one: no write
+        // succeeded here), a write by a read.
+        let tag = select_unpredictable(write, 0, current << 32);
+        Some((Micros(at), OccEv(u64::from(c) | tag)))
     }
 
     /// A successful write's answer arrives at `at`. Only these count toward the last
