@@ -57,7 +57,11 @@ impl Fnv {
     /// [`Fnv::u64`] with 0; a run's empty bins (most bins of a long, quiet run) cost a few
     /// multiplications in all.
     pub fn zero_words(&mut self, k: u32) {
-        self.0 = self.0.wrapping_mul(POWERS[8].wrapping_pow(k));
+        // None (a run's busy bins are mostly back to back): no multiplication on the hash's
+        // chain of dependent ones.
+        if k != 0 {
+            self.0 = self.0.wrapping_mul(POWERS[8].wrapping_pow(k));
+        }
     }
     /// Feeds a string's length, then its bytes.
     pub fn str(&mut self, s: &str) {
