@@ -154,9 +154,8 @@ impl Occ {
             ),
             writes: 0,
             last: Micros::ZERO,
-            // Room for ten seconds of busy bins (12 KB) from the start (see
-            // [`Occ::with_series`]).
-            series: Vec::with_capacity(1024),
+            // Grown as needed, or an earlier run's (see [`Occ::with_series`]).
+            series: Vec::new(),
             width: OCC_BIN,
             bin: (0, 0),
             counts: (0, 0),
@@ -282,10 +281,10 @@ impl Occ {
     /// minutes grows its bins to thousands, and a sweep's next run then starts with room for
     /// them, with no allocation or copy as they grow.
     pub fn with_series(mut self, mut series: Vec<(u32, u32, u32)>) -> Self {
-        if series.capacity() > self.series.capacity() {
-            series.clear();
-            self.series = series;
-        }
+        series.clear();
+        // Room for ten seconds of busy bins (12 KB) from the start.
+        series.reserve(1024);
+        self.series = series;
         self
     }
 

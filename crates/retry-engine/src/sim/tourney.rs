@@ -124,12 +124,11 @@ impl<E: Copy> Tourney<E> {
             base: 0,
             seq: 0,
         };
-        let mut keys = alloc::vec![IDLE; n];
         for (leaf, (time, event)) in first.into_iter().enumerate() {
-            keys[leaf] = t.key::<0, true>(time, leaf);
+            t.nodes[n + leaf] = t.key::<0, true>(time, leaf);
             t.events[leaf] = event;
         }
-        t.build(&keys);
+        t.play_all();
         t.settle();
         t
     }
@@ -223,6 +222,12 @@ impl<E: Copy> Tourney<E> {
     fn build(&mut self, keys: &[u64]) {
         let n = keys.len();
         self.nodes[n..].copy_from_slice(keys);
+        self.play_all();
+    }
+
+    /// Plays every match from the leaves up, over the leaves' keys in the tree.
+    fn play_all(&mut self) {
+        let n = self.times.len();
         for node in (1..n).rev() {
             self.nodes[node] = self.nodes[2 * node].min(self.nodes[2 * node + 1]);
         }
