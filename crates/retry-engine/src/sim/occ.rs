@@ -281,10 +281,10 @@ impl Occ {
     /// minutes grows its bins to thousands, and a sweep's next run then starts with room for
     /// them, with no allocation or copy as they grow.
     pub fn with_series(mut self, mut series: Vec<(u32, u32, u32)>) -> Self {
-        series.clear();
-        // Room for ten seconds of busy bins (12 KB) from the start.
-        series.reserve(1024);
-        self.series = series;
+        if series.capacity() > self.series.capacity() {
+            series.clear();
+            self.series = series;
+        }
         self
     }
 
