@@ -71,6 +71,10 @@ pub enum Command {
         a: String,
         /// The second link (not with `b.` keys in the first).
         b: Option<String>,
+        /// Also the steps from A to B, one piece of the policy at a time (which piece solves
+        /// which part).
+        #[arg(long)]
+        steps: bool,
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
         format: String,
@@ -91,6 +95,26 @@ pub enum Command {
     Analyze {
         #[command(flatten)]
         link: Query,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
+    /// What a link asks (its `ask` and `q`, or its lesson's question) and the lab's answer.
+    Answer {
+        #[command(flatten)]
+        link: Query,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
+    /// Checks an exercise sheet (a title, then one exercise a block, each a link with `ask`),
+    /// prints its answer key and the one link that opens it on the page.
+    Sheet {
+        /// The sheet: a plain text or Markdown file, or - for standard input.
+        file: String,
+        /// The page's address to put before the sheet's query (e.g. https://lab.example/).
+        #[arg(long, default_value = "")]
+        base: String,
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,
@@ -181,7 +205,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

@@ -21,13 +21,26 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         } => cmd_schedule(&link.query, clients.as_deref(), &format),
         Command::Amplify { layers, p, format } => cmd_amplify(&layers, p.as_deref(), &format),
         Command::Run { link, format } => crate::simcmd::cmd_run(&link.query, &format),
-        Command::Compare { a, b, format } => crate::simcmd::cmd_compare(&a, b.as_deref(), &format),
+        Command::Compare {
+            a,
+            b,
+            steps: false,
+            format,
+        } => crate::simcmd::cmd_compare(&a, b.as_deref(), &format),
+        Command::Compare {
+            a,
+            b,
+            steps: true,
+            format,
+        } => crate::simcmd::cmd_steps(&a, b.as_deref(), &format),
         Command::Sweep {
             link,
             param,
             format,
         } => crate::simcmd::cmd_sweep(&link.query, &param, &format),
         Command::Analyze { link, format } => cmd_analyze(&link.query, &format),
+        Command::Answer { link, format } => crate::exercise::cmd_answer(&link.query, &format),
+        Command::Sheet { file, base, format } => crate::exercise::cmd_sheet(&file, &base, &format),
         Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
         Command::Fingerprint { link } => {
             let p = params(&link.query)?;

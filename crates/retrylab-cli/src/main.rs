@@ -6,6 +6,7 @@
 
 mod args;
 mod commands;
+mod exercise;
 mod json;
 mod listing;
 #[cfg(test)]

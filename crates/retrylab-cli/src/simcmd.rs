@@ -90,6 +90,32 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
     ))
 }
 
+/// `retrylab compare A B --steps`: the before/after table, then the steps from A to B, one
+/// piece of the policy at a time, each run on the same seed (on every core, as a sweep's rows).
+pub fn cmd_steps(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
+    let (pa, pb) = inputs::compare_sides(qa, qb)?;
+    let steps = pa.steps_to(&pb);
+    let jobs: Vec<(Vec<String>, Params)> = steps
+        .iter()
+        .map(|s| (vec![s.piece.name.to_string()], s.params.clone()))
+        .collect();
+    let summaries = run_rows(&jobs)
+        .into_iter()
+        .zip(&steps)
+        .map(|(s, st)| s.ok_or_else(|| format!("step {}: the run failed", st.piece.name)))
+        .collect::<Result<Vec<Summary>, String>>()?;
+    if fmt == "json" {
+        return json::pretty(&json::StepsDoc::new(&pa, &pb, &steps, &summaries));
+    }
+    let (first, last) = (&summaries[0], &summaries[summaries.len() - 1]);
+    let mut out = retry_model::sim::compare_markdown(&pa.to_string(), first, &pb.to_string(), last);
+    out.push_str(
+        "\nWhich piece solves which part (from A, one piece of B at a time, same seed):\n\n",
+    );
+    out.push_str(&retry_model::steps_markdown(&steps, &summaries));
+    Ok(out)
+}
+
 /// Runs every row on all cores (rows are independent, so the output is the same whatever the
 /// number of threads) with `std::thread::scope`: workers take the next row from a shared index
 /// and publish their row's progress; this thread prints the whole sweep's progress about every
@@ -100,7 +126,7 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
 /// for the others. A finished row wakes this thread at once (a channel), so the sweep ends
 /// when its last row does. Not rayon: a scope, an index and a channel are the whole pool, and
 /// each worker needs its own progress slot.
-fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
+pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
     use std::sync::Mutex;
     let total = jobs.len();

@@ -1,142 +1,36 @@
-//! A lesson's answer, read from what the page computed for the link on screen: a run's metric
-//! (side A), the swept key's value with the least of a metric, the traced request's numbers, or
-//! a run's recovery beside its analytic twin's mixing time.
-//! Pure, so it is tested natively; the numbers are the core's.
+//! An exercise's answer (a lesson's question, or a link's own `ask`), read by the core's
+//! [`retry_model::answer`] from what the page computed for the link on screen: side A's run,
+//! the sweep's rows, the traced request, the analytic twin's mixing time. Pure, so it is tested
+//! natively; the numbers and the words are the core's, the same `retrylab answer` prints.
 
 use crate::sweepplan::Plan;
 use retry_model::sim::Summary;
-use retry_model::{Answer, Lesson, Trace};
+use retry_model::{Answer, Figures, Said, SweepFigures, Trace};
 
-/// The answer as the page shows it and as a guess is compared with it: (shown, compared).
+/// The answer as the page shows it and as a guess is compared with it.
 pub fn answer(
-    lesson: &Lesson,
+    ask: Answer,
+    unit: &str,
     run: Option<&Summary>,
     sweep: Option<(&Plan, &[Summary])>,
     trace: &Trace,
     mixing_s: Option<f64>,
-) -> Option<(String, String)> {
-    match lesson.answer? {
-        Answer::OutlastsMixing => outlasts(run?, mixing_s?),
-        Answer::Run(m) => {
-            let s = run?;
-            let v = m.value(s)?;
-            // A yes-or-no metric is compared in words.
-            let compared = if m == retry_model::sim::Metric::Recovered {
-                m.text(s)
-            } else {
-                format!("{v}")
-            };
-            Some((m.text(s), compared))
-        }
-        Answer::Least(m) => extreme(m, sweep?, core::cmp::Ordering::Less),
-        Answer::Most(m) => extreme(m, sweep?, core::cmp::Ordering::Greater),
-        Answer::Helps(m) => helps(m, sweep?),
-        Answer::Same(m) => {
-            let (_, rows) = sweep?;
-            let vals: Vec<f64> = rows.iter().filter_map(|s| m.value(s)).collect();
-            let first = *vals.first()?;
-            let same = if vals.iter().all(|v| *v == first) {
-                "yes"
-            } else {
-                "no"
-            };
-            let list: Vec<String> = rows.iter().map(|s| m.text(s)).collect();
-            Some((
-                format!("{same} ({}: {})", m.name(), list.join(", ")),
-                same.to_string(),
-            ))
-        }
-        Answer::RemainingAt(n) => {
-            let r = trace.steps.get(n as usize - 1)?.plan.remaining?;
-            let ms = r.as_millis_f64();
-            Some((format!("{ms} ms"), format!("{ms}")))
-        }
-        Answer::Made(n) => {
-            let made = if trace.steps.len() >= n as usize {
-                "yes"
-            } else {
-                "no"
-            };
-            Some((made.to_string(), made.to_string()))
-        }
-    }
-}
-
-/// Whether `run` took longer to recover after its trigger than `mixing_s` (a run that never
-/// recovered did), with both figures.
-fn outlasts(run: &Summary, mixing_s: f64) -> Option<(String, String)> {
-    let rec = run.recovery?;
-    let (longer, said) = match rec.recovery_s() {
-        Some(r) => (
-            r > mixing_s,
-            format!("the run recovered {r:.1} s after the trigger ended"),
-        ),
-        None => (true, "the run had not recovered when it ended".to_string()),
-    };
-    let word = if longer { "yes" } else { "no" };
-    Some((
-        format!("{word} ({said}; the chain's mixing time is {mixing_s:.1} s)"),
-        word.to_string(),
-    ))
-}
-
-/// The swept value whose row has the least (`Less`) or the most (`Greater`) of `m`; the first
-/// such row on a tie.
-fn extreme(
-    m: retry_model::sim::Metric,
-    (plan, rows): (&Plan, &[Summary]),
-    want: core::cmp::Ordering,
-) -> Option<(String, String)> {
-    let best = plan
-        .values
-        .iter()
-        .zip(rows)
-        .filter_map(|(vals, s)| Some((vals.first()?, m.value(s)?)))
-        .reduce(|a, b| if b.1.total_cmp(&a.1) == want { b } else { a })?;
-    Some((
-        format!("{} ({} {})", best.0, best.1, m.name()),
-        best.0.clone(),
-    ))
-}
-
-/// The first swept key's value where the second key's last value lowers `m` by the largest
-/// factor against its first value (`hedge` from off to on); the first such value on a tie.
-fn helps(
-    m: retry_model::sim::Metric,
-    (plan, rows): (&Plan, &[Summary]),
-) -> Option<(String, String)> {
-    let lines = &plan.axes.get(1)?.values;
-    let (off, on) = (lines.first()?, lines.last()?);
-    let at = |x: &String, line: &String| {
-        plan.values
-            .iter()
-            .zip(rows)
-            .find(|(v, _)| v.first() == Some(x) && v.get(1) == Some(line))
-            .and_then(|(_, s)| Some((m.value(s)?, s)))
-    };
-    let best = plan.axes[0]
-        .values
-        .iter()
-        .filter_map(|x| Some((x, at(x, off)?, at(x, on)?)))
-        .filter(|(_, before, _)| before.0 > 0.0)
-        .reduce(|a, b| {
-            if b.2 .0 / b.1 .0 < a.2 .0 / a.1 .0 {
-                b
-            } else {
-                a
-            }
-        })?;
-    let (x, before, after) = best;
-    let (key, line) = (plan.axes[0].key, plan.axes[1].key);
-    Some((
-        format!(
-            "{key}={x} ({}: {} with {line}={off}, {} with {line}={on})",
-            m.name(),
-            m.text(before.1),
-            m.text(after.1)
-        ),
-        x.clone(),
-    ))
+) -> Option<Said> {
+    let sweep = sweep.map(|(plan, rows)| SweepFigures {
+        axes: &plan.axes,
+        values: &plan.values,
+        rows,
+    });
+    retry_model::answer(
+        ask,
+        unit,
+        &Figures {
+            run,
+            sweep,
+            trace: Some(trace),
+            mixing_s,
+        },
+    )
 }
 
 /// One line of the idempotency walk, in words.
@@ -170,7 +64,17 @@ pub fn ledger_line(step: &retry_model::sim::LostStep) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retry_model::Params;
+    use retry_model::{Lesson, Params};
+
+    fn answer_of(
+        l: &Lesson,
+        run: Option<&Summary>,
+        sweep: Option<(&Plan, &[Summary])>,
+        t: &Trace,
+        mixing_s: Option<f64>,
+    ) -> Option<(String, String)> {
+        answer(l.answer.unwrap(), l.unit, run, sweep, t, mixing_s).map(|s| (s.shown, s.compared))
+    }
 
     fn open(id: &str) -> (Lesson, Params, Trace) {
         let l = Lesson::from_id(id).unwrap();
@@ -205,16 +109,16 @@ mod tests {
     #[test]
     fn answers_come_from_the_lab() {
         let (l, _, t) = open("deadline-walk");
-        assert_eq!(answer(&l, None, None, &t, None).unwrap().0, "3600 ms");
+        assert_eq!(answer_of(&l, None, None, &t, None).unwrap().0, "3.6 s");
         let (l, _, t) = open("fit-700ms");
-        assert_eq!(answer(&l, None, None, &t, None).unwrap().1, "no");
+        assert_eq!(answer_of(&l, None, None, &t, None).unwrap().1, "no");
         let (l, p, t) = open("stack-27");
         let s = retry_model::sim::simulate(&p).unwrap().summary;
-        let (shown, cmp) = answer(&l, Some(&s), None, &t, None).unwrap();
-        assert_eq!(shown, "27.00x");
+        let (shown, cmp) = answer_of(&l, Some(&s), None, &t, None).unwrap();
+        assert_eq!(shown, "27 calls");
         assert!(Lesson::right(&cmp, "27"));
         assert_eq!(
-            answer(&l, None, None, &t, None),
+            answer_of(&l, None, None, &t, None),
             None,
             "no run yet, no answer"
         );
@@ -229,7 +133,9 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            answer(&l, None, Some((&plan, &rows)), &t, None).unwrap().1,
+            answer_of(&l, None, Some((&plan, &rows)), &t, None)
+                .unwrap()
+                .1,
             "full"
         );
     }
@@ -244,20 +150,24 @@ mod tests {
         let mixing = twin.mixing_s.unwrap();
         assert!((19.0..21.0).contains(&mixing), "{mixing}");
         let r = s.recovery.unwrap().recovery_s().unwrap();
-        let (shown, word) = answer(&l, Some(&s), None, &t, Some(mixing)).unwrap();
+        let (shown, word) = answer_of(&l, Some(&s), None, &t, Some(mixing)).unwrap();
         assert_eq!(word, if r > mixing { "yes" } else { "no" });
         assert_eq!(
             shown,
-            format!("{word} (the run recovered {r:.1} s after the trigger ended; the chain's mixing time is {mixing:.1} s)")
+            format!(
+                "{word} (the run recovered {} s after the trigger ended; the chain's mixing time is {} s)",
+                retry_model::sig3(r),
+                retry_model::sig3(mixing)
+            )
         );
         // The answer follows the two figures: a chain that mixed slower than the run recovered
         // says no; without the chain (or the run) there is no answer yet.
         assert_eq!(
-            answer(&l, Some(&s), None, &t, Some(r + 1.0)).unwrap().1,
+            answer_of(&l, Some(&s), None, &t, Some(r + 1.0)).unwrap().1,
             "no"
         );
-        assert_eq!(answer(&l, Some(&s), None, &t, None), None);
-        assert_eq!(answer(&l, None, None, &t, Some(mixing)), None);
+        assert_eq!(answer_of(&l, Some(&s), None, &t, None), None);
+        assert_eq!(answer_of(&l, None, None, &t, Some(mixing)), None);
     }
 
     /// A sweep lesson's answer, from the rows the lab simulates for its link.
@@ -272,7 +182,7 @@ mod tests {
                 retry_model::sim::simulate(&row).unwrap().summary
             })
             .collect();
-        answer(&l, None, Some((&plan, &rows)), &t, None).unwrap()
+        answer_of(&l, None, Some((&plan, &rows)), &t, None).unwrap()
     }
 
     #[test]
@@ -319,7 +229,9 @@ mod tests {
             })
             .collect();
         assert_eq!(
-            answer(&l, None, Some((&plan, &rows)), &t, None).unwrap().1,
+            answer_of(&l, None, Some((&plan, &rows)), &t, None)
+                .unwrap()
+                .1,
             "2"
         );
     }
@@ -328,7 +240,7 @@ mod tests {
     fn the_phase_boundary_lesson_is_answered_in_words() {
         let (l, p, t) = open("phase-boundary");
         let s = retry_model::sim::simulate(&p).unwrap().summary;
-        let (shown, cmp) = answer(&l, Some(&s), None, &t, None).unwrap();
+        let (shown, cmp) = answer_of(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!((shown.as_str(), cmp.as_str()), ("no", "no"));
         assert!(Lesson::right(&cmp, "No"));
         assert!(!Lesson::right(&cmp, "yes"));

@@ -149,9 +149,10 @@ fn outage_window(p: &Params) -> Option<(f64, f64, &'static str)> {
     None
 }
 
-/// True while the link's lesson asks a question the reader has not answered.
+/// True while the link asks a question (its lesson's, or its own `ask`) the reader has not
+/// answered.
 pub(crate) fn awaiting_guess(p: &Params) -> bool {
-    p.lesson.is_some_and(|l| l.question.is_some()) && p.guess.is_none()
+    p.exercise().is_some() && p.guess.is_none()
 }
 
 impl View {

@@ -621,6 +621,111 @@ pub fn lessons() -> Vec<LessonDoc> {
         .collect()
 }
 
+/// `retrylab answer --format json`: what a link asks and the lab's answer.
+#[derive(Serialize, Clone, Debug)]
+pub struct AnswerDoc {
+    /// The canonical link.
+    pub link: String,
+    /// The question, in words.
+    pub question: String,
+    /// What it asks for, as the `ask` key writes it.
+    pub ask: String,
+    /// The answer as the page shows it, rounded for people, with its unit.
+    pub answer: String,
+    /// What a guess is compared with: the exact number (in `unit`) or a word.
+    pub exact: String,
+    /// The unit of a number answer ("" for a word).
+    pub unit: &'static str,
+}
+
+impl AnswerDoc {
+    /// The document for a link, its exercise and the lab's answer.
+    pub fn new(p: &Params, ex: &crate::Exercise, said: &crate::Said) -> AnswerDoc {
+        AnswerDoc {
+            link: p.to_string(),
+            question: ex.question.clone(),
+            ask: ex.answer.text(),
+            answer: said.shown.clone(),
+            exact: said.compared.clone(),
+            unit: ex.unit,
+        }
+    }
+}
+
+/// `retrylab sheet --format json`: a sheet's title, the one link that opens it, and its
+/// answer key.
+#[derive(Serialize, Clone, Debug)]
+pub struct SheetDoc {
+    /// The sheet's title.
+    pub title: String,
+    /// The link (a query) that opens the sheet at its first exercise.
+    pub link: String,
+    /// Each exercise with its answer, in order.
+    pub exercises: Vec<AnswerDoc>,
+}
+
+/// One row of `retrylab compare --steps --format json`.
+#[derive(Serialize, Clone, Debug)]
+pub struct StepDoc {
+    /// The piece applied (`side A` for the first row).
+    pub step: &'static str,
+    /// The keys it changed, as link text ("" for the first row).
+    pub changes: String,
+    /// The link after this step.
+    pub link: String,
+    /// What the piece does, in one line.
+    pub meaning: &'static str,
+    /// Attempts per original.
+    pub amplification: f64,
+    /// Share of originals that succeeded, in [0, 1].
+    pub success_rate: f64,
+    /// 99th percentile latency of successes, in ms.
+    pub p99_ms: Option<f64>,
+    /// The busiest second's attempts.
+    pub peak_attempts_per_s: f64,
+}
+
+/// `retrylab compare --steps --format json`: the ladder from side A to side B, first row A,
+/// last row B.
+#[derive(Serialize, Clone, Debug)]
+pub struct StepsDoc {
+    /// Side A's link.
+    pub a: String,
+    /// Side B's link.
+    pub b: String,
+    /// One row per step.
+    pub steps: Vec<StepDoc>,
+}
+
+impl StepsDoc {
+    /// The document for the two sides, their steps and each step's summary.
+    pub fn new(
+        a: &Params,
+        b: &Params,
+        steps: &[crate::LadderStep],
+        summaries: &[Summary],
+    ) -> StepsDoc {
+        StepsDoc {
+            a: a.to_string(),
+            b: b.to_string(),
+            steps: steps
+                .iter()
+                .zip(summaries)
+                .map(|(st, s)| StepDoc {
+                    step: st.piece.name,
+                    changes: st.changes.clone(),
+                    link: st.params.to_string(),
+                    meaning: st.piece.meaning,
+                    amplification: s.amplification,
+                    success_rate: s.success_rate,
+                    p99_ms: s.p99_ms,
+                    peak_attempts_per_s: s.peak_attempts_per_s,
+                })
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,8 +161,12 @@ impl Params {
             "tenants" if pol.scope != Scope::Tenant => {
                 Some("has no effect unless budget_scope=tenant")
             }
-            "guess" if self.lesson.and_then(|l| l.question).is_none() => {
-                Some("has no effect without a lesson that asks a question (lesson=stack-27, say)")
+            "guess" if self.exercise().is_none() => Some(
+                "has no effect without a question (lesson=stack-27, or ask=amplification, say)",
+            ),
+            "sheet_at" if self.sheet.is_none() => Some("has no effect without a sheet"),
+            "q" if self.ask.is_none() => {
+                Some("has no effect without ask: name the figure the question asks for")
             }
             _ => None,
         }

@@ -736,6 +736,14 @@ pub static TABLE: &[Key] = &[
         "show this lesson: what to look for, and its question before the run"),
     key!("guess", "none", Domain::List("the reader's answer: a number, or one of the question's choices (up to 40 letters, digits, '.', '-')"), "", Applies::ALL,
         "the reader's answer to the lesson's question; the run is shown once it is given"),
+    key!("ask", "none", Domain::List("what the link asks before it shows its answer: a run's metric (amplification, success_rate, p99_ms, recovered, ...), least:, most:, same: or helps: and a metric over a sweep's rows, remaining_at:<n> or made:<n> for the traced request, or outlasts_mixing"), "", Applies::ALL,
+        "turns the link into an exercise: the page hides this figure until the reader has guessed, and `retrylab answer` prints it"),
+    key!("q", "none", Domain::List("plain text, at most 300 characters"), "", Applies::ALL,
+        "the exercise's question in words (with `ask`)"),
+    key!("sheet", "none", Domain::List("an exercise sheet: its title, then one exercise link a line (percent-encoded; `retrylab sheet FILE` writes it)"), "", Applies::ALL,
+        "the exercise sheet this link belongs to; a link with only a sheet opens its first exercise"),
+    key!("sheet_at", "1", int(1, super::sheet::MAX_EXERCISES as u64), "", Applies::ALL,
+        "the sheet's exercise on screen, from 1"),
     key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),
 ];
 
@@ -923,7 +931,8 @@ mod tests {
             }
             let got = p.get(k.name);
             let want = match (k.name, k.default) {
-                ("preset", _) | ("budget_start", _) => None,
+                // `sheet_at` is written only beside a sheet.
+                ("preset", _) | ("budget_start", _) | ("sheet_at", _) => None,
                 (_, d) => Some(d.to_string()),
             };
             assert_eq!(got, want, "{}", k.name);

@@ -16,6 +16,8 @@
 //! ```
 
 use crate::sim::Metric;
+use alloc::format;
+use alloc::string::String;
 
 /// Where a question's answer comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +42,132 @@ pub enum Answer {
     /// analytic twin takes to mix (`retrylab analyze`'s `mixing_s`): `yes` or `no`; a run that
     /// never recovers takes longer.
     OutlastsMixing,
+}
+
+impl Answer {
+    /// The answer's link text (the `ask` key): a metric's name for a run's figure
+    /// (`amplification`), `least:<metric>`, `most:<metric>`, `helps:<metric>` and `same:<metric>`
+    /// over a sweep's rows, `remaining_at:<n>` and `made:<n>` for the traced request, and
+    /// `outlasts_mixing`.
+    pub fn text(self) -> String {
+        match self {
+            Answer::Run(m) => String::from(m.name()),
+            Answer::Least(m) => format!("least:{}", m.name()),
+            Answer::Most(m) => format!("most:{}", m.name()),
+            Answer::Helps(m) => format!("helps:{}", m.name()),
+            Answer::Same(m) => format!("same:{}", m.name()),
+            Answer::RemainingAt(n) => format!("remaining_at:{n}"),
+            Answer::Made(n) => format!("made:{n}"),
+            Answer::OutlastsMixing => String::from("outlasts_mixing"),
+        }
+    }
+
+    /// Reads [`Answer::text`]; the error says what is accepted.
+    pub fn parse(v: &str) -> Result<Answer, String> {
+        let metric = |name: &str| {
+            Metric::from_name(name)
+                .ok_or_else(|| format!("'{name}' is not a metric: accepted {}", Metric::names()))
+        };
+        let attempt = |n: &str| match n.parse::<u32>() {
+            Ok(n) if (1..=crate::retry::policy::MAX_ATTEMPTS).contains(&n) => Ok(n),
+            _ => Err(format!(
+                "'{n}' is not an attempt number in [1, {}]",
+                crate::retry::policy::MAX_ATTEMPTS
+            )),
+        };
+        Ok(match v.split_once(':') {
+            None if v == "outlasts_mixing" => Answer::OutlastsMixing,
+            None => Answer::Run(metric(v)?),
+            Some(("least", m)) => Answer::Least(metric(m)?),
+            Some(("most", m)) => Answer::Most(metric(m)?),
+            Some(("helps", m)) => Answer::Helps(metric(m)?),
+            Some(("same", m)) => Answer::Same(metric(m)?),
+            Some(("remaining_at", n)) => Answer::RemainingAt(attempt(n)?),
+            Some(("made", n)) => Answer::Made(attempt(n)?),
+            Some((other, _)) => {
+                return Err(format!(
+                    "'{other}:' is not a kind of answer: accepted least:, most:, helps:, same:, remaining_at:, made:"
+                ))
+            }
+        })
+    }
+
+    /// What the answer needs from the link, if the link lacks it: a run's figure needs a
+    /// scenario, a row's needs a sweep (`helps:` one of two keys).
+    pub fn needs(self, scenario: bool, swept_keys: usize) -> Option<&'static str> {
+        let (run, rows, two) = match self {
+            Answer::Run(_) | Answer::OutlastsMixing => (true, false, false),
+            Answer::Least(_) | Answer::Most(_) | Answer::Same(_) => (false, true, false),
+            Answer::Helps(_) => (false, true, true),
+            Answer::RemainingAt(_) | Answer::Made(_) => (false, false, false),
+        };
+        if run && !scenario {
+            Some("asks for a run's figure, and this link runs no scenario (set scenario or a preset)")
+        } else if run && swept_keys > 0 {
+            Some("asks for one run's figure, and this link sweeps: ask least:, most: or same: and a metric")
+        } else if two && swept_keys < 2 {
+            Some("asks where the second swept key helps most, and needs a sweep of two keys")
+        } else if rows && swept_keys == 0 {
+            Some("asks for a sweep's row, and this link sweeps nothing (add a sweep.<key>)")
+        } else {
+            None
+        }
+    }
+
+    /// The unit a number answer is given in ("" for a word).
+    pub fn unit(self) -> &'static str {
+        match self {
+            Answer::Run(m) => match m {
+                Metric::Amplification => "attempts per original",
+                Metric::SuccessRate => "%",
+                Metric::CompletionMs | Metric::P50Ms | Metric::P99Ms | Metric::P999Ms => "ms",
+                Metric::PeakAttemptsPerS => "attempts/s",
+                Metric::RecoveryS => "s",
+                Metric::Recovered => "",
+                Metric::Originals => "requests",
+                Metric::Attempts => "attempts",
+                Metric::Successes => "requests",
+                Metric::Duplicates => "charges",
+            },
+            Answer::RemainingAt(_) => "ms",
+            Answer::Least(_)
+            | Answer::Most(_)
+            | Answer::Helps(_)
+            | Answer::Same(_)
+            | Answer::Made(_)
+            | Answer::OutlastsMixing => "",
+        }
+    }
+
+    /// A question in plain words for a link that asks this without saying how.
+    pub fn default_question(self) -> String {
+        match self {
+            Answer::Run(Metric::Recovered) => String::from("Does the run recover after its trigger? (yes or no)"),
+            Answer::Run(m) => format!("What is the run's {} (side A)?", m.label()),
+            Answer::Least(m) => format!("Which swept value gives the least {}?", m.label()),
+            Answer::Most(m) => format!("Which swept value gives the most {}?", m.label()),
+            Answer::Helps(m) => format!("At which value of the first swept key does the second key lower the {} most?", m.label()),
+            Answer::Same(m) => format!("Does every row give the same {}? (yes or no)", m.label()),
+            Answer::RemainingAt(n) => format!("How much of the deadline remains when attempt {n} starts?"),
+            Answer::Made(n) => format!("Is attempt {n} made? (yes or no)"),
+            Answer::OutlastsMixing => String::from("Does the run take longer to recover than its analytic twin takes to mix? (yes or no)"),
+        }
+    }
+}
+
+/// The longest question a link's `q` may hold, in characters.
+pub const MAX_QUESTION: usize = 300;
+
+/// The question a link asks, from its lesson or its own `ask` and `q`: what the page hides
+/// until the reader has guessed, and what `retrylab answer` answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exercise {
+    /// The question, in words.
+    pub question: String,
+    /// Where its answer comes from.
+    pub answer: Answer,
+    /// The unit of a number answer ("" for none).
+    pub unit: &'static str,
 }
 
 /// One lesson.
@@ -316,5 +444,131 @@ mod tests {
         assert!(!Lesson::right("194.80", "100"));
         assert!(Lesson::right("full", " Full"));
         assert!(!Lesson::right("full", "equal"));
+    }
+
+    #[test]
+    fn a_bare_lesson_link_opens_the_lessons_own_set_up() {
+        for l in LESSONS {
+            let picked: Params = format!("{}&lesson={}", l.link, l.id).parse().unwrap();
+            let bare: Params = format!("lesson={}", l.id).parse().unwrap();
+            assert_eq!(bare.to_string(), picked.to_string(), "{}", l.id);
+            if l.question.is_none() {
+                continue;
+            }
+            let guessed: Params = format!("v=1&lesson={}&guess=7", l.id)
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: {e}", l.id));
+            assert_eq!(guessed.guess.as_deref(), Some("7"));
+            assert_eq!(guessed.sim, picked.sim, "{}", l.id);
+        }
+        // A lesson link with settings of its own keeps them: it is not bare.
+        let own: Params = "lesson=stack-27&seed=5".parse().unwrap();
+        assert_eq!(own.preset, None);
+        assert_eq!(own.seed, 5);
+    }
+
+    #[test]
+    fn every_answer_reads_back_from_its_link_text() {
+        let mut all = alloc::vec![
+            Answer::RemainingAt(3),
+            Answer::Made(2),
+            Answer::OutlastsMixing
+        ];
+        for m in Metric::ALL {
+            all.extend([
+                Answer::Run(m),
+                Answer::Least(m),
+                Answer::Most(m),
+                Answer::Helps(m),
+                Answer::Same(m),
+            ]);
+        }
+        for a in all {
+            assert_eq!(Answer::parse(&a.text()), Ok(a), "{}", a.text());
+        }
+        for bad in [
+            "",
+            "amp",
+            "least:",
+            "fewest:attempts",
+            "made:0",
+            "made:x",
+            "remaining_at:1001",
+        ] {
+            assert!(Answer::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ask_turns_any_link_into_an_exercise_where_it_can_be_answered() {
+        let p: Params = "preset=payments-none&ask=success_rate&q=What%20share%20succeeds%3F"
+            .parse()
+            .unwrap();
+        let ex = p.exercise().unwrap();
+        assert_eq!(ex.question, "What share succeeds?");
+        assert_eq!(
+            (ex.answer, ex.unit),
+            (Answer::Run(Metric::SuccessRate), "%")
+        );
+        assert_eq!(
+            p.to_string(),
+            "v=1&preset=payments-none&ask=success_rate&q=What%20share%20succeeds%3F"
+        );
+        // Without q the question is worded from the metric.
+        let p: Params = "preset=chapter&ask=made:2".parse().unwrap();
+        assert_eq!(
+            p.exercise().unwrap().question,
+            "Is attempt 2 made? (yes or no)"
+        );
+        // ask overrides a lesson's own question.
+        let p: Params = "preset=layers-333&lesson=stack-27&ask=success_rate"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            p.exercise().unwrap().answer,
+            Answer::Run(Metric::SuccessRate)
+        );
+        for (link, field, words) in [
+            ("ask=amplification", "ask", "runs no scenario"),
+            (
+                "preset=payments-none&ask=least:attempts",
+                "ask",
+                "sweeps nothing",
+            ),
+            (
+                "preset=burst-lab&sweep.backoff=none,full&ask=attempts",
+                "ask",
+                "this link sweeps",
+            ),
+            (
+                "preset=burst-lab&sweep.backoff=none,full&ask=helps:attempts",
+                "ask",
+                "two keys",
+            ),
+            ("preset=payments-none&q=Why", "q", "without ask"),
+            (
+                "preset=payments-none&ask=attempts&q=a%0Ab",
+                "q",
+                "plain text",
+            ),
+            (
+                "preset=payments-none&guess=3",
+                "guess",
+                "without a question",
+            ),
+        ] {
+            let e = link.parse::<Params>().unwrap_err();
+            assert_eq!(e.field, field, "{link}: {e}");
+            assert!(e.to_string().contains(words), "{link}: {e}");
+        }
+        let long = "x".repeat(MAX_QUESTION + 1);
+        let e = format!("preset=payments-none&ask=attempts&q={long}")
+            .parse::<Params>()
+            .unwrap_err();
+        assert_eq!(e.field, "q");
+        assert!(
+            e.to_string().contains("at most 300 characters, got 301"),
+            "{e}"
+        );
     }
 }

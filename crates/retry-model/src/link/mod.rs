@@ -28,6 +28,8 @@ pub(crate) mod run;
 mod sim_keys;
 mod systems;
 use sim_keys::SimKeys;
+pub mod sheet;
+pub mod steps;
 pub mod sweep;
 
 use crate::retry::backoff::BackoffKind;
@@ -83,8 +85,16 @@ pub struct Params {
     pub sweep: Option<alloc::boxed::Box<sweep::Sweep>>,
     /// The lesson shown, if any.
     pub lesson: Option<lesson::Lesson>,
-    /// The reader's answer to the lesson's question, once given.
+    /// The reader's answer to the lesson's (or the link's own) question, once given.
     pub guess: Option<String>,
+    /// The link's own question's answer (`ask`), which makes any link an exercise.
+    pub ask: Option<lesson::Answer>,
+    /// The link's own question in words (`q`), at most [`lesson::MAX_QUESTION`] characters.
+    pub question: Option<String>,
+    /// The exercise sheet the link belongs to (`sheet`), if any.
+    pub sheet: Option<alloc::boxed::Box<sheet::Sheet>>,
+    /// The sheet's exercise on screen, from 1 (`sheet_at`; 0 without a sheet).
+    pub sheet_at: u32,
     /// The jitter keys as written; the policy's jitter is made from them.
     pub jitter_keys: JitterKeys,
 }
@@ -150,6 +160,10 @@ impl Default for Params {
             sweep: None,
             lesson: None,
             guess: None,
+            ask: None,
+            question: None,
+            sheet: None,
+            sheet_at: 0,
             jitter_keys: JitterKeys::default(),
         }
     }
@@ -375,9 +389,85 @@ impl Params {
                 }
                 self.guess = Some(String::from(v));
             }
+            "ask" | "q" => self.set_exercise_key(k, v)?,
+            "sheet" => {
+                self.sheet = match v {
+                    "none" | "" => None,
+                    _ => Some(alloc::boxed::Box::new(
+                        sheet::Sheet::from_value(v).map_err(|e| k.error(e))?,
+                    )),
+                };
+                self.sheet_at = u32::from(self.sheet.is_some()).max(self.sheet_at);
+            }
+            "sheet_at" => self.sheet_at = k.int32(v)?,
             other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
         }
         Ok(())
+    }
+
+    /// `ask` (what the link asks, as [`lesson::Answer::text`]) and `q` (the question in words).
+    fn set_exercise_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        if k.name == "ask" {
+            self.ask = match v {
+                "none" => None,
+                _ => Some(lesson::Answer::parse(v).map_err(|e| k.error(e))?),
+            };
+            return Ok(());
+        }
+        let n = v.chars().count();
+        if n > lesson::MAX_QUESTION {
+            return Err(k.error(format!(
+                "at most {} characters, got {n}",
+                lesson::MAX_QUESTION
+            )));
+        }
+        if v.chars().any(char::is_control) {
+            return Err(k.error("plain text: no control characters or line breaks"));
+        }
+        self.question = match v.trim() {
+            "" | "none" => None,
+            t => Some(String::from(t)),
+        };
+        Ok(())
+    }
+
+    /// Why the link's `ask` cannot be answered here (a run's figure on a link that runs
+    /// nothing, a row's on a link that sweeps nothing), if it cannot.
+    fn exercise_error(&self) -> Option<ConfigError> {
+        if let Some(sheet) = &self.sheet {
+            let n = sheet.links.len();
+            if self.sheet_at as usize > n || self.sheet_at == 0 {
+                return Some(keys::row("sheet_at").error(format!(
+                    "the sheet has {n} exercises, so 1 to {n}, got {}",
+                    self.sheet_at
+                )));
+            }
+        }
+        let ask = self.ask?;
+        let swept = self.sweep.as_ref().map_or(0, |s| s.axes.len());
+        let rule = ask.needs(self.sim.kind().is_some(), swept)?;
+        Some(keys::row("ask").error(rule))
+    }
+
+    /// The question this link asks before it shows its answer: its own `ask` (with `q`, or a
+    /// question in plain words) or else its lesson's. `None` when it asks nothing.
+    pub fn exercise(&self) -> Option<lesson::Exercise> {
+        if let Some(answer) = self.ask {
+            return Some(lesson::Exercise {
+                question: self
+                    .question
+                    .clone()
+                    .unwrap_or_else(|| answer.default_question()),
+                answer,
+                unit: answer.unit(),
+            });
+        }
+        let l = self.lesson?;
+        Some(lesson::Exercise {
+            question: String::from(l.question?),
+            answer: l.answer?,
+            unit: l.unit,
+        })
     }
 
     /// One key's link text, or `None` when the key does not apply (a bucket key without a
@@ -433,6 +523,15 @@ impl Params {
             "clients" => self.clients.to_string(),
             "lesson" => self.lesson.map_or("none", |l| l.id).to_string(),
             "guess" => self.guess.clone().unwrap_or_else(|| "none".to_string()),
+            "ask" => self
+                .ask
+                .map_or_else(|| "none".to_string(), lesson::Answer::text),
+            "q" => self.question.clone().unwrap_or_else(|| "none".to_string()),
+            "sheet" => self
+                .sheet
+                .as_ref()
+                .map_or_else(|| "none".to_string(), |s| s.value()),
+            "sheet_at" => return self.sheet.as_ref().map(|_| self.sheet_at.to_string()),
             _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }
@@ -514,6 +613,19 @@ impl Params {
         };
         let q = q.split('#').next().unwrap_or("");
         let mut pairs = split_pairs(q, &mut errors);
+        if let Some(l) = bare_lesson(&pairs) {
+            // A bare lesson link opens the lesson's own set-up, as its menu entry does.
+            return Params::parse_lenient(&format!("{}&{q}", l.link));
+        }
+        if let Some(link) = bare_sheet(&pairs) {
+            // A bare sheet link opens its exercise (the first unless `sheet_at` says).
+            let at = if pairs.own.iter().any(|(_, k, _)| k == "sheet_at") {
+                ""
+            } else {
+                "&sheet_at=1"
+            };
+            return Params::parse_lenient(&format!("{link}&{q}{at}"));
+        }
         // Each key once (a repeat is refused there), so an unstable sort orders them exactly.
         pairs.own.sort_unstable_by_key(|(i, _, _)| *i);
         // The version goes first: a newer link is refused before its keys are read.
@@ -564,6 +676,7 @@ impl Params {
                 if !sweep_pairs.is_empty() {
                     errors.extend(p.set_sweep(sweep_pairs));
                 }
+                errors.extend(p.exercise_error());
                 return (p, errors);
             }
             refused.extend(more);
@@ -877,6 +990,51 @@ struct Pairs {
     b: Vec<(String, String)>,
     /// The sweep's keys, `sweep.` removed.
     sweep: Vec<(String, String)>,
+}
+
+/// The lesson a link names when it sets nothing else (`lesson=stack-27`, perhaps with `v` and
+/// `guess`): such a link opens with the lesson's own settings.
+fn bare_lesson(pairs: &Pairs) -> Option<lesson::Lesson> {
+    let bare = pairs.b.is_empty()
+        && pairs.sweep.is_empty()
+        && pairs
+            .own
+            .iter()
+            .all(|(_, k, _)| matches!(k.as_str(), "v" | "lesson" | "guess"));
+    let (_, _, id) = pairs.own.iter().find(|(_, k, _)| k == "lesson")?;
+    lesson::Lesson::from_id(id).filter(|_| bare)
+}
+
+/// The exercise a link that holds only a sheet (with `v`, `sheet_at`, `guess`) opens, if the
+/// sheet reads.
+fn bare_sheet(pairs: &Pairs) -> Option<String> {
+    let bare = pairs.b.is_empty()
+        && pairs.sweep.is_empty()
+        && pairs
+            .own
+            .iter()
+            .all(|(_, k, _)| matches!(k.as_str(), "v" | "sheet" | "sheet_at" | "guess"));
+    let value = |key: &str| {
+        pairs
+            .own
+            .iter()
+            .find(|(_, k, _)| k == key)
+            .map(|(_, _, v)| v.as_str())
+    };
+    let sheet = sheet::Sheet::from_value(value("sheet")?).ok()?;
+    let at = value("sheet_at").map_or(Some(1), |v| v.parse::<u32>().ok())?;
+    sheet.link(at).filter(|_| bare).map(String::from)
+}
+
+/// A value encoded for a link, as the canonical link writes it.
+pub fn encode(s: &str) -> String {
+    struct Enc<'a>(&'a str);
+    impl fmt::Display for Enc<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            percent_encode(f, self.0)
+        }
+    }
+    Enc(s).to_string()
 }
 
 /// The query's pairs (see [`Pairs`]). A broken escape, an unknown key or a repeat goes into

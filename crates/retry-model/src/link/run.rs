@@ -139,6 +139,10 @@ pub fn ledger(p: &Params) -> Option<(u32, [LedgerSide; 2])> {
             sweep: None,
             lesson: None,
             guess: None,
+            ask: None,
+            question: None,
+            sheet: None,
+            sheet_at: 0,
             ..p.clone()
         };
         v.set("key", if key { "true" } else { "false" }).ok()?;

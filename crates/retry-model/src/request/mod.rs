@@ -3,6 +3,7 @@
 //! ([`crate::Params`]) and the policy below it.
 
 pub(crate) mod amplify;
+pub(crate) mod answer;
 pub(crate) mod budget_walk;
 pub(crate) mod explain;
 pub(crate) mod schedule;

@@ -388,14 +388,12 @@ fn fill_menus(doc: &Document) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// The lesson panel: what to look for, the question, the reader's guess and, once the lab has
-/// computed it for the link on screen, its answer beside the guess.
-/// The lesson's result line: what to do next, or the guess beside the lab's answer and whether
-/// it is right.
+/// The exercise's result line: what to do next, or the guess beside the lab's answer, in the
+/// question's unit, and whether it is right.
 fn lesson_result(
-    lesson: &retry_model::Lesson,
+    ex: &retry_model::Exercise,
     guess: Option<&str>,
-    answer: Option<(String, String)>,
+    answer: Option<retry_model::Said>,
     waiting: bool,
 ) -> (String, Option<bool>) {
     match (guess, answer, waiting) {
@@ -403,33 +401,34 @@ fn lesson_result(
             "Commit a guess to see the run and the lab's answer.".to_string(),
             None,
         ),
-        (Some(g), Some((shown, cmp)), _) => {
-            let right = retry_model::Lesson::right(&cmp, g);
-            let unit = if lesson.unit.is_empty() {
+        (Some(g), Some(said), _) => {
+            let right = retry_model::Lesson::right(&said.compared, g);
+            let unit = if ex.unit.is_empty() {
                 String::new()
             } else {
-                format!(" {}", lesson.unit)
+                format!(" {}", ex.unit)
+            };
+            let verdict = if right {
+                "Right."
+            } else {
+                "Not quite: look again at the view."
             };
             (
-                format!(
-                    "Your guess: {g}{unit}. The lab: {shown}. {}",
-                    if right {
-                        "Right."
-                    } else {
-                        "Not quite: look again at the view."
-                    }
-                ),
+                format!("Your guess: {g}{unit}. The lab: {}. {verdict}", said.shown),
                 Some(right),
             )
         }
         (Some(g), None, _) => (
-            format!("Your guess: {g}. The lab's answer appears when the run is done."),
+            format!("Your guess: {g}. The lab is working out its answer..."),
             None,
         ),
         (None, _, _) => (String::new(), None),
     }
 }
 
+/// The lesson panel: what to look for, the question (the lesson's, or the link's own `ask` and
+/// `q`), the reader's guess and, once the lab has computed it for the link on screen, its
+/// answer beside the guess.
 fn render_lesson(a: &App) {
     let (Some(panel), Some(menu)) = (by_id("lesson-panel"), by_id("lesson-menu")) else {
         return;
@@ -438,47 +437,41 @@ fn render_lesson(a: &App) {
     if let Some(m) = menu.dyn_ref::<HtmlSelectElement>() {
         m.set_value(p.lesson.map_or("", |l| l.id));
     }
-    let Some(lesson) = p.lesson else {
+    let exercise = p.exercise();
+    if p.lesson.is_none() && exercise.is_none() {
         let _ = panel.set_attribute("hidden", "");
         return;
-    };
+    }
     let _ = panel.remove_attribute("hidden");
     let set = |id: &str, text: &str| {
         if let Some(el) = by_id(id) {
             el.set_text_content(Some(text));
         }
     };
-    set("lesson-look", lesson.look_for);
-    set("lesson-question", lesson.question.unwrap_or(""));
-    let waiting = crate::scenario::awaiting_guess(p);
+    set("lesson-look", p.lesson.map_or("", |l| l.look_for));
+    set(
+        "lesson-question",
+        exercise.as_ref().map_or("", |e| e.question.as_str()),
+    );
     if let Some(ask) = by_id("lesson-ask") {
-        if lesson.question.is_some() {
-            let _ = ask.remove_attribute("hidden");
-        } else {
-            let _ = ask.set_attribute("hidden", "");
-        }
+        crate::dom::set_hidden(&ask, exercise.is_none());
     }
-    if let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok()) {
-        let active = document()
-            .active_element()
-            .map(|e| e.id())
-            .unwrap_or_default();
-        if active != "lesson-guess" {
-            input.set_value(p.guess.as_deref().unwrap_or(""));
-        }
-    }
-    let Some(result) = by_id("lesson-result") else {
+    write_guess_field(p.guess.as_deref());
+    let (Some(result), Some(ex)) = (by_id("lesson-result"), exercise) else {
+        set("lesson-result", "");
         return;
     };
     let (run, sweep, mixing_s) = a.view.lesson_inputs();
     let answer = crate::lessons::answer(
-        &lesson,
+        ex.answer,
+        ex.unit,
         run.as_ref(),
         sweep.as_ref().map(|(plan, rows)| (plan, rows.as_slice())),
         &a.state.trace,
         mixing_s,
     );
-    let (text, right) = lesson_result(&lesson, p.guess.as_deref(), answer, waiting);
+    let waiting = crate::scenario::awaiting_guess(p);
+    let (text, right) = lesson_result(&ex, p.guess.as_deref(), answer, waiting);
     result.set_text_content(Some(&text));
     match right {
         Some(r) => {
@@ -487,6 +480,21 @@ fn render_lesson(a: &App) {
         None => {
             let _ = result.remove_attribute("data-right");
         }
+    }
+}
+
+/// The guess field shows the link's guess, unless the reader is typing in it.
+fn write_guess_field(guess: Option<&str>) {
+    let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    let active = document()
+        .active_element()
+        .map(|e| e.id())
+        .unwrap_or_default();
+    if active != "lesson-guess" {
+        input.set_value(guess.unwrap_or(""));
     }
 }
 
