@@ -2,7 +2,7 @@
 // Run by scripts/test.sh after `trunk build`. Screenshots go to tests/artifacts/.
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 
@@ -37,7 +37,7 @@ async function waitForServer() {
   throw new Error('the static server did not start');
 }
 
-async function openPage(query = '', scale = 1) {
+async function openPage(query = '?v=1', scale = 1) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, deviceScaleFactor: scale });
   const page = await context.newPage();
   const errors = [];
@@ -63,6 +63,10 @@ function cliRows(link) {
   const out = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link], { encoding: 'utf8' });
   return out.split('\n').slice(1).filter(l => l.trim()).map(l => l.trim().split(/\s{2,}/));
 }
+// Whether an element is on view with some text in it.
+const shows = async (page, sel) => (await page.locator(sel).isVisible()) && (await page.locator(sel).innerText()).trim() !== '';
+// What `retrylab answer` says a link asks and answers.
+const cliAnswer = link => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'answer', link, '--format', 'json'], { encoding: 'utf8' }));
 const tileRows = page => page.locator('#tiles .tile').evaluateAll(ts => ts.map(t => [t.querySelector('dt').textContent, t.querySelector('dd').textContent]));
 async function openScenario(query) {
   const opened = await openPage(query);
@@ -609,7 +613,7 @@ try {
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     assert.ok(page.url().endsWith('&lesson=stack-27&guess=27'), page.url());
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
-    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 27 calls. The lab: 27.00x. Right.');
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 27 calls. The lab: 27 calls. Right.');
     await page.screenshot({ path: join(ARTIFACTS, 'lesson-stack-27.png'), fullPage: true });
     await page.reload();
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
@@ -622,7 +626,7 @@ try {
     await page.fill('#lesson-guess', '6800');
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
-    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3600 ms. Not quite: look again at the view.');
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3.6 s. Not quite: look again at the view.');
     assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
     await change(page, '#lesson-guess', 'a b');
     assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);
@@ -826,7 +830,7 @@ try {
   });
 
   await check('window.retrylab: runs in workers give the CLI\'s JSON; hostile objects get the CLI\'s errors', async () => {
-    const { page, context, errors } = await openPage('');
+    const { page, context, errors } = await openPage('?v=1');
     const cliJson = args => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', ...args, '--format', 'json'], { encoding: 'utf8' }));
     for (const link of ['preset=burst-lab', 'preset=payments-none&duration=10s', 'preset=occ-2015&runs=3', 'preset=layers-333', 'preset=lost-nokey&duration=5s', 'preset=queue-spike-none&duration=15s']) {
       const got = await page.evaluate(l => window.retrylab.run(l), link);
@@ -1058,10 +1062,108 @@ try {
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
     const word = Number(runS) > mixing ? 'yes' : 'no';
+    const twinSaid = cliAnswer('lesson=analytic-twin');
+    assert.equal(twinSaid.exact, word, 'the CLI and the two figures agree');
     assert.equal(await page.locator('#lesson-result').innerText(),
-      `Your guess: yes. The lab: ${word} (the run recovered ${runS} s after the trigger ended; the chain's mixing time is ${mixing.toFixed(1)} s). ${word === 'yes' ? 'Right.' : 'Not quite: look again at the view.'}`);
+      `Your guess: yes. The lab: ${twinSaid.answer}. ${word === 'yes' ? 'Right.' : 'Not quite: look again at the view.'}`);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  await check('every lesson opened as a bare link shows nothing of its answer before the guess, and the CLI\'s answer after it, also on reload', async () => {
+    const lessons = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'lessons', '--format', 'json'], { encoding: 'utf8' }));
+    const asking = lessons.filter(l => l.question);
+    assert.ok(asking.length >= 15, `${asking.length} lessons ask`);
+    for (const l of asking) {
+      const said = cliAnswer(`lesson=${l.id}`);
+      const { page, context, errors } = await openPage(`?lesson=${l.id}`);
+      await page.waitForFunction(() => document.getElementById('lesson-question').textContent.length > 0);
+      assert.ok(page.url().includes(`lesson=${l.id}`) && page.url().includes(said.link.split('&')[1]), `${l.id}: opens its own set-up: ${page.url()}`);
+      await page.waitForTimeout(300);
+      const before = await page.locator('body').innerText();
+      assert.ok(!before.includes('The lab:'), l.id);
+      assert.equal(await page.locator('#tree-section').isVisible(), false, `${l.id}: the tree's counts wait for the guess`);
+      assert.equal(await page.locator('#trace-view').isVisible(), false, `${l.id}: the trace's decisions wait for the guess`);
+      assert.equal(await shows(page, '#tiles'), false, `${l.id}: the tiles wait for the guess`);
+      assert.equal(await shows(page, '#compare'), false, `${l.id}: the before/after table waits for the guess`);
+      if (/\d/.test(said.answer)) assert.ok(!before.includes(said.answer), `${l.id}: '${said.answer}' shows before the guess`);
+      await page.fill('#lesson-guess', '1');
+      await page.click('#lesson-commit');
+      await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
+      const result = await page.locator('#lesson-result').innerText();
+      assert.ok(result.includes(`The lab: ${said.answer}.`), `${l.id}: ${result} against the CLI's ${said.answer}`);
+      assert.ok(page.url().includes('guess=1'), `${l.id}: the guess is in the link`);
+      await page.reload();
+      await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
+      assert.deepEqual(errors, [], l.id);
+      await context.close();
+    }
+  });
+
+  await check('ask= and q= make any link an exercise; a sheet goes through its exercises in order; screenshots at desktop and phone sizes', async () => {
+    const link = '?preset=payments-none&ask=success_rate&q=What%20share%20of%20checkouts%20succeed%3F';
+    const said = cliAnswer(link.slice(1));
+    const { page, context, errors } = await openPage(link);
+    assert.equal(await page.locator('#lesson-question').innerText(), 'What share of checkouts succeed?');
+    assert.equal(await shows(page, '#tiles'), false);
+    await page.fill('#lesson-guess', '50');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
+    assert.equal(await page.locator('#lesson-result').innerText(), `Your guess: 50 %. The lab: ${said.answer}. Not quite: look again at the view.`);
+    // A question is shown as text, never as markup.
+    await page.goto(BASE + '/?preset=payments-none&ask=attempts&q=%3Cb%3Ebold%3C%2Fb%3E');
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.equal(await page.locator('#lesson-question').innerText(), '<b>bold</b>');
+    // A sheet: its link opens the first exercise; Next goes to the second.
+    const dir = join(ARTIFACTS, 'sheet');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'week3.md'), '# Week 3\n\nHow many calls reach the bottom for one click?\n?preset=layers-333&ask=amplification\n\nHow much of the deadline is left when attempt 3 starts?\npreset=chapter&ask=remaining_at:3\n');
+    const sheet = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sheet', join(dir, 'week3.md'), '--format', 'json'], { encoding: 'utf8' }));
+    for (const [w, h, name] of [[1280, 900, 'desktop'], [390, 844, 'phone']]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.goto(BASE + '/' + sheet.link);
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.equal(await page.locator('#sheet-pos').innerText(), 'Exercise 1 of 2');
+      assert.equal(await page.locator('#lesson-question').innerText(), 'How many calls reach the bottom for one click?');
+      await page.screenshot({ path: join(ARTIFACTS, `sheet-${name}.png`) });
+    }
+    await page.click('#sheet-next');
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.equal(await page.locator('#sheet-pos').innerText(), 'Exercise 2 of 2');
+    assert.equal(await page.locator('#trace-view').isVisible(), false);
+    await page.fill('#lesson-guess', '3600');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
+    assert.equal(await page.locator('#lesson-result').innerText(), `Your guess: 3600 ms. The lab: ${sheet.exercises[1].answer}. Right.`);
+    assert.equal(await page.locator('#sheet-next').getAttribute('aria-disabled'), 'true');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a bad link\'s message is on the first screen, the address keeps what was written, the start screen opens with no link', async () => {
+    for (const [w, h] of [[1280, 900], [390, 844]]) {
+      const context = await browser.newContext({ viewport: { width: w, height: h } });
+      const page = await context.newPage();
+      await page.goto(BASE + '/?preset=nope&attempts=4');
+      await page.waitForSelector('body[data-ready="true"]');
+      const box = await page.locator('#errors').boundingBox();
+      assert.ok(box && box.y + box.height <= h, `the message is on the first screen at ${w}x${h}: ${JSON.stringify(box)}`);
+      assert.match(await page.locator('[role="alert"]').first().innerText(), /^preset: unknown preset 'nope'/);
+      assert.ok(page.url().endsWith('?preset=nope&attempts=4'), page.url());
+      await page.screenshot({ path: join(ARTIFACTS, `bad-link-${w}.png`) });
+      await page.goto(BASE + '/');
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.equal(await page.locator('#start').isVisible(), true);
+      assert.equal(await page.locator('#controls').isVisible(), false);
+      assert.ok(page.url().endsWith('/'), `the start screen's address stays bare: ${page.url()}`);
+      assert.equal(await page.locator('#start .cards li').count(), 8);
+      assert.deepEqual(await axeFindings(page), []);
+      await page.screenshot({ path: join(ARTIFACTS, `start-${w}.png`), fullPage: true });
+      await page.click('#start-free');
+      await page.waitForSelector('body[data-ready="true"]');
+      assert.equal(await page.locator('#controls').isVisible(), true);
+      await context.close();
+    }
   });
 
   await check('every link of the README\'s tour opens its view without an error', async () => {

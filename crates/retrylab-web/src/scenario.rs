@@ -469,10 +469,12 @@ impl View {
             (v, None) => v,
         };
         let shown = view.sections();
+        // Predict, then run: the traced request's decisions answer a policy question.
+        let asking = awaiting_guess(p);
         for v in crate::views::View::ALL {
             for id in v.sections() {
                 if let Some(el) = by_id(id) {
-                    set_hidden(&el, !shown.contains(id));
+                    set_hidden(&el, !shown.contains(id) || (asking && *id == "trace-view"));
                 }
             }
         }

@@ -38,11 +38,22 @@ pub struct State {
     pub hover: Option<u32>,
     /// Keys the last edit put back because it left them with no effect, each with the reason.
     pub notices: Vec<String>,
+    /// The address as the reader opened it, kept in the address bar while its errors stand,
+    /// so a refused link is not silently rewritten; the first good edit ends it.
+    pub kept_address: Option<String>,
 }
 
 impl State {
     /// The state for a query, applying every good key and listing the bad ones.
     pub fn from_query(query: &str) -> State {
+        let mut s = Self::read_query(query);
+        if !s.errors.is_empty() {
+            s.kept_address = Some(query.to_string());
+        }
+        s
+    }
+
+    fn read_query(query: &str) -> State {
         let (params, mut errors) = Params::parse_lenient(query);
         match Self::derive(&params) {
             Ok((schedule, trace)) => State {
@@ -53,6 +64,7 @@ impl State {
                 trace,
                 hover: None,
                 notices: Vec::new(),
+                kept_address: None,
             },
             Err(e) => {
                 errors.push(e);
@@ -71,6 +83,7 @@ impl State {
                     trace,
                     hover: None,
                     notices: Vec::new(),
+                    kept_address: None,
                 }
             }
         }
@@ -163,6 +176,7 @@ impl State {
         match Self::derive(&next) {
             Ok((schedule, trace)) => {
                 self.errors.clear();
+                self.kept_address = None;
                 self.schedule_b = retry_model::json::schedule_b(&next).map(|b| b.1);
                 self.params = next;
                 self.schedule = schedule;
@@ -242,6 +256,18 @@ mod tests {
             .find(|g| g.0 == "Proxies and specifications")
             .unwrap();
         assert!(specs.1.iter().any(|r| r.0 == "envoy-docs"));
+    }
+
+    #[test]
+    fn a_refused_link_keeps_its_address_until_the_reader_changes_something() {
+        let s = State::from_query("preset=nope&attempts=4");
+        assert_eq!(s.errors[0].field, "preset");
+        assert_eq!(s.kept_address.as_deref(), Some("preset=nope&attempts=4"));
+        assert_eq!(s.params.policy.max_attempts, 4, "the good keys still apply");
+        let mut s = s;
+        assert!(s.update(Msg::Set("attempts", "5".into())));
+        assert_eq!(s.kept_address, None);
+        assert!(State::from_query("preset=chapter").kept_address.is_none());
     }
 
     #[test]

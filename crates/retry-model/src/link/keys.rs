@@ -86,7 +86,7 @@ fn err(key: &'static str, v: &str, accepted: &str) -> ConfigError {
 }
 
 /// At most 40 characters of a bad value, so a pasted essay gives a one-line message.
-fn shorten(v: &str) -> String {
+pub(crate) fn shorten(v: &str) -> String {
     if v.chars().count() <= 40 {
         v.to_string()
     } else {

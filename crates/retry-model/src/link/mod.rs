@@ -328,9 +328,23 @@ impl Params {
             "v" => check_version(k, v)?,
             "preset" => {
                 let p = Preset::from_name(v).ok_or_else(|| {
+                    // The whole list would be a paragraph: name the nearest and where the
+                    // list is.
+                    let near = Preset::ALL
+                        .iter()
+                        .map(|p| p.name())
+                        .filter(|n| n.starts_with(v.get(..3).unwrap_or(v)))
+                        .take(3)
+                        .collect::<Vec<_>>();
+                    let hint = if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!("did you mean {}? ", near.join(", "))
+                    };
                     k.error(format!(
-                        "unknown preset '{v}': accepted {}",
-                        &k.domain.accepted()[7..]
+                        "unknown preset '{}': {hint}{} presets are accepted; the Preset menu and `retrylab presets` list them",
+                        keys::shorten(v),
+                        Preset::ALL.len()
                     ))
                 })?;
                 *self = Params::default();

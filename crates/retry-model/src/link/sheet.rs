@@ -103,6 +103,15 @@ impl Sheet {
             .map(String::as_str)
     }
 
+    /// The link that opens exercise `at` (from 1) of this sheet, canonical; `None` past the end.
+    pub fn open_link(&self, at: u32) -> Option<String> {
+        let link = self.link(at)?;
+        let p: Params = format!("{link}&sheet={}&sheet_at={at}", self.value_encoded())
+            .parse()
+            .ok()?;
+        Some(p.to_string())
+    }
+
     /// The `sheet` key's value, unencoded: the title, then one link a line.
     pub fn value(&self) -> String {
         let mut out = self.title.clone();
@@ -219,6 +228,10 @@ mod tests {
         let second: Params = s.links[1].parse().unwrap();
         assert_eq!(second.exercise().unwrap().question, "What share succeeds?");
         assert_eq!(Sheet::from_value(&s.value()).unwrap(), s);
+        let second: Params = s.open_link(2).unwrap().parse().unwrap();
+        assert_eq!((second.sheet_at, second.sheet.as_deref()), (2, Some(&s)));
+        assert_eq!(second.exercise().unwrap().question, "What share succeeds?");
+        assert_eq!(s.open_link(3), None);
     }
 
     #[test]

@@ -18,6 +18,11 @@ impl Panel for Ledger {
     }
 
     fn sync(&mut self, p: &Params) {
+        // Predict, then run: the walk counts the charges a question may ask for.
+        if crate::scenario::awaiting_guess(p) {
+            self.walk = None;
+            return;
+        }
         let link_now = p.to_string();
         if self.walk.as_ref().map(|l| &l.0) != Some(&link_now) {
             self.walk = retry_model::ledger(p).map(|(run, sides)| {

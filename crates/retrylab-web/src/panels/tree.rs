@@ -28,6 +28,11 @@ impl Panel for Tree {
     }
 
     fn sync(&mut self, p: &Params) {
+        // Predict, then run: the tree's counts are the answer to a layers question.
+        if crate::scenario::awaiting_guess(p) {
+            self.view = None;
+            return;
+        }
         let key = (
             p.get("layers").unwrap_or_default(),
             p.get("p").unwrap_or_default(),

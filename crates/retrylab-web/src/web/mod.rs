@@ -196,8 +196,13 @@ pub fn start() -> Result<(), JsValue> {
     let query = web_sys::window()
         .map(|w| w.location().search().unwrap_or_default())
         .unwrap_or_default();
+    let opening = query.trim_start_matches('?').is_empty();
+    let mut state = State::from_query(&query);
+    if opening {
+        show_start(&mut state);
+    }
     let app = Rc::new(RefCell::new(App {
-        state: State::from_query(&query),
+        state,
         panels: crate::views::panels(crate::views::Host::Policy),
         renders: 0,
         view: crate::scenario::View::default(),
@@ -224,6 +229,18 @@ pub fn start() -> Result<(), JsValue> {
     wiring::schedule_hover(&app)?;
     wiring::resize(&app)?;
     Ok(())
+}
+
+/// A page opened with no link shows the start screen (journeys, all lessons, the free lab);
+/// its address stays bare, and the lab behind it is the defaults' (`?v=1`), one link away.
+fn show_start(state: &mut State) {
+    state.kept_address = Some(String::new());
+    if let Some(body) = document().body() {
+        let _ = body.set_attribute("data-start", "true");
+    }
+    if let Some(start) = by_id("start") {
+        set_hidden(&start, false);
+    }
 }
 
 fn control_value(el: &Element) -> (String, bool) {
@@ -434,6 +451,7 @@ fn render_lesson(a: &App) {
         return;
     };
     let p = &a.state.params;
+    render_sheet(p);
     if let Some(m) = menu.dyn_ref::<HtmlSelectElement>() {
         m.set_value(p.lesson.map_or("", |l| l.id));
     }
@@ -483,6 +501,42 @@ fn render_lesson(a: &App) {
     }
 }
 
+/// The sheet bar: the sheet's title, which exercise is on screen, and links to the one
+/// before and after (each the exercise's own link with the sheet).
+fn render_sheet(p: &retry_model::Params) {
+    let Some(bar) = by_id("sheet-bar") else {
+        return;
+    };
+    let Some(sheet) = p.sheet.as_deref() else {
+        set_hidden(&bar, true);
+        return;
+    };
+    set_hidden(&bar, false);
+    let n = sheet.links.len() as u32;
+    if let Some(t) = by_id("sheet-title") {
+        t.set_text_content(Some(&sheet.title));
+    }
+    if let Some(pos) = by_id("sheet-pos") {
+        pos.set_text_content(Some(&format!("Exercise {} of {n}", p.sheet_at)));
+    }
+    for (id, at) in [
+        ("sheet-prev", p.sheet_at.checked_sub(1)),
+        ("sheet-next", Some(p.sheet_at + 1)),
+    ] {
+        let Some(el) = by_id(id) else { continue };
+        match at.and_then(|at| sheet.open_link(at)) {
+            Some(link) => {
+                let _ = el.set_attribute("href", &format!("?{link}"));
+                let _ = el.remove_attribute("aria-disabled");
+            }
+            None => {
+                let _ = el.remove_attribute("href");
+                let _ = el.set_attribute("aria-disabled", "true");
+            }
+        }
+    }
+}
+
 /// The guess field shows the link's guess, unless the reader is typing in it.
 fn write_guess_field(guess: Option<&str>) {
     let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
@@ -516,6 +570,10 @@ fn write_address(s: &State) {
     let Some(w) = web_sys::window() else {
         return;
     };
+    if s.kept_address.is_some() {
+        // A refused link stays as the reader wrote it until they change something.
+        return;
+    }
     let link = format!("?{}", s.link());
     if w.location().search().ok().as_deref() == Some(link.as_str()) {
         return;
