@@ -242,7 +242,10 @@ try {
     const { page, context, errors } = await openPage('?v=1&scenario=lost&breaker=on&seed=4');
     assert.match(await page.locator('#errors').innerText(), /breaker: has no effect with scenario=lost: it applies to scenario=outage, burst/);
     assert.equal(await page.locator('#seed').inputValue(), '4');
-    assert.ok(page.url().endsWith('?v=1&scenario=lost&seed=4'), page.url());
+    // The address keeps what was written until the reader changes something.
+    assert.ok(page.url().endsWith('?v=1&scenario=lost&breaker=on&seed=4'), page.url());
+    await change(page, '#seed', '5');
+    assert.ok(page.url().endsWith('?v=1&scenario=lost&seed=5'), page.url());
     assert.deepEqual(errors, []);
     await context.close();
   });

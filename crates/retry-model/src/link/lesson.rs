@@ -455,16 +455,20 @@ mod tests {
             if l.question.is_none() {
                 continue;
             }
-            let guessed: Params = format!("v=1&lesson={}&guess=7", l.id)
+            let guessed: Params = format!("lesson={}&guess=7", l.id)
                 .parse()
                 .unwrap_or_else(|e| panic!("{}: {e}", l.id));
             assert_eq!(guessed.guess.as_deref(), Some("7"));
             assert_eq!(guessed.sim, picked.sim, "{}", l.id);
         }
-        // A lesson link with settings of its own keeps them: it is not bare.
+        // A lesson link with settings of its own keeps them: it is not bare; nor is a link the
+        // lab wrote (with `v`), whose settings are all written.
         let own: Params = "lesson=stack-27&seed=5".parse().unwrap();
         assert_eq!(own.preset, None);
         assert_eq!(own.seed, 5);
+        let written: Params = "v=1&lesson=stack-27".parse().unwrap();
+        assert_eq!(written.preset, None);
+        assert_eq!(written.to_string(), "v=1&lesson=stack-27");
     }
 
     #[test]

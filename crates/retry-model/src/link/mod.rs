@@ -1006,28 +1006,29 @@ struct Pairs {
     sweep: Vec<(String, String)>,
 }
 
-/// The lesson a link names when it sets nothing else (`lesson=stack-27`, perhaps with `v` and
-/// `guess`): such a link opens with the lesson's own settings.
+/// The lesson a hand-written link names when it sets nothing else (`lesson=stack-27`, perhaps
+/// with `guess`): such a link opens with the lesson's own settings. A link with `v` is one the
+/// lab wrote, whose every setting is written, so `v=1&lesson=stack-27` keeps the defaults.
 fn bare_lesson(pairs: &Pairs) -> Option<lesson::Lesson> {
     let bare = pairs.b.is_empty()
         && pairs.sweep.is_empty()
         && pairs
             .own
             .iter()
-            .all(|(_, k, _)| matches!(k.as_str(), "v" | "lesson" | "guess"));
+            .all(|(_, k, _)| matches!(k.as_str(), "lesson" | "guess"));
     let (_, _, id) = pairs.own.iter().find(|(_, k, _)| k == "lesson")?;
     lesson::Lesson::from_id(id).filter(|_| bare)
 }
 
-/// The exercise a link that holds only a sheet (with `v`, `sheet_at`, `guess`) opens, if the
-/// sheet reads.
+/// The exercise a hand-written link that holds only a sheet (with `sheet_at`, `guess`, and no
+/// `v`, as for a bare lesson) opens, if the sheet reads.
 fn bare_sheet(pairs: &Pairs) -> Option<String> {
     let bare = pairs.b.is_empty()
         && pairs.sweep.is_empty()
         && pairs
             .own
             .iter()
-            .all(|(_, k, _)| matches!(k.as_str(), "v" | "sheet" | "sheet_at" | "guess"));
+            .all(|(_, k, _)| matches!(k.as_str(), "sheet" | "sheet_at" | "guess"));
     let value = |key: &str| {
         pairs
             .own
