@@ -1169,6 +1169,23 @@ try {
     }
   });
 
+  await check('every link key has a control with its data-key, a label and visible help; a preset\'s breaker is in view', async () => {
+    const keys = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'keys', '--format', 'json'], { encoding: 'utf8' }));
+    const { page, context, errors } = await openScenario('?preset=metastable-breaker');
+    const onPage = await page.evaluate(() => [...document.querySelectorAll('[data-key]')].map(e => e.dataset.key));
+    const missing = keys.map(k => k.name).filter(n => !['v', 'sheet', 'sheet_at'].includes(n) && !onPage.includes(n));
+    assert.deepEqual(missing, [], 'keys without a control');
+    assert.ok(onPage.length >= 105, `${onPage.length} controls`);
+    assert.equal(await page.locator('#breaker-group').getAttribute('open'), '', 'the breaker group opens for a link with a breaker');
+    assert.equal(await page.locator('[data-key="breaker"]').inputValue(), 'on');
+    assert.equal(await page.locator('#breaker_open-help').isVisible(), true);
+    assert.match(await page.locator('#breaker_open-help').innerText(), /how long it stays open/);
+    await change(page, '[data-key="breaker_open"]', '2000');
+    assert.ok(page.url().includes('breaker_open=2s'), page.url());
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));

@@ -118,16 +118,32 @@ mod tests {
             }) {
                 p.set("scenario", owner.name()).unwrap();
             }
-            let text = p
-                .get(key)
-                .unwrap_or_else(|| panic!("{key} is not a link key"));
+            // A budget's or the breaker's own settings are read with that budget or breaker.
+            let with = match key {
+                n if n.starts_with("bucket_") => Some(("budget", "bucket")),
+                n if n.starts_with("ratio_") => Some(("budget", "ratio")),
+                n if n.starts_with("grpc_") => Some(("budget", "grpc")),
+                n if n.starts_with("rate_") => Some(("budget", "rate")),
+                n if n.starts_with("breaker_") => Some(("breaker", "on")),
+                _ => None,
+            };
+            if let Some((k, v)) = with {
+                p.set(k, v).unwrap();
+            }
+            // An unset starting level (a full budget) shows as an empty field.
+            let got = p.get(key);
+            assert!(
+                got.is_some() || key == "budget_start",
+                "{key} is not a link key"
+            );
+            let text = got.unwrap_or_default();
             let back = to_link(kind, &to_control(kind, &text), text == "true");
             let mut q = p.clone();
             q.set(key, &back).unwrap();
             assert_eq!(q, p, "{key}");
         }
         assert!(
-            controls().count() >= 34,
+            controls().count() >= 100,
             "the page's controls come from the key table"
         );
     }

@@ -375,7 +375,12 @@ impl Params {
             "retry_after" => self.retry_after = k.opt_dur(v)?,
             "ra_mode" | "ra_cap" | "ra_max" => self.set_retry_after_rule(k, v)?,
             "budget" => pol.budget = budget_of(k.choice(v)?),
-            "budget_start" => self.budget_start = Some(k.dec(v)?),
+            "budget_start" => {
+                self.budget_start = match v {
+                    "" | "full" => None,
+                    _ => Some(k.dec(v)?),
+                }
+            }
             "budget_scope" => {
                 pol.scope = [Scope::Client, Scope::Process, Scope::Tenant][k.choice(v)?]
             }
@@ -423,7 +428,7 @@ impl Params {
     fn set_exercise_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         if k.name == "ask" {
             self.ask = match v {
-                "none" => None,
+                "none" | "" => None,
                 _ => Some(lesson::Answer::parse(v).map_err(|e| k.error(e))?),
             };
             return Ok(());

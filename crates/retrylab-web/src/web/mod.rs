@@ -278,11 +278,16 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
             label.set_text_content(Some(k.label));
             let field = control_field(doc, k)?;
             field.set_id(k.name);
-            field.set_attribute("title", k.meaning)?;
-            field.set_attribute("aria-describedby", &format!("{}-note", k.name))?;
+            field.set_attribute("data-key", k.name)?;
+            field.set_attribute("aria-describedby", &format!("{0}-help {0}-note", k.name))?;
             let note = doc.create_element("span")?;
             note.set_id(&format!("{}-note", k.name));
             note.set_class_name("note");
+            // The key's meaning, in view (a phone shows no tooltips), in plain words.
+            let help = doc.create_element("span")?;
+            help.set_id(&format!("{}-help", k.name));
+            help.set_class_name("help");
+            help.set_text_content(Some(&k.meaning.replace('`', "")));
             if k.control == Control::Check {
                 let wrap = doc.create_element("span")?;
                 wrap.set_class_name("checks");
@@ -293,6 +298,7 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
                 set.append_child(&label)?;
                 set.append_child(&field)?;
             }
+            set.append_child(&help)?;
             set.append_child(&note)?;
         }
         // Buttons written in the page (New seed) go after the group's fields.
@@ -310,6 +316,16 @@ fn build_controls(doc: &Document) -> Result<(), JsValue> {
 /// A key's field: a menu of its domain's choices, or a number, a text or a checkbox input.
 fn control_field(doc: &Document, k: &retry_model::link_keys::Key) -> Result<Element, JsValue> {
     let field = match (k.control, k.domain) {
+        (Control::Select, Domain::Switch) => {
+            let sel = doc.create_element("select")?;
+            for value in ["off", "on"] {
+                let o = doc.create_element("option")?;
+                o.set_attribute("value", value)?;
+                o.set_text_content(Some(value));
+                sel.append_child(&o)?;
+            }
+            sel
+        }
         (Control::Select, Domain::Choice(choices)) => {
             let sel = doc.create_element("select")?;
             for (value, text) in choices {
@@ -343,6 +359,22 @@ fn control_field(doc: &Document, k: &retry_model::link_keys::Key) -> Result<Elem
         }
     };
     Ok(field)
+}
+
+/// Opens a folded group when the link sets one of its keys away from its default, where it
+/// applies (a preset's breaker is seen, not hidden).
+fn open_groups(s: &State) {
+    for (k, _) in controls() {
+        let set = s.params.get(k.name).is_some_and(|v| v != k.default);
+        if !set || !applies(k, &s.params) {
+            continue;
+        }
+        if let Some(d) = by_id(k.group.id()).filter(|d| d.tag_name() == "DETAILS") {
+            if !d.has_attribute("open") {
+                let _ = d.set_attribute("open", "");
+            }
+        }
+    }
 }
 
 /// Moves every control whose key has no effect in the link into the closed group "Not used
@@ -715,6 +747,7 @@ fn render_controls(a: &mut App, write_controls: bool) {
     if moved {
         fold_unused(s);
     }
+    open_groups(s);
     render_side_fields(s, write_controls, &active);
     if let Some(p) = by_id("preset").and_then(|e| e.dyn_into::<HtmlSelectElement>().ok()) {
         p.set_value(s.params.preset.map_or("", |p| p.name()));
