@@ -425,8 +425,18 @@ try {
     const link = 'preset=payments-none&b.preset=payments-jitter';
     const { page, context, errors } = await openScenario(`?v=1&${link}`);
     assert.equal(await attr(page, '#timeline', 'data-sides'), '2');
-    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
-    assert.equal(await page.locator('#compare-md').textContent(), cli);
+    const [cli, note] = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' }).split('\n\nThe course');
+    assert.equal(await page.locator('#compare-md').textContent(), cli + '\n');
+    // The course's own figures stand beside the lab's, in the CLI's words.
+    assert.equal(await page.locator('#course-note').innerText(), ('The course' + note).trim());
+    assert.match(note, /289\.6x and 3 %.*1\.5x and 100 %/);
+    // Which piece solves which part: the CLI's --steps rows, first A and last B.
+    const steps = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link, '--steps', '--format', 'json'], { encoding: 'utf8' })).steps;
+    const ladder = await page.locator('#steps-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+    assert.deepEqual(ladder.map(r => r[0]), steps.map(s => s.step));
+    assert.deepEqual(ladder.map(r => r[2]), steps.map(s => `${s.amplification.toFixed(2)}x`));
+    assert.equal(ladder[0][2], '194.80x');
+    assert.ok(!(await page.locator('#compare tbody').innerText()).includes('`'), 'no raw backticks');
     assert.equal(await page.locator('#compare tbody tr').count(), cli.split('\n').filter(l => l.startsWith('| ') && !l.startsWith('| metric')).length);
     assert.match(await page.locator('#compare tbody').innerText(), /amplification\s+194\.80x\s+1\.08x/);
     assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
@@ -609,7 +619,7 @@ try {
     await page.selectOption('#lesson-menu', 'stack-27');
     await page.waitForFunction(() => location.search.includes('lesson=stack-27'));
     assert.ok(page.url().endsWith('?v=1&preset=layers-333&lesson=stack-27'), page.url());
-    assert.match(await page.locator('#sim-status').innerText(), /^Answer the lesson's question first/);
+    assert.match(await page.locator('#sim-status').innerText(), /^Answer the question first/);
     assert.equal(await attr(page, '#scenario-view', 'data-done'), 'false', 'nothing runs before the guess');
     await page.fill('#lesson-guess', '27');
     await page.click('#lesson-commit');
@@ -778,7 +788,7 @@ try {
     }
   });
 
-  await check('on a phone (375 px) a view stacks under the controls and nothing is wider than the screen; screenshots', async () => {
+  await check('on a phone (375 px) the view comes first, its chart on the first screen, the settings one tap away; nothing is wider than the screen; screenshots', async () => {
     const context = await browser.newContext({ viewport: { width: 375, height: 800 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     const errors = [];
@@ -793,13 +803,16 @@ try {
       const m = await page.evaluate(() => ({
         scroll: document.documentElement.scrollWidth,
         screen: innerWidth,
-        controls: document.getElementById('controls').getBoundingClientRect().bottom,
+        controls: document.getElementById('policy').getBoundingClientRect().top,
         view: document.getElementById('scenario-view').getBoundingClientRect().top,
+        chart: [...document.querySelectorAll('#scenario-view canvas')].find(c => c.offsetParent)?.getBoundingClientRect().top,
         canvases: [...document.querySelectorAll('#scenario-view canvas')].filter(c => c.offsetParent)
           .map(c => [c.id || c.parentElement.id, c.getBoundingClientRect().right, c.clientHeight]),
       }));
       assert.ok(m.scroll <= m.screen, `${name}: the page scrolls sideways, ${m.scroll} px on a ${m.screen} px screen`);
-      assert.ok(m.view >= m.controls, `${name}: the view sits under the controls`);
+      assert.ok(m.view < m.controls, `${name}: the view comes before the settings`);
+      assert.ok(m.chart < 800, `${name}: the first chart starts on the first screen, at ${m.chart} px`);
+      assert.equal(await page.locator('.to-settings').isVisible(), true, `${name}: the settings are one tap away`);
       assert.ok(m.canvases.length >= 1, `${name}: a chart is drawn`);
       for (const [id, right, height] of m.canvases) {
         assert.ok(right <= m.screen, `${name}: ${id} ends at ${right} px`);
@@ -882,7 +895,7 @@ try {
     ({ page, context, errors } = await openPage('?v=1&preset=burst-lab&sweep.backoff=none,full'));
     await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, null, { timeout: 60000 });
     const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'preset=burst-lab&sweep.backoff=none,full'], { encoding: 'utf8' });
-    const want = md.split('\n').filter(l => l.startsWith('| ')).map(l => l.slice(1, -1).split('|').map(c => c.trim()));
+    const want = md.split('\n').filter(l => l.startsWith('| ')).map(l => l.slice(1, -1).split('|').map(c => c.trim().replaceAll('`', '')));
     const head = await page.locator('#sweep-table thead th').allTextContents();
     const rows = await page.locator('#sweep-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
     assert.deepEqual([head, ...rows], want);
@@ -1188,7 +1201,7 @@ try {
 
   await check('every link of the README\'s tour opens its view without an error', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## The CLI'));
+    const tour = readme.slice(readme.indexOf('## A tour'), readme.indexOf('## For teachers'));
     const links = [...tour.matchAll(/`(\?[^`]+)`/g)].map(m => m[1]);
     assert.equal(links.length, 6, `six links: ${links}`);
     for (const link of links) {

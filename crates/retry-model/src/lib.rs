@@ -46,7 +46,9 @@ pub use link::preset::Preset;
 pub use link::rows::SweepRows;
 pub use link::run::{ledger, occ_2015_reference, occ_study_sweep, LedgerSide, OCC_2015_REFERENCE};
 pub use link::sheet::{Sheet, MAX_EXERCISES};
-pub use link::steps::{steps_markdown, Piece, Step as LadderStep, PIECES};
+pub use link::steps::{
+    course_note, steps_markdown, Piece, Step as LadderStep, COURSE_NOTE, PIECES,
+};
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};

@@ -82,12 +82,16 @@ pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, Stri
     if fmt == "json" {
         return json::pretty(&json::CompareDoc::new(&pa, &ra.summary, &pb, &rb.summary));
     }
-    Ok(retry_model::sim::compare_markdown(
+    let mut out = retry_model::sim::compare_markdown(
         &pa.to_string(),
         &ra.summary,
         &pb.to_string(),
         &rb.summary,
-    ))
+    );
+    if let Some(note) = retry_model::course_note(&pa, &pb) {
+        out.push_str(&format!("\n{note}\n"));
+    }
+    Ok(out)
 }
 
 /// `retrylab compare A B --steps`: the before/after table, then the steps from A to B, one
@@ -109,6 +113,9 @@ pub fn cmd_steps(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String
     }
     let (first, last) = (&summaries[0], &summaries[summaries.len() - 1]);
     let mut out = retry_model::sim::compare_markdown(&pa.to_string(), first, &pb.to_string(), last);
+    if let Some(note) = retry_model::course_note(&pa, &pb) {
+        out.push_str(&format!("\n{note}\n"));
+    }
     out.push_str(
         "\nWhich piece solves which part (from A, one piece of B at a time, same seed):\n\n",
     );

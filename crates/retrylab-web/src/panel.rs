@@ -27,6 +27,9 @@ pub(crate) struct Outcome {
     /// Side A's analytic twin (a queue server's chain), if the link has a queue server, and
     /// the milliseconds the worker took to solve it.
     pub analytic: Option<(crate::twin::Twin, f64)>,
+    /// A comparison's steps from A to B, each with its run's summary (which piece solves
+    /// which part).
+    pub ladder: Option<(Vec<retry_model::LadderStep>, Vec<retry_model::sim::Summary>)>,
     /// The link's parameters.
     pub params: Params,
     /// The trigger's window in seconds and its name, shaded on the timeline.

@@ -24,6 +24,9 @@ pub(crate) struct Job {
     reports: Vec<Option<SimReport>>,
     // Side A's analytic twin, once its run is back, and how long it took to solve (ms).
     analytic: Option<(crate::twin::Twin, f64)>,
+    // A comparison's steps from A to B (which piece solves which part); the steps between
+    // the two sides run after them.
+    ladder: Vec<retry_model::LadderStep>,
     fractions: Vec<f64>,
     link: String,
     started: f64,
@@ -149,6 +152,50 @@ fn outage_window(p: &Params) -> Option<(f64, f64, &'static str)> {
     None
 }
 
+/// A scenario comparison's steps from side A to side B, one piece at a time (none for one
+/// side, or when the two sides run the same settings).
+fn ladder_of(p: &Params) -> Vec<retry_model::LadderStep> {
+    match p.side_b() {
+        Some(b) if p.sim.scenario.is_some() => {
+            let steps = p.side_a().steps_to(b);
+            if steps.len() >= 2 {
+                steps
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The steps between the first (side A) and the last (side B), which run as links of their own.
+fn middle_steps(
+    ladder: &[retry_model::LadderStep],
+) -> impl Iterator<Item = &retry_model::LadderStep> {
+    let n = ladder.len().saturating_sub(2);
+    ladder.iter().skip(1).take(n)
+}
+
+/// The ladder's steps with a summary each: side A's, the steps between, side B's.
+fn ladder_rows(
+    ladder: Vec<retry_model::LadderStep>,
+    sides: &[SimReport],
+    middles: Vec<SimReport>,
+) -> Option<(Vec<retry_model::LadderStep>, Vec<retry_model::sim::Summary>)> {
+    let [a, b] = sides else {
+        return None;
+    };
+    if ladder.is_empty() {
+        return None;
+    }
+    let summaries = core::iter::once(a)
+        .chain(middles.iter())
+        .chain(core::iter::once(b))
+        .map(|r| r.summary.clone())
+        .collect();
+    Some((ladder, summaries))
+}
+
 /// True while the link asks a question (its lesson's, or its own `ask`) the reader has not
 /// answered.
 pub(crate) fn awaiting_guess(p: &Params) -> bool {
@@ -228,13 +275,16 @@ impl View {
         self.error = None;
         let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
         let twin = crate::extras::lost_twin(p).map(|t| t.to_string());
+        let ladder = ladder_of(p);
         let mut links = sides.clone();
         links.extend(twin.iter().cloned());
+        links.extend(middle_steps(&ladder).map(|s| s.params.to_string()));
         let ids = exec.submit(links, true);
         self.job = Some(Job {
             plan: None,
             twin: twin.is_some(),
             analytic: None,
+            ladder,
             reports: ids.iter().map(|_| None).collect(),
             fractions: ids.iter().map(|_| 0.0).collect(),
             ids,
@@ -269,6 +319,7 @@ impl View {
             plan: Some(plan),
             twin: false,
             analytic: None,
+            ladder: Vec::new(),
         });
         self.local_pending()
     }
@@ -359,7 +410,9 @@ impl View {
             if let Some(job) = self.job.take() {
                 mark_flight(job.started, now());
                 let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
+                let middles = reports.split_off(reports.len() - middle_steps(&job.ladder).count());
                 let twin = if job.twin { reports.pop() } else { None };
+                let ladder = ladder_rows(job.ladder, &reports, middles);
                 self.done = Some(Outcome {
                     plan: job.plan,
                     link: job.link,
@@ -367,6 +420,7 @@ impl View {
                     reports,
                     twin,
                     analytic: job.analytic,
+                    ladder,
                     params: p.clone(),
                     outage: outage_window(p),
                 });
@@ -469,14 +523,20 @@ impl View {
             (v, None) => v,
         };
         let shown = view.sections();
-        // Predict, then run: the traced request's decisions answer a policy question.
+        // Predict, then run: the traced request's decisions answer a policy question, and a
+        // scenario's empty charts, tables and exports wait for the run the guess starts.
         let asking = awaiting_guess(p);
         for v in crate::views::View::ALL {
             for id in v.sections() {
                 if let Some(el) = by_id(id) {
-                    set_hidden(&el, !shown.contains(id) || (asking && *id == "trace-view"));
+                    let waiting =
+                        asking && !matches!(*id, "scenario-view" | "schedule-view-section");
+                    set_hidden(&el, !shown.contains(id) || waiting);
                 }
             }
+        }
+        if let Some(exports) = by_id("exports") {
+            set_hidden(&exports, self.done.is_none());
         }
         if view == crate::views::View::Schedule {
             return false;
@@ -570,7 +630,8 @@ impl View {
                 }
             }
             (None, None, false, None) if awaiting_guess(p) => {
-                "Answer the lesson's question first (left): the run is shown once you commit your guess.".to_string()
+                "Answer the question first: the run is shown once you commit your guess."
+                    .to_string()
             }
             (None, None, false, None) => String::new(),
         }

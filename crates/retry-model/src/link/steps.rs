@@ -20,6 +20,7 @@
 
 use super::{all_keys, Params};
 use crate::retry::backoff::BackoffKind;
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -217,6 +218,22 @@ fn link_text(pairs: &[(&str, String)]) -> String {
     parts.join("&")
 }
 
+/// The course project's own before/after figures beside the lab's, with why they differ:
+/// shown under the before/after table of `preset=payments-none` against
+/// `preset=payments-jitter` (docs/scenarios.md has the whole table).
+pub const COURSE_NOTE: &str = "The course's own table: 289.6x and 3 % success without control, 1.5x and 100 % with backoff and jitter. The lab's before agrees in kind (only the checkouts before the outage succeed; its peak and amplification are lower because its server refuses 50 ms ticks of attempts at 0.1 slot each); its after cannot reach 100 %, because a checkout that arrives during the 5 s outage spends both of its attempts, with waits under 0.6 s, inside it.";
+
+/// The course note for a comparison of exactly the course project's two presets, unchanged.
+pub fn course_note(a: &Params, b: &Params) -> Option<&'static str> {
+    let is = |p: &Params, preset: &str| {
+        p.preset.map(|x| x.name()) == Some(preset)
+            && format!("preset={preset}")
+                .parse::<Params>()
+                .is_ok_and(|q| q.same_settings(p))
+    };
+    (is(a, "payments-none") && is(b, "payments-jitter")).then_some(COURSE_NOTE)
+}
+
 /// The ladder as `retrylab compare --steps` prints it and the page copies it: one row per step
 /// with its changes, amplification, success rate, p99 and what the piece does.
 pub fn steps_markdown(steps: &[Step], summaries: &[crate::sim::Summary]) -> String {
@@ -284,5 +301,23 @@ mod tests {
         assert_eq!(names, ["side A", "budget", "the system"]);
         assert_eq!(steps[1].changes, "budget=ratio");
         assert_eq!(steps[2].changes, "rate=30&seed=9");
+    }
+
+    #[test]
+    fn the_course_note_stands_under_the_course_projects_own_comparison_only() {
+        let p: Params = "preset=payments-none&b.preset=payments-jitter"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            course_note(&p.side_a(), p.side_b().unwrap()),
+            Some(COURSE_NOTE)
+        );
+        let changed: Params = "preset=payments-none&b.preset=payments-jitter&b.attempts=3"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            course_note(&changed.side_a(), changed.side_b().unwrap()),
+            None
+        );
     }
 }

@@ -89,6 +89,28 @@ fn before_after(doc: &Document, d: &Outcome, table: &Element, md: &Element) {
     if let Some(t) = by_id("compare-changes") {
         changes_table(doc, &t, &d.sides[0], &d.sides[1]);
     }
+    if let Some(t) = by_id("steps-table") {
+        let text = d
+            .ladder
+            .as_ref()
+            .map(|(steps, rows)| retry_model::steps_markdown(steps, rows))
+            .unwrap_or_default();
+        markdown_table(doc, &t, &text);
+        if let Some(box_) = by_id("steps-box") {
+            set_hidden(&box_, text.is_empty());
+        }
+    }
+    if let Some(n) = by_id("course-note") {
+        let sides = (
+            d.sides[0].parse::<retry_model::Params>(),
+            d.sides[1].parse::<retry_model::Params>(),
+        );
+        let note = match sides {
+            (Ok(a), Ok(b)) => retry_model::course_note(&a, &b),
+            _ => None,
+        };
+        n.set_text_content(Some(note.unwrap_or("")));
+    }
 }
 
 /// Fills `table` from a Markdown pipe table (`| a | b |` lines, the second the alignment row),
@@ -117,7 +139,8 @@ fn markdown_table(_doc: &Document, table: &Element, md: &str) {
         let tag = if i == 0 { "th" } else { "td" };
         html.push_str(if i == 0 { "<thead><tr>" } else { "<tr>" });
         for c in cells {
-            html.push_str(&format!("<{tag}>{}</{tag}>", escape(c)));
+            // Markdown's code marks are for the text copy; the table shows the words.
+            html.push_str(&format!("<{tag}>{}</{tag}>", escape(&c.replace('`', ""))));
         }
         html.push_str("</tr>");
     }
