@@ -1197,6 +1197,16 @@ try {
     assert.ok(page.url().includes('breaker_open=2s'), page.url());
     assert.deepEqual(errors, []);
     await context.close();
+    // In a sweep the swept key's control says what the sweep sets instead of taking a value.
+    const swept = await openPage('?v=1&preset=burst-lab&sweep.backoff=none,full');
+    assert.equal(await swept.page.locator('[data-key="backoff"]').isDisabled(), true);
+    assert.match(await swept.page.locator('#backoff-note').innerText(), /^backoff: swept over none,full/);
+    await swept.context.close();
+    // Side B can be edited whenever B is drawn, a policy link's two clients too.
+    const two = await openPage('?v=1&preset=openai&b.preset=urllib3');
+    assert.equal(await two.page.locator('#side-b').isDisabled(), false);
+    assert.equal(await two.page.locator('#side-b').inputValue(), 'preset=urllib3');
+    await two.context.close();
   });
 
   await check('every link of the README\'s tour opens its view without an error', async () => {

@@ -72,7 +72,7 @@ pub fn sig3(v: f64) -> String {
     if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        let keep = 10f64.powi(mag - 2);
+        let keep = libm::pow(10.0, f64::from(mag - 2));
         format!("{}", libm::round(v / keep) * keep)
     }
 }

@@ -630,11 +630,19 @@ fn write_control(
     let key = k.name;
     let Some(c) = shown else { return false };
     let invalid = s.errors.iter().any(|e| e.field == key);
-    let on = applies(k, &s.params);
-    let why = if on {
-        String::new()
-    } else {
-        why_disabled(k, &s.params)
+    // A swept key's one value does nothing: the sweep sets it row by row, so its control is
+    // disabled and says which values it takes.
+    let swept = s
+        .params
+        .sweep()
+        .and_then(|sw| sw.axes.iter().find(|a| a.key == key))
+        .map(|a| format!("{key}: swept over {} (the sweep sets it row by row)", a.spec));
+    let used = applies(k, &s.params);
+    let on = used && swept.is_none();
+    let why = match (swept, used) {
+        (Some(text), _) => text,
+        (None, true) => String::new(),
+        (None, false) => why_disabled(k, &s.params),
     };
     if c.why.as_ref() != Some(&why) {
         if let Some(note) = &c.note {
@@ -656,7 +664,7 @@ fn write_control(
                 .into_iter()
                 .flatten()
             {
-                set_hidden(part, !on);
+                set_hidden(part, !used);
             }
         }
         moved = k.group != Group::System;
@@ -708,7 +716,8 @@ fn render_side_fields(s: &State, write_controls: bool, active: &str) {
         let Some(el) = by_id(id) else { continue };
         let invalid = s.errors.iter().any(|e| e.field == field);
         let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
-        let scenario = s.params.sim.scenario.is_some();
+        // Side B applies to a policy link too (two clients' schedules); a sweep needs a run.
+        let scenario = s.params.sim.scenario.is_some() || id == "side-b";
         if scenario {
             let _ = el.remove_attribute("disabled");
         } else {
