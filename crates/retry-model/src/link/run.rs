@@ -134,17 +134,7 @@ pub fn ledger(p: &Params) -> Option<(u32, [LedgerSide; 2])> {
         return None;
     };
     let variant = |key: bool| -> Option<Params> {
-        let mut v = Params {
-            compare: None,
-            sweep: None,
-            lesson: None,
-            guess: None,
-            ask: None,
-            question: None,
-            sheet: None,
-            sheet_at: 0,
-            ..p.clone()
-        };
+        let mut v = p.settings_only();
         v.set("key", if key { "true" } else { "false" }).ok()?;
         if !key {
             v.set("idempotent", "true").ok()?;

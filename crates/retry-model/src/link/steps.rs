@@ -121,8 +121,8 @@ impl Params {
     /// The steps from this link (side A) to `b`: side A first, then one row per piece whose
     /// keys differ, in [`PIECES`] order, then the system's keys; the last row runs as `b` does.
     pub fn steps_to(&self, b: &Params) -> Vec<Step> {
-        let start = self.bare();
-        let target = b.bare();
+        let start = self.settings_only();
+        let target = b.settings_only();
         let mut steps = alloc::vec![Step {
             piece: START,
             changes: String::new(),
@@ -167,7 +167,7 @@ impl Params {
     }
 
     /// This link's settings alone: no second side, sweep, lesson or exercise.
-    fn bare(&self) -> Params {
+    pub fn settings_only(&self) -> Params {
         Params {
             compare: None,
             sweep: None,

@@ -636,7 +636,12 @@ fn write_control(
         .params
         .sweep()
         .and_then(|sw| sw.axes.iter().find(|a| a.key == key))
-        .map(|a| format!("{key}: swept over {} (the sweep sets it row by row)", a.spec));
+        .map(|a| {
+            format!(
+                "{key}: swept over {} (the sweep sets it row by row)",
+                a.spec
+            )
+        });
     let used = applies(k, &s.params);
     let on = used && swept.is_none();
     let why = match (swept, used) {
