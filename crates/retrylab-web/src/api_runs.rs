@@ -6,7 +6,7 @@
 //! Promise with an `AbortError` and stops the links.
 
 use crate::api::{error, link_text, to_js};
-use crate::exec::{Event, Exec};
+use crate::web::exec::{Event, Exec};
 use retry_model::json::{self, inputs};
 use retry_model::sim::SimReport;
 use retry_model::Params;

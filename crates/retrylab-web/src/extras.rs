@@ -4,7 +4,7 @@
 //! key (the link, and its twin with the key switched). Pure, so it is tested natively: the
 //! arithmetic is the core's (`amplify`, the runs' `Summary`).
 
-use crate::bars::{BarSeries, Bars};
+use crate::charts::bars::{BarSeries, Bars};
 use retry_model::sim::{ScenarioKind, Summary};
 use retry_model::{amplify, Params};
 

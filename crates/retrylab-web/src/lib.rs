@@ -12,38 +12,20 @@
 pub mod api;
 #[cfg(target_arch = "wasm32")]
 mod api_runs;
-pub mod bars;
-#[cfg(target_arch = "wasm32")]
-mod canvas;
-pub mod chart;
+pub mod charts;
 pub mod controls;
-pub mod deadline;
-#[cfg(target_arch = "wasm32")]
-mod dom;
-#[cfg(target_arch = "wasm32")]
-mod exec;
 pub mod extras;
-pub mod heatmap;
-pub mod key;
 pub mod lessons;
 #[cfg(target_arch = "wasm32")]
 mod panel;
 #[cfg(target_arch = "wasm32")]
 mod panels;
-pub mod plot;
-#[cfg(target_arch = "wasm32")]
-mod scenario;
 pub mod state;
-pub mod sweepchart;
 pub mod sweepplan;
-pub mod system;
-pub mod timeline;
-pub mod treechart;
 pub mod twin;
 pub mod views;
 #[cfg(target_arch = "wasm32")]
 mod web;
-pub mod writes;
 
 use wasm_bindgen::prelude::*;
 

@@ -2,7 +2,7 @@
 //! and, once their summaries are in, the charts and the readout. Pure, so it is tested natively;
 //! every number is a core `Metric` of a row's `Summary`.
 
-use crate::sweepchart::{Line, SweepChart};
+use crate::charts::sweepchart::{Line, SweepChart};
 use retry_model::link_sweep::Axis;
 use retry_model::sim::{sweep_csv, sweep_markdown, Metric, Summary};
 use retry_model::{Micros, Params};
@@ -122,7 +122,7 @@ impl Plan {
     }
 
     /// A phase plot's charts: one per metric, a grid per value of the third key.
-    pub fn heatmaps(&self, summaries: &[Summary]) -> Vec<crate::heatmap::Heatmap> {
+    pub fn heatmaps(&self, summaries: &[Summary]) -> Vec<crate::charts::heatmap::Heatmap> {
         let n = |i: usize| self.axes.get(i).map_or(1, |a| a.values.len());
         let (nx, ny, nz) = (n(0), n(1), n(2));
         self.metrics
@@ -132,7 +132,7 @@ impl Plan {
                     .map(|zi| {
                         let rows: Vec<usize> = (0..nx * ny).map(|c| c * nz + zi).collect();
                         let at = |i: &usize| summaries.get(*i);
-                        crate::heatmap::Grid {
+                        crate::charts::heatmap::Grid {
                             name: self.axes.get(2).map_or_else(String::new, |a| {
                                 format!("{}={}", a.key, a.values[zi])
                             }),
@@ -148,7 +148,7 @@ impl Plan {
                         }
                     })
                     .collect();
-                crate::heatmap::Heatmap {
+                crate::charts::heatmap::Heatmap {
                     title: format!(
                         "{} by {} and {} ({} rows)",
                         m.label(),

@@ -7,7 +7,7 @@
 //! [`retry_model::analysis_rows`] (the CLI's words), the path is the run's own series
 //! (`at_server`, `retrying`). This file only decides whether the panel applies and draws.
 
-use crate::key::{self, Key, Swatch, DOTTED, SOLID};
+use crate::charts::key::{self, LegendEntry, Swatch, DOTTED, SOLID};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::{Rates, Scenario, ServerKind};
@@ -101,29 +101,31 @@ fn shade_of(mass: f64, top: f64) -> Option<RGBColor> {
         return None;
     }
     let (lo, hi) = (libm::log10(FLOOR), libm::log10(top.max(FLOOR * 10.0)));
-    Some(crate::heatmap::shade((libm::log10(mass) - lo) / (hi - lo)))
+    Some(crate::charts::heatmap::shade(
+        (libm::log10(mass) - lo) / (hi - lo),
+    ))
 }
 
-fn legend(s: &Solved, top: f64, scale: f64) -> Vec<Key> {
+fn legend(s: &Solved, top: f64, scale: f64) -> Vec<LegendEntry> {
     let line = |c: RGBColor, w: f64| ShapeStyle::from(&c).stroke_width((w * scale).round() as u32);
     vec![
-        Key::new(
-            Swatch::Block(crate::heatmap::shade(0.0).to_rgba()),
+        LegendEntry::new(
+            Swatch::Block(crate::charts::heatmap::shade(0.0).to_rgba()),
             format!("probability {FLOOR:.0e} (log scale)"),
         ),
-        Key::new(
-            Swatch::Block(crate::heatmap::shade(1.0).to_rgba()),
+        LegendEntry::new(
+            Swatch::Block(crate::charts::heatmap::shade(1.0).to_rgba()),
             format!("{top:.3} (the likeliest state)"),
         ),
-        Key::new(
+        LegendEntry::new(
             Swatch::Line(line(PATH, 1.5), SOLID),
             "the run, second by second",
         ),
-        Key::new(
+        LegendEntry::new(
             Swatch::Line(line(TRIGGER, 2.5), SOLID),
             "during the trigger",
         ),
-        Key::new(
+        LegendEntry::new(
             Swatch::Line(line(TRIGGER, 1.5), DOTTED),
             format!("congested from {} at the server", s.congested_at),
         ),
@@ -210,7 +212,7 @@ pub fn draw_twin<DB: DrawingBackend>(
     let top = s.mass.iter().copied().fold(0.0, f64::max);
     let plot = key::split_with_keys(area, &legend(s, top, scale), 60.0 * scale, 12.0, scale)?;
     let title = "The analytic twin: where the chain spends its time, and the run's path";
-    let plot = crate::plot::caption(&plot, title, 15.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, title, 15.0 * scale)?;
     let px = |v: f64| (v * scale).round() as i32;
     let (nx, ny) = (f64::from(s.levels), f64::from(s.orbit));
     let mut chart = ChartBuilder::on(&plot)
@@ -377,7 +379,7 @@ mod tests {
             "{:?}",
             &pts[8..16]
         );
-        let rec = crate::plot::Recorder::new(700, 460);
+        let rec = crate::charts::plot::Recorder::new(700, 460);
         let map = draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0, None).unwrap();
         // The pointer on the bottom-left cell is the empty server; the readout says how much
         // of the time the chain is there and when the run was.
@@ -411,7 +413,7 @@ mod tests {
             assert!(rec.has_text(t), "{t} missing from {:?}", d.texts);
         }
         // The cell under the pointer is outlined: one rectangle more, the cells where they were.
-        let marked = crate::plot::Recorder::new(700, 460);
+        let marked = crate::charts::plot::Recorder::new(700, 460);
         let again = draw_twin(
             &marked.clone().into_drawing_area(),
             &s,

@@ -6,12 +6,12 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use retry_model::sim::{simulate, Rates};
 use retry_model::Params;
-use retrylab_web::bars::{draw_bars, BarSeries, Bars};
-use retrylab_web::plot::Recorder;
-use retrylab_web::sweepchart::{draw_sweep, Line, SweepChart};
-use retrylab_web::system::{draw_system, System};
-use retrylab_web::timeline::{draw_timeline, Timeline};
-use retrylab_web::writes::{draw_writes, Panel};
+use retrylab_web::charts::bars::{draw_bars, BarSeries, Bars};
+use retrylab_web::charts::plot::Recorder;
+use retrylab_web::charts::sweepchart::{draw_sweep, Line, SweepChart};
+use retrylab_web::charts::system::{draw_system, System};
+use retrylab_web::charts::timeline::{draw_timeline, Timeline};
+use retrylab_web::charts::writes::{draw_writes, WritesSide};
 
 /// The canvas sizes the page makes: the narrowest at 1x, a wide one at 2x.
 const SIZES: [(u32, u32, f64); 2] = [(320, 260, 1.0), (1800, 760, 2.0)];
@@ -215,12 +215,12 @@ fn bars_label_each_bar_and_go_logarithmic_over_decades() {
 #[test]
 fn write_panels_share_one_height() {
     let panels = vec![
-        Panel {
+        WritesSide {
             title: "A: backoff=exponential".into(),
             bin_ms: 10.0,
             counts: vec![0, 40, 0, 0, 12],
         },
-        Panel {
+        WritesSide {
             title: "B: backoff=full".into(),
             bin_ms: 10.0,
             counts: vec![3, 4, 5],
@@ -253,7 +253,7 @@ fn the_request_views_fit_a_narrow_canvas() {
             "a retry that did not fit (dashed)",
         ],
         |area, scale| {
-            let map = retrylab_web::deadline::draw_deadline(
+            let map = retrylab_web::charts::deadline::draw_deadline(
                 area,
                 &t,
                 p.policy.deadline,
@@ -278,7 +278,7 @@ fn the_request_views_fit_a_narrow_canvas() {
             "client 3's waits",
         ],
         |area, scale| {
-            let map = retrylab_web::chart::draw_schedule(
+            let map = retrylab_web::charts::schedule::draw_schedule(
                 area,
                 &s,
                 retry_model::BackoffKind::Equal,
@@ -306,7 +306,7 @@ fn two_schedules_and_the_tree_fit_a_narrow_canvas() {
             "B: largest possible wait",
         ],
         |area, scale| {
-            let map = retrylab_web::chart::draw_schedules(
+            let map = retrylab_web::charts::schedule::draw_schedules(
                 area,
                 &a,
                 Some(&b),
@@ -321,10 +321,10 @@ fn two_schedules_and_the_tree_fit_a_narrow_canvas() {
     );
     let tree = retry_model::call_tree(&[3, 3, 3], 1.0, 7).unwrap();
     check("tree", &["3 of 3", "27 of 27"], |area, scale| {
-        retrylab_web::treechart::draw_tree(
+        retrylab_web::charts::treechart::draw_tree(
             area,
             &tree,
-            retrylab_web::treechart::Shown::Levels(3),
+            retrylab_web::charts::treechart::TreeShown::Levels(3),
             scale,
         )
         .unwrap();

@@ -3,21 +3,21 @@
 //! The twin was solved in the worker after the run (`exec::Finished`); a link the chain does
 //! not model shows why, by key.
 
-use crate::dom::{append_row, by_id, document, set_hidden};
+use crate::charts::plot::Canvas as CanvasBackend;
 use crate::panel::{Ctx, Outcome, Panel};
-use crate::plot::Canvas as CanvasBackend;
 use crate::twin::{Point, Solved, Twin, TwinMap};
+use crate::web::dom::{append_row, by_id, document, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 
 /// The Analytic panel: what it last drew, for the readout under the pointer.
 #[derive(Default)]
 pub(crate) struct AnalyticPanel {
-    shown: Option<Shown>,
+    shown: Option<TwinShown>,
 }
 
 /// The chain, the run's path (and its seconds per point), where the cells landed and the
 /// cell under the pointer.
-struct Shown {
+struct TwinShown {
     solved: Solved,
     path: Vec<Point>,
     bin_s: f64,
@@ -121,10 +121,10 @@ fn rows(table: &web_sys::Element, s: &Solved) {
     }
 }
 
-fn draw(d: &Outcome, s: &Solved) -> Option<Shown> {
+fn draw(d: &Outcome, s: &Solved) -> Option<TwinShown> {
     let first = d.reports.first()?;
     let rates = first.series.rates();
-    let mut shown = Shown {
+    let mut shown = TwinShown {
         solved: s.clone(),
         path: crate::twin::path(&rates, d.outage.map(|(a, b, _)| (a, b))),
         bin_s: first.series.bin_ms / 1000.0,
@@ -136,8 +136,8 @@ fn draw(d: &Outcome, s: &Solved) -> Option<Shown> {
 
 /// Draws the chart of `shown` (its marked cell outlined) and keeps where its cells landed;
 /// false if it could not be drawn.
-fn paint(shown: &mut Shown) -> bool {
-    let Some((canvas, dpr)) = crate::canvas::fit("analytic-chart", 0.62, 320.0, 560.0) else {
+fn paint(shown: &mut TwinShown) -> bool {
+    let Some((canvas, dpr)) = crate::web::canvas::fit("analytic-chart", 0.62, 320.0, 560.0) else {
         return false;
     };
     let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {

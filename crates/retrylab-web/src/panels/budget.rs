@@ -2,8 +2,8 @@
 //! transient errors, one row per event, with each retry allowed or refused and the level in
 //! whole thousandths of a token, stepped Start / Step / Back / Reset.
 
-use crate::dom::{append_row, by_id, document, set_hidden};
 use crate::panel::{Ctx, Panel};
+use crate::web::dom::{append_row, by_id, document, set_hidden};
 use retry_model::{BudgetEvent, BudgetStep, Params};
 
 /// The walk of the link on the page and how many of its steps are shown.

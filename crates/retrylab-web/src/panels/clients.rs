@@ -3,8 +3,8 @@
 //! core's (`retry_model::client_row`, written from each preset's link), the same as
 //! `retrylab presets --format markdown` prints.
 
-use crate::dom::{by_id, document};
 use crate::panel::{Ctx, Panel};
+use crate::web::dom::{by_id, document};
 use web_sys::{Document, Element};
 
 /// The table, built once when its box is first opened.
@@ -36,7 +36,7 @@ impl Panel for ClientsPanel {
 fn fill(doc: &Document, table: &Element) -> Option<()> {
     table.set_inner_html("");
     let head = doc.create_element("thead").ok()?;
-    crate::dom::append_row(
+    crate::web::dom::append_row(
         doc,
         &head,
         &retry_model::CLIENT_COLUMNS.map(String::from),

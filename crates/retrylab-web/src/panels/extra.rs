@@ -2,9 +2,9 @@
 //! `lost` without and with a key, or, for the 2015 study, each side's write calls on its own
 //! time axis.
 
-use crate::dom::{by_id, set_hidden};
+use crate::charts::plot::Canvas as CanvasBackend;
 use crate::panel::{Ctx, Outcome, Panel};
-use crate::plot::Canvas as CanvasBackend;
+use crate::web::dom::{by_id, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use web_sys::Element;
 
@@ -34,13 +34,13 @@ impl Panel for ExtraPanel {
         };
         set_hidden(&el, false);
         let _ = el.set_attribute("aria-label", &said(&bars));
-        let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.4, 240.0, 380.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("extra-chart", 0.4, 240.0, 380.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
             return;
         };
-        if let Err(e) = crate::bars::draw_bars(&backend.into_drawing_area(), &bars, dpr) {
+        if let Err(e) = crate::charts::bars::draw_bars(&backend.into_drawing_area(), &bars, dpr) {
             web_sys::console::error_1(&format!("chart: {e}").into());
         }
         let _ = canvas.set_attribute("data-groups", &bars.categories.len().to_string());
@@ -48,7 +48,7 @@ impl Panel for ExtraPanel {
 }
 
 /// The bars of `layers` or `lost`, if the result has them.
-fn bars_of(d: &Outcome) -> Option<crate::bars::Bars> {
+fn bars_of(d: &Outcome) -> Option<crate::charts::bars::Bars> {
     let first = d.reports.first()?;
     match (&d.twin, d.sides.len()) {
         (Some(t), _) => Some(crate::extras::lost_bars(
@@ -62,7 +62,7 @@ fn bars_of(d: &Outcome) -> Option<crate::bars::Bars> {
 }
 
 /// The chart's numbers, in words, for a screen reader.
-fn said(bars: &crate::bars::Bars) -> String {
+fn said(bars: &crate::charts::bars::Bars) -> String {
     let said: Vec<String> = bars
         .series
         .iter()
@@ -81,7 +81,7 @@ fn said(bars: &crate::bars::Bars) -> String {
 
 /// For the 2015 study, each side's write calls on its own time axis; false for other links.
 fn draw_writes(d: &Outcome, el: &Element) -> bool {
-    let Some(panels) = crate::writes::panels(&d.params, &d.reports) else {
+    let Some(panels) = crate::charts::writes::panels(&d.params, &d.reports) else {
         return false;
     };
     set_hidden(el, false);
@@ -94,14 +94,15 @@ fn draw_writes(d: &Outcome, el: &Element) -> bool {
         ),
     );
     let n = panels.len() as f64;
-    let Some((canvas, dpr)) = crate::canvas::fit("extra-chart", 0.28 * n, 220.0 * n, 340.0 * n)
+    let Some((canvas, dpr)) =
+        crate::web::canvas::fit("extra-chart", 0.28 * n, 220.0 * n, 340.0 * n)
     else {
         return true;
     };
     let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
         return true;
     };
-    if let Err(e) = crate::writes::draw_writes(&backend.into_drawing_area(), &panels, dpr) {
+    if let Err(e) = crate::charts::writes::draw_writes(&backend.into_drawing_area(), &panels, dpr) {
         web_sys::console::error_1(&format!("chart: {e}").into());
     }
     let _ = canvas.remove_attribute("data-groups");

@@ -1,8 +1,8 @@
 //! The idempotency walk of a `lost` link: one checkout whose first answer is lost, run without
 //! and with a key, stepped side by side with each side's durable charges.
 
-use crate::dom::{by_id, document, set_hidden};
 use crate::panel::{Ctx, Panel};
+use crate::web::dom::{by_id, document, set_hidden};
 use retry_model::Params;
 
 /// The walk of the link on the page: the link it is for, the random stream of the checkout,
@@ -19,7 +19,7 @@ impl Panel for Ledger {
 
     fn sync(&mut self, p: &Params) {
         // Predict, then run: the walk counts the charges a question may ask for.
-        if crate::scenario::awaiting_guess(p) {
+        if crate::web::scenario::awaiting_guess(p) {
             self.walk = None;
             return;
         }

@@ -1,8 +1,8 @@
 //! The readout under a run's or a sweep's charts: the exact values of the time bin or the
 //! sweep row under the pointer, in words.
 
-use crate::dom::by_id;
 use crate::panel::{Ctx, Outcome, Panel};
+use crate::web::dom::by_id;
 use retry_model::sim::Rates;
 
 /// The readout line.
@@ -66,7 +66,7 @@ fn cell_words(
     };
     let (text, link) = plan.readout_row(summaries, i);
     out.set_text_content(Some(&text));
-    let a = crate::dom::document().and_then(|d| d.create_element("a").ok());
+    let a = crate::web::dom::document().and_then(|d| d.create_element("a").ok());
     if let Some(a) = a {
         let _ = a.set_attribute("href", &link);
         a.set_text_content(Some(&link));
@@ -80,7 +80,7 @@ fn bin_words(d: &Outcome, r: &[Rates], i: usize, b: &Rates) -> String {
         "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s",
         b.t_s, b.originals, b.attempts, b.successes, b.failures
     );
-    let reasons: Vec<String> = crate::system::failure_reasons()
+    let reasons: Vec<String> = crate::charts::system::failure_reasons()
         .into_iter()
         .filter(|x| b.failures_by[x.index()] > 0.0)
         .map(|x| format!("{:.0} {}", b.failures_by[x.index()], x.name()))
@@ -112,7 +112,7 @@ fn bin_words(d: &Outcome, r: &[Rates], i: usize, b: &Rates) -> String {
         text.push_str(&format!(", the limiter allows {:.1} sends/s", b.limiter));
     }
     if d.params.get("breaker").as_deref() == Some("on") {
-        let state = crate::system::breaker_states(r)[i];
+        let state = crate::charts::system::breaker_states(r)[i];
         let name = ["no attempt yet", "closed", "half-open", "open"][usize::from(state.min(3))];
         text.push_str(&format!(", breaker {name}"));
     }

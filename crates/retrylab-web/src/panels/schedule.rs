@@ -1,11 +1,11 @@
 //! The schedule of a policy link: the waits many clients draw before each retry, with each
 //! retry's ceiling, the readout of the client under the pointer, and the table alternative.
 
-use crate::chart::{draw_schedules, CoordMap};
-use crate::dom::by_id;
+use crate::charts::plot::Canvas as CanvasBackend;
+use crate::charts::schedule::{draw_schedules, CoordMap};
 use crate::panel::{Ctx, Panel};
-use crate::plot::Canvas as CanvasBackend;
 use crate::state::State;
+use crate::web::dom::by_id;
 use plotters::prelude::IntoDrawingArea;
 
 /// The schedule chart and where its dots landed, for the pointer.
@@ -36,7 +36,7 @@ impl Panel for SchedulePanel {
 impl SchedulePanel {
     /// The chart and its data attributes.
     fn draw(&mut self, s: &State) {
-        let Some((canvas, dpr)) = crate::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("schedule", 0.5, 260.0, 460.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
@@ -127,7 +127,7 @@ pub(crate) fn fill_schedule_table(s: &State) {
             .map(|r| r.ceiling.as_millis_f64().to_string()),
     );
     rows.push(ceiling);
-    crate::canvas::fill_table("schedule-table", &head, &rows);
+    crate::web::canvas::fill_table("schedule-table", &head, &rows);
     if let Some(note) = by_id("schedule-note") {
         note.set_text_content(Some(&format!(
             "{} of {} clients, {} of {} retries; `retrylab schedule --format csv` lists every one.",

@@ -1,10 +1,10 @@
 //! A sweep's charts: one canvas per metric against the swept key, a line per other axis value.
 
-use crate::dom::{by_id, document};
-use crate::heatmap::{draw_heatmap, CellMap};
+use crate::charts::heatmap::{draw_heatmap, CellMap};
+use crate::charts::plot::Canvas as CanvasBackend;
+use crate::charts::sweepchart::{draw_sweep, SweepMap};
 use crate::panel::{Ctx, Panel};
-use crate::plot::Canvas as CanvasBackend;
-use crate::sweepchart::{draw_sweep, SweepMap};
+use crate::web::dom::{by_id, document};
 use plotters::prelude::IntoDrawingArea;
 use web_sys::Element;
 
@@ -47,7 +47,7 @@ impl Panel for SweepPanel {
             };
             let _ = c.set_attribute("role", "img");
             let _ = c.set_attribute("aria-label", &chart.title);
-            let Some((canvas, dpr)) = crate::canvas::fit(&id, 0.42, 240.0, 400.0) else {
+            let Some((canvas, dpr)) = crate::web::canvas::fit(&id, 0.42, 240.0, 400.0) else {
                 return;
             };
             let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
@@ -71,7 +71,7 @@ impl Panel for SweepPanel {
 
 impl SweepPanel {
     /// A phase plot: one canvas per metric, the grids side by side in each.
-    fn render_heatmaps(&mut self, host: &Element, charts: &[crate::heatmap::Heatmap]) {
+    fn render_heatmaps(&mut self, host: &Element, charts: &[crate::charts::heatmap::Heatmap]) {
         while host.child_element_count() as usize > charts.len() {
             if let Some(last) = host.last_element_child() {
                 last.remove();
@@ -84,7 +84,7 @@ impl SweepPanel {
             };
             let _ = c.set_attribute("role", "img");
             let _ = c.set_attribute("aria-label", &chart.title);
-            let Some((canvas, dpr)) = crate::canvas::fit(&id, 0.5, 300.0, 520.0) else {
+            let Some((canvas, dpr)) = crate::web::canvas::fit(&id, 0.5, 300.0, 520.0) else {
                 return;
             };
             let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {

@@ -2,9 +2,9 @@
 //! spells), in flight and the budget, on the timeline's time axis; for the scenarios with a
 //! server of limited capacity.
 
-use crate::dom::{by_id, set_hidden};
+use crate::charts::plot::Canvas as CanvasBackend;
 use crate::panel::{Ctx, Panel};
-use crate::plot::Canvas as CanvasBackend;
+use crate::web::dom::{by_id, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::ScenarioKind;
 
@@ -34,14 +34,14 @@ impl Panel for SystemPanel {
         if !shown {
             return;
         }
-        let Some((canvas, dpr)) = crate::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
             return;
         };
         let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
-        let s = crate::system::System {
+        let s = crate::charts::system::System {
             sides: &sides,
             bin_s: first.series.bin_ms / 1000.0,
             outage: d.outage,
@@ -50,7 +50,7 @@ impl Panel for SystemPanel {
             queue: d.params.get("server").as_deref() == Some("queue"),
             capacity: d.params.get("server").as_deref() != Some("flaky"),
         };
-        if let Err(e) = crate::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
+        if let Err(e) = crate::charts::system::draw_system(&backend.into_drawing_area(), &s, dpr) {
             web_sys::console::error_1(&format!("system chart: {e}").into());
         }
         let yes = |b: bool| if b { "true" } else { "false" };

@@ -2,8 +2,8 @@
 //! before/after table with what B changes from A, or a sweep's table. The words and figures
 //! are the CLI's (`Summary::rows`, the sweep's and comparison's Markdown).
 
-use crate::dom::{by_id, document, set_hidden};
 use crate::panel::{Ctx, Outcome, Panel};
+use crate::web::dom::{by_id, document, set_hidden};
 use web_sys::{Document, Element};
 
 /// The tiles, the before/after table, or the sweep's table.

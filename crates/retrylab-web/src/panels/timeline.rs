@@ -1,9 +1,9 @@
 //! The timeline of one run, or of both sides of a comparison: original requests, attempts,
 //! successes and failures per second, with the trigger shaded; and its table alternative.
 
+use crate::charts::plot::Canvas as CanvasBackend;
+use crate::charts::timeline::{draw_timeline, TimeMap, Timeline};
 use crate::panel::{Ctx, Outcome, Panel};
-use crate::plot::Canvas as CanvasBackend;
-use crate::timeline::{draw_timeline, TimeMap, Timeline};
 use plotters::prelude::IntoDrawingArea;
 
 /// The timeline and where its bins landed, for the pointer.
@@ -24,7 +24,7 @@ impl Panel for TimelinePanel {
         let Some(first) = d.reports.first() else {
             return;
         };
-        let Some((canvas, dpr)) = crate::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
@@ -37,7 +37,7 @@ impl Panel for TimelinePanel {
             outage: d.outage,
             title: format!(
                 "{}: requests and attempts per second (first run{})",
-                crate::timeline::system_name(
+                crate::charts::timeline::system_name(
                     &d.params,
                     first.scenario.name(),
                     d.outage.map(|o| o.2)
@@ -111,8 +111,8 @@ pub(crate) fn fill_rates_table(d: &Outcome) {
             row
         })
         .collect();
-    crate::canvas::fill_table("rates-table", &head, &rows);
-    if let Some(note) = crate::dom::by_id("rates-note") {
+    crate::web::canvas::fill_table("rates-table", &head, &rows);
+    if let Some(note) = crate::web::dom::by_id("rates-note") {
         let text = if rates.len() > MAX_TABLE_ROWS {
             format!(
                 "The first {} of {} bins; \"series as CSV\" exports them all.",

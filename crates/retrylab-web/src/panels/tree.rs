@@ -1,10 +1,10 @@
 //! The amplification tree of a `layers` link: every call of one request, stepped call by call
 //! or level by level, with its readout and its table (the chart's text alternative).
 
-use crate::dom::{by_id, document, set_hidden};
+use crate::charts::plot::Canvas as CanvasBackend;
+use crate::charts::treechart::TreeShown;
 use crate::panel::{Ctx, Panel};
-use crate::plot::Canvas as CanvasBackend;
-use crate::treechart::Shown;
+use crate::web::dom::{by_id, document, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::ScenarioKind;
 use retry_model::{CallTree, Params};
@@ -19,7 +19,7 @@ pub(crate) struct Tree {
 struct TreeView {
     key: (String, String, u64),
     tree: CallTree,
-    shown: Shown,
+    shown: TreeShown,
 }
 
 impl Panel for Tree {
@@ -29,7 +29,7 @@ impl Panel for Tree {
 
     fn sync(&mut self, p: &Params) {
         // Predict, then run: the tree's counts are the answer to a layers question.
-        if crate::scenario::awaiting_guess(p) {
+        if crate::web::scenario::awaiting_guess(p) {
             self.view = None;
             return;
         }
@@ -81,9 +81,9 @@ impl TreeView {
             .collect::<Option<_>>()?;
         let tree = retry_model::call_tree(&ks, retry_model::decimal_f64(&prob)?, p.seed).ok()?;
         let shown = if tree.calls.is_empty() {
-            Shown::Levels(tree.worst.len() - 1)
+            TreeShown::Levels(tree.worst.len() - 1)
         } else {
-            Shown::Calls(tree.calls.len())
+            TreeShown::Calls(tree.calls.len())
         };
         Some(TreeView {
             key: (layers, prob, p.seed),
@@ -92,41 +92,43 @@ impl TreeView {
         })
     }
 
-    fn last(&self, by_level: bool) -> Shown {
+    fn last(&self, by_level: bool) -> TreeShown {
         if by_level || self.tree.calls.is_empty() {
-            Shown::Levels(self.tree.worst.len() - 1)
+            TreeShown::Levels(self.tree.worst.len() - 1)
         } else {
-            Shown::Calls(self.tree.calls.len())
+            TreeShown::Calls(self.tree.calls.len())
         }
     }
 
     /// Start, Step, Back, Reset (show all), or the stepping mode.
     fn act(&mut self, what: &str) {
-        let by_level = matches!(self.shown, Shown::Levels(_));
+        let by_level = matches!(self.shown, TreeShown::Levels(_));
         self.shown = match (what, self.shown) {
-            ("start", Shown::Calls(_)) => Shown::Calls(1),
-            ("start", Shown::Levels(_)) => Shown::Levels(0),
-            ("step", Shown::Calls(n)) => Shown::Calls((n + 1).min(self.tree.calls.len())),
-            ("step", Shown::Levels(l)) => Shown::Levels((l + 1).min(self.tree.worst.len() - 1)),
-            ("back", Shown::Calls(n)) => Shown::Calls(n.saturating_sub(1).max(1)),
-            ("back", Shown::Levels(l)) => Shown::Levels(l.saturating_sub(1)),
+            ("start", TreeShown::Calls(_)) => TreeShown::Calls(1),
+            ("start", TreeShown::Levels(_)) => TreeShown::Levels(0),
+            ("step", TreeShown::Calls(n)) => TreeShown::Calls((n + 1).min(self.tree.calls.len())),
+            ("step", TreeShown::Levels(l)) => {
+                TreeShown::Levels((l + 1).min(self.tree.worst.len() - 1))
+            }
+            ("back", TreeShown::Calls(n)) => TreeShown::Calls(n.saturating_sub(1).max(1)),
+            ("back", TreeShown::Levels(l)) => TreeShown::Levels(l.saturating_sub(1)),
             ("reset", _) => self.last(by_level),
-            ("level", _) => Shown::Levels(0),
-            ("call", _) if !self.tree.calls.is_empty() => Shown::Calls(1),
+            ("level", _) => TreeShown::Levels(0),
+            ("call", _) if !self.tree.calls.is_empty() => TreeShown::Calls(1),
             (_, now) => now,
         };
     }
 
     fn readout(&self) -> String {
         let t = &self.tree;
-        let names = crate::treechart::level_names(t);
+        let names = crate::charts::treechart::level_names(t);
         let made = match self.shown {
-            Shown::Calls(n) => t.counts(n),
-            Shown::Levels(l) => t.counts_to_level(l),
+            TreeShown::Calls(n) => t.counts(n),
+            TreeShown::Levels(l) => t.counts_to_level(l),
         };
         let per_level: Vec<String> = made.iter().map(u64::to_string).collect();
         let head = match self.shown {
-            Shown::Calls(n) => match t.calls.get(n.wrapping_sub(1)) {
+            TreeShown::Calls(n) => match t.calls.get(n.wrapping_sub(1)) {
                 Some(c) => format!(
                     "Call {n} of {}: {}, attempt {}: {}.",
                     t.calls.len(),
@@ -136,7 +138,7 @@ impl TreeView {
                 ),
                 None => String::new(),
             },
-            Shown::Levels(l) => format!("Down to {}.", names[l]),
+            TreeShown::Levels(l) => format!("Down to {}.", names[l]),
         };
         format!(
             "{head} Calls so far, level by level: {} (worst case {}).",
@@ -151,11 +153,11 @@ impl TreeView {
 
     /// The tree on its canvas, with how many calls each level has made so far.
     fn draw(&self) {
-        let Some((canvas, dpr)) = crate::canvas::fit("tree", 0.32, 220.0, 360.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("tree", 0.32, 220.0, 360.0) else {
             return;
         };
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) {
-            if let Err(e) = crate::treechart::draw_tree(
+            if let Err(e) = crate::charts::treechart::draw_tree(
                 &backend.into_drawing_area(),
                 &self.tree,
                 self.shown,
@@ -165,8 +167,8 @@ impl TreeView {
             }
         }
         let made = match self.shown {
-            Shown::Calls(n) => self.tree.counts(n),
-            Shown::Levels(l) => self.tree.counts_to_level(l),
+            TreeShown::Calls(n) => self.tree.counts(n),
+            TreeShown::Levels(l) => self.tree.counts_to_level(l),
         };
         let text: Vec<String> = made.iter().map(u64::to_string).collect();
         let _ = canvas.set_attribute("data-counts", &text.join(","));
@@ -186,7 +188,7 @@ impl TreeView {
         let Ok(body) = doc.create_element("tbody") else {
             return;
         };
-        for (l, name) in crate::treechart::level_names(t).iter().enumerate() {
+        for (l, name) in crate::charts::treechart::level_names(t).iter().enumerate() {
             let made = if t.calls.is_empty() {
                 "-".to_string()
             } else {
@@ -199,7 +201,7 @@ impl TreeView {
                 format!("{:.4}", t.expected[l]),
                 t.fix_worst[l].to_string(),
             ];
-            crate::dom::append_row(&doc, &body, &cells, false);
+            crate::web::dom::append_row(&doc, &body, &cells, false);
         }
         let _ = table.append_child(&body);
     }

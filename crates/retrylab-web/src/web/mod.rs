@@ -1,12 +1,16 @@
 //! DOM glue for wasm32: reads the controls, keeps the address bar in step with the state, draws.
 
+pub(crate) mod canvas;
+pub(crate) mod dom;
+pub(crate) mod exec;
+pub(crate) mod scenario;
 mod wiring;
 
+use crate::charts::plot::Canvas as CanvasBackend;
 use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
-use crate::dom::set_hidden;
 use crate::panel::{Ctx, Panel};
-use crate::plot::Canvas as CanvasBackend;
 use crate::state::{Msg, State};
+use crate::web::dom::set_hidden;
 use plotters::prelude::*;
 use retry_model::explain;
 use retry_model::link_keys::{Control, Domain, Group};
@@ -23,9 +27,9 @@ struct App {
     panels: Vec<Box<dyn Panel>>,
     renders: u32,
     /// The scenario view and its run in slices.
-    view: crate::scenario::View,
+    view: crate::web::scenario::ScenarioView,
     /// Where the deadline timeline's attempts landed, and the one highlighted.
-    deadline_map: crate::deadline::DeadlineMap,
+    deadline_map: crate::charts::deadline::DeadlineMap,
     deadline_hl: Option<usize>,
     /// Stepping through the request: the last attempt shown (0-based), `None` for all.
     deadline_upto: Option<usize>,
@@ -40,11 +44,11 @@ struct App {
     /// Each control's elements and what the page last wrote into them, in [`controls`] order,
     /// so a render writes only what changed (a control change on a scenario link used to
     /// rewrite about 40 controls, and the layout that followed made it a long task).
-    shown: Vec<Option<Shown>>,
+    shown: Vec<Option<ControlShown>>,
 }
 
 /// One control's elements (the field, its label and its note) and what is written in them.
-struct Shown {
+struct ControlShown {
     el: Element,
     label: Option<Element>,
     note: Option<Element>,
@@ -57,9 +61,9 @@ struct Shown {
     value: Option<String>,
 }
 
-impl Shown {
-    fn of(doc: &Document, key: &str) -> Option<Shown> {
-        Some(Shown {
+impl ControlShown {
+    fn of(doc: &Document, key: &str) -> Option<ControlShown> {
+        Some(ControlShown {
             el: by_id(key)?,
             label: doc
                 .query_selector(&format!("label[for=\"{key}\"]"))
@@ -154,7 +158,7 @@ fn mark_ready(all: bool) {
     if all {
         let _ = body.set_attribute("data-ready", "true");
     } else {
-        let at = crate::dom::now();
+        let at = crate::web::dom::now();
         let _ = body.set_attribute("data-ready-ms", &format!("{at:.0}"));
     }
 }
@@ -205,8 +209,8 @@ pub fn start() -> Result<(), JsValue> {
         state,
         panels: crate::views::panels(crate::views::Host::Policy),
         renders: 0,
-        view: crate::scenario::View::default(),
-        deadline_map: crate::deadline::DeadlineMap::default(),
+        view: crate::web::scenario::ScenarioView::default(),
+        deadline_map: crate::charts::deadline::DeadlineMap::default(),
         deadline_hl: None,
         deadline_upto: None,
         tick: None,
@@ -504,7 +508,7 @@ fn render_lesson(a: &App) {
         exercise.as_ref().map_or("", |e| e.question.as_str()),
     );
     if let Some(ask) = by_id("lesson-ask") {
-        crate::dom::set_hidden(&ask, exercise.is_none());
+        crate::web::dom::set_hidden(&ask, exercise.is_none());
     }
     write_guess_field(p.guess.as_deref());
     let (Some(result), Some(ex)) = (by_id("lesson-result"), exercise) else {
@@ -520,7 +524,7 @@ fn render_lesson(a: &App) {
         &a.state.trace,
         mixing_s,
     );
-    let waiting = crate::scenario::awaiting_guess(p);
+    let waiting = crate::web::scenario::awaiting_guess(p);
     let (text, right) = lesson_result(&ex, p.guess.as_deref(), answer, waiting);
     result.set_text_content(Some(&text));
     match right {
@@ -622,7 +626,7 @@ fn write_control(
     s: &State,
     k: &'static retry_model::link_keys::Key,
     kind: Kind,
-    shown: &mut Option<Shown>,
+    shown: &mut Option<ControlShown>,
     write_controls: bool,
     active: &str,
 ) -> bool {
@@ -751,7 +755,9 @@ fn render_controls(a: &mut App, write_controls: bool) {
     }
     let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
     if a.shown.is_empty() {
-        a.shown = controls().map(|(k, _)| Shown::of(&doc, k.name)).collect();
+        a.shown = controls()
+            .map(|(k, _)| ControlShown::of(&doc, k.name))
+            .collect();
     }
     let s = &a.state;
     let mut moved = false;
@@ -805,7 +811,7 @@ fn render_rest(a: &mut App) {
         schedule(a);
     }
     // Predict, then run: a policy-only lesson's trace stays hidden until the guess is in.
-    if params.sim.scenario.is_none() && crate::scenario::awaiting_guess(&params) {
+    if params.sim.scenario.is_none() && crate::web::scenario::awaiting_guess(&params) {
         if let Some(t) = by_id("trace-view") {
             let _ = t.set_attribute("hidden", "");
         }
@@ -881,14 +887,14 @@ fn schedule_client_at(a: &App, x: f64, y: f64, radius: f64) -> Option<u32> {
 /// The deadline timeline of the traced request, its highlighted attempt ringed, and that
 /// attempt's text step marked.
 fn draw_deadline(a: &mut App) {
-    let Some((canvas, dpr)) = crate::canvas::fit("deadline-chart", 0.34, 250.0, 380.0) else {
+    let Some((canvas, dpr)) = crate::web::canvas::fit("deadline-chart", 0.34, 250.0, 380.0) else {
         return;
     };
     let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
         return;
     };
     let s = &a.state;
-    match crate::deadline::draw_deadline(
+    match crate::charts::deadline::draw_deadline(
         &backend.into_drawing_area(),
         &s.trace,
         s.params.policy.deadline,

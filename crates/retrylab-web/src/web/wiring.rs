@@ -17,7 +17,7 @@ pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
             let more = a.view.pump(&params);
             // While a run is in flight only its progress changes: showing it at most every
             // PROGRESS_MS leaves the cores to the workers (a sweep's rows arrive many a second).
-            let t = crate::dom::now();
+            let t = crate::web::dom::now();
             if a.view.in_flight() && t - a.progress_shown < PROGRESS_MS {
                 if more {
                     schedule(&mut a);

@@ -8,8 +8,8 @@
 //! [`DeadlineMap`] turns a pointer back into the attempt under it, so the bar and its text step
 //! highlight each other.
 
-use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::key::{split_with_keys, LegendEntry, Swatch, DASHED, SOLID};
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -105,33 +105,45 @@ fn keys(
     reserve: Micros,
     shown: &[&Piece],
     scale: f64,
-) -> Vec<Key> {
+) -> Vec<LegendEntry> {
     let line = |c: &RGBColor, w: f64| ShapeStyle::from(c).stroke_width((w * scale).round() as u32);
     let has = |f: fn(&Piece) -> bool| shown.iter().any(|p| f(p));
     let mut keys = Vec::new();
     if ms(t.elapsed) > 0.0 {
-        keys.push(Key::new(Swatch::Block(SPENT.to_rgba()), "already spent"));
+        keys.push(LegendEntry::new(
+            Swatch::Block(SPENT.to_rgba()),
+            "already spent",
+        ));
     }
     if deadline.is_some() && ms(reserve) > 0.0 {
-        keys.push(Key::new(Swatch::Block(RESERVE.mix(0.6)), "reserve"));
+        keys.push(LegendEntry::new(Swatch::Block(RESERVE.mix(0.6)), "reserve"));
     }
     if deadline.is_some() {
-        keys.push(Key::new(Swatch::Line(line(&BLACK, 2.0), SOLID), "deadline"));
+        keys.push(LegendEntry::new(
+            Swatch::Line(line(&BLACK, 2.0), SOLID),
+            "deadline",
+        ));
     }
     if has(|p| matches!(p, Piece::Attempt(.., true))) {
-        keys.push(Key::new(Swatch::Block(OK.to_rgba()), "attempt answered"));
+        keys.push(LegendEntry::new(
+            Swatch::Block(OK.to_rgba()),
+            "attempt answered",
+        ));
     }
     if has(|p| matches!(p, Piece::Attempt(.., false))) {
-        keys.push(Key::new(Swatch::Block(FAIL.to_rgba()), "attempt failed"));
+        keys.push(LegendEntry::new(
+            Swatch::Block(FAIL.to_rgba()),
+            "attempt failed",
+        ));
     }
     if has(|p| matches!(p, Piece::Wait(..))) {
-        keys.push(Key::new(
+        keys.push(LegendEntry::new(
             Swatch::Line(line(&WAIT, 4.0), SOLID),
             "wait before the next attempt",
         ));
     }
     if has(|p| matches!(p, Piece::Refused(..))) {
-        keys.push(Key::new(
+        keys.push(LegendEntry::new(
             Swatch::Line(line(&FAIL, 2.0), DASHED),
             "a retry that did not fit (dashed)",
         ));
@@ -166,7 +178,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
         11.0,
         scale,
     )?;
-    let plot = crate::plot::caption(&plot, &title_of(deadline), 15.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &title_of(deadline), 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(36.0))
@@ -221,7 +233,10 @@ pub fn draw_deadline<DB: DrawingBackend>(
 }
 
 /// A row's top and bottom pixel rows, for the pointer's hit test.
-fn row_pixels<DB: DrawingBackend>(chart: &crate::plot::Chart<'_, DB>, row_y: f64) -> (f64, f64) {
+fn row_pixels<DB: DrawingBackend>(
+    chart: &crate::charts::plot::Chart<'_, DB>,
+    row_y: f64,
+) -> (f64, f64) {
     let (_, top) = chart.backend_coord(&(0.0, row_y + 1.0));
     let (_, bottom) = chart.backend_coord(&(0.0, row_y));
     (f64::from(top), f64::from(bottom))
@@ -237,7 +252,7 @@ fn title_of(deadline: Option<Micros>) -> String {
 
 /// The ring around the row pointed at.
 fn ring_row<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     row_y: f64,
     end: f64,
     scale: f64,
@@ -254,7 +269,7 @@ fn ring_row<DB: DrawingBackend>(
 
 /// The axes: a label on each attempt's row, the request's clock in ms under the plot.
 fn deadline_mesh<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
     rows: usize,
     y_labels: f64,
@@ -293,7 +308,7 @@ fn deadline_mesh<DB: DrawingBackend>(
 
 /// The time already spent, the reserve before the deadline and the deadline itself.
 fn draw_clock<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     t: &Trace,
     deadline: Option<Micros>,
     reserve: Micros,
@@ -334,7 +349,7 @@ fn draw_clock<DB: DrawingBackend>(
 /// A retry that did not fit: its wait, attempt and reserve dashed where they would have gone,
 /// and the sum that refused it. `row_y` is its row's bottom, `bar` the row's bar at zero width.
 fn draw_refused<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     area: &DrawingArea<DB, Shift>,
     row_y: f64,
     bar: [(f64, f64); 2],

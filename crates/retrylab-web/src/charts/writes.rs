@@ -6,9 +6,9 @@
 //! Drawing only: the counts are the first run's bins (`Report::bins`, the `attempts` column of
 //! `retrylab run --format csv`) and the captions quote the first run's summary in the CLI's words.
 
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
-use crate::sweepchart::PALETTE;
-use crate::timeline::YAxis;
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::sweepchart::PALETTE;
+use crate::charts::timeline::YAxis;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::{ScenarioKind, SimReport};
@@ -16,7 +16,7 @@ use retry_model::Params;
 
 /// One side's panel.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Panel {
+pub struct WritesSide {
     /// The caption: the side, its backoff and its first run's totals in the CLI's words.
     pub title: String,
     /// The bin width in milliseconds.
@@ -28,7 +28,7 @@ pub struct Panel {
 /// The panels of a 2015-study comparison (not a sweep), one per side (`reports` are side A's
 /// and side B's, in that order); `None` for every other link. One side alone has the timeline,
 /// on its own axis already.
-pub fn panels(p: &Params, reports: &[SimReport]) -> Option<Vec<Panel>> {
+pub fn panels(p: &Params, reports: &[SimReport]) -> Option<Vec<WritesSide>> {
     if p.sim.kind() != Some(ScenarioKind::Occ) || p.sweep().is_some() || reports.len() < 2 {
         return None;
     }
@@ -49,7 +49,7 @@ pub fn panels(p: &Params, reports: &[SimReport]) -> Option<Vec<Panel>> {
             while counts.last() == Some(&0) {
                 counts.pop();
             }
-            Panel {
+            WritesSide {
                 title: format!(
                     "{side}backoff={backoff}, first run: {} write calls, the last answered at {}",
                     row("attempts"),
@@ -67,7 +67,7 @@ pub fn panels(p: &Params, reports: &[SimReport]) -> Option<Vec<Panel>> {
 /// devicePixelRatio). Each bin with write calls is a bar at least one device pixel wide.
 pub fn draw_writes<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    panels: &[Panel],
+    panels: &[WritesSide],
     scale: f64,
 ) -> Result<(), String> {
     let px = |v: f64| (v * scale).round() as i32;
@@ -79,7 +79,7 @@ pub fn draw_writes<DB: DrawingBackend>(
     for (i, (panel, part)) in panels.iter().zip(parts.iter()).enumerate() {
         let bin_s = panel.bin_ms / 1000.0;
         let t1 = (panel.counts.len() as f64 * bin_s).max(bin_s).max(1e-3);
-        let part = crate::plot::caption(part, &panel.title, 14.0 * scale)?;
+        let part = crate::charts::plot::caption(part, &panel.title, 14.0 * scale)?;
         let mut chart = ChartBuilder::on(&part)
             .margin(px(10.0))
             .x_label_area_size(px(36.0))
@@ -92,7 +92,7 @@ pub fn draw_writes<DB: DrawingBackend>(
             .configure_mesh()
             .y_labels(6)
             .x_labels(x_ticks(plot_w, 12.0 * scale, 10))
-            .x_label_formatter(&|v| fit.label(*v, crate::timeline::round_sig(*v)))
+            .x_label_formatter(&|v| fit.label(*v, crate::charts::timeline::round_sig(*v)))
             .y_label_formatter(&|v| y.label(*v))
             .label_style(font(12.0))
             .light_line_style(RGBColor(235, 235, 235))
@@ -144,7 +144,7 @@ mod tests {
     }
 
     /// The share of bins, up to the last write call, with no write call in them.
-    fn idle(p: &Panel) -> f64 {
+    fn idle(p: &WritesSide) -> f64 {
         p.counts.iter().filter(|c| **c == 0).count() as f64 / p.counts.len() as f64
     }
 

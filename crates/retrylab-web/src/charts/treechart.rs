@@ -15,19 +15,19 @@ pub const MAX_DOTS: u64 = 81;
 
 /// How far the stepping has got.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shown {
+pub enum TreeShown {
     /// The first `n` calls, in the order they were made.
     Calls(usize),
     /// Every call down to this level.
     Levels(usize),
 }
 
-impl Shown {
+impl TreeShown {
     /// Whether call `i` (at `level`) is shown.
     pub fn has(self, i: usize, level: usize) -> bool {
         match self {
-            Shown::Calls(n) => i < n,
-            Shown::Levels(l) => level <= l,
+            TreeShown::Calls(n) => i < n,
+            TreeShown::Levels(l) => level <= l,
         }
     }
 }
@@ -69,10 +69,10 @@ const FAINT: RGBColor = RGBColor(205, 205, 212);
 pub fn draw_tree<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     t: &CallTree,
-    shown: Shown,
+    shown: TreeShown,
     scale: f64,
 ) -> Result<(), String> {
-    let err = crate::plot::err;
+    let err = crate::charts::plot::err;
     area.fill(&WHITE).map_err(err)?;
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w), f64::from(h));
@@ -87,8 +87,8 @@ pub fn draw_tree<DB: DrawingBackend>(
         scale,
     };
     let made = match shown {
-        Shown::Calls(n) => t.counts(n),
-        Shown::Levels(l) => t.counts_to_level(l),
+        TreeShown::Calls(n) => t.counts(n),
+        TreeShown::Levels(l) => t.counts_to_level(l),
     };
     draw_levels(area, t, &made, &lay)?;
     draw_calls(area, t, shown, &lay)?;
@@ -123,7 +123,7 @@ fn draw_levels<DB: DrawingBackend>(
     made: &[u64],
     lay: &Layout,
 ) -> Result<(), String> {
-    let err = crate::plot::err;
+    let err = crate::charts::plot::err;
     let scale = lay.scale;
     let px = |v: f64| (v * scale).round() as i32;
     let (left, right, plot_w, w) = (lay.left, lay.right, lay.plot_w, lay.w);
@@ -180,10 +180,10 @@ fn draw_levels<DB: DrawingBackend>(
 fn draw_calls<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     t: &CallTree,
-    shown: Shown,
+    shown: TreeShown,
     lay: &Layout,
 ) -> Result<(), String> {
-    let err = crate::plot::err;
+    let err = crate::charts::plot::err;
     let scale = lay.scale;
     let px = |v: f64| (v * scale).round() as i32;
     let plot_w = lay.plot_w;
@@ -191,8 +191,8 @@ fn draw_calls<DB: DrawingBackend>(
     let x_of = |l: usize, slot: u64| lay.x_of(t, l, slot);
     let slot = slots(t);
     let last = match shown {
-        Shown::Calls(n) => n.checked_sub(1),
-        Shown::Levels(_) => None,
+        TreeShown::Calls(n) => n.checked_sub(1),
+        TreeShown::Levels(_) => None,
     };
     for (i, c) in t.calls.iter().enumerate() {
         let l = usize::from(c.level);
@@ -246,7 +246,7 @@ mod tests {
         bottom.sort_unstable();
         assert_eq!(bottom, (0..24).collect::<Vec<_>>());
         assert_eq!(level_names(&t)[3], "layer 3 -> bottom");
-        assert!(Shown::Calls(2).has(1, 3) && !Shown::Calls(2).has(2, 0));
-        assert!(Shown::Levels(1).has(99, 1) && !Shown::Levels(1).has(0, 2));
+        assert!(TreeShown::Calls(2).has(1, 3) && !TreeShown::Calls(2).has(2, 0));
+        assert!(TreeShown::Levels(1).has(99, 1) && !TreeShown::Levels(1).has(0, 2));
     }
 }

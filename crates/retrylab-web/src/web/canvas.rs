@@ -20,7 +20,7 @@ pub(crate) fn fit(id: &str, ratio: f64, lo: f64, hi: f64) -> Option<(HtmlCanvasE
     let css_w = f64::from(canvas.client_width().max(320));
     // A narrow canvas (a phone) wraps its caption and legend into more lines: it gets more
     // height, so the plot itself keeps a readable size.
-    let (lo, hi) = if css_w < crate::plot::NARROW_CSS_PX {
+    let (lo, hi) = if css_w < crate::charts::plot::NARROW_CSS_PX {
         (lo * 1.6, hi.max(lo * 1.6))
     } else {
         (lo, hi)

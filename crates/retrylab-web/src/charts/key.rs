@@ -33,17 +33,17 @@ pub const DOTTED: &[(f64, f64)] = &[(0.0, 3.0), (6.0, 9.0), (12.0, 15.0)];
 
 /// One legend entry: its swatches (side A's and B's, for a series both sides draw) and text.
 #[derive(Clone, Debug)]
-pub struct Key {
+pub struct LegendEntry {
     /// The swatches, drawn side by side.
     pub swatches: Vec<Swatch>,
     /// The text.
     pub label: String,
 }
 
-impl Key {
+impl LegendEntry {
     /// An entry with one swatch.
-    pub fn new(swatch: Swatch, label: impl Into<String>) -> Key {
-        Key {
+    pub fn new(swatch: Swatch, label: impl Into<String>) -> LegendEntry {
+        LegendEntry {
             swatches: vec![swatch],
             label: label.into(),
         }
@@ -84,7 +84,7 @@ pub fn text_style(font_px: f64, scale: f64) -> TextStyle<'static> {
 /// Draws entry `k` on `area` from `x`, centred on row `mid` (device pixels).
 pub fn draw_entry<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    k: &Key,
+    k: &LegendEntry,
     x: f64,
     mid: i32,
     text: &TextStyle<'_>,
@@ -138,7 +138,7 @@ pub fn draw_entry<DB: DrawingBackend>(
 /// devicePixelRatio. With no keys the whole area is the plot.
 pub fn split_with_keys<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    keys: &[Key],
+    keys: &[LegendEntry],
     left: f64,
     font_px: f64,
     scale: f64,

@@ -5,10 +5,10 @@
 //! Drawing only: values and their texts come from [`crate::extras`]. The y axis is the
 //! timeline's [`YAxis`] (log when the values span more than two decades, 3^8 = 6561 calls).
 
-use crate::key::{split_with_keys, Key, Swatch};
-use crate::plot::{axis_names, AxisNames};
-use crate::sweepchart::PALETTE;
-use crate::timeline::YAxis;
+use crate::charts::key::{split_with_keys, LegendEntry, Swatch};
+use crate::charts::plot::{axis_names, AxisNames};
+use crate::charts::sweepchart::PALETTE;
+use crate::charts::timeline::YAxis;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -55,12 +55,12 @@ pub fn draw_bars<DB: DrawingBackend>(
     } else {
         y.hi *= 1.08;
     }
-    let keys: Vec<Key> = b
+    let keys: Vec<LegendEntry> = b
         .series
         .iter()
         .enumerate()
         .map(|(si, s)| {
-            Key::new(
+            LegendEntry::new(
                 Swatch::Block(PALETTE[si % PALETTE.len()].to_rgba()),
                 s.name.clone(),
             )
@@ -68,7 +68,7 @@ pub fn draw_bars<DB: DrawingBackend>(
         .collect();
     let (margin, y_labels) = (12.0, 64.0);
     let plot = split_with_keys(area, &keys, (margin + y_labels) * scale, 12.0, scale)?;
-    let plot = crate::plot::caption(&plot, &b.title, 15.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &b.title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(40.0))
@@ -82,7 +82,7 @@ pub fn draw_bars<DB: DrawingBackend>(
 
 /// The axes: the categories across, the value up.
 fn bars_mesh<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
     b: &Bars,
     y: &YAxis,
@@ -127,7 +127,7 @@ fn bars_mesh<DB: DrawingBackend>(
 
 /// Each series' bars, grouped by category, each labelled with its value in words.
 fn draw_series_bars<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     b: &Bars,
     y: &YAxis,
     scale: f64,

@@ -4,11 +4,11 @@
 //! retry budget's level when the link has a budget.
 //!
 //! Drawing only: every value is a core `Rates` field. Its plot area starts and ends at the same
-//! pixel columns as the timeline's, so one [`crate::timeline::TimeMap`] reads both.
+//! pixel columns as the timeline's, so one [`crate::charts::timeline::TimeMap`] reads both.
 
-use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
-use crate::sweepchart::PALETTE;
+use crate::charts::key::{split_with_keys, LegendEntry, Swatch, DASHED, SOLID};
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::sweepchart::PALETTE;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::Rates;
@@ -123,16 +123,16 @@ fn failures_panel<DB: DrawingBackend>(
         "failed requests per second, by reason"
     };
     let dashed = ShapeStyle::from(&BLACK).stroke_width(px(1.5) as u32);
-    let keys: Vec<Key> = present
+    let keys: Vec<LegendEntry> = present
         .iter()
         .map(|i| {
             let color = PALETTE[i % PALETTE.len()];
-            Key::new(Swatch::Block(color.mix(0.75)), StopReason::ALL[*i].name())
+            LegendEntry::new(Swatch::Block(color.mix(0.75)), StopReason::ALL[*i].name())
         })
-        .chain(two.then(|| Key::new(Swatch::Line(dashed, DASHED), "B: all failures")))
+        .chain(two.then(|| LegendEntry::new(Swatch::Line(dashed, DASHED), "B: all failures")))
         .collect();
     let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, hi, scale, false)?;
     mesh(&mut c, &plot, "failed/s", scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
@@ -211,10 +211,10 @@ fn capacity_panel<DB: DrawingBackend>(
     } else {
         "work done/s"
     };
-    let keys: Vec<Key> = spells
+    let keys: Vec<LegendEntry> = spells
         .iter()
         .filter(|_| s.breaker)
-        .map(|(_, color, name)| Key::new(Swatch::Block(color.mix(0.4)), *name))
+        .map(|(_, color, name)| LegendEntry::new(Swatch::Block(color.mix(0.4)), *name))
         .chain(std::iter::once(line_key(
             s.sides.len(),
             BLUE_LINE,
@@ -223,7 +223,7 @@ fn capacity_panel<DB: DrawingBackend>(
         )))
         .collect();
     let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, top, scale, false)?;
     mesh(&mut c, &plot, unit, scale, false)?;
     shade_outage(&mut c, s.outage, t1, 0.0, top)?;
@@ -314,13 +314,13 @@ fn flight_panel<DB: DrawingBackend>(
             r.budget
         }),
     ];
-    let keys: Vec<Key> = counts
+    let keys: Vec<LegendEntry> = counts
         .iter()
         .filter(|(on, ..)| *on)
         .map(|(_, color, name, _)| line_key(s.sides.len(), *color, name, scale))
         .collect();
     let plot = split_with_keys(area, &keys, KEY_LEFT * scale, 11.0, scale)?;
-    let plot = crate::plot::caption(&plot, title, 13.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, title, 13.0 * scale)?;
     let mut c = chart_on(&plot, t1, 0.0, hi, scale, true)?;
     mesh(&mut c, &plot, "count", scale, true)?;
     shade_outage(&mut c, s.outage, t1, 0.0, hi)?;
@@ -332,7 +332,7 @@ fn flight_panel<DB: DrawingBackend>(
     Ok(())
 }
 
-use crate::plot::Chart;
+use crate::charts::plot::Chart;
 
 fn chart_on<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
@@ -413,9 +413,9 @@ fn line_style(color: RGBColor, scale: f64) -> ShapeStyle {
 }
 
 /// The legend entry of a series every side draws: side A solid, side B dashed beside it.
-fn line_key(sides: usize, color: RGBColor, name: &str, scale: f64) -> Key {
+fn line_key(sides: usize, color: RGBColor, name: &str, scale: f64) -> LegendEntry {
     let style = line_style(color, scale);
-    let mut k = Key::new(Swatch::Line(style, SOLID), name);
+    let mut k = LegendEntry::new(Swatch::Line(style, SOLID), name);
     if sides > 1 {
         k.swatches.push(Swatch::Line(style, DASHED));
     }

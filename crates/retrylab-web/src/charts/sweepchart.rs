@@ -7,9 +7,9 @@
 //! axis is the timeline's [`YAxis`] (log when the values span more than two decades). The
 //! returned [`SweepMap`] turns a pointer's x back into the nearest swept value, for the readout.
 
-use crate::key;
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
-use crate::timeline::YAxis;
+use crate::charts::key;
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::timeline::YAxis;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -124,7 +124,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
     // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
     // keeps the whole width and the legend flows in a band under it, as the other charts' do.
     let (w, _) = area.dim_in_pixel();
-    let (plot, legend) = if f64::from(w) < crate::plot::NARROW_CSS_PX * scale {
+    let (plot, legend) = if f64::from(w) < crate::charts::plot::NARROW_CSS_PX * scale {
         (
             key::split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?,
             None,
@@ -134,7 +134,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         let (plot, legend) = area.split_horizontally(w.saturating_sub(key_w));
         (plot, Some(legend))
     };
-    let plot = crate::plot::caption(&plot, &c.title, 15.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &c.title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
@@ -164,7 +164,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
 /// The axes: the swept key across (its values' names when they are not numbers), the metric
 /// up.
 fn sweep_mesh<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
     c: &SweepChart,
     y: &YAxis,
@@ -241,7 +241,7 @@ fn x_range(xs: &[f64]) -> (f64, f64) {
 /// The legend's entries (each line's swatch with its dash, then the hollow reference
 /// marker's) and the widest name's length. The legend has a column of its own at the right, so
 /// it never covers a line: a sweep's lines often fill every corner of the plot.
-fn legend_keys(c: &SweepChart, scale: f64) -> (Vec<key::Key>, usize) {
+fn legend_keys(c: &SweepChart, scale: f64) -> (Vec<key::LegendEntry>, usize) {
     let px = |v: f64| (v * scale).round() as i32;
     let entries: Vec<(Option<usize>, &str)> = c
         .lines
@@ -274,7 +274,7 @@ fn legend_keys(c: &SweepChart, scale: f64) -> (Vec<key::Key>, usize) {
                     ShapeStyle::from(&RGBColor(90, 90, 100)).stroke_width(px(1.5) as u32),
                 ),
             };
-            key::Key::new(swatch, *name)
+            key::LegendEntry::new(swatch, *name)
         })
         .collect();
     (keys, widest)
@@ -282,7 +282,7 @@ fn legend_keys(c: &SweepChart, scale: f64) -> (Vec<key::Key>, usize) {
 
 /// Each line with its markers, and the reference's hollow markers.
 fn draw_lines<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     c: &SweepChart,
     xs: &[f64],
     y: &YAxis,

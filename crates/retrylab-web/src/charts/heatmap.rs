@@ -9,7 +9,7 @@
 //! `Recovery::recovered` of each row's summary). The returned [`CellMap`] turns a pointer back
 //! into the row under it, for the readout.
 
-use crate::key::{self, Key, Swatch, SOLID};
+use crate::charts::key::{self, LegendEntry, Swatch, SOLID};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -80,29 +80,29 @@ pub(crate) fn shade(t: f64) -> RGBColor {
 }
 
 /// The legend: the verdicts and the boundary, or the shade's two ends with their values.
-fn legend(h: &Heatmap, range: (f64, f64), scale: f64) -> Vec<Key> {
+fn legend(h: &Heatmap, range: (f64, f64), scale: f64) -> Vec<LegendEntry> {
     let line = ShapeStyle::from(&BLACK).stroke_width((3.0 * scale).round() as u32);
     if h.by_verdict {
         return vec![
-            Key::new(Swatch::Block(RECOVERED.to_rgba()), "recovered"),
-            Key::new(
+            LegendEntry::new(Swatch::Block(RECOVERED.to_rgba()), "recovered"),
+            LegendEntry::new(
                 Swatch::Block(METASTABLE.to_rgba()),
                 "did not recover (metastable)",
             ),
-            Key::new(Swatch::Block(NONE.to_rgba()), "no verdict"),
-            Key::new(Swatch::Line(line, SOLID), "boundary"),
+            LegendEntry::new(Swatch::Block(NONE.to_rgba()), "no verdict"),
+            LegendEntry::new(Swatch::Line(line, SOLID), "boundary"),
         ];
     }
     vec![
-        Key::new(
+        LegendEntry::new(
             Swatch::Block(shade(0.0).to_rgba()),
             format!("{} {}", h.metric, range.0),
         ),
-        Key::new(
+        LegendEntry::new(
             Swatch::Block(shade(1.0).to_rgba()),
             format!("{} {}", h.metric, range.1),
         ),
-        Key::new(Swatch::Block(NONE.to_rgba()), "none"),
+        LegendEntry::new(Swatch::Block(NONE.to_rgba()), "none"),
     ]
 }
 
@@ -122,7 +122,7 @@ pub fn draw_heatmap<DB: DrawingBackend>(
     });
     let keys = legend(h, range, scale);
     let plot = key::split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
-    let plot = crate::plot::caption(&plot, &h.title, 15.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &h.title, 15.0 * scale)?;
     let (nx, ny) = (h.x_text.len(), h.y_text.len());
     let mut map = CellMap {
         nx,
@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(g.verdicts[0], Some(true), "spike 20/s for 1 s");
         assert_eq!(g.verdicts[3], Some(false), "spike 100/s for 10 s");
         assert!(!boundary(g, 2, 2).is_empty());
-        let rec = crate::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::Recorder::new(900, 420);
         let map = draw_heatmap(&rec.clone().into_drawing_area(), h, 1.0).unwrap();
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "{:?}", d.outside);

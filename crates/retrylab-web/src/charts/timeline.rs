@@ -6,8 +6,8 @@
 //! a series spans more than two decades (a storm), the y axis is logarithmic. The returned
 //! [`TimeMap`] turns a pointer's x back into a bin, for the readout.
 
-use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::key::{split_with_keys, LegendEntry, Swatch, DASHED, SOLID};
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use retry_model::sim::Rates;
@@ -171,7 +171,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
     };
     let keys = timeline_keys(t, &series, scale);
     let plot = split_with_keys(area, &keys, 76.0 * scale, 12.0, scale)?;
-    let plot = crate::plot::caption(&plot, &t.title, 16.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &t.title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
         .x_label_area_size(px(40.0))
@@ -251,7 +251,7 @@ fn timeline_series(limited: bool, hedged: bool) -> Vec<Series> {
 
 /// The legend under the plot: the outage's shade, then each series (side B's dashed swatch
 /// beside A's solid one).
-fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<Key> {
+fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<LegendEntry> {
     let px = |v: f64| (v * scale).round() as i32;
     let two = t.sides.len() > 1;
     let style_of = |color: RGBColor, width: f64| {
@@ -262,15 +262,15 @@ fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<Key> {
             Some(_) => Swatch::Line(style_of(RECOVERED, 2.0), DASHED),
             None => Swatch::Block(METASTABLE.mix(0.6)),
         };
-        Key::new(swatch, format!("recovered: {text}"))
+        LegendEntry::new(swatch, format!("recovered: {text}"))
     });
     t.outage
         .iter()
-        .map(|(_, _, name)| Key::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
+        .map(|(_, _, name)| LegendEntry::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
         .chain(recovery)
         .chain(series.iter().map(|(label, color, width, _)| {
             let style = style_of(*color, *width);
-            let mut k = Key::new(Swatch::Line(style, SOLID), *label);
+            let mut k = LegendEntry::new(Swatch::Line(style, SOLID), *label);
             if two {
                 k.swatches.push(Swatch::Line(style, DASHED));
             }
@@ -281,7 +281,7 @@ fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<Key> {
 
 /// The axes: time across; per second up, on a log axis a tick on each decade.
 fn timeline_mesh<DB: DrawingBackend>(
-    chart: &mut crate::plot::Chart<'_, DB>,
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
     y: &YAxis,
     scale: f64,
@@ -390,7 +390,7 @@ mod tests {
             hedged: false,
             recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
         };
-        let rec = crate::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::Recorder::new(900, 420);
         let area = rec.clone().into_drawing_area();
         let map = draw_timeline(&area, &t, 1.0).unwrap();
         let d = rec.drawn();
@@ -435,7 +435,7 @@ mod tests {
             hedged: r.summary.hedge.is_some(),
             recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
         };
-        let rec = crate::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::Recorder::new(900, 420);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
         assert!(rec.has_text("attempts/s (hedges included)"));
         assert!(!rec.has_text("attempts/s (retries included)"));

@@ -5,11 +5,11 @@
 //!
 //! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
-use crate::dom::{by_id, now, set_hidden};
-use crate::exec::{Event, Exec};
 use crate::panel::{Ctx, Outcome, Panel};
 use crate::sweepplan::{Plan, Planning};
 use crate::views::{find, panels, Host};
+use crate::web::dom::{by_id, now, set_hidden};
+use crate::web::exec::{Event, Exec};
 use retry_model::sim::{Scenario, ScenarioKind, SimReport};
 use retry_model::Params;
 
@@ -68,7 +68,7 @@ pub(crate) type LessonInputs = (
 
 /// The scenario view's state: the run in flight, the last complete result, and the panels
 /// that show it (registered in `views.rs`).
-pub(crate) struct View {
+pub(crate) struct ScenarioView {
     exec: Option<Exec>,
     // A sweep's rows being checked, a few per task, before its job starts; and its link.
     planning: Option<(Planning, String)>,
@@ -85,10 +85,10 @@ pub(crate) struct View {
     panels: Vec<Box<dyn Panel>>,
 }
 
-impl Default for View {
-    fn default() -> View {
+impl Default for ScenarioView {
+    fn default() -> ScenarioView {
         let panels = panels(Host::Scenario);
-        View {
+        ScenarioView {
             exec: None,
             planning: None,
             job: None,
@@ -202,7 +202,7 @@ pub(crate) fn awaiting_guess(p: &Params) -> bool {
     p.exercise().is_some() && p.guess.is_none()
 }
 
-impl View {
+impl ScenarioView {
     /// Starts the workers; `wake` is called whenever one has posted.
     pub(crate) fn connect(&mut self, wake: js_sys::Function) {
         self.exec = Some(Exec::new(wake));
@@ -487,7 +487,7 @@ impl View {
 
     /// Draws one panel from the last complete result.
     fn render_panel(&mut self, name: &str) {
-        let View {
+        let ScenarioView {
             panels,
             done,
             hover,

@@ -3,11 +3,11 @@
 //! Drawing only: the numbers come from `retry_model::schedule`. The returned [`CoordMap`] turns
 //! a pointer position back into the nearest dot, for the hover readout.
 
-use crate::plot::{axis_names, x_ticks, AxisNames, XFit};
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::key::{split_with_keys, Key, Swatch, DASHED, SOLID};
+use crate::charts::key::{split_with_keys, LegendEntry, Swatch, DASHED, SOLID};
 use retry_model::{BackoffKind, Schedule};
 
 /// Where each dot landed, in canvas pixels.
@@ -145,7 +145,7 @@ pub fn draw_schedules<DB: DrawingBackend>(
         ),
         None => format!("Waits before each retry: {} ({} clients)", kind, s.clients),
     };
-    let plot = crate::plot::caption(&plot, &title, 16.0 * scale)?;
+    let plot = crate::charts::plot::caption(&plot, &title, 16.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
         .x_label_area_size(px(46.0))
@@ -215,9 +215,9 @@ fn max_wait_ms(s: &Schedule, b: Option<&Schedule>) -> f64 {
 
 /// The legend: a client's dot, the ceiling, the mean (random waits), side B's dots and ceiling,
 /// the client pointed at.
-fn schedule_keys(random: bool, two: bool, highlight: Option<u32>, scale: f64) -> Vec<Key> {
+fn schedule_keys(random: bool, two: bool, highlight: Option<u32>, scale: f64) -> Vec<LegendEntry> {
     let mut keys = vec![
-        Key::new(
+        LegendEntry::new(
             Swatch::Dot(DOT.to_rgba(), 3.0),
             if two {
                 "A: drawn wait (one dot per client)"
@@ -225,7 +225,7 @@ fn schedule_keys(random: bool, two: bool, highlight: Option<u32>, scale: f64) ->
                 "drawn wait (one dot per client)"
             },
         ),
-        Key::new(
+        LegendEntry::new(
             Swatch::Line(line(&CEILING, scale), SOLID),
             if two {
                 "A: largest possible wait"
@@ -235,20 +235,23 @@ fn schedule_keys(random: bool, two: bool, highlight: Option<u32>, scale: f64) ->
         ),
     ];
     if two {
-        keys.push(Key::new(Swatch::Dot(DOT_B.to_rgba(), 3.0), "B: drawn wait"));
-        keys.push(Key::new(
+        keys.push(LegendEntry::new(
+            Swatch::Dot(DOT_B.to_rgba(), 3.0),
+            "B: drawn wait",
+        ));
+        keys.push(LegendEntry::new(
             Swatch::Line(line(&DOT_B, scale), DASHED),
             "B: largest possible wait",
         ));
     }
     if random && !two {
-        keys.push(Key::new(
+        keys.push(LegendEntry::new(
             Swatch::Line(line(&MEAN, scale), SOLID),
             "mean of the drawn waits",
         ));
     }
     if let Some(h) = highlight {
-        keys.push(Key::new(
+        keys.push(LegendEntry::new(
             Swatch::Dot(HIGHLIGHT.to_rgba(), 4.0),
             format!("client {h}'s waits"),
         ));
@@ -327,7 +330,7 @@ fn line(color: &RGBColor, scale: f64) -> ShapeStyle {
 }
 
 /// The chart's coordinates: retry number across, wait in ms up.
-use crate::plot::Chart;
+use crate::charts::plot::Chart;
 
 /// Each retry's ceiling and, for the jittered kinds, its low bound and the mean of the draws.
 fn draw_bounds<DB: DrawingBackend>(
@@ -422,7 +425,7 @@ mod tests {
     fn every_dot_is_drawn_inside_the_plot_and_found_where_it_was_drawn() {
         let p: retry_model::Params = "backoff=full&attempts=4&clients=20&seed=3".parse().unwrap();
         let s = retry_model::schedule(&p).unwrap();
-        let rec = crate::plot::Recorder::new(800, 400);
+        let rec = crate::charts::plot::Recorder::new(800, 400);
         let area = rec.clone().into_drawing_area();
         let map = draw_schedule(&area, &s, BackoffKind::Full, Some(2), 1.0).unwrap();
         let d = rec.drawn();
@@ -441,7 +444,7 @@ mod tests {
         let dot = map.dots[7];
         assert_eq!(map.nearest(dot.x + 1.0, dot.y, 2.0), Some(dot));
         let none = draw_schedule(
-            &crate::plot::Recorder::new(800, 400).into_drawing_area(),
+            &crate::charts::plot::Recorder::new(800, 400).into_drawing_area(),
             &retry_model::schedule(&"attempts=1".parse().unwrap()).unwrap(),
             BackoffKind::Full,
             None,
