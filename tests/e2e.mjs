@@ -1182,6 +1182,25 @@ try {
     }
   });
 
+  await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
+    const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
+    assert.equal(await shows(page, '#tiles'), true);
+    await change(page, '#rate', '100000');
+    await change(page, '#duration', '3600000');
+    await page.waitForFunction(() => document.getElementById('run-error').textContent.length > 0, null, { timeout: 30000 });
+    assert.match(await page.locator('#run-error').innerText(), /rate x duration = 360000000 requests exceeds the cap of 2000000/);
+    const box = await page.locator('#run-error').boundingBox();
+    assert.ok(box && box.y < 300, `the message is at the top: ${JSON.stringify(box)}`);
+    assert.equal(await shows(page, '#tiles'), false, 'the old tiles are gone');
+    assert.equal(await page.locator('#timeline').isVisible(), false, 'the old chart is gone');
+    await change(page, '#rate', '40');
+    await change(page, '#duration', '60000');
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    await page.waitForFunction(() => document.getElementById('run-error').textContent === '');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every link key has a control with its data-key, a label and visible help; a preset\'s breaker is in view', async () => {
     const keys = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'keys', '--format', 'json'], { encoding: 'utf8' }));
     const { page, context, errors } = await openScenario('?preset=metastable-breaker');

@@ -299,7 +299,7 @@ impl ScenarioView {
         let plan = match plan {
             Ok(plan) => plan,
             Err(e) => {
-                self.error = Some(format!("sweep: {e}"));
+                self.refuse(format!("sweep: {e}"));
                 return false;
             }
         };
@@ -324,6 +324,13 @@ impl ScenarioView {
         self.local_pending()
     }
 
+    /// A run the link asks for is refused (over a cap, a sweep's bad row): the message goes to
+    /// the top of the page and the last result, which no longer matches the link, is cleared.
+    fn refuse(&mut self, why: String) {
+        self.error = Some(why);
+        self.done = None;
+    }
+
     /// Whether a run is in flight (its rows being checked included).
     pub(crate) fn in_flight(&self) -> bool {
         self.job.is_some() || self.planning.is_some()
@@ -343,7 +350,7 @@ impl ScenarioView {
                 Ok(false) => {}
                 Err(e) => {
                     self.planning = None;
-                    self.error = Some(format!("sweep: {e}"));
+                    self.refuse(format!("sweep: {e}"));
                     return false;
                 }
             }
@@ -396,7 +403,7 @@ impl ScenarioView {
                     job.reports[i] = Some(r.report);
                 }
                 Err(e) => {
-                    self.error = Some(e);
+                    self.refuse(e);
                     self.stop();
                     return false;
                 }
@@ -525,7 +532,7 @@ impl ScenarioView {
         let shown = view.sections();
         // Predict, then run: the traced request's decisions answer a policy question, and a
         // scenario's empty charts, tables and exports wait for the run the guess starts.
-        let asking = awaiting_guess(p);
+        let asking = awaiting_guess(p) || self.error.is_some();
         for v in crate::views::View::ALL {
             for id in v.sections() {
                 if let Some(el) = by_id(id) {
@@ -580,6 +587,9 @@ impl ScenarioView {
         }
         if let Some(s) = by_id("sim-status") {
             s.set_text_content(Some(&status));
+        }
+        if let Some(banner) = by_id("run-error") {
+            banner.set_text_content(self.error.as_deref());
         }
         if let Some(view) = by_id("scenario-view") {
             if let Some(exec) = &self.exec {
