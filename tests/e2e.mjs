@@ -1173,6 +1173,8 @@ try {
       assert.equal(await page.locator('#controls').isVisible(), false);
       assert.ok(page.url().endsWith('/'), `the start screen's address stays bare: ${page.url()}`);
       assert.equal(await page.locator('#start .cards li').count(), 8);
+      assert.equal(await page.locator('#start-lessons li').count(), 21, 'all lessons, each a bare link');
+      assert.equal(await page.locator('#start-lessons a').first().getAttribute('href'), '?lesson=course-project');
       assert.deepEqual(await axeFindings(page), []);
       await page.screenshot({ path: join(ARTIFACTS, `start-${w}.png`), fullPage: true });
       await page.click('#start-free');

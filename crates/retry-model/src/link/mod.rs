@@ -342,7 +342,7 @@ impl Params {
                         format!("did you mean {}? ", near.join(", "))
                     };
                     k.error(format!(
-                        "unknown preset '{}': {hint}{} presets are accepted; the Preset menu and `retrylab presets` list them",
+                        "unknown preset '{}': {hint}{} presets are accepted; the Preset menu and the command retrylab presets list them",
                         keys::shorten(v),
                         Preset::ALL.len()
                     ))

@@ -245,6 +245,20 @@ fn show_start(state: &mut State) {
     if let Some(start) = by_id("start") {
         set_hidden(&start, false);
     }
+    // Every lesson, as its bare link: it opens the lesson's own settings.
+    let Some(list) = by_id("start-lessons") else {
+        return;
+    };
+    let doc = document();
+    for l in retry_model::LESSONS {
+        let (Ok(li), Ok(a)) = (doc.create_element("li"), doc.create_element("a")) else {
+            continue;
+        };
+        let _ = a.set_attribute("href", &format!("?lesson={}", l.id));
+        a.set_text_content(Some(l.title));
+        let _ = li.append_child(&a);
+        let _ = list.append_child(&li);
+    }
 }
 
 fn control_value(el: &Element) -> (String, bool) {
