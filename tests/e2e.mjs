@@ -639,7 +639,7 @@ try {
     await page.fill('#lesson-guess', '6800');
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
-    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3.6 s. Not quite: look again at the view.');
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3600 ms. Not quite: look again at the view.');
     assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
     await change(page, '#lesson-guess', 'a b');
     assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);

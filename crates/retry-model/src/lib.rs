@@ -52,7 +52,7 @@ pub use link::steps::{
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
-pub use request::answer::{answer, ms_text, sig3, Figures, Said, SweepFigures};
+pub use request::answer::{answer, sig3, Figures, Said, SweepFigures};
 pub use request::budget_walk::{budget_walk, BudgetEvent, BudgetStep};
 pub use request::explain::{explain, Explanation, StepText};
 pub use request::schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};

@@ -144,7 +144,7 @@ mod tests {
         ]);
         assert_eq!(
             (d["answer"].as_str(), d["exact"].as_str()),
-            (Some("3.6 s"), Some("3600"))
+            (Some("3600 ms"), Some("3600"))
         );
         // The run's own figure, the same the run prints.
         let run: serde_json::Value = serde_json::from_str(
@@ -186,7 +186,7 @@ mod tests {
         let d = json(&["sheet", path.to_str().unwrap(), "--format", "json"]);
         assert_eq!(d["title"], "Week 3");
         assert_eq!(d["exercises"][0]["answer"], "27 attempts per original");
-        assert_eq!(d["exercises"][1]["answer"], "3.6 s");
+        assert_eq!(d["exercises"][1]["answer"], "3600 ms");
         assert_eq!(d["exercises"][1]["question"], "What is left at attempt 3?");
         // The sheet's link opens its first exercise, and sheet_at the second.
         let link = d["link"].as_str().unwrap();

@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn answers_come_from_the_lab() {
         let (l, _, t) = open("deadline-walk");
-        assert_eq!(answer_of(&l, None, None, &t, None).unwrap().0, "3.6 s");
+        assert_eq!(answer_of(&l, None, None, &t, None).unwrap().0, "3600 ms");
         let (l, _, t) = open("fit-700ms");
         assert_eq!(answer_of(&l, None, None, &t, None).unwrap().1, "no");
         let (l, p, t) = open("stack-27");

@@ -12,7 +12,7 @@
 //! let t = trace(&p).unwrap();
 //! let ex = p.exercise().unwrap();
 //! let said = answer(ex.answer, ex.unit, &Figures { trace: Some(&t), ..Figures::default() });
-//! assert_eq!(said.unwrap().shown, "3.6 s");
+//! assert_eq!(said.unwrap().shown, "3600 ms");
 //! ```
 
 use crate::link::lesson::Answer;
@@ -51,7 +51,7 @@ pub struct SweepFigures<'a> {
 /// An answer as the page shows it and as a guess is compared with it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Said {
-    /// In words, rounded for people, with its unit (`27 calls`, `3.6 s`, `yes`).
+    /// In words, rounded for people, in the question's unit (`27 calls`, `3600 ms`, `yes`).
     pub shown: String,
     /// What a guess is compared with: the exact number (in the question's unit) or a word.
     pub compared: String,
@@ -77,17 +77,6 @@ pub fn sig3(v: f64) -> String {
     }
 }
 
-/// Milliseconds as a person reads them: `812 ms`, `3.6 s`, `2.5 min`.
-pub fn ms_text(ms: f64) -> String {
-    if ms.abs() >= 120_000.0 {
-        format!("{} min", sig3(ms / 60_000.0))
-    } else if ms.abs() >= 1_000.0 {
-        format!("{} s", sig3(ms / 1_000.0))
-    } else {
-        format!("{} ms", sig3(ms))
-    }
-}
-
 /// The answer, once the figures it needs are there; a number is shown in `unit` (the
 /// exercise's: a lesson may say "calls" where the metric says attempts per original).
 pub fn answer(ask: Answer, unit: &str, f: &Figures) -> Option<Said> {
@@ -101,8 +90,9 @@ pub fn answer(ask: Answer, unit: &str, f: &Figures) -> Option<Said> {
         Answer::RemainingAt(n) => {
             let r = f.trace?.steps.get(n as usize - 1)?.plan.remaining?;
             let ms = r.as_millis_f64();
+            // In the question's unit, so the answer stands beside the guess as written.
             Some(Said {
-                shown: ms_text(ms),
+                shown: format!("{} ms", sig3(ms)),
                 compared: format!("{ms}"),
             })
         }
@@ -132,7 +122,7 @@ fn run_figure(unit: &str, m: Metric, s: &Summary) -> Option<Said> {
     let v = m.value(s)?;
     let shown = match unit {
         "" => sig3(v),
-        "ms" => ms_text(v),
+        "ms" => format!("{} ms", sig3(v)),
         "%" => format!("{} %", sig3(v)),
         unit => format!("{} {unit}", sig3(v)),
     };
@@ -249,8 +239,5 @@ mod tests {
         ] {
             assert_eq!(sig3(v), want, "{v}");
         }
-        assert_eq!(ms_text(812.4), "812 ms");
-        assert_eq!(ms_text(3_600.0), "3.6 s");
-        assert_eq!(ms_text(150_000.0), "2.5 min");
     }
 }
