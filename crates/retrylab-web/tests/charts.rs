@@ -167,6 +167,46 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
     check("one value", &["full", "attempts"], |area, scale| {
         draw_sweep(area, &one, scale).unwrap();
     });
+    // A menu key's values (backoff kinds) are markers, not joined by a line; numbers are.
+    let paths = |chart: &SweepChart| {
+        let rec = Recorder::new(900, 500);
+        draw_sweep(&rec.clone().into_drawing_area(), chart, 1.0).unwrap();
+        rec.drawn().paths
+    };
+    let kinds = SweepChart {
+        x: None,
+        x_text: vec!["none".into(), "exponential".into(), "full".into()],
+        lines: vec![Line {
+            name: "attempts".into(),
+            values: vec![Some(3.0), Some(5.0), Some(4.0)],
+            reference: vec![],
+        }],
+        ..one
+    };
+    // A second line with the same values adds its legend swatch, and on a numeric axis its join.
+    let twice = |c: &SweepChart| SweepChart {
+        lines: vec![
+            c.lines[0].clone(),
+            Line {
+                name: "again".into(),
+                ..c.lines[0].clone()
+            },
+        ],
+        ..c.clone()
+    };
+    let numbers = SweepChart {
+        x: Some(vec![1.0, 2.0, 3.0]),
+        ..kinds.clone()
+    };
+    // The two legends are the same; only the numbers' second line adds its (dashed) join.
+    let (kind_line, number_line) = (
+        paths(&twice(&kinds)) - paths(&kinds),
+        paths(&twice(&numbers)) - paths(&numbers),
+    );
+    assert!(
+        number_line > kind_line,
+        "numbers are joined, kinds are not: {number_line} against {kind_line}"
+    );
 }
 
 #[test]

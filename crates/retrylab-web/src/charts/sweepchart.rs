@@ -298,14 +298,17 @@ fn draw_lines<DB: DrawingBackend>(
             .zip(&line.values)
             .filter_map(|(x, v)| v.map(|v| (*x, y.place(v))))
             .collect();
-        match dash_of(i) {
-            None => chart
-                .draw_series(LineSeries::new(points.clone(), style))
-                .map_err(|e| e.to_string())?,
-            Some((d, g)) => chart
-                .draw_series(DashedLineSeries::new(points.clone(), px(d), px(g), style))
-                .map_err(|e| e.to_string())?,
-        };
+        // A menu key's values have no order between them: markers only, no line joining them.
+        if c.x.is_some() {
+            match dash_of(i) {
+                None => chart
+                    .draw_series(LineSeries::new(points.clone(), style))
+                    .map_err(|e| e.to_string())?,
+                Some((d, g)) => chart
+                    .draw_series(DashedLineSeries::new(points.clone(), px(d), px(g), style))
+                    .map_err(|e| e.to_string())?,
+            };
+        }
         chart
             .draw_series(points.iter().map(|p| Circle::new(*p, r, color.filled())))
             .map_err(|e| e.to_string())?;
