@@ -53,6 +53,28 @@ pub fn why_disabled(key: &Key, params: &Params) -> String {
         .unwrap_or_default()
 }
 
+/// A control's standing in this link: whether its key is used, whether its field takes a value
+/// (not when unused, nor when the sweep sets the key row by row), and the note beside it.
+pub fn standing(key: &Key, params: &Params) -> (bool, bool, String) {
+    let swept = params
+        .sweep()
+        .and_then(|sw| sw.axes.iter().find(|a| a.key == key.name))
+        .map(|a| {
+            format!(
+                "{}: swept over {} (the sweep sets it row by row)",
+                key.name, a.spec
+            )
+        });
+    let used = applies(key, params);
+    let on = used && swept.is_none();
+    let why = match (swept, used) {
+        (Some(text), _) => text,
+        (None, true) => String::new(),
+        (None, false) => why_disabled(key, params),
+    };
+    (used, on, why)
+}
+
 /// Link text (`2s`, `none`) to what the control shows (`2000`, empty).
 pub fn to_control(kind: Kind, link_text: &str) -> String {
     match kind {
@@ -146,6 +168,22 @@ mod tests {
             controls().count() >= 100,
             "the page's controls come from the key table"
         );
+    }
+
+    #[test]
+    fn a_swept_key_takes_no_value_and_says_what_the_sweep_sets() {
+        let p: Params = "preset=burst-lab&sweep.backoff=none,full".parse().unwrap();
+        let backoff = link_keys::key("backoff").unwrap();
+        assert_eq!(
+            standing(backoff, &p),
+            (
+                true,
+                false,
+                "backoff: swept over none,full (the sweep sets it row by row)".to_string()
+            )
+        );
+        let attempts = link_keys::key("attempts").unwrap();
+        assert_eq!(standing(attempts, &p), (true, true, String::new()));
     }
 
     #[test]

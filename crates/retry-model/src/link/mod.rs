@@ -274,6 +274,27 @@ fn set_budget_detail(
     Ok(())
 }
 
+/// An unknown preset, in one line: the nearest names and where the list is (the whole list
+/// would be a paragraph).
+fn unknown_preset(k: &Key, v: &str) -> ConfigError {
+    let near = Preset::ALL
+        .iter()
+        .map(|p| p.name())
+        .filter(|n| n.starts_with(v.get(..3).unwrap_or(v)))
+        .take(3)
+        .collect::<Vec<_>>();
+    let hint = if near.is_empty() {
+        String::new()
+    } else {
+        format!("did you mean {}? ", near.join(", "))
+    };
+    k.error(format!(
+        "unknown preset '{}': {hint}{} presets are accepted; the Preset menu and the command retrylab presets list them",
+        keys::shorten(v),
+        Preset::ALL.len()
+    ))
+}
+
 /// `v`: a link version this build reads.
 fn check_version(k: &Key, v: &str) -> Result<(), ConfigError> {
     let n = v
@@ -327,26 +348,7 @@ impl Params {
         match k.name {
             "v" => check_version(k, v)?,
             "preset" => {
-                let p = Preset::from_name(v).ok_or_else(|| {
-                    // The whole list would be a paragraph: name the nearest and where the
-                    // list is.
-                    let near = Preset::ALL
-                        .iter()
-                        .map(|p| p.name())
-                        .filter(|n| n.starts_with(v.get(..3).unwrap_or(v)))
-                        .take(3)
-                        .collect::<Vec<_>>();
-                    let hint = if near.is_empty() {
-                        String::new()
-                    } else {
-                        format!("did you mean {}? ", near.join(", "))
-                    };
-                    k.error(format!(
-                        "unknown preset '{}': {hint}{} presets are accepted; the Preset menu and the command retrylab presets list them",
-                        keys::shorten(v),
-                        Preset::ALL.len()
-                    ))
-                })?;
+                let p = Preset::from_name(v).ok_or_else(|| unknown_preset(k, v))?;
                 *self = Params::default();
                 self.preset = Some(p);
                 self.apply_preset(p);
@@ -409,23 +411,29 @@ impl Params {
                 self.guess = Some(String::from(v));
             }
             "ask" | "q" => self.set_exercise_key(k, v)?,
-            "sheet" => {
-                self.sheet = match v {
-                    "none" | "" => None,
-                    _ => Some(alloc::boxed::Box::new(
-                        sheet::Sheet::from_value(v).map_err(|e| k.error(e))?,
-                    )),
-                };
-                self.sheet_at = u32::from(self.sheet.is_some()).max(self.sheet_at);
-            }
-            "sheet_at" => self.sheet_at = k.int32(v)?,
+            "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
             other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
         }
         Ok(())
     }
 
-    /// `ask` (what the link asks, as [`lesson::Answer::text`]) and `q` (the question in words).
+    /// `ask` (what the link asks, as [`lesson::Answer::text`]), `q` (the question in words),
+    /// `sheet` (the exercise sheet) and `sheet_at` (its exercise on screen).
     fn set_exercise_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        if k.name == "sheet_at" {
+            self.sheet_at = k.int32(v)?;
+            return Ok(());
+        }
+        if k.name == "sheet" {
+            self.sheet = match v {
+                "none" | "" => None,
+                _ => Some(alloc::boxed::Box::new(
+                    sheet::Sheet::from_value(v).map_err(|e| k.error(e))?,
+                )),
+            };
+            self.sheet_at = u32::from(self.sheet.is_some()).max(self.sheet_at);
+            return Ok(());
+        }
         if k.name == "ask" {
             self.ask = match v {
                 "none" | "" => None,

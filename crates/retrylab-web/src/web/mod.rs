@@ -7,7 +7,7 @@ pub(crate) mod scenario;
 mod wiring;
 
 use crate::charts::plot::Canvas as CanvasBackend;
-use crate::controls::{applies, controls, key_of, to_control, to_link, why_disabled, Kind};
+use crate::controls::{applies, controls, key_of, to_control, to_link, Kind};
 use crate::panel::{Ctx, Panel};
 use crate::state::{Msg, State};
 use crate::web::dom::set_hidden;
@@ -648,25 +648,7 @@ fn write_control(
     let key = k.name;
     let Some(c) = shown else { return false };
     let invalid = s.errors.iter().any(|e| e.field == key);
-    // A swept key's one value does nothing: the sweep sets it row by row, so its control is
-    // disabled and says which values it takes.
-    let swept = s
-        .params
-        .sweep()
-        .and_then(|sw| sw.axes.iter().find(|a| a.key == key))
-        .map(|a| {
-            format!(
-                "{key}: swept over {} (the sweep sets it row by row)",
-                a.spec
-            )
-        });
-    let used = applies(k, &s.params);
-    let on = used && swept.is_none();
-    let why = match (swept, used) {
-        (Some(text), _) => text,
-        (None, true) => String::new(),
-        (None, false) => why_disabled(k, &s.params),
-    };
+    let (used, on, why) = crate::controls::standing(k, &s.params);
     if c.why.as_ref() != Some(&why) {
         if let Some(note) = &c.note {
             note.set_text_content(Some(&why));
