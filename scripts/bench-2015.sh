@@ -5,8 +5,8 @@
 #
 #   scripts/bench-2015.sh [RUNS] [BASE]
 #
-# RUNS defaults to 9. BASE defaults to 41dcdd0, the last commit before issue 23's work began,
-# whose sweep the issue timed at 1.46 to 1.55 s (its 0.6 s target is 0.39 to 0.41 of that).
+# RUNS defaults to 9. BASE defaults to 41dcdd0, the last commit before the 2015 sweep's speed work began,
+# whose sweep took 1.46 to 1.55 s (the 0.6 s target is 0.39 to 0.41 of that).
 # The base is built once into target/bench-2015 and kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."

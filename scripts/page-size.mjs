@@ -28,7 +28,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const max = Number(process.argv[at + 1]);
     if (!(max > 0)) { console.error('--max: a size in KB, above 0'); process.exit(2); }
     if (s.total > max * 1024) {
-      console.error(`the page is ${kb(s.total)} KB gzip, over its budget of ${max} KB (issue 7): see ARCHITECTURE.md on what it costs`);
+      console.error(`the page is ${kb(s.total)} KB gzip, over its limit of ${max} KB: see ARCHITECTURE.md, "The page's budget"`);
       process.exit(1);
     }
   }

@@ -141,15 +141,7 @@ mod tests {
                 p.set("scenario", owner.name()).unwrap();
             }
             // A budget's or the breaker's own settings are read with that budget or breaker.
-            let with = match key {
-                n if n.starts_with("bucket_") => Some(("budget", "bucket")),
-                n if n.starts_with("ratio_") => Some(("budget", "ratio")),
-                n if n.starts_with("grpc_") => Some(("budget", "grpc")),
-                n if n.starts_with("rate_") => Some(("budget", "rate")),
-                n if n.starts_with("breaker_") => Some(("breaker", "on")),
-                _ => None,
-            };
-            if let Some((k, v)) = with {
+            if let Some((k, v)) = link_keys::detail_of(key) {
                 p.set(k, v).unwrap();
             }
             // An unset starting level (a full budget) shows as an empty field.

@@ -820,6 +820,19 @@ pub static TABLE: &[Key] = &[
     key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),
 ];
 
+/// The setting a budget's or the breaker's own key is read under (`bucket_max` under
+/// `budget=bucket`, `breaker_open` under `breaker=on`), as `(key, value)`; `None` for others.
+pub fn detail_of(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        n if n.starts_with("bucket_") => Some(("budget", "bucket")),
+        n if n.starts_with("ratio_") => Some(("budget", "ratio")),
+        n if n.starts_with("grpc_") => Some(("budget", "grpc")),
+        n if n.starts_with("rate_") => Some(("budget", "rate")),
+        n if n.starts_with("breaker_") => Some(("breaker", "on")),
+        _ => None,
+    }
+}
+
 /// The row for a key name.
 pub fn key(name: &str) -> Option<&'static Key> {
     TABLE.iter().find(|k| k.name == name)
@@ -983,14 +996,7 @@ mod tests {
         for k in TABLE {
             let mut p = Params::default();
             // Budget and breaker details hold their kind's defaults once that kind is chosen.
-            let with = match k.name {
-                n if n.starts_with("bucket_") => Some(("budget", "bucket")),
-                n if n.starts_with("ratio_") => Some(("budget", "ratio")),
-                n if n.starts_with("grpc_") => Some(("budget", "grpc")),
-                n if n.starts_with("rate_") => Some(("budget", "rate")),
-                n if n.starts_with("breaker_") => Some(("breaker", "on")),
-                _ => None,
-            };
+            let with = detail_of(k.name);
             // A scenario's key holds its default once a scenario that owns it is chosen.
             if is_sim(k) && k.name != "scenario" {
                 let owner = ScenarioKind::ALL
