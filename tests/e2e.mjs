@@ -143,6 +143,22 @@ try {
     assert.equal(await page.locator('#deadline').inputValue(), '10000');
     assert.equal(await page.locator('#outcomes').inputValue(), 'connect_timeout,connect_timeout,connect_timeout');
     assert.match(page.url(), /\?v=1&preset=chapter$/);
+    // A drawn wait: the steps read as `retrylab explain` prints them, rounded for people, and
+    // to the microsecond as `--exact` prints them once "Exact numbers" is ticked.
+    const link = 'preset=chapter&waits=&seed=7';
+    const cliSteps = extra => execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'explain', link, ...extra], { encoding: 'utf8' })
+      .split('\n\n').slice(1, -1).map(b => b.split('\n').map(l => l.trim()).join('\n'));
+    const drawn = await openPage('?' + link);
+    const shown = async () => (await stepTexts(drawn.page)).map(t => t.split('\n').map(l => l.trim()).filter(Boolean).join('\n'));
+    const people = await shown();
+    assert.deepEqual(people, cliSteps([]));
+    assert.match(people[0], /drawn uniformly in \[0 s, 100 ms\]: \d+(\.\d)? ms\n/);
+    await drawn.page.check('#trace-exact');
+    await drawn.page.waitForFunction(p => document.querySelector('#trace-steps li').innerText !== p, people[0]);
+    assert.deepEqual(await shown(), cliSteps(['--exact']));
+    assert.notDeepEqual(await shown(), people);
+    assert.deepEqual(drawn.errors, []);
+    await drawn.context.close();
     assert.deepEqual(errors, []);
     await context.close();
   });

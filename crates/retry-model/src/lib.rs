@@ -52,9 +52,9 @@ pub use link::steps::{
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
-pub use request::answer::{answer, sig3, Figures, Said, SweepFigures};
+pub use request::answer::{answer, Figures, Said, SweepFigures};
 pub use request::budget_walk::{budget_walk, BudgetEvent, BudgetStep};
-pub use request::explain::{explain, Explanation, StepText};
+pub use request::explain::{explain, explain_in, Digits, Explanation, StepText};
 pub use request::schedule::{schedule, RetryColumn, Schedule, MAX_SCHEDULE_DRAWS};
 pub use request::trace::{streams, trace, Step, Trace};
 pub use request::tree::{call_tree, Call, CallTree, MAX_TREE_CALLS};
@@ -76,4 +76,5 @@ pub use retry::policy::{
 pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng, Words};
 pub use retry::statuses::StatusSet;
 pub use retry::text::decimal_f64;
+pub use retry::text::{millis_people, percent_people, sig3};
 pub use retry::time::{Micros, ParseDurationError};

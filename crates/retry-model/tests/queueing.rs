@@ -143,11 +143,11 @@ fn a_flaky_dependency_meets_its_closed_forms() {
         let row = |k: &str| rows.iter().find(|(l, _)| l == k).map(|(_, v)| v.clone());
         assert_eq!(
             row("closed form 1-f^N"),
-            Some(format!("{:.2}%", success * 100.0))
+            Some(retry_model::percent_people(success))
         );
         assert_eq!(
             row("closed form 1+f+..+f^N-1"),
-            Some(format!("{per_request:.2}x"))
+            Some(format!("{}x", retry_model::sig3(per_request)))
         );
     }
     // The queue server has no such closed form, and prints none.

@@ -75,7 +75,7 @@ fn every_format_names_it() {
     let row = rows.iter().find(|(k, _)| k == "recovered").unwrap();
     assert_eq!(
         row.1,
-        "no: metastable, still degraded 45.0 s after the trigger ended"
+        "no: metastable, still degraded 45 s after the trigger ended"
     );
     let lifo = summary("preset=queue-spike-lifo");
     // Sweepable: the metrics by name, as numbers, text and CSV.

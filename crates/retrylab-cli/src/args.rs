@@ -34,6 +34,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,
+        /// Every duration to the microsecond, as the JSON always gives them (the text rounds to
+        /// three significant figures, as the page's step view does until "Exact" is ticked).
+        #[arg(long)]
+        exact: bool,
     },
     /// The waits many clients draw before each retry.
     Schedule {

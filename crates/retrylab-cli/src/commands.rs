@@ -3,7 +3,7 @@
 use crate::args::{self, Command, Parsed};
 use crate::json;
 use retry_model::json::inputs;
-use retry_model::{explain, trace, Params};
+use retry_model::{explain_in, trace, Digits, Params};
 use std::fmt::Write;
 
 /// Parses `argv` (without the program name) and runs the command.
@@ -13,7 +13,11 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         Parsed::Print(text) => return Ok(text),
     };
     match cli.command {
-        Command::Explain { link, format } => cmd_explain(&link.query, &format),
+        Command::Explain {
+            link,
+            format,
+            exact,
+        } => cmd_explain(&link.query, &format, exact),
         Command::Schedule {
             link,
             clients,
@@ -58,12 +62,13 @@ pub fn params(query: &str) -> Result<Params, String> {
     query.parse::<Params>().map_err(|e| e.to_string())
 }
 
-fn cmd_explain(query: &str, fmt: &str) -> Result<String, String> {
+fn cmd_explain(query: &str, fmt: &str, exact: bool) -> Result<String, String> {
     let (p, t) = inputs::explain_of(query)?;
     if fmt == "json" {
         return json::pretty(&json::Explain::new(&p, &t));
     }
-    let e = explain(&p, &t);
+    let digits = if exact { Digits::Exact } else { Digits::People };
+    let e = explain_in(digits, &p, &t);
     let mut out = String::new();
     for l in &e.intro {
         let _ = writeln!(out, "{l}");
@@ -262,6 +267,22 @@ mod tests {
             out.contains("= 650 ms <= 700 ms remaining -> fits"),
             "{out}"
         );
+        // A drawn wait is rounded for people unless --exact asks for every microsecond.
+        let link = "preset=chapter&waits=&seed=7";
+        let people = run_s(&["explain", link]).unwrap();
+        let exact = run_s(&["explain", link, "--exact"]).unwrap();
+        let drawn = |t: &str| {
+            t.lines()
+                .find(|l| l.contains("drawn uniformly"))
+                .and_then(|l| l.rsplit(": ").next())
+                .map(str::to_string)
+                .unwrap()
+        };
+        assert!(
+            drawn(&exact).len() > drawn(&people).len(),
+            "{exact}\n{people}"
+        );
+        assert_eq!(people.lines().count(), exact.lines().count());
     }
 
     #[test]
@@ -462,15 +483,16 @@ mod tests {
             serde_json::from_str(&run_s(&["run", q, "--format", "json"]).unwrap()).unwrap();
         let sv = &v["summary"]["server"];
         let table = run_s(&["run", q]).unwrap();
-        for (label, key, digits) in [
-            ("goodput (successes/s)", "goodput_per_s", 1),
-            ("throughput (work done/s)", "throughput_per_s", 1),
-            ("mean number at the server", "mean_in_system", 2),
+        // The table rounds for people, to three significant figures; the JSON keeps every digit.
+        for (label, key) in [
+            ("goodput (successes/s)", "goodput_per_s"),
+            ("throughput (work done/s)", "throughput_per_s"),
+            ("mean number at the server", "mean_in_system"),
         ] {
             let x = sv[key]
                 .as_f64()
                 .unwrap_or_else(|| panic!("summary.server.{key}"));
-            let shown = format!("{x:.digits$}");
+            let shown = retry_model::sig3(x);
             assert!(
                 table
                     .lines()
@@ -498,7 +520,7 @@ mod tests {
             one.lines().skip(2).collect::<Vec<_>>(),
             two.lines().skip(2).collect::<Vec<_>>()
         );
-        assert!(one.contains("| amplification | 27.00x | 3.00x |"), "{one}");
+        assert!(one.contains("| amplification | 27x | 3x |"), "{one}");
         assert!(run_s(&["compare", "preset=layers-333"])
             .unwrap_err()
             .starts_with("b: nothing to compare"));
@@ -512,7 +534,7 @@ mod tests {
     #[test]
     fn compare_prints_both_columns() {
         let out = run_s(&["compare", "preset=layers-333", "preset=layers-fix"]).unwrap();
-        assert!(out.contains("| amplification | 27.00x | 3.00x |"), "{out}");
+        assert!(out.contains("| amplification | 27x | 3x |"), "{out}");
         let e = run_s(&["compare", "preset=layers-333", "attempts=0"]).unwrap_err();
         assert!(e.starts_with("B: attempts:"), "{e}");
     }

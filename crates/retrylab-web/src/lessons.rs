@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(value, "1", "{shown}");
         assert_eq!(
             shown,
-            "slow=1 (p999_ms: 501.8 ms with hedge=off, 27.0 ms with hedge=on)"
+            "slow=1 (p999_ms: 502 ms with hedge=off, 27 ms with hedge=on)"
         );
         // The answer follows the rows: had the slow-down's rows gained more, it would say 2.
         let (l, p, t) = open("hedging");

@@ -50,12 +50,17 @@ pub enum Host {
     Policy,
     /// Drawn from a scenario run, comparison or sweep.
     Scenario,
+    /// Drawn on every view, from the page's state and the scenario's finished result if there
+    /// is one (the lesson and sheet bars).
+    Page,
 }
 
 /// Every panel: its name, what it draws from, and the element of `www/index.html` it draws
 /// into. A scenario result shows its panels in this order, one stage each.
-pub const PANELS: [(&str, Host, &str); 12] = [
+pub const PANELS: [(&str, Host, &str); 14] = [
+    ("lesson", Host::Page, "lesson-panel"),
     ("schedule", Host::Policy, "schedule"),
+    ("trace", Host::Policy, "trace-view"),
     ("budget", Host::Policy, "budget-section"),
     ("clients", Host::Policy, "clients-box"),
     ("tiles", Host::Scenario, "tiles"),
@@ -74,7 +79,9 @@ pub const PANELS: [(&str, Host, &str); 12] = [
 fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
     use crate::panels::*;
     Some(match name {
+        "lesson" => Box::<lesson::LessonPanel>::default(),
         "schedule" => Box::<schedule::SchedulePanel>::default(),
+        "trace" => Box::<trace::TracePanel>::default(),
         "budget" => Box::<budget::BudgetPanel>::default(),
         "clients" => Box::<clients::ClientsPanel>::default(),
         "tiles" => Box::<tiles::Tiles>::default(),
@@ -90,12 +97,12 @@ fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
     })
 }
 
-/// The panels drawn from `host`, in [`PANELS`] order.
+/// The panels drawn from any of `hosts`, in [`PANELS`] order.
 #[cfg(target_arch = "wasm32")]
-pub(crate) fn panels(host: Host) -> Vec<Box<dyn crate::panel::Panel>> {
+pub(crate) fn panels(hosts: &[Host]) -> Vec<Box<dyn crate::panel::Panel>> {
     PANELS
         .iter()
-        .filter(|(_, h, _)| *h == host)
+        .filter(|(_, h, _)| hosts.contains(h))
         .filter_map(|(name, _, _)| panel(name))
         .collect()
 }

@@ -67,6 +67,53 @@ pub fn milli_text(m: u64) -> String {
     decimal(m, 1000)
 }
 
+/// A number to three significant figures, without trailing zeros (`194.8` is `195`, `0.03812`
+/// is `0.0381`, `27` is `27`): how the page and the CLI show a measured figure to people.
+/// The exports (JSON, CSV) keep every digit.
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == 0.0 {
+        return String::from("0");
+    }
+    let mag = libm::floor(libm::log10(libm::fabs(v))) as i32;
+    let decimals = (2 - mag).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        let keep = libm::pow(10.0, f64::from(mag - 2));
+        format!("{}", libm::round(v / keep) * keep)
+    }
+}
+
+/// Milliseconds for people: three significant figures in the unit that suits the size
+/// (`50.9 ms`, `7.05 s`, `830 µs`), as [`Micros::rounded`](crate::retry::time::Micros::rounded)
+/// writes a duration; a negative or non-finite value is written as it is, in ms.
+pub fn millis_people(ms: f64) -> String {
+    if !ms.is_finite() || ms < 0.0 {
+        return format!("{} ms", sig3(ms));
+    }
+    // At most a day's worth of microseconds is shown in a unit; beyond that, seconds.
+    let us = libm::round(ms * 1000.0);
+    if us >= 1e15 {
+        return format!("{} s", sig3(ms / 1000.0));
+    }
+    crate::retry::time::Micros::from_micros(us as u64).rounded()
+}
+
+/// A share (0 to 1) as a percentage for people (`3.79%`, `91.8%`, `100%`). A share below one
+/// never reads 100% (`99.97%` is `>99.9%`), and one above zero never reads 0%.
+pub fn percent_people(share: f64) -> String {
+    let pct = share * 100.0;
+    let text = sig3(pct);
+    if text == "100" && share < 1.0 {
+        return String::from(">99.9%");
+    }
+    format!("{text}%")
+}
+
 /// Exact powers of ten as `f64`: every one up to 10^22 is a whole number a double holds exactly.
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -158,6 +205,39 @@ pub fn decimal_f64(text: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_significant_figures_for_people() {
+        for (v, want) in [
+            (194.8, "195"),
+            (27.0, "27"),
+            (0.038_12, "0.0381"),
+            (3.6, "3.6"),
+            (91.84, "91.8"),
+            (12_345.0, "12300"),
+            (0.0, "0"),
+            (-1.5, "-1.5"),
+        ] {
+            assert_eq!(sig3(v), want, "{v}");
+        }
+        for (ms, want) in [
+            (7045.1, "7.05 s"),
+            (50.94, "50.9 ms"),
+            (0.83, "830 µs"),
+            (66_851.0, "66.9 s"),
+        ] {
+            assert_eq!(millis_people(ms), want, "{ms}");
+        }
+        for (share, want) in [
+            (0.037_92, "3.79%"),
+            (0.918, "91.8%"),
+            (1.0, "100%"),
+            (0.9997, ">99.9%"),
+            (0.0, "0%"),
+        ] {
+            assert_eq!(percent_people(share), want, "{share}");
+        }
+    }
 
     #[test]
     fn decimals_round_trip() {

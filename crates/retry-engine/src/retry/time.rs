@@ -75,6 +75,20 @@ impl Micros {
     }
 }
 
+impl Micros {
+    /// The same value to three significant figures, for people: `6.91 s` for 6.907003 s,
+    /// `93 ms` for 92.997 ms, `1 s` for 999.6 ms. Rounded half up, in integers.
+    pub fn rounded(self) -> String {
+        let us = self.0;
+        let mut scale = 1u64;
+        while us / scale >= 1000 {
+            scale *= 10;
+        }
+        let kept = (us / scale).saturating_add(u64::from(us % scale >= scale / 2 && scale > 1));
+        Micros(kept.saturating_mul(scale)).human()
+    }
+}
+
 impl fmt::Display for Micros {
     /// The link form: the largest unit that writes the value as a whole number (`2s`, `250ms`,
     /// `1500ms`, `40us`).
@@ -170,6 +184,23 @@ mod tests {
         ] {
             let m = Micros(us);
             assert_eq!(m.to_string().parse::<Micros>().unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn rounded_keeps_three_figures_in_the_unit_that_suits() {
+        for (us, want) in [
+            (6_907_003, "6.91 s"),
+            (92_997, "93 ms"),
+            (999_600, "1 s"),
+            (9_900_000, "9.9 s"),
+            (3_000_000, "3 s"),
+            (40, "40 µs"),
+            (0, "0 s"),
+            (1_234_567_890, "1230 s"),
+            (u64::MAX, "18400000000000 s"),
+        ] {
+            assert_eq!(Micros(us).rounded(), want, "{us}");
         }
     }
 

@@ -66,14 +66,15 @@ impl Recovery {
         self.recovered_at_s.map(|t| t - self.trigger_end_s)
     }
 
-    /// The sentence the report prints: "yes, 2.0 s after the trigger ended" or "no: metastable,
-    /// still degraded 45.0 s after the trigger ended".
+    /// The sentence the report prints, rounded for people: "yes, 2 s after the trigger ended"
+    /// or "no: metastable, still degraded 45 s after the trigger ended".
     pub fn text(&self) -> alloc::string::String {
+        use crate::retry::text::sig3;
         match self.recovery_s() {
-            Some(s) => alloc::format!("yes, {s:.1} s after the trigger ended"),
+            Some(s) => alloc::format!("yes, {} s after the trigger ended", sig3(s)),
             None => alloc::format!(
-                "no: metastable, still degraded {:.1} s after the trigger ended",
-                self.watched_s
+                "no: metastable, still degraded {} s after the trigger ended",
+                sig3(self.watched_s)
             ),
         }
     }
@@ -167,7 +168,7 @@ mod tests {
         assert_eq!(r.baseline_per_s, 100.0);
         assert_eq!(r.recovered_at_s, Some(6.0));
         assert_eq!(r.recovery_s(), Some(2.0));
-        assert_eq!(r.text(), "yes, 2.0 s after the trigger ended");
+        assert_eq!(r.text(), "yes, 2 s after the trigger ended");
         // A 5% tolerance refuses the 91 at 6 s: recovery waits for 7 s.
         let strict = RecoveryRule {
             tolerance_milli: 50,
@@ -185,7 +186,7 @@ mod tests {
         assert_eq!(r.watched_s, 6.0);
         assert_eq!(
             r.text(),
-            "no: metastable, still degraded 6.0 s after the trigger ended"
+            "no: metastable, still degraded 6 s after the trigger ended"
         );
     }
 

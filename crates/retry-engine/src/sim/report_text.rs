@@ -1,22 +1,23 @@
 //! A run's report as the words and numbers people read: the summary rows the CLI prints and the
-//! page shows as tiles (`194.80x`, `3.8%`, `40000`), and the series per second the timeline
+//! page shows as tiles, rounded for people (`195x`, `3.79%`, `7.05 s`), and the series per second the timeline
 //! draws. Written once, here, so the page and the CLI cannot disagree.
 //!
 //! ```
 //! use retry_model::{sim::simulate, Params};
 //! let p: Params = "preset=layers-333".parse().unwrap();
 //! let rows = simulate(&p).unwrap().summary.rows();
-//! assert_eq!(rows[2], ("amplification".to_string(), "27.00x".to_string()));
+//! assert_eq!(rows[2], ("amplification".to_string(), "27x".to_string()));
 //! ```
 
 use super::metrics::{Report, Summary};
 use crate::retry::policy::StopReason;
+use crate::retry::text::{millis_people, percent_people, sig3};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 fn ms(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |x| format!("{x:.1} ms"))
+    v.map_or("-".to_string(), millis_people)
 }
 
 impl Summary {
@@ -26,16 +27,15 @@ impl Summary {
         let mut out: Vec<(String, String)> = [
             ("originals", s.originals.to_string()),
             ("attempts", s.attempts.to_string()),
-            ("amplification", format!("{:.2}x", s.amplification)),
+            ("amplification", format!("{}x", sig3(s.amplification))),
             ("successes", s.successes.to_string()),
-            ("success rate", format!("{:.1}%", s.success_rate * 100.0)),
-            ("peak attempts/s", format!("{:.0}", s.peak_attempts_per_s)),
+            ("success rate", percent_people(s.success_rate)),
+            ("peak attempts/s", sig3(s.peak_attempts_per_s)),
             (
-                "attempts/s at `at`",
-                s.attempts_per_s_at
-                    .map_or("-".to_string(), |v| format!("{v:.0}")),
+                "attempts/s at read time",
+                s.attempts_per_s_at.map_or("-".to_string(), sig3),
             ),
-            ("completion", format!("{:.1} ms", s.completion_ms)),
+            ("completion", millis_people(s.completion_ms)),
             ("p50 latency (successes)", ms(s.p50_ms)),
             ("p99 latency (successes)", ms(s.p99_ms)),
             ("p99.9 latency (successes)", ms(s.p999_ms)),
@@ -71,26 +71,14 @@ impl Summary {
 
 /// A queue or flaky server's rows of a summary.
 fn server_rows(sv: &super::ServerSummary) -> Vec<(String, String)> {
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    let pct = percent_people;
     let mut rows = alloc::vec![
-        ("goodput (successes/s)", format!("{:.1}", sv.goodput_per_s)),
-        (
-            "throughput (work done/s)",
-            format!("{:.1}", sv.throughput_per_s)
-        ),
+        ("goodput (successes/s)", sig3(sv.goodput_per_s)),
+        ("throughput (work done/s)", sig3(sv.throughput_per_s)),
         ("wasted work (caller gone)", pct(sv.wasted_share)),
-        (
-            "arrivals at the server/s",
-            format!("{:.1}", sv.arrivals_per_s)
-        ),
-        (
-            "mean time at the server",
-            format!("{:.2} ms", sv.mean_time_ms)
-        ),
-        (
-            "mean number at the server",
-            format!("{:.2}", sv.mean_in_system)
-        ),
+        ("arrivals at the server/s", sig3(sv.arrivals_per_s)),
+        ("mean time at the server", millis_people(sv.mean_time_ms)),
+        ("mean number at the server", sig3(sv.mean_in_system)),
     ];
     // The flaky dependency has no queue: its queue figures would all read 0.
     if sv.queueing {
@@ -104,10 +92,10 @@ fn server_rows(sv: &super::ServerSummary) -> Vec<(String, String)> {
     // The flaky dependency's closed forms, beside what the run measured.
     if let Some(c) = sv.closed_form {
         rows.extend([
-            ("closed form 1-f^N", format!("{:.2}%", c.success * 100.0)),
+            ("closed form 1-f^N", percent_people(c.success)),
             (
                 "closed form 1+f+..+f^N-1",
-                format!("{:.2}x", c.amplification),
+                format!("{}x", sig3(c.amplification)),
             ),
         ]);
     }
@@ -120,7 +108,7 @@ fn hedge_rows(h: &super::HedgeSummary) -> [(String, String); 5] {
         ("hedges sent".to_string(), h.sent.to_string()),
         (
             "extra load".to_string(),
-            format!("+{:.1}%", h.extra_load * 100.0),
+            format!("+{}", percent_people(h.extra_load)),
         ),
         ("won by a hedge".to_string(), h.won.to_string()),
         ("cancelled unstarted".to_string(), h.cancelled.to_string()),
@@ -135,11 +123,11 @@ fn limiter_rows(l: &super::LimiterSummary) -> [(String, String); 4] {
         ("sends that waited".to_string(), l.waited.to_string()),
         (
             "mean wait for a token".to_string(),
-            format!("{:.1} ms", l.mean_wait_ms),
+            millis_people(l.mean_wait_ms),
         ),
         (
             "allowed rate at the end".to_string(),
-            format!("{:.2}/s", l.allowed_per_s),
+            format!("{}/s", sig3(l.allowed_per_s)),
         ),
     ]
 }

@@ -158,17 +158,19 @@ impl Metric {
         })
     }
 
-    /// The number as the sweep's Markdown table writes it (`1.08x`, `91.8%`, `812 ms`).
+    /// The number as the sweep's Markdown table writes it, for people (`1.08x`, `91.8%`,
+    /// `812 ms`, `7.05 s`).
     pub fn text(self, s: &Summary) -> String {
-        let ms = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.1} ms"));
+        use crate::retry::text::{millis_people, percent_people, sig3};
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), millis_people);
         match self {
             Metric::Originals => s.originals.to_string(),
             Metric::Attempts => s.attempts.to_string(),
-            Metric::Amplification => format!("{:.2}x", s.amplification),
+            Metric::Amplification => format!("{}x", sig3(s.amplification)),
             Metric::Successes => s.successes.to_string(),
-            Metric::SuccessRate => format!("{:.1}%", s.success_rate * 100.0),
-            Metric::PeakAttemptsPerS => format!("{:.0}", s.peak_attempts_per_s),
-            Metric::CompletionMs => format!("{:.0} ms", s.completion_ms),
+            Metric::SuccessRate => percent_people(s.success_rate),
+            Metric::PeakAttemptsPerS => sig3(s.peak_attempts_per_s),
+            Metric::CompletionMs => millis_people(s.completion_ms),
             Metric::P50Ms => ms(s.p50_ms),
             Metric::P99Ms => ms(s.p99_ms),
             Metric::P999Ms => ms(s.p999_ms),
@@ -179,7 +181,7 @@ impl Metric {
             Metric::RecoveryS => s
                 .recovery
                 .and_then(|r| r.recovery_s())
-                .map_or("-".to_string(), |v| format!("{v:.1} s")),
+                .map_or("-".to_string(), |v| format!("{} s", sig3(v))),
         }
     }
 

@@ -18,6 +18,7 @@
 use crate::link::lesson::Answer;
 use crate::link::sweep::Axis;
 use crate::request::trace::Trace;
+use crate::retry::text::sig3;
 use crate::sim::{Metric, Summary};
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -55,26 +56,6 @@ pub struct Said {
     pub shown: String,
     /// What a guess is compared with: the exact number (in the question's unit) or a word.
     pub compared: String,
-}
-
-/// A number to three significant figures, without trailing zeros (`194.8` is `195`, `0.03812`
-/// is `0.0381`, `27` is `27`).
-pub fn sig3(v: f64) -> String {
-    if !v.is_finite() {
-        return v.to_string();
-    }
-    if v == 0.0 {
-        return String::from("0");
-    }
-    let mag = libm::floor(libm::log10(libm::fabs(v))) as i32;
-    let decimals = (2 - mag).max(0) as usize;
-    let text = format!("{v:.decimals$}");
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        let keep = libm::pow(10.0, f64::from(mag - 2));
-        format!("{}", libm::round(v / keep) * keep)
-    }
 }
 
 /// The answer, once the figures it needs are there; a number is shown in `unit` (the
@@ -219,25 +200,4 @@ fn helps(m: Metric, sw: SweepFigures) -> Option<Said> {
         ),
         compared: x.clone(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn three_significant_figures_for_people() {
-        for (v, want) in [
-            (194.8, "195"),
-            (27.0, "27"),
-            (0.038_12, "0.0381"),
-            (3.6, "3.6"),
-            (91.84, "91.8"),
-            (12_345.0, "12300"),
-            (0.0, "0"),
-            (-1.5, "-1.5"),
-        ] {
-            assert_eq!(sig3(v), want, "{v}");
-        }
-    }
 }

@@ -44,8 +44,22 @@ pub struct Explanation {
     pub outcome: String,
 }
 
-fn h(m: Micros) -> String {
-    m.human()
+/// How a trace's durations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Digits {
+    /// Three significant figures in the unit that suits (`6.91 s`): what people read first.
+    People,
+    /// Every microsecond (`6.907003 s`), for checking the arithmetic to the last digit.
+    Exact,
+}
+
+impl Digits {
+    fn h(self, m: Micros) -> String {
+        match self {
+            Digits::People => m.rounded(),
+            Digits::Exact => m.human(),
+        }
+    }
 }
 
 fn tokens(milli: u64) -> String {
@@ -56,43 +70,50 @@ fn level(l: Level) -> String {
     format!("{} of {}", tokens(l.milli), tokens(l.max_milli))
 }
 
-/// Writes the trace of `p` as lines of arithmetic.
+/// Writes the trace of `p` as lines of arithmetic, every duration exact (the JSON export and
+/// the pinned golden text).
 pub fn explain(p: &Params, t: &Trace) -> Explanation {
+    explain_in(Digits::Exact, p, t)
+}
+
+/// Writes the trace of `p` as lines of arithmetic, its durations written as `d` says: the page's
+/// step view and `retrylab explain` round for people unless asked for every digit.
+pub fn explain_in(dg: Digits, p: &Params, t: &Trace) -> Explanation {
     let steps = t
         .steps
         .iter()
         .map(|s| StepText {
             attempt: s.plan.attempt,
-            lines: step_lines(p, s),
+            lines: step_lines(dg, p, s),
         })
         .collect();
     let outcome = format!(
         "stopped at t = {} after {} attempt{}: {} ({})",
-        h(t.end),
+        dg.h(t.end),
         t.steps.len(),
         if t.steps.len() == 1 { "" } else { "s" },
         t.stop_reason.name(),
         t.stop_reason.explain()
     );
     Explanation {
-        intro: intro(p),
+        intro: intro(dg, p),
         steps,
         outcome,
     }
 }
 
 /// The policy in two lines: attempts, backoff and deadline; the operation.
-fn intro(p: &Params) -> Vec<String> {
+fn intro(dg: Digits, p: &Params) -> Vec<String> {
     let pol = &p.policy;
     let deadline = match pol.deadline {
         Some(d) => format!(
             "deadline {} with {} already spent, {} per attempt, {} reserve",
-            h(d),
-            h(p.elapsed),
-            h(pol.attempt_timeout),
-            h(pol.reserve)
+            dg.h(d),
+            dg.h(p.elapsed),
+            dg.h(pol.attempt_timeout),
+            dg.h(pol.reserve)
         ),
-        None => format!("no deadline, {} per attempt", h(pol.attempt_timeout)),
+        None => format!("no deadline, {} per attempt", dg.h(pol.attempt_timeout)),
     };
     let idempotent = if pol.operation.idempotent {
         "idempotent"
@@ -118,7 +139,7 @@ fn intro(p: &Params) -> Vec<String> {
 /// One attempt's lines, in the order the policy works: its timeout, its outcome, then (when it
 /// may retry) attempts left, time left, the budget, the backoff, the wait, the fit check and the
 /// decision.
-fn step_lines(p: &Params, s: &Step) -> Vec<String> {
+fn step_lines(dg: Digits, p: &Params, s: &Step) -> Vec<String> {
     let pol = &p.policy;
     let (plan, a) = (&s.plan, &s.after);
     let c = &a.classification;
@@ -127,10 +148,10 @@ fn step_lines(p: &Params, s: &Step) -> Vec<String> {
             "attempt {} of {} at t = {}",
             plan.attempt,
             pol.max_attempts,
-            h(plan.start)
+            dg.h(plan.start)
         ),
-        timeout_line(pol, plan),
-        outcome_line(s),
+        timeout_line(dg, pol, plan),
+        outcome_line(dg, s),
     ];
     if a.stop == Some(crate::StopReason::Success) {
         if let Some(l) = s.budget_after {
@@ -148,24 +169,24 @@ fn step_lines(p: &Params, s: &Step) -> Vec<String> {
         let before = plan.remaining.unwrap_or(rem);
         lines.push(format!(
             "remaining {} - {} = {}",
-            h(before),
-            h(s.took),
-            h(rem)
+            dg.h(before),
+            dg.h(s.took),
+            dg.h(rem)
         ));
     }
     lines.extend(budget_line(pol, a));
-    lines.extend(a.draw.map(|d| backoff_line(pol, &d)));
-    lines.extend(wait_line(pol, a));
-    lines.extend(refused_retry_after(pol, s));
-    lines.extend(a.fit.map(|f| fit_line(pol, a, &f)));
+    lines.extend(a.draw.map(|d| backoff_line(dg, pol, &d)));
+    lines.extend(wait_line(dg, pol, a));
+    lines.extend(refused_retry_after(dg, pol, s));
+    lines.extend(a.fit.map(|f| fit_line(dg, pol, a, &f)));
     if let (Some(l), Some(_)) = (s.budget_after, a.withdrawn) {
         lines.push(format!("budget after the retry: {}", level(l)));
     }
     lines.push(match a.stop {
         None => format!(
             "decision: retry after {}, at t = {}",
-            h(a.wait.unwrap_or(Micros::ZERO)),
-            h(plan
+            dg.h(a.wait.unwrap_or(Micros::ZERO)),
+            dg.h(plan
                 .start
                 .saturating_add(s.took)
                 .saturating_add(a.wait.unwrap_or(Micros::ZERO)))
@@ -176,17 +197,17 @@ fn step_lines(p: &Params, s: &Step) -> Vec<String> {
 }
 
 /// `remaining 9.9 s -> timeout = min(3 s, 9.9 s) = 3 s (the per-attempt ceiling)`.
-fn timeout_line(pol: &RetryPolicy, plan: &AttemptPlan) -> String {
+fn timeout_line(dg: Digits, pol: &RetryPolicy, plan: &AttemptPlan) -> String {
     match (plan.remaining, plan.why) {
         (None, _) | (_, TimeoutWhy::NoDeadline) => format!(
             "no deadline -> timeout = {} (the per-attempt ceiling)",
-            h(plan.timeout)
+            dg.h(plan.timeout)
         ),
         (Some(rem), why) => {
             let inner = if pol.reserve == Micros::ZERO {
-                h(rem)
+                dg.h(rem)
             } else {
-                format!("{} - {} reserve", h(rem), h(pol.reserve))
+                format!("{} - {} reserve", dg.h(rem), dg.h(pol.reserve))
             };
             let why = if why == TimeoutWhy::Ceiling {
                 "the per-attempt ceiling"
@@ -195,17 +216,17 @@ fn timeout_line(pol: &RetryPolicy, plan: &AttemptPlan) -> String {
             };
             format!(
                 "remaining {} -> timeout = min({}, {}) = {} ({why})",
-                h(rem),
-                h(pol.attempt_timeout),
+                dg.h(rem),
+                dg.h(pol.attempt_timeout),
                 inner,
-                h(plan.timeout),
+                dg.h(plan.timeout),
             )
         }
     }
 }
 
 /// The outcome and its classification.
-fn outcome_line(s: &Step) -> String {
+fn outcome_line(dg: Digits, s: &Step) -> String {
     let c = &s.after.classification;
     let cut = if s.cut_off {
         " (the answer was slower than the timeout, so the client gave up)"
@@ -215,7 +236,7 @@ fn outcome_line(s: &Step) -> String {
     format!(
         "outcome {} after {}{cut} -> {} ({}): {}",
         s.outcome,
-        h(s.took),
+        dg.h(s.took),
         c.verdict.name(),
         c.reason.name(),
         c.reason.explain()
@@ -245,20 +266,20 @@ fn budget_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
 }
 
 /// The backoff's ceiling or range and, for the jittered kinds, the draw.
-fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
+fn backoff_line(dg: Digits, pol: &RetryPolicy, d: &Draw) -> String {
     let b = &pol.backoff;
     if b.kind != BackoffKind::None && b.first_wait_zero && d.ceiling == Micros::ZERO {
         return format!(
             "backoff {}: the first retry goes at once (first_wait=0): wait {}",
             b.kind,
-            h(d.wait)
+            dg.h(d.wait)
         );
     }
     let fixed = matches!(b.kind, BackoffKind::Constant | BackoffKind::Exponential);
     let mut line = if fixed && b.jitter != crate::Jitter::None {
-        jitter_line(b, d)
+        jitter_line(dg, b, d)
     } else {
-        plain_backoff_line(b, d)
+        plain_backoff_line(dg, b, d)
     };
     if b.sorted && b.sort_n > 0 {
         line.push_str(&format!(
@@ -271,11 +292,11 @@ fn backoff_line(pol: &RetryPolicy, d: &Draw) -> String {
 }
 
 /// A fixed wait with a multiplicative or additive jitter, the cap before or after it.
-fn jitter_line(b: &crate::BackoffConfig, d: &Draw) -> String {
+fn jitter_line(dg: Digits, b: &crate::BackoffConfig, d: &Draw) -> String {
     let fixed = if b.kind == BackoffKind::Constant {
-        h(d.base)
+        dg.h(d.base)
     } else {
-        format!("{} x {}^{}", h(d.base), b.growth(), d.k)
+        format!("{} x {}^{}", dg.h(d.base), b.growth(), d.k)
     };
     let spread = match b.jitter {
         crate::Jitter::Mult { lo_milli, hi_milli } => format!(
@@ -283,77 +304,77 @@ fn jitter_line(b: &crate::BackoffConfig, d: &Draw) -> String {
             crate::retry::text::milli_text(lo_milli),
             crate::retry::text::milli_text(hi_milli)
         ),
-        crate::Jitter::Add(a) => format!(" + U(0, {})", h(a)),
+        crate::Jitter::Add(a) => format!(" + U(0, {})", dg.h(a)),
         crate::Jitter::None => String::new(),
     };
     let formula = if b.jitter_after_cap {
-        format!("min({}, {fixed}){spread}", h(b.cap))
+        format!("min({}, {fixed}){spread}", dg.h(b.cap))
     } else {
-        format!("min({}, {fixed}{spread})", h(b.cap))
+        format!("min({}, {fixed}{spread})", dg.h(b.cap))
     };
     format!(
         "backoff {} with jitter={}: wait = {formula}, drawn uniformly in [{}, {}]: {}",
         b.kind,
         b.jitter.name(),
-        h(d.low),
-        h(d.ceiling),
-        h(d.wait)
+        dg.h(d.low),
+        dg.h(d.ceiling),
+        dg.h(d.wait)
     )
 }
 
 /// The kinds' own formulas (no jitter on top).
-fn plain_backoff_line(b: &crate::BackoffConfig, d: &Draw) -> String {
+fn plain_backoff_line(dg: Digits, b: &crate::BackoffConfig, d: &Draw) -> String {
     let ceiling = match b.kind {
         BackoffKind::None => "no backoff: wait 0".to_string(),
-        BackoffKind::Constant => format!("constant wait {}", h(d.ceiling)),
+        BackoffKind::Constant => format!("constant wait {}", dg.h(d.ceiling)),
         BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => format!(
             "ceiling = min({}, {} x {}^{}) = {}",
-            h(b.cap),
-            h(d.base),
+            dg.h(b.cap),
+            dg.h(d.base),
             b.growth(),
             d.k,
-            h(d.ceiling)
+            dg.h(d.ceiling)
         ),
         // After throttling the base is the throttling base, which may exceed three times the
         // previous wait; the range then starts and ends at it.
         BackoffKind::Decorrelated if d.base != b.base => format!(
             "range [{}, min({}, max({}, 3 x previous))] = [{}, {}]",
-            h(d.low),
-            h(b.cap),
-            h(d.base),
-            h(d.low),
-            h(d.ceiling)
+            dg.h(d.low),
+            dg.h(b.cap),
+            dg.h(d.base),
+            dg.h(d.low),
+            dg.h(d.ceiling)
         ),
         BackoffKind::Decorrelated => format!(
             "range [{}, min({}, 3 x previous)] = [{}, {}]",
-            h(d.low),
-            h(b.cap),
-            h(d.low),
-            h(d.ceiling)
+            dg.h(d.low),
+            dg.h(b.cap),
+            dg.h(d.low),
+            dg.h(d.ceiling)
         ),
         BackoffKind::DecorrelatedV2 => format!(
             "t = {} + U(0, 1), f(t) = 2^t x tanh(sqrt(4t)); wait = min({}, (f(t) - previous f) / 1.4 x {}), at most {}",
             d.k,
-            h(b.cap),
-            h(d.base),
-            h(d.ceiling)
+            dg.h(b.cap),
+            dg.h(d.base),
+            dg.h(d.ceiling)
         ),
     };
     let drawn = match b.kind {
         BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => format!(
             "; drawn uniformly in [{}, {}]: {}",
-            h(d.low),
-            h(d.ceiling),
-            h(d.wait)
+            dg.h(d.low),
+            dg.h(d.ceiling),
+            dg.h(d.wait)
         ),
-        BackoffKind::DecorrelatedV2 => format!(": {}", h(d.wait)),
+        BackoffKind::DecorrelatedV2 => format!(": {}", dg.h(d.wait)),
         BackoffKind::None | BackoffKind::Constant | BackoffKind::Exponential => String::new(),
     };
     format!("backoff {}: {ceiling}{drawn}", b.kind)
 }
 
 /// A retryable failure whose Retry-After is over the client's limit: why the request stops.
-fn refused_retry_after(pol: &RetryPolicy, s: &Step) -> Option<String> {
+fn refused_retry_after(dg: Digits, pol: &RetryPolicy, s: &Step) -> Option<String> {
     let a = &s.after;
     let ra = a.classification.server_wait?;
     let refused = a.classification.retryable
@@ -363,44 +384,44 @@ fn refused_retry_after(pol: &RetryPolicy, s: &Step) -> Option<String> {
     refused.then(|| {
         format!(
             "Retry-After {} is over ra_max {} (ra_mode=refuse_above): the client does not retry at all",
-            h(ra),
-            h(pol.ra_max)
+            dg.h(ra),
+            dg.h(pol.ra_max)
         )
     })
 }
 
 /// The wait and where it came from.
-fn wait_line(pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
+fn wait_line(dg: Digits, pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> {
     let (w, src) = (a.wait?, a.wait_source?);
     Some(match src {
-        WaitSource::Backoff => format!("wait {} (the backoff's)", h(w)),
+        WaitSource::Backoff => format!("wait {} (the backoff's)", dg.h(w)),
         WaitSource::Forced => format!(
             "wait {} (forced by the link, instead of the drawn one)",
-            h(w)
+            dg.h(w)
         ),
         WaitSource::RetryAfter => format!(
             "wait {} (the server's Retry-After, {} mode, replaces the backoff)",
-            h(w),
+            dg.h(w),
             pol.retry_after_mode.name()
         ),
         WaitSource::Pushback => format!(
             "wait {} (the server's gRPC pushback; the backoff restarts from its base)",
-            h(w)
+            dg.h(w)
         ),
     })
 }
 
 /// "Will the next attempt fit?", under the link's fit rule.
-fn fit_line(pol: &RetryPolicy, a: &AfterAttempt, f: &FitCheck) -> String {
-    let wait = h(a.wait.unwrap_or(Micros::ZERO));
+fn fit_line(dg: Digits, pol: &RetryPolicy, a: &AfterAttempt, f: &FitCheck) -> String {
+    let wait = dg.h(a.wait.unwrap_or(Micros::ZERO));
     match pol.fit {
         FitRule::Full => format!(
             "fits? {wait} wait + {} next attempt + {} reserve = {} {} {} remaining -> {}",
-            h(f.next_timeout),
-            h(pol.reserve),
-            h(f.need),
+            dg.h(f.next_timeout),
+            dg.h(pol.reserve),
+            dg.h(f.need),
             if f.fits { "<=" } else { ">" },
-            h(f.remaining),
+            dg.h(f.remaining),
             if f.fits {
                 "fits"
             } else {
@@ -409,10 +430,10 @@ fn fit_line(pol: &RetryPolicy, a: &AfterAttempt, f: &FitCheck) -> String {
         ),
         FitRule::Cut => format!(
             "fits? {wait} wait + {} reserve = {} {} {} remaining -> {}",
-            h(pol.reserve),
-            h(f.need),
+            dg.h(pol.reserve),
+            dg.h(f.need),
             if f.fits { "<" } else { ">=" },
-            h(f.remaining),
+            dg.h(f.remaining),
             if f.fits {
                 "fits (the next attempt may be cut short)"
             } else {
@@ -450,6 +471,28 @@ mod tests {
         assert!(e.steps[0].lines.iter().any(|l| l
             .starts_with("fits? 100 ms wait + 3 s next attempt + 0 s reserve = 3.1 s <= 6.9 s")));
         assert!(e.outcome.contains("attempts_used_up"));
+    }
+
+    #[test]
+    fn people_digits_round_what_exact_digits_keep() {
+        let p: Params = "preset=chapter&waits=&seed=7".parse().unwrap();
+        let t = trace(&p).unwrap();
+        let exact = explain_in(Digits::Exact, &p, &t);
+        let people = explain_in(Digits::People, &p, &t);
+        let drawn = |e: &Explanation| {
+            e.steps[0]
+                .lines
+                .iter()
+                .find(|l| l.starts_with("backoff full"))
+                .cloned()
+                .unwrap()
+        };
+        // The drawn wait has microseconds; people read three figures of it.
+        let (x, r) = (drawn(&exact), drawn(&people));
+        let tail = |l: &str| l.rsplit(": ").next().unwrap().to_string();
+        assert!(tail(&x).len() > tail(&r).len(), "{x} / {r}");
+        assert_eq!(exact.steps.len(), people.steps.len());
+        assert_eq!(exact, explain(&p, &t));
     }
 
     #[test]

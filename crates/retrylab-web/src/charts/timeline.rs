@@ -409,7 +409,7 @@ mod tests {
             "failed requests/s",
             "outage",
             "1k",
-            "recovered: no: metastable, still degraded 13.0 s after the trigger ended",
+            "recovered: no: metastable, still degraded 13 s after the trigger ended",
         ] {
             assert!(rec.has_text(text), "{text} missing from {:?}", d.texts);
         }

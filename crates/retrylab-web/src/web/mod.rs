@@ -6,13 +6,10 @@ pub(crate) mod exec;
 pub(crate) mod scenario;
 mod wiring;
 
-use crate::charts::plot::Canvas as CanvasBackend;
 use crate::controls::{applies, controls, key_of, to_control, to_link, Kind};
 use crate::panel::{Ctx, Panel};
 use crate::state::{Msg, State};
 use crate::web::dom::set_hidden;
-use plotters::prelude::*;
-use retry_model::explain;
 use retry_model::link_keys::{Control, Domain, Group};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -28,11 +25,6 @@ struct App {
     renders: u32,
     /// The scenario view and its run in slices.
     view: crate::web::scenario::ScenarioView,
-    /// Where the deadline timeline's attempts landed, and the one highlighted.
-    deadline_map: crate::charts::deadline::DeadlineMap,
-    deadline_hl: Option<usize>,
-    /// Stepping through the request: the last attempt shown (0-based), `None` for all.
-    deadline_upto: Option<usize>,
     /// The slice runner, scheduled with `setTimeout(0)` while a run is in flight.
     tick: Option<js_sys::Function>,
     tick_pending: bool,
@@ -207,12 +199,9 @@ pub fn start() -> Result<(), JsValue> {
     }
     let app = Rc::new(RefCell::new(App {
         state,
-        panels: crate::views::panels(crate::views::Host::Policy),
+        panels: crate::views::panels(&[crate::views::Host::Policy, crate::views::Host::Page]),
         renders: 0,
         view: crate::web::scenario::ScenarioView::default(),
-        deadline_map: crate::charts::deadline::DeadlineMap::default(),
-        deadline_hl: None,
-        deadline_upto: None,
         tick: None,
         tick_pending: false,
         progress_shown: 0.0,
@@ -455,153 +444,6 @@ fn fill_menus(doc: &Document) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// The exercise's result line: what to do next, or the guess beside the lab's answer, in the
-/// question's unit, and whether it is right.
-fn lesson_result(
-    ex: &retry_model::Exercise,
-    guess: Option<&str>,
-    answer: Option<retry_model::Said>,
-    waiting: bool,
-) -> (String, Option<bool>) {
-    match (guess, answer, waiting) {
-        (_, _, true) => (
-            "Commit a guess to see the run and the lab's answer.".to_string(),
-            None,
-        ),
-        (Some(g), Some(said), _) => {
-            let right = retry_model::Lesson::right(&said.compared, g);
-            let unit = if ex.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", ex.unit)
-            };
-            let verdict = if right {
-                "Right."
-            } else {
-                "Not quite: look again at the view."
-            };
-            (
-                format!("Your guess: {g}{unit}. The lab: {}. {verdict}", said.shown),
-                Some(right),
-            )
-        }
-        (Some(g), None, _) => (
-            format!("Your guess: {g}. The lab is working out its answer..."),
-            None,
-        ),
-        (None, _, _) => (String::new(), None),
-    }
-}
-
-/// The lesson panel: what to look for, the question (the lesson's, or the link's own `ask` and
-/// `q`), the reader's guess and, once the lab has computed it for the link on screen, its
-/// answer beside the guess.
-fn render_lesson(a: &App) {
-    let (Some(panel), Some(menu)) = (by_id("lesson-panel"), by_id("lesson-menu")) else {
-        return;
-    };
-    let p = &a.state.params;
-    render_sheet(p);
-    if let Some(m) = menu.dyn_ref::<HtmlSelectElement>() {
-        m.set_value(p.lesson.map_or("", |l| l.id));
-    }
-    let exercise = p.exercise();
-    if p.lesson.is_none() && exercise.is_none() {
-        let _ = panel.set_attribute("hidden", "");
-        return;
-    }
-    let _ = panel.remove_attribute("hidden");
-    let set = |id: &str, text: &str| {
-        if let Some(el) = by_id(id) {
-            el.set_text_content(Some(text));
-        }
-    };
-    set("lesson-look", p.lesson.map_or("", |l| l.look_for));
-    set(
-        "lesson-question",
-        exercise.as_ref().map_or("", |e| e.question.as_str()),
-    );
-    if let Some(ask) = by_id("lesson-ask") {
-        crate::web::dom::set_hidden(&ask, exercise.is_none());
-    }
-    write_guess_field(p.guess.as_deref());
-    let (Some(result), Some(ex)) = (by_id("lesson-result"), exercise) else {
-        set("lesson-result", "");
-        return;
-    };
-    let (run, sweep, mixing_s) = a.view.lesson_inputs();
-    let answer = crate::lessons::answer(
-        ex.answer,
-        ex.unit,
-        run.as_ref(),
-        sweep.as_ref().map(|(plan, rows)| (plan, rows.as_slice())),
-        &a.state.trace,
-        mixing_s,
-    );
-    let waiting = crate::web::scenario::awaiting_guess(p);
-    let (text, right) = lesson_result(&ex, p.guess.as_deref(), answer, waiting);
-    result.set_text_content(Some(&text));
-    match right {
-        Some(r) => {
-            let _ = result.set_attribute("data-right", if r { "true" } else { "false" });
-        }
-        None => {
-            let _ = result.remove_attribute("data-right");
-        }
-    }
-}
-
-/// The sheet bar: the sheet's title, which exercise is on screen, and links to the one
-/// before and after (each the exercise's own link with the sheet).
-fn render_sheet(p: &retry_model::Params) {
-    let Some(bar) = by_id("sheet-bar") else {
-        return;
-    };
-    let Some(sheet) = p.sheet.as_deref() else {
-        set_hidden(&bar, true);
-        return;
-    };
-    set_hidden(&bar, false);
-    let n = sheet.links.len() as u32;
-    if let Some(t) = by_id("sheet-title") {
-        t.set_text_content(Some(&sheet.title));
-    }
-    if let Some(pos) = by_id("sheet-pos") {
-        pos.set_text_content(Some(&format!("Exercise {} of {n}", p.sheet_at)));
-    }
-    for (id, at) in [
-        ("sheet-prev", p.sheet_at.checked_sub(1)),
-        ("sheet-next", Some(p.sheet_at + 1)),
-    ] {
-        let Some(el) = by_id(id) else { continue };
-        match at.and_then(|at| sheet.open_link(at)) {
-            Some(link) => {
-                let _ = el.set_attribute("href", &format!("?{link}"));
-                let _ = el.remove_attribute("aria-disabled");
-            }
-            None => {
-                let _ = el.remove_attribute("href");
-                let _ = el.set_attribute("aria-disabled", "true");
-            }
-        }
-    }
-}
-
-/// The guess field shows the link's guess, unless the reader is typing in it.
-fn write_guess_field(guess: Option<&str>) {
-    let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-    else {
-        return;
-    };
-    let active = document()
-        .active_element()
-        .map(|e| e.id())
-        .unwrap_or_default();
-    if active != "lesson-guess" {
-        input.set_value(guess.unwrap_or(""));
-    }
-}
-
 /// Writes everything the state shows. `write_controls` also rewrites the controls from the
 /// state (after a preset, a load, or a refused value); otherwise the field being edited is left
 /// alone.
@@ -781,12 +623,6 @@ fn render_controls(a: &mut App, write_controls: bool) {
     if let Some(notices) = by_id("notices") {
         notices.set_text_content(Some(&s.notices.join("\n")));
     }
-    // A scenario link shows the scenario view; the schedule and the trace are hidden, so they
-    // are not drawn (a 1000-attempt trace is thousands of lines).
-    let scenario = s.params.sim.scenario.is_some();
-    if !scenario {
-        render_trace(&doc, s);
-    }
     if let Some(link) = by_id("share-link") {
         let href = web_sys::window()
             .map(|w| w.location().href().unwrap_or_default())
@@ -812,7 +648,7 @@ fn render_rest(a: &mut App) {
             let _ = t.set_attribute("hidden", "");
         }
     }
-    render_lesson(a);
+    render_policy(a, "lesson");
     render_policy(a, "budget");
     a.renders += 1;
     if let Some(body) = doc.body() {
@@ -820,40 +656,18 @@ fn render_rest(a: &mut App) {
     }
 }
 
-fn render_trace(doc: &Document, s: &State) {
-    let e = explain(&s.params, &s.trace);
-    if let Some(intro) = by_id("trace-intro") {
-        intro.set_text_content(Some(&e.intro.join("\n")));
-    }
-    if let Some(list) = by_id("trace-steps") {
-        list.set_inner_html("");
-        for step in &e.steps {
-            let Ok(li) = doc.create_element("li") else {
-                continue;
-            };
-            let _ = li.set_attribute("data-attempt", &step.attempt.to_string());
-            for (i, line) in step.lines.iter().enumerate() {
-                if let Ok(p) = doc.create_element(if i == 0 { "h3" } else { "p" }) {
-                    p.set_text_content(Some(line));
-                    let _ = li.append_child(&p);
-                }
-            }
-            let _ = list.append_child(&li);
-        }
-    }
-    if let Some(out) = by_id("trace-outcome") {
-        out.set_text_content(Some(&e.outcome));
-        let _ = out.set_attribute("data-stop", s.trace.stop_reason.name());
-    }
-}
-
-/// Draws one of the policy side's panels (after taking in the link, which resets its stepping
+/// Draws one of the page's own panels (after taking in the link, which resets its stepping
 /// when the link changed).
 fn render_policy(a: &mut App, name: &str) {
-    let App { panels, state, .. } = a;
+    let App {
+        panels,
+        state,
+        view,
+        ..
+    } = a;
     let cx = Ctx {
         state: Some(state),
-        done: None,
+        done: view.finished(),
         hover: None,
     };
     if let Some(x) = crate::views::find(panels, name) {
@@ -880,45 +694,9 @@ fn schedule_client_at(a: &App, x: f64, y: f64, radius: f64) -> Option<u32> {
     u32::try_from(at).ok()
 }
 
-/// The deadline timeline of the traced request, its highlighted attempt ringed, and that
-/// attempt's text step marked.
+/// The request's steps and its deadline timeline.
 fn draw_deadline(a: &mut App) {
-    let Some((canvas, dpr)) = crate::web::canvas::fit("deadline-chart", 0.34, 250.0, 380.0) else {
-        return;
-    };
-    let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {
-        return;
-    };
-    let s = &a.state;
-    match crate::charts::deadline::draw_deadline(
-        &backend.into_drawing_area(),
-        &s.trace,
-        s.params.policy.deadline,
-        s.params.policy.reserve,
-        a.deadline_hl.or(a.deadline_upto),
-        a.deadline_upto,
-        dpr,
-    ) {
-        Ok(map) => a.deadline_map = map,
-        Err(e) => web_sys::console::error_1(&format!("deadline: {e}").into()),
-    }
-    let refused = s
-        .trace
-        .steps
-        .iter()
-        .any(|x| x.after.fit.is_some_and(|f| !f.fits) && x.after.stop.is_some());
-    let _ = canvas.set_attribute("data-attempts", &s.trace.steps.len().to_string());
-    let _ = canvas.set_attribute("data-refused", if refused { "true" } else { "false" });
-    if let Ok(items) = document().query_selector_all("#trace-steps li") {
-        for i in 0..items.length() {
-            if let Some(li) = items.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                let on = a.deadline_hl.or(a.deadline_upto) == Some(i as usize);
-                let _ = li.set_attribute("data-highlight", if on { "true" } else { "false" });
-                let later = a.deadline_upto.is_some_and(|u| i as usize > u);
-                let _ = li.set_attribute("data-later", if later { "true" } else { "false" });
-            }
-        }
-    }
+    render_policy(a, "trace");
 }
 
 fn draw(a: &mut App) {

@@ -59,13 +59,6 @@ impl Job {
     }
 }
 
-/// Side A's summary, a sweep's plan and rows, and the analytic twin's mixing time (s).
-pub(crate) type LessonInputs = (
-    Option<retry_model::sim::Summary>,
-    Option<(Plan, Vec<retry_model::sim::Summary>)>,
-    Option<f64>,
-);
-
 /// The scenario view's state: the run in flight, the last complete result, and the panels
 /// that show it (registered in `views.rs`).
 pub(crate) struct ScenarioView {
@@ -87,7 +80,7 @@ pub(crate) struct ScenarioView {
 
 impl Default for ScenarioView {
     fn default() -> ScenarioView {
-        let panels = panels(Host::Scenario);
+        let panels = panels(&[Host::Scenario]);
         ScenarioView {
             exec: None,
             planning: None,
@@ -439,18 +432,9 @@ impl ScenarioView {
 
     /// What a lesson's answer is read from: side A's summary, a sweep with its rows, and the
     /// analytic twin's mixing time, of the last complete run (none while one is in flight).
-    pub(crate) fn lesson_inputs(&self) -> LessonInputs {
-        let Some(d) = self.done.as_ref().filter(|_| !self.in_flight()) else {
-            return (None, None, None);
-        };
-        let mixing = match &d.analytic {
-            Some((crate::twin::Twin::Solved(s), _)) => s.mixing_s,
-            _ => None,
-        };
-        match &d.plan {
-            Some(plan) => (None, Some((plan.clone(), d.summaries())), mixing),
-            None => (d.reports.first().map(|r| r.summary.clone()), None, mixing),
-        }
+    /// The last complete result, unless a run is in flight (the lesson's answer waits for it).
+    pub(crate) fn finished(&self) -> Option<&Outcome> {
+        self.done.as_ref().filter(|_| !self.in_flight())
     }
 
     /// Stops the run in flight; the last complete result stays, marked stale.

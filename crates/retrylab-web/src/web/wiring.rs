@@ -26,7 +26,7 @@ pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
             }
             a.progress_shown = t;
             let again = a.view.render(&params);
-            render_lesson(&a);
+            render_policy(&mut a, "lesson");
             if more || again {
                 schedule(&mut a);
             }
@@ -173,9 +173,6 @@ pub(super) fn controls(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
             };
             let mut a = app.borrow_mut();
             let changed = a.state.update(msg);
-            if changed {
-                a.deadline_upto = None; // a new request: its timeline starts whole
-            }
             let rewrite = id == "preset" || id == "lesson-menu";
             render(&mut a, rewrite || !changed);
         });
@@ -306,18 +303,7 @@ pub(super) fn stepping(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     // The amplification tree's stepping: buttons and the mode menu (its keys: `keyboard`).
     // Stepping through the request: the timeline draws attempt by attempt, the matching text
     // step ringed, the later ones dimmed.
-    on_steps(app, "deadline", |a, what| {
-        let n = a.state.trace.steps.len();
-        a.deadline_upto = match (what, a.deadline_upto) {
-            ("start", _) => Some(0),
-            ("step", Some(u)) if u + 1 < n => Some(u + 1),
-            ("step", Some(_)) | ("reset", _) => None,
-            ("back", Some(u)) => Some(u.saturating_sub(1)),
-            ("back", None) => Some(n.saturating_sub(1)),
-            (_, now) => now,
-        };
-        draw_deadline(a);
-    })?;
+    on_steps(app, "deadline", |a, what| act_policy(a, "trace", what))?;
     on_steps(app, "budget", |a, what| act_policy(a, "budget", what))?;
     on_steps(app, "ledger", |a, what| a.view.act("ledger", what))?;
     on_steps(app, "tree", |a, what| a.view.act("tree", what))?;
@@ -427,8 +413,24 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// The deadline chart and the request's text steps point at each other.
+/// The deadline chart and the request's text steps point at each other; "Exact numbers"
+/// rewrites the steps to the microsecond.
 pub(super) fn deadline_links(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
+    {
+        let app = app.clone();
+        let on_exact = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let exact = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlInputElement>().ok())
+                .is_some_and(|i| i.checked());
+            let what = if exact { "exact" } else { "people" };
+            act_policy(&mut app.borrow_mut(), "trace", what);
+        });
+        by_id("trace-exact")
+            .ok_or("no #trace-exact")?
+            .add_event_listener_with_callback("change", on_exact.as_ref().unchecked_ref())?;
+        on_exact.forget(); // page-lifetime handler
+    }
     {
         // The deadline timeline and the text steps point at each other.
         let app2 = app.clone();
@@ -436,11 +438,15 @@ pub(super) fn deadline_links(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         let on_move =
             Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
                 let mut a = app.borrow_mut();
-                let hit = pointer_at(&e).and_then(|(_, y)| a.deadline_map.attempt_at(y));
-                if hit != a.deadline_hl {
-                    a.deadline_hl = hit;
-                    draw_deadline(&mut a);
+                let at = if e.type_() == "pointerleave" {
+                    None
+                } else {
+                    pointer_at(&e)
+                };
+                if let Some(x) = crate::views::find(&mut a.panels, "trace") {
+                    x.point(at);
                 }
+                draw_deadline(&mut a);
             });
         let el = by_id("deadline-chart").ok_or("no #deadline-chart")?;
         for event in ["pointermove", "pointerleave"] {
@@ -459,11 +465,8 @@ pub(super) fn deadline_links(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                     .and_then(|n| n.parse::<usize>().ok())
                     .map(|n| n.saturating_sub(1))
             };
-            let mut a = app.borrow_mut();
-            if hit != a.deadline_hl {
-                a.deadline_hl = hit;
-                draw_deadline(&mut a);
-            }
+            let what = hit.map_or("at:none".to_string(), |h| format!("at:{h}"));
+            act_policy(&mut app.borrow_mut(), "trace", &what);
         });
         let list = by_id("trace-steps").ok_or("no #trace-steps")?;
         for event in ["pointerover", "pointerleave"] {
