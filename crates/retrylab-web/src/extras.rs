@@ -121,7 +121,10 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
         bars: fix,
     });
     let mut simulated: Vec<Option<(f64, String)>> = vec![None; n];
-    simulated.push(Some((s.amplification, format!("{:.2}x", s.amplification))));
+    simulated.push(Some((
+        s.amplification,
+        format!("{}x", retry_model::sig3(s.amplification)),
+    )));
     series.push(BarSeries {
         name: String::from("simulated: bottom calls per user request (this run)"),
         bars: simulated,
@@ -176,7 +179,7 @@ mod tests {
             "the fix: 3 bottom calls"
         );
         let sim = b.series[2].bars[3].as_ref().unwrap();
-        assert_eq!(sim.1, "27.00x", "the tile's words");
+        assert_eq!(sim.1, "27x", "the tile's words");
         assert!(b.series[2].bars[0].is_none());
         let q: Params = "preset=layers-333&p=0.5".parse().unwrap();
         assert_eq!(layers_bars(&q, &s).unwrap().series.len(), 4);

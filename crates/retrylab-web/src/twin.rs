@@ -95,28 +95,56 @@ const FLOOR: f64 = 1e-8;
 const PATH: RGBColor = RGBColor(20, 20, 20);
 const TRIGGER: RGBColor = RGBColor(200, 40, 40);
 
+/// The shade of the rarest state drawn and of the likeliest: pale to dark, so the states the
+/// chain lives in stand out and the rare ones recede (one hue, ColorBrewer's "Blues").
+const RARE: RGBColor = RGBColor(239, 243, 255);
+const LIKELY: RGBColor = RGBColor(8, 69, 148);
+
 /// A state's shade: log10 of its mass between [`FLOOR`] and the most likely state's.
 fn shade_of(mass: f64, top: f64) -> Option<RGBColor> {
     if mass < FLOOR {
         return None;
     }
     let (lo, hi) = (libm::log10(FLOOR), libm::log10(top.max(FLOOR * 10.0)));
-    Some(crate::charts::heatmap::shade(
-        (libm::log10(mass) - lo) / (hi - lo),
+    let t = ((libm::log10(mass) - lo) / (hi - lo)).clamp(0.0, 1.0);
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
+    Some(RGBColor(
+        mix(RARE.0, LIKELY.0),
+        mix(RARE.1, LIKELY.1),
+        mix(RARE.2, LIKELY.2),
     ))
+}
+
+/// The shade's scale as the legend gives it: a block per hundredfold step of the time share from
+/// [`FLOOR`], then the likeliest state's share.
+fn scale_keys(top: f64) -> Vec<LegendEntry> {
+    let mut keys = Vec::new();
+    let mut share = FLOOR;
+    while share * 10.0 < top {
+        if let Some(c) = shade_of(share, top) {
+            let label = if keys.is_empty() {
+                format!("time share {share:.0e}")
+            } else {
+                format!("{share:.0e}")
+            };
+            keys.push(LegendEntry::new(Swatch::Block(c.to_rgba()), label));
+        }
+        share *= 100.0;
+    }
+    keys.push(LegendEntry::new(
+        Swatch::Block(LIKELY.to_rgba()),
+        format!(
+            "{} (the likeliest state; white: under {FLOOR:.0e})",
+            retry_model::sig3(top)
+        ),
+    ));
+    keys
 }
 
 fn legend(s: &Solved, top: f64, scale: f64) -> Vec<LegendEntry> {
     let line = |c: RGBColor, w: f64| ShapeStyle::from(&c).stroke_width((w * scale).round() as u32);
-    vec![
-        LegendEntry::new(
-            Swatch::Block(crate::charts::heatmap::shade(0.0).to_rgba()),
-            format!("probability {FLOOR:.0e} (log scale)"),
-        ),
-        LegendEntry::new(
-            Swatch::Block(crate::charts::heatmap::shade(1.0).to_rgba()),
-            format!("{top:.3} (the likeliest state)"),
-        ),
+    let mut keys = scale_keys(top);
+    keys.extend([
         LegendEntry::new(
             Swatch::Line(line(PATH, 1.5), SOLID),
             "the run, second by second",
@@ -129,7 +157,8 @@ fn legend(s: &Solved, top: f64, scale: f64) -> Vec<LegendEntry> {
             Swatch::Line(line(TRIGGER, 1.5), DOTTED),
             format!("congested from {} at the server", s.congested_at),
         ),
-    ]
+    ]);
+    keys
 }
 
 /// Where the chart's cells landed, in canvas pixels: the state under the pointer.
@@ -317,6 +346,25 @@ mod tests {
     use super::*;
 
     const LINK: &str = "scenario=outage&outage=0ms&server=queue&service_dist=exp&arrivals=poisson&backoff=none&idempotent=true&deadline=none&workers=1&service=10ms&rate=45&queue_limit=40&attempts=3&attempt_timeout=100ms&spike_start=10s&spike_for=3s&spike_rate=60&duration=60s";
+
+    #[test]
+    fn rare_states_are_pale_and_the_legend_gives_the_scale() {
+        let light = |c: RGBColor| u32::from(c.0) + u32::from(c.1) + u32::from(c.2);
+        let top = 0.541;
+        let shades: Vec<u32> = [1e-8, 1e-6, 1e-4, 1e-2, top]
+            .iter()
+            .map(|m| light(shade_of(*m, top).unwrap()))
+            .collect();
+        assert!(shades.windows(2).all(|w| w[0] > w[1]), "{shades:?}");
+        assert_eq!(shade_of(1e-9, top), None, "under the floor: white");
+        let keys = scale_keys(top);
+        let labels: Vec<&str> = keys.iter().map(|k| k.label.as_str()).collect();
+        assert_eq!(labels[..4], ["time share 1e-8", "1e-6", "1e-4", "1e-2"]);
+        assert!(
+            labels[4].starts_with("0.541 (the likeliest state"),
+            "{labels:?}"
+        );
+    }
 
     #[test]
     fn a_queue_link_gets_the_clis_rows_and_its_mass() {

@@ -252,6 +252,52 @@ fn bars_label_each_bar_and_go_logarithmic_over_decades() {
     });
 }
 
+/// On a phone's canvas the layers chart's names and values do not run into each other: no two
+/// texts on one line overlap (as the recorder measures them).
+#[test]
+fn the_layers_bars_keep_their_words_apart_on_a_phone() {
+    let bar = |v: f64, t: &str| Some((v, t.to_string()));
+    let b = Bars {
+        title: "Calls per user request reaching each layer".into(),
+        y_label: "calls per user request".into(),
+        categories: ["layer 1 (top)", "layer 2", "layer 3", "bottom dependency"]
+            .map(String::from)
+            .to_vec(),
+        series: vec![
+            BarSeries {
+                name: "worst case".into(),
+                bars: vec![bar(1.0, "1"), bar(3.0, "3"), bar(9.0, "9"), bar(27.0, "27")],
+            },
+            BarSeries {
+                name: "simulated".into(),
+                bars: vec![None, None, None, bar(27.0, "27x")],
+            },
+        ],
+    };
+    for (w, h) in [(340, 385), (300, 385)] {
+        let rec = Recorder::new(w, h);
+        draw_bars(&rec.clone().into_drawing_area(), &b, 1.0).unwrap();
+        let d = rec.drawn();
+        assert!(d.outside.is_empty(), "{w}: off the canvas {:?}", d.outside);
+        let flat: Vec<_> = d.texts.iter().filter(|t| !t.2).collect();
+        let span = |t: &str, x: i32| {
+            let len = (t.chars().count() as f64 * 12.0 * 0.55).round() as i32;
+            (x - len / 2, x + len / 2)
+        };
+        for (i, a) in flat.iter().enumerate() {
+            for b in &flat[i + 1..] {
+                if a.1 .1 != b.1 .1 || a.0.is_empty() || b.0.is_empty() {
+                    continue;
+                }
+                let (a0, a1) = span(&a.0, a.1 .0);
+                let (b0, b1) = span(&b.0, b.1 .0);
+                assert!(a1 <= b0 || b1 <= a0, "{w}: `{}` runs into `{}`", a.0, b.0);
+            }
+        }
+        assert!(rec.has_text("dependency"), "{:?}", d.texts);
+    }
+}
+
 #[test]
 fn write_panels_share_one_height() {
     let panels = vec![

@@ -116,12 +116,15 @@ fn chain_spec(p: &Params) -> Result<ChainSpec, ConfigError> {
     })
 }
 
-/// The analysis as the rows `retrylab analyze` prints (and the page will show).
+/// The analysis as the rows `retrylab analyze` prints and the page shows, rounded for people
+/// (three significant figures; the JSON keeps every digit).
 pub fn analysis_rows(a: &Analysis) -> alloc::vec::Vec<(&'static str, alloc::string::String)> {
+    use crate::retry::text::sig3;
     use alloc::format;
     let r = &a.result;
     let s = &a.spec;
-    let secs = |v: Option<f64>, none: &str| v.map_or_else(|| none.into(), |x| format!("{x:.2} s"));
+    let secs =
+        |v: Option<f64>, none: &str| v.map_or_else(|| none.into(), |x| format!("{} s", sig3(x)));
     alloc::vec![
         (
             "states",
@@ -139,15 +142,15 @@ pub fn analysis_rows(a: &Analysis) -> alloc::vec::Vec<(&'static str, alloc::stri
                 s.congested_at
             )
         ),
-        ("mean at the server", format!("{:.3}", r.mean_queue)),
-        ("mean waiting", format!("{:.3}", r.mean_waiting)),
-        ("mean waiting to retry", format!("{:.3}", r.mean_orbit)),
-        ("p(high-queue mode)", format!("{:.4}", r.p_high_mode)),
+        ("mean at the server", sig3(r.mean_queue)),
+        ("mean waiting", sig3(r.mean_waiting)),
+        ("mean waiting to retry", sig3(r.mean_orbit)),
+        ("p(high-queue mode)", sig3(r.p_high_mode)),
         (
             "relaxation rate",
             r.relaxation_per_s.map_or_else(
                 || "not settled within the iterations".into(),
-                |x| format!("{x:.6}/s")
+                |x| format!("{}/s", sig3(x))
             )
         ),
         ("mixing time", secs(r.mixing_s, "-")),

@@ -71,16 +71,58 @@ pub fn draw_bars<DB: DrawingBackend>(
     let plot = crate::charts::plot::caption(&plot, &b.title, 15.0 * scale)?;
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(margin))
-        .x_label_area_size(px(40.0))
+        .x_label_area_size(px(X_LABELS))
         .y_label_area_size(px(y_labels))
         .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
     bars_mesh(&mut chart, &plot, b, &y, scale)?;
+    draw_categories(&mut chart, b, &y, scale)?;
     draw_series_bars(&mut chart, b, &y, scale)?;
     area.present().map_err(|e| e.to_string())
 }
 
-/// The axes: the categories across, the value up.
+/// The height of the band under the plot for the categories' names (up to three lines).
+const X_LABELS: f64 = 50.0;
+
+/// Each category's name under its group, centred and wrapped to the group's width, so that
+/// neighbours never run into each other on a narrow screen.
+fn draw_categories<DB: DrawingBackend>(
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
+    b: &Bars,
+    y: &YAxis,
+    scale: f64,
+) -> Result<(), String> {
+    let n = b.categories.len().max(1);
+    let (x0, _) = chart.backend_coord(&(-0.5, y.lo));
+    let (x1, _) = chart.backend_coord(&(n as f64 - 0.5, y.lo));
+    // About 6.6 px a character at 12 px, with a little room between neighbours.
+    let slot = f64::from(x1 - x0) / n as f64 / scale;
+    let chars = ((slot - 8.0) / 6.6).max(4.0) as usize;
+    let line = (14.0 * scale).round() as i32;
+    let style = (FontFamily::SansSerif, 12.0 * scale)
+        .into_font()
+        .color(&RGBColor(40, 40, 50))
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let texts = b.categories.iter().enumerate().flat_map(|(i, name)| {
+        let style = style.clone();
+        crate::charts::key::wrap_words(name, chars)
+            .into_iter()
+            .take(3)
+            .enumerate()
+            .map(move |(k, l)| {
+                EmptyElement::at((i as f64, y.lo))
+                    + Text::new(
+                        l,
+                        (0, (6.0 * scale) as i32 + k as i32 * line),
+                        style.clone(),
+                    )
+            })
+    });
+    chart.draw_series(texts).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// The axes: the value up (the categories' names are [`draw_categories`]').
 fn bars_mesh<DB: DrawingBackend>(
     chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
@@ -89,17 +131,7 @@ fn bars_mesh<DB: DrawingBackend>(
     scale: f64,
 ) -> Result<(), String> {
     let font = |v: f64| (FontFamily::SansSerif, v * scale);
-    let n = b.categories.len().max(1);
     let y_labels = 64.0;
-    let cats = b.categories.clone();
-    let x_label = move |v: &f64| {
-        let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 {
-            cats.get(i as usize).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
     let y_desc = if y.log {
         format!("{} (log scale)", b.y_label)
     } else {
@@ -108,8 +140,7 @@ fn bars_mesh<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_labels(n * 4)
-        .x_label_formatter(&x_label)
+        .x_labels(0)
         .y_labels(if y.log { (y.hi - y.lo) as usize + 1 } else { 8 })
         .y_label_formatter(&|v| y.label(*v))
         .label_style(font(12.0))
@@ -120,7 +151,7 @@ fn bars_mesh<DB: DrawingBackend>(
         x: None,
         y: Some(&y_desc),
         size: 13.0 * scale,
-        bands: (40.0 * scale, y_labels * scale),
+        bands: (X_LABELS * scale, y_labels * scale),
     };
     axis_names(chart, plot, &names)
 }
@@ -151,13 +182,14 @@ fn draw_series_bars<DB: DrawingBackend>(
         let labels = s.bars.iter().enumerate().filter_map(|(ci, bar)| {
             let (v, text) = bar.as_ref()?;
             let top = y.place(*v);
+            // Centred over its bar, so the last group's label stays inside the plot.
             Some(Text::new(
                 text.clone(),
-                (left(ci) + width * 0.1, top),
+                (left(ci) + width * 0.5, top),
                 (FontFamily::SansSerif, 12.0 * scale)
                     .into_font()
                     .color(&RGBColor(40, 40, 50))
-                    .pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
             ))
         });
         chart.draw_series(labels).map_err(|e| e.to_string())?;

@@ -149,33 +149,73 @@ pub fn split_with_keys<DB: DrawingBackend>(
     let (w, h) = area.dim_in_pixel();
     let text = text_style(font_px, scale);
     let row_h = (font_px * 1.6 * scale).round();
+    let text_w = |label: &str| {
+        area.estimate_text_size(label, &text).map_or(
+            label.chars().count() as f64 * font_px * 0.55 * scale,
+            |(tw, _)| f64::from(tw),
+        )
+    };
+    let swatches_w = |k: &LegendEntry| k.swatches.len() as f64 * (SWATCH + GAP) * scale;
     let widths: Vec<f64> = keys
         .iter()
-        .map(|k| {
-            let text_w = area.estimate_text_size(&k.label, &text).map_or(
-                k.label.chars().count() as f64 * font_px * 0.55 * scale,
-                |(tw, _)| f64::from(tw),
-            );
-            k.swatches.len() as f64 * (SWATCH + GAP) * scale + text_w
-        })
+        .map(|k| swatches_w(k) + text_w(&k.label))
         .collect();
     // On a narrow canvas an entry may be wider than the band right of the y axis: then every
-    // entry starts at the canvas's left edge instead.
+    // entry starts at the canvas's left edge instead, and one wider than the canvas is broken
+    // into lines.
     let right = f64::from(w) - 12.0 * scale;
     let left = if widths.iter().any(|x| left + x > right) {
         8.0 * scale
     } else {
         left
     };
-    let at = flow(&widths, left, right, SPACE * scale);
+    let mut pieces: Vec<(LegendEntry, f64, f64)> = Vec::new();
+    for (k, width) in keys.iter().zip(&widths) {
+        if left + width <= right {
+            pieces.push((k.clone(), 0.0, *width));
+            continue;
+        }
+        // Each line on a row of its own (the full band's width), under the first's text.
+        let per_char = text_w(&k.label) / k.label.chars().count().max(1) as f64;
+        let chars = ((right - left - swatches_w(k)) / per_char).max(8.0) as usize;
+        for (i, line) in wrap_words(&k.label, chars).into_iter().enumerate() {
+            let piece = LegendEntry {
+                swatches: if i == 0 {
+                    k.swatches.clone()
+                } else {
+                    Vec::new()
+                },
+                label: line,
+            };
+            let indent = if i == 0 { 0.0 } else { swatches_w(k) };
+            pieces.push((piece, indent, right - left));
+        }
+    }
+    let piece_widths: Vec<f64> = pieces.iter().map(|p| p.2).collect();
+    let at = flow(&piece_widths, left, right, SPACE * scale);
     let rows = at.iter().map(|(_, r)| r + 1).max().unwrap_or(1);
     let band = (f64::from(rows) * row_h + 6.0 * scale).min(f64::from(h) / 2.0) as u32;
     let (plot, strip) = area.split_vertically(h.saturating_sub(band));
-    for (k, (x, row)) in keys.iter().zip(at) {
+    for ((k, indent, _), (x, row)) in pieces.iter().zip(at) {
         let mid = (f64::from(row) * row_h + row_h / 2.0).round() as i32;
-        draw_entry(&strip, k, x, mid, &text, scale)?;
+        draw_entry(&strip, k, x + indent, mid, &text, scale)?;
     }
     Ok(plot)
+}
+
+/// `text` broken at spaces into lines of at most `chars` characters (a longer word stays whole).
+pub fn wrap_words(text: &str, chars: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if l.chars().count() + 1 + word.chars().count() <= chars => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -189,5 +229,12 @@ mod tests {
         // An entry wider than the band still gets a row of its own, never an empty one.
         assert_eq!(flow(&[500.0, 10.0], 0.0, 100.0, 5.0), [(0.0, 0), (0.0, 1)]);
         assert!(flow(&[], 0.0, 100.0, 5.0).is_empty());
+    }
+
+    #[test]
+    fn words_wrap_at_spaces() {
+        assert_eq!(wrap_words("bottom dependency", 8), ["bottom", "dependency"]);
+        assert_eq!(wrap_words("layer 1 (top)", 20), ["layer 1 (top)"]);
+        assert_eq!(wrap_words("layer 1 (top)", 7), ["layer 1", "(top)"]);
     }
 }

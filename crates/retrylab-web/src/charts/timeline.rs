@@ -423,6 +423,40 @@ mod tests {
     }
 
     #[test]
+    fn a_long_legend_entry_wraps_inside_a_phone_canvas() {
+        let p: retry_model::Params = "preset=payments-none&duration=20s".parse().unwrap();
+        let r = retry_model::sim::simulate(&p).unwrap();
+        let sides = vec![r.series.rates()];
+        let t = Timeline {
+            sides: &sides,
+            bin_s: r.series.bin_ms / 1000.0,
+            outage: Some((5.0, 10.0, "outage")),
+            title: "outage: requests and attempts per second".into(),
+            hedged: false,
+            recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
+        };
+        let rec = crate::charts::plot::Recorder::new(340, 449);
+        draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
+        let d = rec.drawn();
+        assert!(d.outside.is_empty(), "off the canvas: {:?}", d.outside);
+        // The sentence is all there, in lines that follow each other.
+        let words: Vec<&str> = d
+            .texts
+            .iter()
+            .map(|t| t.0.as_str())
+            .skip_while(|t| !t.starts_with("recovered:"))
+            .take(3)
+            .collect();
+        assert!(words.len() > 1 && words[0].len() < 45, "{words:?}");
+        assert!(
+            words
+                .join(" ")
+                .contains("still degraded 13 s after the trigger"),
+            "{words:?}"
+        );
+    }
+
+    #[test]
     fn a_hedged_run_counts_hedges_in_its_attempts_line() {
         let p: retry_model::Params = "preset=hedge-overload&duration=20s".parse().unwrap();
         let r = retry_model::sim::simulate(&p).unwrap();
