@@ -290,6 +290,9 @@ try {
       assert.equal(await page.locator('#schedule-view-section').isHidden(), true, 'the schedule gives way to the scenario');
       assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 0, `${preset}: the timeline has bins`);
       assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
+      // Every tile says what its figure means, as text a phone shows.
+      const helps = await page.locator('#tiles .tile').evaluateAll(ts => ts.map(t => t.querySelector('dd.help')?.innerText.trim() || ''));
+      assert.ok(helps.length > 10 && helps.every(h => h.length > 10), `${preset}: a tile without its meaning`);
       if (preset === 'payments-jitter') await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-jitter.png'), fullPage: true });
       // Layers and lost responses have a chart of their own under the timeline.
       const groups = { 'layers-333': '4', 'lost-nokey': '2' }[preset];
@@ -450,11 +453,13 @@ try {
     const steps = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link, '--steps', '--format', 'json'], { encoding: 'utf8' })).steps;
     const ladder = await page.locator('#steps-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
     assert.deepEqual(ladder.map(r => r[0]), steps.map(s => s.step));
-    assert.deepEqual(ladder.map(r => r[2]), steps.map(s => `${s.amplification.toFixed(2)}x`));
-    assert.equal(ladder[0][2], '194.80x');
+    const stepsText = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link, '--steps'], { encoding: 'utf8' });
+    const cliLadder = stepsText.split('Which piece solves')[1].split('\n').filter(l => l.startsWith('| ') && !l.startsWith('| step')).map(l => l.split(' | ')[2]);
+    assert.deepEqual(ladder.map(r => r[2]), cliLadder);
+    assert.equal(ladder[0][2], '195x');
     assert.ok(!(await page.locator('#compare tbody').innerText()).includes('`'), 'no raw backticks');
     assert.equal(await page.locator('#compare tbody tr').count(), cli.split('\n').filter(l => l.startsWith('| ') && !l.startsWith('| metric')).length);
-    assert.match(await page.locator('#compare tbody').innerText(), /amplification\s+194\.80x\s+1\.08x/);
+    assert.match(await page.locator('#compare tbody').innerText(), /amplification\s+195x\s+1\.08x/);
     assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
     await page.screenshot({ path: join(ARTIFACTS, 'scenario-compare.png'), fullPage: true });
     assert.deepEqual(errors, []);
@@ -992,7 +997,7 @@ try {
     const sent = rowsAB.find(r => r[0] === 'hedges sent');
     assert.ok(sent && sent[2] === '-' && Number(sent[1]) > 0, JSON.stringify(rowsAB));
     const p999 = rowsAB.find(r => r[0] === 'p99.9 latency (successes)');
-    assert.deepEqual(p999, ['p99.9 latency (successes)', '27.0 ms', '501.8 ms']);
+    assert.deepEqual(p999, ['p99.9 latency (successes)', '27 ms', '502 ms']);
     assert.deepEqual(cmp.errors, []);
     await cmp.context.close();
     await page.selectOption('#lesson-menu', 'hedging');
@@ -1000,7 +1005,7 @@ try {
     await page.fill('#lesson-guess', '1');
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
-    assert.match(await page.locator('#lesson-result').innerText(), /^Your guess: 1\. The lab: slow=1 \(p999_ms: 501\.8 ms with hedge=off, 27\.0 ms with hedge=on\)\. Right\.$/);
+    assert.match(await page.locator('#lesson-result').innerText(), /^Your guess: 1\. The lab: slow=1 \(p999_ms: 502 ms with hedge=off, 27 ms with hedge=on\)\. Right\.$/);
     await page.screenshot({ path: join(ARTIFACTS, 'lesson-hedging.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();

@@ -28,6 +28,27 @@ fn bins_record_the_breaker_and_failures_by_reason() {
 }
 
 #[test]
+fn every_row_has_its_meaning_for_the_page() {
+    // A queue server with recovery, a flaky dependency's closed forms, the limiter, hedging.
+    for link in [
+        "preset=queue-spike-none&duration=12s",
+        "preset=payments-none&duration=10s&limiter=aws-adaptive",
+        "preset=hedge-tail&duration=5s",
+        "preset=flaky-retries&duration=5s",
+    ] {
+        let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
+        for (k, _) in simulate(&p).unwrap().summary.rows() {
+            let m = retry_model::sim::row_meaning(&k);
+            assert!(
+                m.is_some_and(|m| !m.is_empty()),
+                "{link}: no meaning for `{k}`"
+            );
+        }
+    }
+    assert_eq!(retry_model::sim::row_meaning("no such row"), None);
+}
+
+#[test]
 fn every_label_fits_the_cli_column() {
     // `retrylab run` pads labels to 26 columns; a longer one would run into its value.
     let p: Params = "preset=queue-spike-none&duration=12s".parse().unwrap();

@@ -54,7 +54,7 @@ pub use params::{
 };
 pub use queue::EventQueue;
 pub use recovery::{Recovery, RecoveryRule};
-pub use report_text::{compare_markdown, series_csv, summary_markdown, Rates};
+pub use report_text::{compare_markdown, row_meaning, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
     Arrivals, Burst, Layers as LayersSettings, LimiterScope, Lost as LostSettings,

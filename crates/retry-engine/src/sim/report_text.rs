@@ -69,6 +69,67 @@ impl Summary {
     }
 }
 
+/// A summary row's meaning in one line, for people who have not met the term: the page shows it
+/// under each tile. Every row [`Summary::rows`] writes has one (a test holds it).
+pub fn row_meaning(label: &str) -> Option<&'static str> {
+    if let Some(name) = label.strip_prefix("failed: ") {
+        // Why such a request stopped, in the words the step trace uses.
+        return StopReason::ALL
+            .iter()
+            .find(|r| r.name() == name)
+            .map(|r| r.explain());
+    }
+    Some(match label {
+        "originals" => "requests the users sent, each counted once however often it was tried",
+        "attempts" => "calls that reached for the server: the first try and every retry",
+        "amplification" => {
+            "attempts per original request: 1x means no retries, 3x triples the load"
+        }
+        "successes" => "requests that got an answer in the end",
+        "success rate" => "successes out of the original requests",
+        "peak attempts/s" => "the busiest second's attempts: what the server had to face at worst",
+        "attempts/s at read time" => "attempts per second at the time the at= key names",
+        "completion" => "when the last request finished, from the start of the run",
+        "p50 latency (successes)" => {
+            "half of the successful requests took less than this, retries included"
+        }
+        "p99 latency (successes)" => {
+            "99 in 100 successful requests took less than this: the slow tail"
+        }
+        "p99.9 latency (successes)" => "999 in 1000 successful requests took less than this",
+        "duplicate effects" => {
+            "operations applied twice because a retry repeated one that had worked"
+        }
+        "goodput (successes/s)" => "useful work: successful answers per second",
+        "throughput (work done/s)" => {
+            "all the work the server did per second, wasted work included"
+        }
+        "wasted work (caller gone)" => "work finished after its caller had given up on it",
+        "arrivals at the server/s" => "attempts reaching the server per second",
+        "mean time at the server" => "the average time an attempt spent queued and in service",
+        "mean number at the server" => "the average number of attempts queued or in service",
+        "waited in the queue" => "attempts that had to wait for a worker",
+        "refused, queue full" => "attempts turned away because the queue was full",
+        "dropped, caller gone" => "queued attempts thrown away because their caller had timed out",
+        "longest queue" => "the most attempts waiting at once",
+        "closed form 1-f^N" => "the success rate the formula predicts for N independent tries",
+        "closed form 1+f+..+f^N-1" => "the attempts per request the formula predicts",
+        "hedges sent" => "extra copies of slow requests sent before the first answered",
+        "extra load" => "how much the hedges added to the attempts",
+        "won by a hedge" => "requests whose answer came from a hedge",
+        "cancelled unstarted" => "hedges cancelled before the server started them",
+        "work after the winner" => "work the server did on copies after one had already answered",
+        "throttling answers" => "answers asking the client to slow down",
+        "sends that waited" => "attempts the client-side limiter held back",
+        "mean wait for a token" => "the average time an attempt waited for the limiter",
+        "allowed rate at the end" => "the send rate the limiter allowed when the run ended",
+        "recovered" => {
+            "whether the system returned to normal after the trigger ended, and how fast"
+        }
+        _ => return None,
+    })
+}
+
 /// A queue or flaky server's rows of a summary.
 fn server_rows(sv: &super::ServerSummary) -> Vec<(String, String)> {
     let pct = percent_people;

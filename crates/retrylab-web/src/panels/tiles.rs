@@ -69,8 +69,21 @@ fn one_run(doc: &Document, d: &Outcome, tiles: &Element) {
         div.set_class_name("tile");
         dt.set_text_content(Some(&label));
         dd.set_text_content(Some(&value));
+        // A long answer (the recovery sentence) in a smaller type than a number.
+        if value.chars().count() > 12 {
+            dd.set_class_name("long");
+        }
         let _ = div.append_child(&dt);
         let _ = div.append_child(&dd);
+        // What the figure means, as visible text (a phone has no tooltips).
+        if let (Some(m), Ok(help)) = (
+            retry_model::sim::row_meaning(&label),
+            doc.create_element("dd"),
+        ) {
+            help.set_class_name("help");
+            help.set_text_content(Some(m));
+            let _ = div.append_child(&help);
+        }
         let _ = tiles.append_child(&div);
     }
 }
