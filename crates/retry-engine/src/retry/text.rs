@@ -88,21 +88,6 @@ pub fn sig3(v: f64) -> String {
     }
 }
 
-/// Milliseconds for people: three significant figures in the unit that suits the size
-/// (`50.9 ms`, `7.05 s`, `830 µs`), as [`Micros::rounded`](crate::retry::time::Micros::rounded)
-/// writes a duration; a negative or non-finite value is written as it is, in ms.
-pub fn millis_people(ms: f64) -> String {
-    if !ms.is_finite() || ms < 0.0 {
-        return format!("{} ms", sig3(ms));
-    }
-    // At most a day's worth of microseconds is shown in a unit; beyond that, seconds.
-    let us = libm::round(ms * 1000.0);
-    if us >= 1e15 {
-        return format!("{} s", sig3(ms / 1000.0));
-    }
-    crate::retry::time::Micros::from_micros(us as u64).rounded()
-}
-
 /// A share (0 to 1) as a percentage for people (`3.79%`, `91.8%`, `100%`). A share below one
 /// never reads 100% (`99.97%` is `>99.9%`), and one above zero never reads 0%.
 pub fn percent_people(share: f64) -> String {
@@ -219,14 +204,6 @@ mod tests {
             (-1.5, "-1.5"),
         ] {
             assert_eq!(sig3(v), want, "{v}");
-        }
-        for (ms, want) in [
-            (7045.1, "7.05 s"),
-            (50.94, "50.9 ms"),
-            (0.83, "830 µs"),
-            (66_851.0, "66.9 s"),
-        ] {
-            assert_eq!(millis_people(ms), want, "{ms}");
         }
         for (share, want) in [
             (0.037_92, "3.79%"),

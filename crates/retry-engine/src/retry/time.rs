@@ -89,6 +89,21 @@ impl Micros {
     }
 }
 
+/// Milliseconds for people: three significant figures in the unit that suits the size
+/// (`50.9 ms`, `7.05 s`, `830 µs`), as [`Micros::rounded`]
+/// writes a duration; a negative or non-finite value is written as it is, in ms.
+pub fn millis_people(ms: f64) -> String {
+    if !ms.is_finite() || ms < 0.0 {
+        return format!("{} ms", crate::retry::text::sig3(ms));
+    }
+    // At most a day's worth of microseconds is shown in a unit; beyond that, seconds.
+    let us = libm::round(ms * 1000.0);
+    if us >= 1e15 {
+        return format!("{} s", crate::retry::text::sig3(ms / 1000.0));
+    }
+    Micros::from_micros(us as u64).rounded()
+}
+
 impl fmt::Display for Micros {
     /// The link form: the largest unit that writes the value as a whole number (`2s`, `250ms`,
     /// `1500ms`, `40us`).
@@ -201,6 +216,18 @@ mod tests {
             (u64::MAX, "18400000000000 s"),
         ] {
             assert_eq!(Micros(us).rounded(), want, "{us}");
+        }
+    }
+
+    #[test]
+    fn milliseconds_for_people() {
+        for (ms, want) in [
+            (7045.1, "7.05 s"),
+            (50.94, "50.9 ms"),
+            (0.83, "830 µs"),
+            (66_851.0, "66.9 s"),
+        ] {
+            assert_eq!(millis_people(ms), want, "{ms}");
         }
     }
 

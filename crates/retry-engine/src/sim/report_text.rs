@@ -11,7 +11,8 @@
 
 use super::metrics::{Report, Summary};
 use crate::retry::policy::StopReason;
-use crate::retry::text::{millis_people, percent_people, sig3};
+use crate::retry::text::{percent_people, sig3};
+use crate::retry::time::millis_people;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;

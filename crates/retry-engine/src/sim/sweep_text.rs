@@ -161,7 +161,8 @@ impl Metric {
     /// The number as the sweep's Markdown table writes it, for people (`1.08x`, `91.8%`,
     /// `812 ms`, `7.05 s`).
     pub fn text(self, s: &Summary) -> String {
-        use crate::retry::text::{millis_people, percent_people, sig3};
+        use crate::retry::text::{percent_people, sig3};
+        use crate::retry::time::millis_people;
         let ms = |v: Option<f64>| v.map_or("-".to_string(), millis_people);
         match self {
             Metric::Originals => s.originals.to_string(),
