@@ -85,12 +85,19 @@ await check('bad links reject with the CLI\'s one-line message', async () => {
 await check('hostile objects get a clear error, never a crash', async () => {
   const proto = JSON.parse('{"__proto__": "x", "preset": "chapter"}');
   assert.match(await message(() => lab.explain(proto)), /unknown key '__proto__'/);
-  assert.match(await message(() => lab.explain({ seed: { nested: 1 } })), /^seed: expected a string, a number or true\/false, not a object/);
+  assert.match(await message(() => lab.explain({ seed: { nested: 1 } })), /^seed: expected a string, a number or true\/false, not an object/);
   assert.match(await message(() => lab.explain({ seed: [1, 2] })), /^seed: expected .* not an array/);
   assert.match(await message(() => lab.explain({ seed: NaN })), /^seed: 'NaN' is not a finite number/);
   assert.match(await message(() => lab.explain({ seed: 10n })), /^seed: expected .* not a bigint/);
   assert.match(await message(() => lab.explain({ preset: 'x'.repeat(1_000_000) })), /^link: longer than/);
   assert.match(await message(() => lab.explain('x'.repeat(1_000_000))), /^link: longer than/);
+  // A Map, a Date or a boxed number is not an empty link: refused, naming its type.
+  for (const [bad, kind] of [[new Map([['preset', 'chapter']]), 'a Map'], [new Date(0), 'a Date'], [new Number(3), 'a Number']]) {
+    assert.match(await message(() => lab.explain(bad)), new RegExp(`^link: expected a link .* not ${kind}$`));
+  }
+  // A getter that throws is named by its key.
+  const trap = { preset: 'chapter', get seed() { throw new Error('no seed today'); } };
+  assert.match(await message(() => lab.explain(trap)), /^seed: reading the value threw: no seed today/);
   for (const bad of [42, null, undefined, [1, 2], () => 1]) {
     assert.match(await message(() => lab.run(bad)), /^link: expected a link \(a query string\) or an object of link keys/);
   }

@@ -25,7 +25,7 @@ extern crate alloc;
 
 // The layers, bottom up: the policy (`retry`), the simulator (`sim`), the link over both
 // (`link`), and one request step by step (`request`). No file imports one above its layer's
-// users in a cycle (`scripts/import-cycles.py` checks it).
+// users in a cycle (`scripts/check-layers.py` checks it).
 #[cfg(feature = "serde")]
 pub mod json;
 mod link;

@@ -151,3 +151,113 @@ fn the_twin_spike_preset_leaves_the_low_mode_in_its_spike_and_comes_back_slower_
         times.iter().fold(0.0f64, |m, t| m.max(*t)) - times.iter().fold(f64::MAX, |m, t| m.min(*t));
     assert!(mean > drain && spread > drain, "{times:?} against {drain}");
 }
+
+/// The M/M/1/K chain's closed forms: its mean, and its spectral gap (a birth-death chain on
+/// 0..=K+1: lambda + mu - 2 sqrt(lambda mu) cos(pi / (K + 2))).
+fn mm1k_figures(lambda: f64, mu: f64, k: u32) -> (f64, f64) {
+    let rho = lambda / mu;
+    let n = k as i32 + 1;
+    let norm: f64 = (0..=n).map(|i| rho.powi(i)).sum();
+    let mean: f64 = (0..=n).map(|i| f64::from(i) * rho.powi(i) / norm).sum();
+    let gap =
+        lambda + mu - 2.0 * (lambda * mu).sqrt() * (std::f64::consts::PI / f64::from(k + 2)).cos();
+    (mean, gap)
+}
+
+#[test]
+fn without_retries_the_m_m_1_k_figures_hold_at_any_timeout() {
+    let (mean, gap) = mm1k_figures(8.0, 10.0, 19);
+    for timeout in ["1s", "1h"] {
+        // No backoff key either: a link with one attempt has no retries for it to shape.
+        for backoff in ["&backoff=none", ""] {
+            let p: Params = format!(
+                "scenario=outage&outage=0s&server=queue&service_dist=exp&arrivals=poisson&deadline=none&duration=1h&workers=1&service=100ms&rate=8&queue_limit=19&attempts=1&attempt_timeout={timeout}{backoff}"
+            )
+            .parse()
+            .unwrap();
+            let a = analyze(&p).unwrap_or_else(|e| panic!("{timeout}{backoff}: {e}"));
+            let r = &a.result;
+            assert_eq!(r.states, 21, "{timeout}: no orbit without retries");
+            assert!(
+                (r.mean_queue - mean).abs() < 1e-9,
+                "{timeout}: {}",
+                r.mean_queue
+            );
+            let rate = r.relaxation_per_s.unwrap();
+            assert!(
+                (rate / gap - 1.0).abs() < 1e-6,
+                "{timeout}: {rate} against {gap}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_fuzzed_twin_defects_stay_fixed() {
+    // A 24 h timeout on 1 us services: never congested, not congested from 0.
+    let a = analyze(
+        &"preset=twin-spike&service=1us&attempt_timeout=24h"
+            .parse()
+            .unwrap(),
+    )
+    .unwrap();
+    let top = a.spec.workers + a.spec.queue_limit;
+    assert_eq!(a.spec.congested_at, top + 1);
+    assert_eq!(a.result.p_high_mode, 0.0);
+    // A queue of none and a minute's service: finite figures.
+    let a = analyze(&link("queue_limit=0&service=60s&attempts=1&rate=8")).unwrap();
+    let rate = a.result.relaxation_per_s.unwrap();
+    assert!(rate.is_finite() && rate > 0.0, "{rate}");
+    assert!(a.result.mixing_s.is_some_and(|m| m > 0.0 && m.is_finite()));
+    // A 1 us timeout: a probability is never above 1.
+    let a = analyze(&"preset=twin-spike&attempt_timeout=1us".parse().unwrap()).unwrap();
+    assert!(a.result.p_high_mode <= 1.0);
+    // 24 workers 100 times overloaded: refused with the reason, never a silent 0.
+    let e = analyze(&link(
+        "workers=24&service=1s&rate=2400&queue_limit=200&attempts=1",
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "rate", "{e}");
+    assert!(e.to_string().contains("does not solve"), "{e}");
+    // The default queue with retries: 160,320 states would take 1 GB and 20 s; refused with the
+    // count, before building anything.
+    let e = analyze(&link("workers=1")).unwrap_err();
+    assert_eq!(e.field, "queue_limit", "{e}");
+    assert!(e.to_string().contains("160320 states"), "{e}");
+}
+
+mod finite {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Any queue link the twin accepts gives finite figures, probabilities in [0, 1].
+        #[test]
+        fn every_figure_is_finite_and_in_range(
+            workers in 1u32..6,
+            queue in 0u32..60,
+            service_ms in 1u64..2000,
+            rate in 1u32..400,
+            attempts in 1u32..4,
+            timeout_ms in 1u64..5000,
+        ) {
+            let p = link(&format!(
+                "workers={workers}&queue_limit={queue}&service={service_ms}ms&rate={rate}&attempts={attempts}&attempt_timeout={timeout_ms}ms"
+            ));
+            if let Ok(a) = analyze(&p) {
+                let r = &a.result;
+                prop_assert!(r.converged);
+                for v in [r.mean_queue, r.mean_waiting, r.mean_orbit] {
+                    prop_assert!(v.is_finite() && v >= 0.0, "{v}");
+                }
+                prop_assert!((0.0..=1.0).contains(&r.p_high_mode));
+                for v in [r.relaxation_per_s, r.mixing_s, r.drain_s, r.collapse_s].into_iter().flatten() {
+                    prop_assert!(v.is_finite() && v >= 0.0, "{v}");
+                }
+                let total: f64 = r.mass.iter().sum();
+                prop_assert!((total - 1.0).abs() < 1e-9);
+            }
+        }
+    }
+}

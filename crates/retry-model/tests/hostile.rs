@@ -224,3 +224,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_huge_link_is_quoted_in_80_characters() {
+    // Past 8 KB a link is refused by its length alone.
+    let e = "x"
+        .repeat(100_000)
+        .parse::<Params>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 100, "{e}");
+    let long = "x".repeat(5_000);
+    for q in [
+        long.clone(),
+        format!("seed={long}"),
+        format!("{long}=1"),
+        format!("preset={long}"),
+        format!("backoff={long}"),
+        format!("preset=payments-none&sweep.attempts=1,{long}"),
+        format!("lesson={long}"),
+        format!("ask=least:{long}"),
+    ] {
+        let e = q.parse::<Params>().unwrap_err().to_string();
+        assert!(e.len() < 700, "{} chars: {}", e.len(), &e[..200]);
+        assert!(e.contains(&"x".repeat(40)), "{e}");
+        assert!(!e.contains(&"x".repeat(81)), "{e}");
+    }
+}

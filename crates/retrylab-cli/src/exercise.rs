@@ -2,7 +2,7 @@
 //! teacher's file checked, its answer key, and the one link that opens it on the page).
 
 use crate::json;
-use crate::simcmd::{run_rows, simulate_with_progress};
+use crate::simcmd::{row_name, run_rows, simulate_with_progress};
 use retry_model::json::{inputs, AnswerDoc, SheetDoc};
 use retry_model::{Answer, Exercise, Figures, Params, Said, Sheet, SweepFigures};
 use std::fmt::Write;
@@ -26,14 +26,12 @@ pub fn answer_of(p: &Params) -> Result<(Exercise, Said), String> {
             }
         }
         Answer::Least(_) | Answer::Most(_) | Answer::Same(_) | Answer::Helps(_) => {
-            let (_, _, jobs) = inputs::sweep_plan(&p.to_string(), &[])?;
+            let (_, keys, jobs) = inputs::sweep_plan(&p.to_string(), &[])?;
             let rows = run_rows(&jobs);
             let summaries = rows
                 .into_iter()
                 .zip(&jobs)
-                .map(|(s, (v, _))| {
-                    s.ok_or_else(|| format!("sweep row {}: the run failed", v.join(",")))
-                })
+                .map(|(s, (v, _))| s.map_err(|e| format!("{}: {e}", row_name(&keys, v))))
                 .collect::<Result<Vec<_>, String>>()?;
             let values: Vec<Vec<String>> = jobs.into_iter().map(|(v, _)| v).collect();
             sweep = Some((values, summaries));

@@ -7,10 +7,10 @@
 mod args;
 mod commands;
 mod exercise;
+#[cfg(test)]
+mod hostile_args;
 mod json;
 mod listing;
-#[cfg(test)]
-mod round2;
 mod simcmd;
 
 use std::process::ExitCode;

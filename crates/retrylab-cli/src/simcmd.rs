@@ -106,7 +106,7 @@ pub fn cmd_steps(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String
     let summaries = run_rows(&jobs)
         .into_iter()
         .zip(&steps)
-        .map(|(s, st)| s.ok_or_else(|| format!("step {}: the run failed", st.piece.name)))
+        .map(|(s, st)| s.map_err(|e| format!("step {}: {e}", st.piece.name)))
         .collect::<Result<Vec<Summary>, String>>()?;
     if fmt == "json" {
         return json::pretty(&json::StepsDoc::new(&pa, &pb, &steps, &summaries));
@@ -133,7 +133,7 @@ pub fn cmd_steps(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String
 /// for the others. A finished row wakes this thread at once (a channel), so the sweep ends
 /// when its last row does. Not rayon: a scope, an index and a channel are the whole pool, and
 /// each worker needs its own progress slot.
-pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
+pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Result<Summary, String>> {
     use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
     use std::sync::Mutex;
     let total = jobs.len();
@@ -145,7 +145,8 @@ pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     let done = AtomicUsize::new(0);
     // Per worker: thousandths of its current row.
     let partial: Vec<AtomicU32> = (0..threads).map(|_| AtomicU32::new(0)).collect();
-    let results: Mutex<Vec<Option<Summary>>> = Mutex::new(vec![None; total]);
+    let results: Mutex<Vec<Result<Summary, String>>> =
+        Mutex::new(vec![Err("the run did not finish".to_string()); total]);
     let (finished, wake) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         for w in 0..threads {
@@ -157,10 +158,12 @@ pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
                     break;
                 }
                 let i = total - 1 - taken;
-                let summary = Run::new(&jobs[i].1).ok().map(|mut run| {
-                    drive(&mut run, |f| partial[w].store((f * 1000.0) as u32, Relaxed));
-                    run.finish().summary
-                });
+                let summary = Run::new(&jobs[i].1)
+                    .map(|mut run| {
+                        drive(&mut run, |f| partial[w].store((f * 1000.0) as u32, Relaxed));
+                        run.finish().summary
+                    })
+                    .map_err(|e| e.to_string());
                 partial[w].store(0, Relaxed);
                 if let Ok(mut r) = results.lock() {
                     r[i] = summary;
@@ -203,13 +206,23 @@ pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Option<Summary>> {
     results.into_inner().unwrap_or_default()
 }
 
+/// A sweep's row by its keys, as the refusal names it: `sweep row users=15, seed=1`.
+pub fn row_name(keys: &[&str], values: &[String]) -> String {
+    let pairs: Vec<String> = keys
+        .iter()
+        .zip(values)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("sweep row {}", pairs.join(", "))
+}
+
 /// `retrylab sweep '<link>' --param k=values ...`, or a link with `sweep.` keys.
 pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, String> {
     let (base, keys, jobs) = inputs::sweep_plan(query, specs)?;
     let results = run_rows(&jobs);
     let mut rows: Vec<(Vec<String>, Summary)> = Vec::with_capacity(jobs.len());
     for ((values, _), r) in jobs.into_iter().zip(results) {
-        let s = r.ok_or_else(|| format!("--param {}: the run failed", values.join(",")))?;
+        let s = r.map_err(|e| format!("{}: {e}", row_name(&keys, &values)))?;
         rows.push((values, s));
     }
     match fmt {

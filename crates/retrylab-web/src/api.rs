@@ -91,9 +91,31 @@ mod wasm {
             "null".into()
         } else if js_sys::Array::is_array(v) {
             "an array".into()
+        } else if v.is_object() && !v.is_function() && !is_plain(v) {
+            // A Map, a Date, a boxed number: named by its constructor.
+            let name = js_sys::Reflect::get(v, &"constructor".into())
+                .ok()
+                .and_then(|c| js_sys::Reflect::get(&c, &"name".into()).ok())
+                .and_then(|n| n.as_string())
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| "object".into());
+            format!("a {name}")
+        } else if v.is_object() && !v.is_function() {
+            "an object".into()
         } else {
             format!("a {}", v.js_typeof().as_string().unwrap_or_default())
         }
+    }
+
+    /// Whether `v` is a plain object (`{...}`, or one made with no prototype): a `Map`, a
+    /// `Date` or a boxed number is an object too, but its keys are not the link's.
+    fn is_plain(v: &JsValue) -> bool {
+        if !v.is_object() || js_sys::Array::is_array(v) || v.is_function() {
+            return false;
+        }
+        let proto = js_sys::Object::get_prototype_of(v);
+        let object = js_sys::Object::get_prototype_of(&js_sys::Object::new());
+        proto.is_null() || js_sys::Object::is(&proto, &object)
     }
 
     /// One value of a link object.
@@ -118,19 +140,27 @@ mod wasm {
         if let Some(s) = v.as_string() {
             return Ok(s);
         }
-        let plain = v.is_object() && !js_sys::Array::is_array(v) && !v.is_function();
-        if !plain {
+        if !is_plain(v) {
             return Err(format!(
                 "link: expected a link (a query string) or an object of link keys, not {}",
                 kind_of(v)
             ));
         }
         let mut pairs = Vec::new();
-        for entry in js_sys::Object::entries(v.unchecked_ref()).iter() {
-            let entry: js_sys::Array = entry.unchecked_into();
-            let key = entry.get(0).as_string().unwrap_or_default();
-            let value = scalar(&key, &entry.get(1))?;
-            pairs.push((key, value));
+        // Key by key, so that a getter that throws is named by its key.
+        for key in js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>()).iter() {
+            let name = key.as_string().unwrap_or_default();
+            let value = js_sys::Reflect::get(v, &key).map_err(|e| {
+                let why = e
+                    .dyn_ref::<js_sys::Error>()
+                    .map(|e| String::from(e.message()))
+                    .or_else(|| e.as_string())
+                    .unwrap_or_else(|| "an exception".into());
+                let short: String = name.chars().take(40).collect();
+                let why: String = why.chars().take(80).collect();
+                format!("{short}: reading the value threw: {why}")
+            })?;
+            pairs.push((name.clone(), scalar(&name, &value)?));
         }
         query_of(&pairs)
     }

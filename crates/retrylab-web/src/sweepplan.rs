@@ -304,7 +304,9 @@ impl Plan {
                     .map(|m| format!("{} {}", m.text(s), m.head()))
                     .collect();
                 if let Some((calls, ms)) = self.reference.get(i).copied().flatten() {
-                    text.push(format!("2015: {calls} calls, {ms} ms"));
+                    // The post's figures in the same words as the lab's beside them.
+                    let ms = retry_model::millis_people(ms as f64);
+                    text.push(format!("2015: {calls} calls, {ms}"));
                 }
                 Some(format!("{}{}", name.unwrap_or_default(), text.join(", ")))
             })

@@ -403,8 +403,14 @@ mod tests {
         }
         let big = with(&[("workers", "40"), ("queue_limit", "400"), ("rate", "4000")]);
         match twin_of(&big) {
+            Some(Twin::Refused(e)) => assert!(e.contains("70560 states"), "{e}"),
+            other => panic!("{other:?}"),
+        }
+        // Small enough to solve natively, too many states for the page.
+        let page = with(&[("queue_limit", "700")]);
+        match twin_of(&page) {
             Some(Twin::Refused(e)) => {
-                assert!(e.contains("more than the 20000 it solves here"), "{e}")
+                assert!(e.contains("more than the 20000 states solved here"), "{e}")
             }
             other => panic!("{other:?}"),
         }

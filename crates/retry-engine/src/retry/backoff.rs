@@ -438,6 +438,9 @@ impl BackoffConfig {
             return base;
         }
         let k = u64::from(self.first_exp) + u64::from(retry);
+        if self.ceiling_sum {
+            return summed_ceiling(base, self.growth(), k, Micros(u64::MAX));
+        }
         scaled_ceiling(base, self.growth(), k, Micros(u64::MAX))
     }
 

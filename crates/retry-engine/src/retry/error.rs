@@ -13,6 +13,9 @@ pub struct ConfigError {
     pub rule: String,
 }
 
+/// The longest message, in characters.
+const MAX_RULE: usize = 600;
+
 impl ConfigError {
     /// An error for `field` with the given rule.
     pub fn new(field: &'static str, rule: impl Into<String>) -> Self {
@@ -28,6 +31,15 @@ impl ConfigError {
                 }
             }
             out
+        } else {
+            rule
+        };
+        // And short: a message quotes at most 80 characters of what was written (`shorten` in
+        // the link's key table); this cap only stops a quote no rule shortened.
+        let rule = if rule.chars().count() > MAX_RULE {
+            let mut cut: String = rule.chars().take(MAX_RULE).collect();
+            cut.push_str("...");
+            cut
         } else {
             rule
         };

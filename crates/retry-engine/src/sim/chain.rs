@@ -202,15 +202,18 @@ pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
     });
     // Where inverse iteration does not settle (a complex pair), the rate of leaving each of
     // the two modes, summed.
-    let relaxation = relaxation(&chain, &pi).or_else(|| Some(1.0 / drain? + 1.0 / collapse?));
+    let relaxation = relaxation(&chain, &pi)
+        .or_else(|| Some(1.0 / drain? + 1.0 / collapse?))
+        .filter(|r| r.is_finite() && *r > 0.0);
     Some(ChainResult {
         states: pi.len(),
         mean_queue,
         mean_waiting,
         mean_orbit,
-        p_high_mode: high,
+        // A sum of probabilities can round a hair past 1.
+        p_high_mode: high.clamp(0.0, 1.0),
         relaxation_per_s: relaxation,
-        mixing_s: relaxation.filter(|r| *r > 0.0).map(|r| libm::log(4.0) / r),
+        mixing_s: relaxation.map(|r| libm::log(4.0) / r),
         drain_s: drain,
         collapse_s: collapse,
         mass: pi,

@@ -21,6 +21,14 @@ use crate::sim::{Discipline, Scenario, ServerKind, ServiceDist};
 /// The most states the chain is built with.
 pub const MAX_STATES: usize = 200_000;
 
+/// The most block entries (levels x block^2) the exact solve holds: about 40 bytes each across
+/// its systems, so under 300 MB (measured: 1,002 levels of 160 took 1.04 GB).
+pub const MAX_ENTRIES: u64 = 7_000_000;
+
+/// The most block work (levels x block^3) a solve does: about 5 ns each natively, so about
+/// 5 s (measured: 302 levels of 160 took 5.3 s, 1,002 levels 22 s).
+pub const MAX_WORK: u64 = 1_000_000_000;
+
 /// A link's chain and what it gives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Analysis {
@@ -39,28 +47,55 @@ pub fn analyze(p: &Params) -> Result<Analysis, ConfigError> {
     analyze_within(p, MAX_STATES)
 }
 
-/// [`analyze`], refusing a chain of more than `max` states (at most [`MAX_STATES`]) before
-/// solving it: the page solves smaller chains than the CLI.
+/// [`analyze`], refusing a chain of more than `max` states (at most [`MAX_STATES`]), or one
+/// whose solve would pass [`MAX_ENTRIES`] or [`MAX_WORK`], before solving it: the page solves
+/// smaller chains than the CLI.
 pub fn analyze_within(p: &Params, max: usize) -> Result<Analysis, ConfigError> {
     let spec = chain_spec(p)?;
-    let n = (spec.workers as usize + spec.queue_limit as usize + 1) * (spec.orbit_max as usize + 1);
-    let max = max.min(MAX_STATES);
-    if n > max {
-        let more = if max < MAX_STATES {
-            alloc::format!(" here (retrylab analyze solves up to {MAX_STATES})")
-        } else {
-            alloc::string::String::new()
-        };
+    check_size(&spec, max)?;
+    let result =
+        solve(&spec).ok_or_else(|| refuse("service", "a service time of 0 makes no chain"))?;
+    if !result.converged {
         return Err(refuse(
-            "queue_limit",
+            "rate",
             &alloc::format!(
-                "the chain would have {n} states, more than the {max} it solves{more}: lower queue_limit or workers"
+                "the chain does not solve: its stationary system is singular or overflows at {} arrivals/s against {} workers serving {}/s each; lower rate or queue_limit",
+                crate::retry::text::sig3(spec.lambda),
+                spec.workers,
+                crate::retry::text::sig3(spec.mu)
             ),
         ));
     }
-    let result =
-        solve(&spec).ok_or_else(|| refuse("service", "a service time of 0 makes no chain"))?;
     Ok(Analysis { spec, result })
+}
+
+/// Refuses a chain too large to solve here, with the states, memory and time it would need.
+fn check_size(spec: &ChainSpec, max: usize) -> Result<(), ConfigError> {
+    let levels = u64::from(spec.workers) + u64::from(spec.queue_limit) + 1;
+    let block = u64::from(spec.orbit_max) + 1;
+    let n = levels.saturating_mul(block);
+    let entries = levels.saturating_mul(block * block);
+    let work = entries.saturating_mul(block);
+    let max = max.min(MAX_STATES) as u64;
+    let heavy = entries > MAX_ENTRIES || work > MAX_WORK;
+    if n <= max && !heavy {
+        return Ok(());
+    }
+    let over = if heavy {
+        alloc::string::String::from("over the 300 MB and about 5 s a solve may take")
+    } else if max < MAX_STATES as u64 {
+        alloc::format!("more than the {max} states solved here (retrylab analyze solves more)")
+    } else {
+        alloc::format!("more than the {max} states solved")
+    };
+    Err(refuse(
+        "queue_limit",
+        &alloc::format!(
+            "the chain would have {n} states ({levels} levels of {block}), about {} MB and {} s to solve: {over}; lower queue_limit, workers or attempts",
+            entries.saturating_mul(40) / 1_000_000,
+            crate::retry::text::sig3(work as f64 * 5e-9),
+        ),
+    ))
 }
 
 /// Reads the chain's parameters, refusing what it does not model.
@@ -83,7 +118,7 @@ fn chain_spec(p: &Params) -> Result<ChainSpec, ConfigError> {
         (q.per_inflight.0 > 0, "latency_per_inflight", "the chain's service rate does not grow with the load"),
         (q.deadline, "server_deadline", "the chain keeps timed-out work at the server (server_deadline=off)"),
         (pol.budget != BudgetConfig::None, "budget", "the chain retries a fixed share of attempts: no budget"),
-        (pol.backoff.kind != BackoffKind::None, "backoff", "the chain's retries come back one timeout after their attempt (backoff=none)"),
+        (pol.max_attempts > 1 && pol.backoff.kind != BackoffKind::None, "backoff", "the chain's retries come back one timeout after their attempt (backoff=none)"),
         (sv.breaker.is_some() || sv.limiter || sv.hedge.on, "breaker", "the chain has no breaker, limiter or hedging"),
         (pol.max_attempts > 1 && !pol.operation.idempotent, "idempotent", "a timed-out attempt is retried only when idempotent=true (the lab's table), which the chain assumes"),
     ];
@@ -94,15 +129,25 @@ fn chain_spec(p: &Params) -> Result<ChainSpec, ConfigError> {
     let timeout_s = pol.attempt_timeout.0 as f64 / 1e6;
     let (c, mu) = (q.workers, 1.0 / service_s.max(1e-9));
     // From this many attempts at the server, a newcomer's expected time there is over the timeout.
+    // Counted in floats and capped one past the top level: a server that can never hold that
+    // many is never congested (a 24 h timeout on 1 us services is 8.6e10 waits).
     let waits = ((timeout_s - service_s) * f64::from(c) * mu).max(0.0);
-    let congested_at = c.saturating_sub(1) + libm::ceil(waits) as u32 + 1;
+    let top = f64::from(c) + f64::from(q.queue_limit);
+    let congested_at =
+        (f64::from(c.saturating_sub(1)) + libm::ceil(waits) + 1.0).min(top + 1.0) as u32;
     let lambda = o.arrivals.rate_milli as f64 / 1000.0;
     let a = f64::from(pol.max_attempts.max(1));
     // The orbit holds the requests waiting to retry: about lambda T (A - 1) in a storm, with
     // room above it, up to the largest block the exact solve takes.
-    let orbit_max = (libm::ceil(2.0 * lambda * timeout_s * (a - 1.0)) as u32)
-        .saturating_add(10)
-        .min(crate::sim::blocks::MAX_BLOCK as u32 - 1);
+    // Without retries nobody can wait to retry: the chain is the queue alone (an orbit nobody
+    // reaches would decay at one per timeout and pass for the slowest mode).
+    let orbit_max = if pol.max_attempts > 1 {
+        (libm::ceil(2.0 * lambda * timeout_s * (a - 1.0)) as u32)
+            .saturating_add(10)
+            .min(crate::sim::blocks::MAX_BLOCK as u32 - 1)
+    } else {
+        0
+    };
     Ok(ChainSpec {
         lambda,
         mu,

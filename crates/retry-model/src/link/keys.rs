@@ -85,12 +85,13 @@ fn err(key: &'static str, v: &str, accepted: &str) -> ConfigError {
     ConfigError::new(key, format!("'{}' is not {accepted}", shorten(v)))
 }
 
-/// At most 40 characters of a bad value, so a pasted essay gives a one-line message.
+/// At most the first 80 characters of what was written, so a pasted essay (or a 100 kB link)
+/// gives a one-line message. Every message that quotes a key or value quotes it through this.
 pub(crate) fn shorten(v: &str) -> String {
-    if v.chars().count() <= 40 {
+    if v.chars().count() <= 80 {
         v.to_string()
     } else {
-        let mut s: String = v.chars().take(40).collect();
+        let mut s: String = v.chars().take(80).collect();
         s.push_str("...");
         s
     }

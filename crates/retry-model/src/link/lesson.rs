@@ -65,13 +65,19 @@ impl Answer {
     /// Reads [`Answer::text`]; the error says what is accepted.
     pub fn parse(v: &str) -> Result<Answer, String> {
         let metric = |name: &str| {
-            Metric::from_name(name)
-                .ok_or_else(|| format!("'{name}' is not a metric: accepted {}", Metric::names()))
+            Metric::from_name(name).ok_or_else(|| {
+                format!(
+                    "'{}' is not a metric: accepted {}",
+                    super::keys::shorten(name),
+                    Metric::names()
+                )
+            })
         };
         let attempt = |n: &str| match n.parse::<u32>() {
             Ok(n) if (1..=crate::retry::policy::MAX_ATTEMPTS).contains(&n) => Ok(n),
             _ => Err(format!(
-                "'{n}' is not an attempt number in [1, {}]",
+                "'{}' is not an attempt number in [1, {}]",
+                super::keys::shorten(n),
                 crate::retry::policy::MAX_ATTEMPTS
             )),
         };
@@ -86,7 +92,8 @@ impl Answer {
             Some(("made", n)) => Answer::Made(attempt(n)?),
             Some((other, _)) => {
                 return Err(format!(
-                    "'{other}:' is not a kind of answer: accepted least:, most:, helps:, same:, remaining_at:, made:"
+                    "'{}:' is not a kind of answer: accepted least:, most:, helps:, same:, remaining_at:, made:",
+                    super::keys::shorten(other)
                 ))
             }
         })

@@ -214,7 +214,13 @@ fn parse_waits(k: &Key, v: &str) -> Result<Vec<Option<Micros>>, ConfigError> {
                 }
             })
             .collect::<Result<_, _>>()
-            .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?
+            .map_err(|_| {
+                k.error(format!(
+                    "'{}' is not {}",
+                    keys::shorten(v),
+                    k.domain.accepted()
+                ))
+            })?
     };
     if list.len() > MAX_SCRIPT {
         return Err(k.error(format!("at most {MAX_SCRIPT} waits, got {}", list.len())));
@@ -297,16 +303,24 @@ fn unknown_preset(k: &Key, v: &str) -> ConfigError {
 
 /// `v`: a link version this build reads.
 fn check_version(k: &Key, v: &str) -> Result<(), ConfigError> {
-    let n = v
-        .parse::<u64>()
-        .map_err(|_| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
+    let n = v.parse::<u64>().map_err(|_| {
+        k.error(format!(
+            "'{}' is not {}",
+            keys::shorten(v),
+            k.domain.accepted()
+        ))
+    })?;
     if n > u64::from(LINK_VERSION) {
         return Err(k.error(format!(
             "link version {n} is newer than this build, which reads 1 to {LINK_VERSION}"
         )));
     }
     if n == 0 {
-        return Err(k.error(format!("'{v}' is not {}", k.domain.accepted())));
+        return Err(k.error(format!(
+            "'{}' is not {}",
+            keys::shorten(v),
+            k.domain.accepted()
+        )));
     }
     Ok(())
 }
@@ -318,7 +332,10 @@ impl Params {
         let Some(k) = keys::key(key) else {
             return Err(ConfigError::new(
                 "link",
-                format!("unknown key '{key}': `retrylab keys` lists the accepted keys"),
+                format!(
+                    "unknown key '{}': `retrylab keys` lists the accepted keys",
+                    keys::shorten(key)
+                ),
             ));
         };
         let compare = self.compare.take();
@@ -405,14 +422,20 @@ impl Params {
                         .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
                 if !ok {
                     return Err(k.error(format!(
-                        "'{v}' is not a guess: up to 40 letters, digits, '.' and '-'"
+                        "'{}' is not a guess: up to 40 letters, digits, '.' and '-'",
+                        keys::shorten(v)
                     )));
                 }
                 self.guess = Some(String::from(v));
             }
             "ask" | "q" => self.set_exercise_key(k, v)?,
             "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
-            other => return Err(ConfigError::new("link", format!("unknown key '{other}'"))),
+            other => {
+                return Err(ConfigError::new(
+                    "link",
+                    format!("unknown key '{}'", keys::shorten(other)),
+                ))
+            }
         }
         Ok(())
     }
@@ -1078,7 +1101,7 @@ fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
             (Some(k), None) if keys::key(&k).is_some() => {
                 errors.push(ConfigError::new(
                     static_key(&k),
-                    format!("'{v}' has a broken %-escape"),
+                    format!("'{}' has a broken %-escape", keys::shorten(v)),
                 ));
                 continue;
             }
@@ -1108,7 +1131,10 @@ fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
             }
             None => errors.push(ConfigError::new(
                 "link",
-                format!("unknown key '{k}': see docs/link.md for the accepted keys"),
+                format!(
+                    "unknown key '{}': see docs/link.md for the accepted keys",
+                    keys::shorten(&k)
+                ),
             )),
         }
     }

@@ -115,7 +115,7 @@ impl SweepRows {
         let mut vals = Vec::with_capacity(self.axes.len());
         for (a, v) in self.axes.iter().zip(picked) {
             p.set(a.key, v)
-                .map_err(|e| format!("{}={v}: {}", a.key, e.rule))?;
+                .map_err(|e| format!("{}={}: {}", a.key, super::keys::shorten(v), e.rule))?;
             vals.push(v.clone());
         }
         // A key this row does not use is left out of the row (another row uses it).
@@ -132,12 +132,15 @@ impl SweepRows {
         // link would open the whole sweep again.
         if p.preset.is_some_and(crate::Preset::has_sweep) {
             p.preset = None;
+            // The preset's own keys are now written out, and one the row's keys make inert
+            // (its `rate` beside `users`) is left out too: the preset set it, not the reader.
+            p = p.without_inert_except(&[]).0;
         }
         let named = || {
             self.axes
                 .iter()
                 .zip(&vals)
-                .map(|(a, v)| format!("{}={v}", a.key))
+                .map(|(a, v)| format!("{}={}", a.key, super::keys::shorten(v)))
                 .collect::<Vec<_>>()
                 .join("&")
         };
@@ -162,6 +165,20 @@ mod tests {
     use super::*;
 
     /// Made one row at a time, or three, the rows and the errors are `sweep_rows`'s.
+    #[test]
+    fn a_preset_sweeps_row_drops_the_preset_keys_its_own_keys_make_inert() {
+        // phase-capacity sets rate=70; with users=15 the rate has no effect.
+        let p: Params = "preset=phase-capacity&users=15&sweep.seed=1,2"
+            .parse()
+            .unwrap();
+        let rows = p.sweep_rows(&p.sweep().unwrap().axes).unwrap();
+        assert_eq!(rows.len(), 2);
+        for (_, row) in &rows {
+            assert!(row.inapplicable(&[]).is_empty(), "{row}");
+            assert!(!row.to_string().contains("rate="), "{row}");
+        }
+    }
+
     #[test]
     fn rows_made_in_steps_are_the_rows_made_at_once() {
         for link in [

@@ -395,7 +395,13 @@ fn parse_layers(k: &Key, v: &str) -> Result<Vec<u32>, ConfigError> {
                 .filter(|n| (1..=100).contains(n))
         })
         .collect::<Option<_>>()
-        .ok_or_else(|| k.error(format!("'{v}' is not {}", k.domain.accepted())))?;
+        .ok_or_else(|| {
+            k.error(format!(
+                "'{}' is not {}",
+                super::keys::shorten(v),
+                k.domain.accepted()
+            ))
+        })?;
     if list.is_empty() || list.len() > caps::LAYERS {
         return Err(k.error(format!(
             "give 1 to {} layers, got {}",

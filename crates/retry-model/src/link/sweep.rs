@@ -104,7 +104,11 @@ pub fn values(text: &str) -> Result<Vec<String>, String> {
             .ok_or_else(|| format!("'{text}' should be a..b/step"))?;
         fn whole<'a>(s: &'a str, text: &str) -> Result<(u64, &'a str), String> {
             number_and_unit(s).ok_or_else(|| {
-                format!("'{s}' in '{text}' is not a whole number (with an optional unit)")
+                format!(
+                    "'{}' in '{}' is not a whole number (with an optional unit)",
+                    super::keys::shorten(s),
+                    super::keys::shorten(text)
+                )
             })
         }
         let ((lo, unit), (hi, hi_unit), (step, step_unit)) =
@@ -281,7 +285,10 @@ fn read_pairs(pairs: &[(String, String)]) -> Result<Sweep, (String, String)> {
     for (k, v) in pairs {
         match k.as_str() {
             "chart" if !matches!(v.as_str(), "heatmap" | "lines") => {
-                return bad(k, format!("'{v}' is not one of heatmap, lines"));
+                return bad(
+                    k,
+                    format!("'{}' is not one of heatmap, lines", super::keys::shorten(v)),
+                );
             }
             "chart" => continue,
             "plot" => {
@@ -334,7 +341,8 @@ fn read_plot(v: &str) -> Result<Vec<Metric>, String> {
             Some(_) => {}
             None => {
                 return Err(format!(
-                    "'{name}' is not a metric; accepted {}",
+                    "'{}' is not a metric; accepted {}",
+                    super::keys::shorten(name),
                     Metric::names()
                 ))
             }

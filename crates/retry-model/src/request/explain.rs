@@ -327,6 +327,18 @@ fn plain_backoff_line(dg: Digits, b: &crate::BackoffConfig, d: &Draw) -> String 
     let ceiling = match b.kind {
         BackoffKind::None => "no backoff: wait 0".to_string(),
         BackoffKind::Constant => format!("constant wait {}", dg.h(d.ceiling)),
+        // Envoy's summed ceiling: every step so far added up, `(2^N - 1) x base` for m = 2.
+        BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal if b.ceiling_sum => {
+            format!(
+                "ceiling = min({}, {} x ({}^0 + ... + {}^{})) = {}",
+                dg.h(b.cap),
+                dg.h(d.base),
+                b.growth(),
+                b.growth(),
+                d.k,
+                dg.h(d.ceiling)
+            )
+        }
         BackoffKind::Exponential | BackoffKind::Full | BackoffKind::Equal => format!(
             "ceiling = min({}, {} x {}^{}) = {}",
             dg.h(b.cap),
@@ -493,6 +505,33 @@ mod tests {
         assert!(tail(&x).len() > tail(&r).len(), "{x} / {r}");
         assert_eq!(exact.steps.len(), people.steps.len());
         assert_eq!(exact, explain(&p, &t));
+    }
+
+    #[test]
+    fn a_summed_ceiling_is_written_as_a_sum_and_its_range_matches_its_waits() {
+        let p: Params = "backoff=exponential&ceiling_sum=true&attempts=4"
+            .parse()
+            .unwrap();
+        let e = lines(p.to_string().as_str());
+        let line = e.steps[1]
+            .lines
+            .iter()
+            .find(|l| l.starts_with("backoff"))
+            .unwrap();
+        assert!(
+            line.contains("100 ms x (2^0 + ... + 2^1)) = 300 ms"),
+            "{line}"
+        );
+        let b = p.policy.backoff;
+        for retry in 0..3 {
+            let (lo, hi) = b.range(retry);
+            assert_eq!(
+                (lo, hi),
+                (b.ceiling(retry), b.ceiling(retry)),
+                "retry {retry}"
+            );
+        }
+        assert_eq!(b.range(1).1, Micros::from_millis(300));
     }
 
     #[test]

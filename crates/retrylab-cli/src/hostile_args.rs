@@ -1,4 +1,4 @@
-//! Hostile input, round 2, on the command line: each case a user found, pinned.
+//! Hostile command lines, each one a user found, pinned: refused by name, never a panic.
 
 use crate::commands::run;
 

@@ -1,4 +1,4 @@
-//! Hostile input, round 2: links that used to exhaust memory, freeze progress or do nothing
+//! Hostile runs: links that used to exhaust memory, freeze progress or do nothing
 //! silently, each pinned here.
 
 use retry_model::sim::Run;
