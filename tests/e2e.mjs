@@ -293,6 +293,7 @@ try {
       // Every tile says what its figure means, as text a phone shows.
       const helps = await page.locator('#tiles .tile').evaluateAll(ts => ts.map(t => t.querySelector('dd.help')?.innerText.trim() || ''));
       assert.ok(helps.length > 10 && helps.every(h => h.length > 10), `${preset}: a tile without its meaning`);
+      assert.equal(await page.locator('#run-note').innerText(), '', `${preset}: no note of a published figure`);
       if (preset === 'payments-jitter') await page.screenshot({ path: join(ARTIFACTS, 'scenario-payments-jitter.png'), fullPage: true });
       // Layers and lost responses have a chart of their own under the timeline.
       const groups = { 'layers-333': '4', 'lost-nokey': '2' }[preset];
@@ -1176,6 +1177,17 @@ try {
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
     assert.equal(await page.locator('#lesson-result').innerText(), `Your guess: 3600 ms. The lab: ${sheet.exercises[1].answer}. Right.`);
     assert.equal(await page.locator('#sheet-next').getAttribute('aria-disabled'), 'true');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  await check('a preset that misses its published figure says why under its tiles, in the CLI\'s words', async () => {
+    const link = 'preset=omission-open&duration=5s';
+    const { page, context, errors } = await openScenario('?' + link);
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link], { encoding: 'utf8' });
+    const note = await page.locator('#run-note').innerText();
+    assert.match(note, /^Brooker's post reports a p99 over 25 ms/);
+    assert.ok(cli.trim().endsWith(note.trim()), cli.slice(-300));
     assert.deepEqual(errors, []);
     await context.close();
   });

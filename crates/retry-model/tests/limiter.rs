@@ -51,6 +51,8 @@ fn without_a_throttling_answer_the_limiter_changes_nothing() {
     assert_eq!(plain.summary.p99_ms, with.summary.p99_ms);
     let l = with.summary.limiter.unwrap();
     assert_eq!((l.throttles, l.waited, l.allowed_per_s), (0, 0, 0.0));
+    // Zero, not -0 (an empty float sum), which the JSON would print as -0.0.
+    assert!(l.allowed_per_s.is_sign_positive());
     assert!(plain.summary.limiter.is_none());
 }
 

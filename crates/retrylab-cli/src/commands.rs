@@ -532,6 +532,17 @@ mod tests {
     }
 
     #[test]
+    fn a_preset_that_misses_its_published_figure_says_why() {
+        let out = run_s(&["run", "preset=omission-open&duration=5s"]).unwrap();
+        assert!(
+            out.contains("Brooker's post reports a p99 over 25 ms"),
+            "{out}"
+        );
+        let out = run_s(&["run", "preset=omission-closed&duration=5s"]).unwrap();
+        assert!(!out.contains("Brooker's post"), "{out}");
+    }
+
+    #[test]
     fn compare_prints_both_columns() {
         let out = run_s(&["compare", "preset=layers-333", "preset=layers-fix"]).unwrap();
         assert!(out.contains("| amplification | 27x | 3x |"), "{out}");

@@ -23,14 +23,16 @@ fn drive(run: &mut Run, mut report: impl FnMut(f64)) {
     }
 }
 
-/// Runs a link, printing progress on stderr about every second once it takes more than one.
+/// Runs a link, printing progress on stderr from half a second in, then about every second.
 pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, String> {
     let mut run = Run::new(p).map_err(|e| e.to_string())?;
     let started = Instant::now();
     let mut last = started;
     let mut shown = false;
     drive(&mut run, |fraction| {
-        if last.elapsed() >= Duration::from_secs(1) {
+        // The first line within half a second, then one a second.
+        let every = if shown { 1000 } else { 500 };
+        if last.elapsed() >= Duration::from_millis(every) {
             last = Instant::now();
             shown = true;
             eprint!("\r[{label}] {:5.1}% ", fraction * 100.0);
@@ -68,6 +70,9 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
             );
             for (k, v) in r.summary.rows() {
                 let _ = writeln!(out, "  {k:<26} {v}");
+            }
+            if let Some(note) = p.preset.and_then(|x| x.reference_note()) {
+                let _ = writeln!(out, "\n{note}");
             }
         }
     }
@@ -181,7 +186,7 @@ pub fn run_rows(jobs: &[(Vec<String>, Params)]) -> Vec<Result<Summary, String>> 
             {
                 break;
             }
-            if started.elapsed() >= Duration::from_secs(1)
+            if started.elapsed() >= Duration::from_millis(500)
                 && last.elapsed() >= Duration::from_millis(500)
             {
                 last = Instant::now();

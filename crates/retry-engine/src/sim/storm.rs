@@ -1317,12 +1317,13 @@ impl Model for Storm {
             } else {
                 self.limit_wait.0 as f64 / self.limited.waited as f64 / 1000.0
             },
+            // Folded from +0: an empty `sum` of floats is -0.0, which JSON would print.
             allowed_per_s: self
                 .limiters
                 .iter()
                 .filter(|l| l.enabled())
                 .map(AdaptiveLimiter::fill_rate)
-                .sum(),
+                .fold(0.0, |a, b| a + b),
             ..self.limited
         });
         let hedged = self.sp.hedge.is_some().then_some(self.hedged);

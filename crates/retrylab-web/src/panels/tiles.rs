@@ -27,6 +27,9 @@ impl Panel for Tiles {
         tiles.set_inner_html("");
         table.set_inner_html("");
         md.set_text_content(None);
+        if let Some(n) = by_id("run-note") {
+            n.set_text_content(None);
+        }
         let Some(d) = cx.done else {
             return;
         };
@@ -53,8 +56,12 @@ impl Panel for Tiles {
     }
 }
 
-/// One run's summary, a tile per row.
+/// One run's summary, a tile per row, and where its preset reproduces a published figure it
+/// does not match, why (`retrylab run` prints the same sentence).
 fn one_run(doc: &Document, d: &Outcome, tiles: &Element) {
+    if let Some(n) = by_id("run-note") {
+        n.set_text_content(d.params.preset.and_then(|p| p.reference_note()));
+    }
     let Some(report) = d.reports.first() else {
         return;
     };
