@@ -573,12 +573,9 @@ impl Preset {
     /// Where the preset reproduces a published figure and does not match it, why, in one or
     /// two sentences: shown under the run's figures on the page and by `retrylab run`.
     pub fn reference_note(self) -> Option<&'static str> {
-        match self {
-            Preset::OmissionOpen => Some(
-                "Brooker's post reports a p99 over 25 ms where this run gives about 24 ms: his simulator (omission/omission.py) draws each mode's service time from an exponential distribution with that mean, so one slow service in ten takes over 23 ms, and sets the rate for 80% of the mixture's mean (about 7,280 requests/s); here each mode takes exactly its time, at 8,000 requests/s (88%). A mixture of exponentials is not a distribution the lab offers.",
-            ),
-            _ => None,
-        }
+        matches!(self, Preset::OmissionOpen).then_some(
+            "Brooker's post reports a p99 over 25 ms where this run gives about 24 ms: his simulator (omission/omission.py) draws each mode's service time from an exponential distribution with that mean, so one slow service in ten takes over 23 ms, and sets the rate for 80% of the mixture's mean (about 7,280 requests/s); here each mode takes exactly its time, at 8,000 requests/s (88%). A mixture of exponentials is not a distribution the lab offers.",
+        )
     }
 
     /// A short title for menus.
