@@ -182,3 +182,23 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_spike_past_the_runs_end_counts_only_its_part_inside_the_run() {
+    // 30,000/s for 120 s from 10 s of a 60 s run: 1.5 M requests inside the run, not 3.6 M.
+    let p: Params =
+        "preset=queue-spike-none&duration=60s&spike_start=10s&spike_rate=30000&spike_for=120s"
+            .parse()
+            .unwrap();
+    let Some(retry_model::sim::Scenario::Outage(o)) = &p.sim.scenario else {
+        panic!("an outage link");
+    };
+    assert_eq!(o.spike_requests(), 1_500_000);
+    assert!(Run::check(&p).is_ok());
+    // The same spike inside a longer run is over the cap, and refused by name.
+    let long: Params =
+        "preset=queue-spike-none&duration=130s&spike_start=10s&spike_rate=30000&spike_for=120s"
+            .parse()
+            .unwrap();
+    assert_eq!(Run::check(&long).unwrap_err().field, "spike_rate");
+}

@@ -548,6 +548,13 @@ mod tests {
         assert!(out.contains("| amplification | 27x | 3x |"), "{out}");
         let e = run_s(&["compare", "preset=layers-333", "attempts=0"]).unwrap_err();
         assert!(e.starts_with("B: attempts:"), "{e}");
+        // A side over the simulator's caps is named too.
+        let e = run_s(&[
+            "compare",
+            "preset=payments-none&b.rate=10000&b.duration=3600s",
+        ])
+        .unwrap_err();
+        assert!(e.starts_with("B: rate:"), "{e}");
     }
 
     #[test]

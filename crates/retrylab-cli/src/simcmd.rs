@@ -82,8 +82,9 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
 /// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.
 pub fn cmd_compare(qa: &str, qb: Option<&str>, fmt: &str) -> Result<String, String> {
     let (pa, pb) = inputs::compare_sides(qa, qb)?;
-    let ra = simulate_with_progress(&pa, "A")?;
-    let rb = simulate_with_progress(&pb, "B")?;
+    // A side the simulator refuses is named, as a side's refused key is.
+    let ra = simulate_with_progress(&pa, "A").map_err(|e| format!("A: {e}"))?;
+    let rb = simulate_with_progress(&pb, "B").map_err(|e| format!("B: {e}"))?;
     if fmt == "json" {
         return json::pretty(&json::CompareDoc::new(&pa, &ra.summary, &pb, &rb.summary));
     }

@@ -281,9 +281,12 @@ pub struct Outage {
 }
 
 impl Outage {
-    /// Requests the load spike adds: `spike_rate x spike_for`.
+    /// Requests the load spike adds: `spike_rate x spike_for`, the spike cut at the run's end
+    /// (arrivals stop there, the spike's with them).
     pub fn spike_requests(&self) -> u64 {
-        (u128::from(self.spike_rate_milli) * u128::from(self.spike.length.0) / 1_000_000_000) as u64
+        let left = self.arrivals.duration.saturating_sub(self.spike.start);
+        let length = self.spike.length.min(left);
+        (u128::from(self.spike_rate_milli) * u128::from(length.0) / 1_000_000_000) as u64
     }
 }
 
