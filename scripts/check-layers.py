@@ -5,6 +5,7 @@ retry/ (the policy) and sim/ (the simulator), in crates/retry-engine; link/ (the
 and request/ (one request step by step), in crates/retry-model, which sees the engine's two as
 its own `crate::retry` and `crate::sim` (Cargo itself stops the engine from importing the model).
 The web crate (crates/retrylab-web) is checked for cycles between its files too.
+With no argument it also checks that no Rust file of the crates, tests included, is over 1,000 lines.
 Usage: scripts/check-layers.py [src dir]; with none, checks the three crates; exits 1 on a finding."""
 import re,os,sys,subprocess
 if len(sys.argv) < 2:
@@ -13,6 +14,17 @@ if len(sys.argv) < 2:
     # The web crate has no layers of its own: it is checked for import cycles between its files.
     for c in ('retry-engine','retry-model','retrylab-web'):
         bad|=subprocess.call([sys.executable, os.path.abspath(__file__), os.path.join(here,'..','crates',c,'src')])
+    # And every Rust file of the crates, tests included, stays under 1,000 lines.
+    for root,_,fs in os.walk(os.path.join(here,'..','crates')):
+        if '/target' in root:
+            continue
+        for f in fs:
+            if f.endswith('.rs'):
+                p=os.path.join(root,f)
+                n=sum(1 for _ in open(p))
+                if n>1000:
+                    print(f'{os.path.relpath(p, os.path.join(here, ".."))}: {n} lines, over 1,000')
+                    bad=1
     sys.exit(bad)
 os.chdir(sys.argv[1])
 files={}

@@ -99,6 +99,19 @@ pub fn percent_people(share: f64) -> String {
     format!("{text}%")
 }
 
+/// At most the first 80 characters of what was written, so a pasted essay (or a 100 kB link)
+/// gives a one-line message. Every message of the link that quotes a key or value quotes it
+/// through this.
+pub fn shorten(v: &str) -> String {
+    if v.chars().count() <= 80 {
+        v.to_string()
+    } else {
+        let mut s: String = v.chars().take(80).collect();
+        s.push_str("...");
+        s
+    }
+}
+
 /// Exact powers of ten as `f64`: every one up to 10^22 is a whole number a double holds exactly.
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,

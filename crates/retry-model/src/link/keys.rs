@@ -85,17 +85,7 @@ fn err(key: &'static str, v: &str, accepted: &str) -> ConfigError {
     ConfigError::new(key, format!("'{}' is not {accepted}", shorten(v)))
 }
 
-/// At most the first 80 characters of what was written, so a pasted essay (or a 100 kB link)
-/// gives a one-line message. Every message that quotes a key or value quotes it through this.
-pub(crate) fn shorten(v: &str) -> String {
-    if v.chars().count() <= 80 {
-        v.to_string()
-    } else {
-        let mut s: String = v.chars().take(80).collect();
-        s.push_str("...");
-        s
-    }
-}
+pub(crate) use crate::retry::text::shorten;
 
 impl Domain {
     /// The accepted values, in words (`a duration in [1ms, 1h]`, `one of none, bucket`).
@@ -973,92 +963,4 @@ pub fn markdown() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::link::Params;
-
-    #[test]
-    fn names_are_unique_and_cover_the_link() {
-        for (i, k) in TABLE.iter().enumerate() {
-            assert!(
-                TABLE[i + 1..].iter().all(|o| o.name != k.name),
-                "{} twice",
-                k.name
-            );
-        }
-        assert_eq!(crate::all_keys().count(), TABLE.len());
-        for k in crate::all_keys() {
-            assert!(key(k).is_some(), "{k} missing from the table");
-        }
-    }
-
-    #[test]
-    fn defaults_are_what_params_hold() {
-        for k in TABLE {
-            let mut p = Params::default();
-            // Budget and breaker details hold their kind's defaults once that kind is chosen.
-            let with = detail_of(k.name);
-            // A scenario's key holds its default once a scenario that owns it is chosen.
-            if is_sim(k) && k.name != "scenario" {
-                let owner = ScenarioKind::ALL
-                    .into_iter()
-                    .find(|s| k.applies.contains(Applies::of(Some(*s))))
-                    .unwrap();
-                p.set("scenario", owner.name()).unwrap();
-            }
-            if let Some((key, value)) = with {
-                p.set(key, value).unwrap();
-            }
-            let got = p.get(k.name);
-            let want = match (k.name, k.default) {
-                // `sheet_at` is written only beside a sheet.
-                ("preset", _) | ("budget_start", _) | ("sheet_at", _) => None,
-                (_, d) => Some(d.to_string()),
-            };
-            assert_eq!(got, want, "{}", k.name);
-        }
-    }
-
-    /// The table's "applies to" for a simulation key is exactly the scenarios whose settings
-    /// own it (`sim::settings`): the docs and the page say what the types enforce.
-    #[test]
-    fn applies_matches_the_scenarios_settings() {
-        for k in TABLE.iter().filter(|k| is_sim(k) && k.name != "scenario") {
-            for kind in ScenarioKind::ALL {
-                let mut p = Params::default();
-                p.set("scenario", kind.name()).unwrap();
-                let _ = p.set("breaker", "on");
-                let owns = p.get(k.name).is_some();
-                assert_eq!(
-                    owns,
-                    k.applies.contains(Applies::of(Some(kind))),
-                    "{} in {}",
-                    k.name,
-                    kind.name()
-                );
-            }
-            assert!(!k.applies.contains(Applies::REQUEST), "{}", k.name);
-        }
-    }
-
-    #[test]
-    fn accepted_values_are_generated() {
-        assert_eq!(
-            row("attempts").domain.accepted(),
-            format!("a whole number in [1, {MAX_ATTEMPTS}]")
-        );
-        assert_eq!(
-            row("budget").domain.accepted(),
-            "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate"
-        );
-        assert!(row("ratio_window")
-            .domain
-            .accepted()
-            .contains("in whole seconds"));
-        let e = row("multiplier").dec("1e1").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "multiplier: '1e1' is not a number with at most 6 decimals in [1, 10]"
-        );
-    }
-}
+mod tests;

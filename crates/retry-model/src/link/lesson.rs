@@ -68,7 +68,7 @@ impl Answer {
             Metric::from_name(name).ok_or_else(|| {
                 format!(
                     "'{}' is not a metric: accepted {}",
-                    super::keys::shorten(name),
+                    crate::retry::text::shorten(name),
                     Metric::names()
                 )
             })
@@ -77,7 +77,7 @@ impl Answer {
             Ok(n) if (1..=crate::retry::policy::MAX_ATTEMPTS).contains(&n) => Ok(n),
             _ => Err(format!(
                 "'{}' is not an attempt number in [1, {}]",
-                super::keys::shorten(n),
+                crate::retry::text::shorten(n),
                 crate::retry::policy::MAX_ATTEMPTS
             )),
         };
@@ -93,7 +93,7 @@ impl Answer {
             Some((other, _)) => {
                 return Err(format!(
                     "'{}:' is not a kind of answer: accepted least:, most:, helps:, same:, remaining_at:, made:",
-                    super::keys::shorten(other)
+                    crate::retry::text::shorten(other)
                 ))
             }
         })

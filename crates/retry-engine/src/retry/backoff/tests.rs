@@ -1,0 +1,542 @@
+//! The unit tests of `retry/backoff.rs`, beside it so that the module itself stays short.
+
+use super::*;
+#[allow(unused_imports)]
+use crate::retry::rng::Rng;
+use proptest::prelude::*;
+
+fn ms(v: u64) -> Micros {
+    Micros::from_millis(v)
+}
+
+fn waits(cfg: BackoffConfig, seed: u64, n: usize) -> alloc::vec::Vec<u64> {
+    let b = cfg.validate().unwrap();
+    let mut rng = Rng::stream(seed, 0);
+    let mut st = b.state();
+    (0..n)
+        .map(|_| b.next_draw(&mut st, &mut rng, false).wait.0)
+        .collect()
+}
+
+/// A wait drawn from `wait_range` is the wait `next_draw` gives, retry by retry and word
+/// by word, for every configuration whose range is known in advance; the others have no
+/// range.
+#[test]
+fn waits_drawn_from_ranges_are_the_drawn_waits() {
+    let in_advance = [
+        BackoffConfig::new(BackoffKind::None),
+        BackoffConfig::new(BackoffKind::None).with_floor(ms(3)),
+        BackoffConfig::new(BackoffKind::Constant).with_base(ms(40)),
+        BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(5))
+            .with_cap(ms(2000))
+            .with_first_exp(1),
+        BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(7))
+            .with_multiplier(1.5)
+            .with_cap(ms(60_000))
+            .with_first_wait_zero(true),
+        BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(5))
+            .with_cap(ms(2000))
+            .with_first_exp(1),
+        BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(20))
+            .with_floor(ms(15)),
+        BackoffConfig::new(BackoffKind::Equal)
+            .with_base(ms(5))
+            .with_cap(ms(2000))
+            .with_first_exp(1),
+        BackoffConfig::new(BackoffKind::Equal)
+            .with_base(ms(3))
+            .with_multiplier(3.0)
+            .with_first_wait_zero(true),
+    ];
+    for cfg in in_advance {
+        let b = cfg.validate().unwrap();
+        let (mut drawn_rng, mut range_rng) = (Rng::stream(1, 2), Rng::stream(1, 2));
+        let mut st = b.state();
+        for retry in 0..200 {
+            let drawn = b.next_draw(&mut st, &mut drawn_rng, false).wait;
+            let range = b.wait_range(retry).expect("a range known in advance");
+            assert_eq!(range.draw(&mut range_rng), drawn, "{cfg:?}, retry {retry}");
+            assert_eq!(range_rng, drawn_rng, "{cfg:?}, retry {retry}: words taken");
+        }
+        let draws = cfg.kind == BackoffKind::Full || cfg.kind == BackoffKind::Equal;
+        assert_eq!(range_rng != Rng::stream(1, 2), draws, "{cfg:?}");
+    }
+    for kind in [BackoffKind::Decorrelated, BackoffKind::DecorrelatedV2] {
+        let b = BackoffConfig::new(kind).validate().unwrap();
+        assert_eq!(b.wait_range(0), None, "{kind:?}");
+    }
+}
+
+/// `decorrelated_wait` is the wait `next_draw` gives, retry by retry and word by word,
+/// with the same state after each; every other configuration gets `None` and keeps its
+/// state.
+#[test]
+fn decorrelated_waits_are_the_drawn_waits() {
+    let decorrelated = BackoffConfig::new(BackoffKind::Decorrelated);
+    for cfg in [
+        decorrelated.with_base(ms(5)).with_cap(ms(2000)),
+        decorrelated
+            .with_base(ms(10))
+            .with_cap(ms(300))
+            .with_floor(ms(20)),
+        decorrelated.with_base(ms(3)).with_first_wait_zero(true),
+    ] {
+        let b = cfg.validate().unwrap();
+        let (mut drawn_rng, mut rng) = (Rng::stream(4, 1), Rng::stream(4, 1));
+        let (mut drawn_state, mut state) = (b.state(), b.state());
+        for retry in 0..200 {
+            let drawn = b.next_draw(&mut drawn_state, &mut drawn_rng, false).wait;
+            let wait = b.decorrelated_wait(&mut state, &mut rng);
+            assert_eq!(wait, Some(drawn), "{cfg:?}, retry {retry}");
+            assert_eq!((state, &rng), (drawn_state, &drawn_rng), "{cfg:?}, {retry}");
+        }
+    }
+    for kind in [BackoffKind::Full, BackoffKind::DecorrelatedV2] {
+        let b = BackoffConfig::new(kind).validate().unwrap();
+        let mut state = b.state();
+        assert_eq!(
+            b.decorrelated_wait(&mut state, &mut Rng::stream(4, 1)),
+            None
+        );
+        assert_eq!(state, b.state(), "{kind:?}");
+    }
+    let jittered = BackoffConfig::new(BackoffKind::Exponential)
+        .with_jitter(Jitter::Add(ms(10)), true)
+        .validate()
+        .unwrap();
+    assert_eq!(jittered.wait_range(3), None);
+}
+
+#[test]
+fn multiplicative_jitter_stays_in_its_range_before_and_after_the_cap() {
+    let mult = Jitter::Mult {
+        lo_milli: 800,
+        hi_milli: 1200,
+    };
+    let cfg = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(100))
+        .with_cap(ms(1000));
+    let (mut over_cap, mut spread) = (0, 0);
+    for seed in 0..300 {
+        let after = waits(cfg.with_jitter(mult, true), seed, 6);
+        let before = waits(cfg.with_jitter(mult, false), seed, 6);
+        for (k, (a, b)) in after.iter().zip(&before).enumerate() {
+            let d = (100_000u64 << k).min(1_000_000);
+            assert!(
+                *a >= d * 8 / 10 && *a <= d * 12 / 10,
+                "after the cap, retry {k}: {a}"
+            );
+            assert!(
+                *b <= 1_000_000,
+                "before the cap a wait never passes it: {b}"
+            );
+            over_cap += usize::from(*a > 1_000_000);
+            spread += usize::from(*a != d);
+        }
+    }
+    assert!(
+        over_cap > 100,
+        "jittering the capped wait passes the cap: {over_cap}"
+    );
+    assert!(spread > 1700, "{spread}");
+}
+
+#[test]
+fn additive_jitter_and_a_first_retry_at_once() {
+    let cfg = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(500))
+        .with_cap(ms(120_000))
+        .with_first_wait_zero(true)
+        .with_jitter(Jitter::Add(ms(1000)), false);
+    for seed in 0..100 {
+        let w = waits(cfg, seed, 4);
+        assert_eq!(
+            w[0], 0,
+            "urllib3: the first retry goes at once, with no jitter"
+        );
+        for (k, x) in w.iter().enumerate().skip(1) {
+            let d = 500_000u64 << k;
+            assert!(*x >= d && *x <= d + 1_000_000, "retry {k}: {x}");
+        }
+    }
+    let plain = cfg.with_jitter(Jitter::None, false);
+    assert_eq!(waits(plain, 1, 4), [0, 1_000_000, 2_000_000, 4_000_000]);
+}
+
+#[test]
+fn sorted_draws_only_grow_and_are_the_same_draws() {
+    // x U(1, 2) over a growth of 1.5: neighbouring ranges overlap, so order matters.
+    let cfg = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(1000))
+        .with_multiplier(1.5)
+        .with_cap(ms(86_400_000))
+        .with_jitter(
+            Jitter::Mult {
+                lo_milli: 1000,
+                hi_milli: 2000,
+            },
+            false,
+        );
+    let mut swapped = 0;
+    for seed in 0..200 {
+        let sorted = waits(cfg.with_sorted(10), seed, 10);
+        assert!(sorted.windows(2).all(|w| w[0] <= w[1]), "{sorted:?}");
+        // The same draws, unsorted: a fresh generator seeded as the sorted client's was.
+        let b = cfg.validate().unwrap();
+        let mut rng = Rng::stream(seed, 0);
+        let mut up_front = Rng::from_seed(rng.next_u64());
+        let mut st = b.state();
+        let mut raw: alloc::vec::Vec<u64> = (0..10)
+            .map(|_| b.next_draw(&mut st, &mut up_front, false).wait.0)
+            .collect();
+        swapped += usize::from(raw.windows(2).any(|w| w[0] > w[1]));
+        raw.sort_unstable();
+        assert_eq!(raw, sorted);
+    }
+    assert!(
+        swapped > 50,
+        "node-retry's sorting changes some orders: {swapped}"
+    );
+}
+
+#[test]
+fn tokio_retry_base_is_the_multiplier_and_envoy_docs_sum_their_steps() {
+    let tokio = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(10))
+        .with_cap(ms(86_400_000))
+        .with_multiplier_from_base(true);
+    assert_eq!(waits(tokio, 1, 3), [10_000, 100_000, 1_000_000]);
+    let envoy = BackoffConfig {
+        ceiling_sum: true,
+        ..BackoffConfig::new(BackoffKind::Full)
+            .with_base(ms(25))
+            .with_cap(ms(250))
+    };
+    let c: alloc::vec::Vec<u64> = (0..5).map(|k| envoy.ceiling(k).0 / 1000).collect();
+    assert_eq!(c, [25, 75, 175, 250, 250]);
+}
+
+#[test]
+fn polly_v2_waits_grow_on_average_and_keep_to_the_cap() {
+    let cfg = BackoffConfig::new(BackoffKind::DecorrelatedV2)
+        .with_base(ms(1000))
+        .with_cap(ms(30_000));
+    let mut sums = [0u64; 6];
+    for seed in 0..400 {
+        for (k, w) in waits(cfg, seed, 6).iter().enumerate() {
+            assert!(*w <= 30_000_000 && *w <= cfg.ceiling(k as u32).0, "{w}");
+            sums[k] += w;
+        }
+    }
+    assert!(sums.windows(2).all(|s| s[0] < s[1]), "{sums:?}");
+}
+
+#[test]
+fn the_new_settings_are_refused_where_they_do_nothing() {
+    let full = BackoffConfig::new(BackoffKind::Full);
+    let e = full
+        .with_jitter(Jitter::Add(ms(5)), false)
+        .validate()
+        .unwrap_err();
+    assert_eq!(e.field, "jitter");
+    let e = BackoffConfig::new(BackoffKind::Exponential)
+        .with_sorted(5)
+        .validate()
+        .unwrap_err();
+    assert_eq!(e.field, "sorted");
+    let e = full.with_sorted(101).validate().unwrap_err();
+    assert!(e.field == "sorted" && e.rule.contains("at most 100"), "{e}");
+    let bad = Jitter::Mult {
+        lo_milli: 1500,
+        hi_milli: 1200,
+    };
+    let e = BackoffConfig::new(BackoffKind::Constant)
+        .with_jitter(bad, false)
+        .validate();
+    assert_eq!(e.unwrap_err().field, "jitter_lo");
+    let e = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(Micros(500))
+        .with_multiplier_from_base(true)
+        .validate();
+    assert_eq!(e.unwrap_err().field, "multiplier_from_base");
+}
+
+#[test]
+fn cheat_sheet_ceilings() {
+    let cfg = BackoffConfig::new(BackoffKind::Full)
+        .with_base(ms(10))
+        .with_cap(ms(2000));
+    let c: alloc::vec::Vec<u64> = (0..10).map(|k| cfg.ceiling(k).0 / 1000).collect();
+    assert_eq!(c, [10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000]);
+}
+
+#[test]
+fn first_exp_one_doubles_first_wait() {
+    let cfg = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(5))
+        .with_first_exp(1);
+    assert_eq!(cfg.ceiling(0), ms(10));
+    assert_eq!(cfg.ceiling(1), ms(20));
+}
+
+#[test]
+fn fractional_multiplier() {
+    let cfg = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(500))
+        .with_multiplier(1.5);
+    assert_eq!(cfg.ceiling(0), ms(500));
+    assert_eq!(cfg.ceiling(1), ms(750));
+    assert_eq!(cfg.ceiling(2), Micros(1_125_000));
+}
+
+#[test]
+fn exponential_and_constant_are_fixed() {
+    let mut rng = Rng::from_seed(3);
+    let b = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(100))
+        .with_cap(ms(2000))
+        .validate()
+        .unwrap();
+    let waits: alloc::vec::Vec<u64> = b
+        .delays(&mut rng)
+        .take(6)
+        .map(|d| d.wait.0 / 1000)
+        .collect();
+    assert_eq!(waits, [100, 200, 400, 800, 1600, 2000]);
+    let c = BackoffConfig::new(BackoffKind::Constant)
+        .with_base(ms(100))
+        .validate()
+        .unwrap();
+    assert!(c.delays(&mut rng).take(5).all(|d| d.wait == ms(100)));
+    let n = BackoffConfig::new(BackoffKind::None).validate().unwrap();
+    assert!(n.delays(&mut rng).take(5).all(|d| d.wait == Micros::ZERO));
+}
+
+#[test]
+fn floor_raises_short_waits() {
+    let mut rng = Rng::from_seed(5);
+    let b = BackoffConfig::new(BackoffKind::Full)
+        .with_base(ms(10))
+        .with_cap(ms(5000))
+        .with_floor(ms(500))
+        .validate()
+        .unwrap();
+    assert!(b.delays(&mut rng).take(50).all(|d| d.wait >= ms(500)));
+}
+
+#[test]
+fn decorrelated_after_throttling_never_inverts_its_range() {
+    let b = BackoffConfig::new(BackoffKind::Decorrelated)
+        .with_base(ms(100))
+        .with_cap(ms(20_000))
+        .with_throttle_base(Some(ms(1000)))
+        .validate()
+        .unwrap();
+    for seed in 0..200 {
+        let mut rng = Rng::stream(seed, 0);
+        let mut st = b.state();
+        let d = b.next_draw(&mut st, &mut rng, true);
+        assert!(d.low <= d.wait && d.wait <= d.ceiling, "{d:?}");
+        assert_eq!(d.low, ms(1000));
+        assert_eq!(
+            d.ceiling,
+            ms(1000),
+            "3 x 100 ms is below the 1 s base: the range is [1 s, 1 s]"
+        );
+    }
+}
+
+#[test]
+fn throttle_base_is_used_for_throttling() {
+    let mut rng = Rng::from_seed(5);
+    let b = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(50))
+        .with_throttle_base(Some(ms(1000)))
+        .validate()
+        .unwrap();
+    let mut s = b.state();
+    assert_eq!(b.next_draw(&mut s, &mut rng, true).wait, ms(1000));
+    assert_eq!(b.next_draw(&mut s, &mut rng, false).wait, ms(100));
+}
+
+#[test]
+fn errors_name_the_field() {
+    let e = BackoffConfig::new(BackoffKind::Full)
+        .with_base(ms(5000))
+        .with_cap(ms(2000))
+        .validate()
+        .unwrap_err();
+    assert_eq!(e.field, "base");
+    assert!(e.to_string().contains("must not exceed cap"));
+    assert_eq!(
+        BackoffConfig::new(BackoffKind::Full)
+            .with_multiplier(f64::NAN)
+            .validate()
+            .unwrap_err()
+            .field,
+        "multiplier"
+    );
+    assert_eq!(
+        BackoffConfig::new(BackoffKind::Full)
+            .with_multiplier(-2.0)
+            .validate()
+            .unwrap_err()
+            .field,
+        "multiplier"
+    );
+    assert_eq!(
+        BackoffConfig::new(BackoffKind::Full)
+            .with_cap(Micros::ZERO)
+            .validate()
+            .unwrap_err()
+            .field,
+        "cap"
+    );
+    assert_eq!(
+        BackoffConfig::new(BackoffKind::Decorrelated)
+            .with_base(Micros::ZERO)
+            .validate()
+            .unwrap_err()
+            .field,
+        "base"
+    );
+    assert!("jittery"
+        .parse::<BackoffKind>()
+        .unwrap_err()
+        .rule
+        .contains("accepted none"));
+}
+
+#[test]
+fn reset_restarts_the_sequence() {
+    let mut rng = Rng::from_seed(1);
+    let b = BackoffConfig::new(BackoffKind::Exponential)
+        .with_base(ms(100))
+        .validate()
+        .unwrap();
+    let mut s = b.state();
+    b.next_draw(&mut s, &mut rng, false);
+    b.next_draw(&mut s, &mut rng, false);
+    b.reset(&mut s);
+    assert_eq!(b.next_draw(&mut s, &mut rng, false).wait, ms(100));
+}
+
+fn cfg_strategy() -> impl Strategy<Value = (u64, u64, u32, u64)> {
+    (1u64..5_000_000, 1u64..60_000_000, 0u32..4, any::<u64>())
+        .prop_map(|(base, cap, fe, seed)| (base.min(cap), cap.max(base), fe, seed))
+}
+
+/// The 2015 study's backoffs settle where their ceiling reaches the 2 s cap (5 ms doubled
+/// from exponent 1: the 8th retry), `none` and `constant` at once, and a first retry at
+/// once keeps retry 0 apart.
+#[test]
+fn ranges_settle_once_the_ceiling_reaches_the_cap() {
+    let study = |kind| {
+        BackoffConfig::new(kind)
+            .with_base(ms(5))
+            .with_cap(ms(2000))
+            .with_first_exp(1)
+    };
+    for kind in [
+        BackoffKind::Exponential,
+        BackoffKind::Full,
+        BackoffKind::Equal,
+    ] {
+        let b = study(kind).validate().unwrap();
+        assert!(!b.range_settled(0) && !b.range_settled(7), "{kind:?}");
+        assert!(b.range_settled(8) && b.range_settled(63), "{kind:?}");
+        assert_ne!(b.wait_range(7), b.wait_range(8), "{kind:?}");
+    }
+    for kind in [BackoffKind::None, BackoffKind::Constant] {
+        assert!(study(kind).validate().unwrap().range_settled(0), "{kind:?}");
+        let first_at_once = study(kind).with_first_wait_zero(true).validate().unwrap();
+        assert!(!first_at_once.range_settled(0) && first_at_once.range_settled(1));
+    }
+    let decorrelated = study(BackoffKind::Decorrelated).validate().unwrap();
+    assert!(!decorrelated.range_settled(63), "no range known in advance");
+}
+
+proptest! {
+    /// Wherever a range is said to have settled, every later retry's range is the same.
+    #[test]
+    fn a_settled_range_is_every_later_retrys(
+        (base, cap, fe, _seed) in cfg_strategy(),
+        kind in 0usize..5,
+        m in 1.0f64..3.0,
+        floor in 0u64..50_000,
+        retry in 0u32..70,
+    ) {
+        let kinds = [
+            BackoffKind::None,
+            BackoffKind::Constant,
+            BackoffKind::Exponential,
+            BackoffKind::Full,
+            BackoffKind::Equal,
+        ];
+        let cfg = BackoffConfig::new(kinds[kind])
+            .with_base(Micros(base))
+            .with_cap(Micros(cap))
+            .with_first_exp(fe)
+            .with_multiplier(m)
+            .with_floor(Micros(floor));
+        let Ok(b) = cfg.validate() else {
+            return Ok(());
+        };
+        if b.range_settled(retry) {
+            for later in [1, 2, 17, 100, 1000, 100_000] {
+                prop_assert_eq!(b.wait_range(retry + later), b.wait_range(retry));
+            }
+        }
+    }
+
+    #[test]
+    fn full_jitter_in_zero_to_ceiling((base, cap, fe, seed) in cfg_strategy()) {
+        let cfg = BackoffConfig::new(BackoffKind::Full).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe);
+        let mut rng = Rng::from_seed(seed);
+        for (k, d) in cfg.validate().unwrap().delays(&mut rng).take(20).enumerate() {
+            prop_assert_eq!(d.ceiling, cfg.ceiling(k as u32));
+            prop_assert!(d.wait <= d.ceiling);
+            prop_assert!(d.ceiling <= Micros(cap));
+        }
+    }
+
+    #[test]
+    fn equal_jitter_in_half_to_ceiling((base, cap, fe, seed) in cfg_strategy()) {
+        let cfg = BackoffConfig::new(BackoffKind::Equal).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe);
+        let mut rng = Rng::from_seed(seed);
+        for d in cfg.validate().unwrap().delays(&mut rng).take(20) {
+            prop_assert!(d.wait.0 * 2 >= d.ceiling.0 - d.ceiling.0 % 2);
+            prop_assert!(d.wait <= d.ceiling);
+        }
+    }
+
+    #[test]
+    fn decorrelated_in_base_to_cap((base, cap, _fe, seed) in cfg_strategy()) {
+        let cfg = BackoffConfig::new(BackoffKind::Decorrelated).with_base(Micros(base)).with_cap(Micros(cap));
+        let mut rng = Rng::from_seed(seed);
+        let mut prev = base;
+        for (k, d) in cfg.validate().unwrap().delays(&mut rng).take(30).enumerate() {
+            prop_assert!(d.wait >= Micros(base));
+            prop_assert!(d.wait <= Micros(cap));
+            prop_assert!(d.wait.0 <= prev.saturating_mul(3));
+            prop_assert!(d.wait <= cfg.ceiling(k as u32));
+            prev = d.wait.0;
+        }
+    }
+
+    #[test]
+    fn ceilings_never_decrease((base, cap, fe, _seed) in cfg_strategy(), m in 1.0f64..10.0) {
+        let cfg = BackoffConfig::new(BackoffKind::Exponential).with_base(Micros(base)).with_cap(Micros(cap)).with_first_exp(fe).with_multiplier(m);
+        let mut last = Micros::ZERO;
+        for k in 0..40 {
+            let c = cfg.ceiling(k);
+            prop_assert!(c >= last);
+            prop_assert!(c <= Micros(cap));
+            last = c;
+        }
+    }
+}

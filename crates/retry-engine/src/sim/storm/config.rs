@@ -1,0 +1,138 @@
+//! What a storm reads from its link: the server, the arrivals and the trigger's window, and the
+//! requests and horizon they plan.
+
+use super::*;
+
+/// What a storm reads: the server, and for `outage` its arrivals and outage window (a burst
+/// has no arrivals after t = 0 and no outage).
+#[derive(Clone)]
+pub(super) struct StormCfg {
+    pub(super) rate_milli: u64,
+    pub(super) poisson: bool,
+    pub(super) duration: Micros,
+    pub(super) capacity_milli: u64,
+    pub(super) tick: Micros,
+    pub(super) reject_cost_milli: u64,
+    pub(super) outage_start: Micros,
+    pub(super) outage: Micros,
+    pub(super) outage_kind: OutageKind,
+    pub(super) net: Micros,
+    pub(super) tenants: u32,
+    pub(super) breaker: Option<BreakerConfig>,
+    pub(super) limiter: Option<super::LimiterScope>,
+    pub(super) bin: Micros,
+    pub(super) server: ServerKind,
+    pub(super) queue: QueueServer,
+    pub(super) slow: Window,
+    pub(super) slow_milli: u64,
+    pub(super) spike: Window,
+    pub(super) spike_rate_milli: u64,
+    pub(super) spike_requests: u64,
+    pub(super) users: u32,
+    pub(super) think: Micros,
+    pub(super) hedge: Option<Hedge>,
+    // `outage` only: how recovery after the trigger is judged.
+    pub(super) recovery: Option<crate::sim::RecoveryRule>,
+}
+
+impl StormCfg {
+    pub(super) fn of(s: &Scenario) -> StormCfg {
+        let from_server = |sv: &Server| StormCfg {
+            rate_milli: 1,
+            poisson: false,
+            duration: Micros::ZERO,
+            capacity_milli: sv.capacity_milli,
+            tick: sv.tick,
+            reject_cost_milli: sv.reject_cost_milli,
+            outage_start: Micros::ZERO,
+            outage: Micros::ZERO,
+            outage_kind: OutageKind::Status503,
+            net: sv.net,
+            tenants: sv.tenants,
+            breaker: sv.breaker,
+            limiter: sv.limiter.then_some(sv.limiter_scope),
+            bin: sv.series.bin,
+            server: sv.kind,
+            queue: sv.queue,
+            slow: sv.slow,
+            slow_milli: sv.slow_milli,
+            spike: Window::default(),
+            spike_rate_milli: 0,
+            spike_requests: 0,
+            users: 0,
+            think: Micros::ZERO,
+            hedge: sv.hedge.on.then_some(sv.hedge),
+            recovery: None,
+        };
+        match s {
+            Scenario::Outage(o) => StormCfg {
+                rate_milli: o.arrivals.rate_milli,
+                poisson: o.poisson,
+                duration: o.arrivals.duration,
+                outage_start: o.outage_start,
+                outage: o.outage,
+                outage_kind: o.outage_kind,
+                spike: o.spike,
+                spike_rate_milli: o.spike_rate_milli,
+                spike_requests: o.spike_requests(),
+                users: o.users,
+                think: o.think,
+                recovery: Some(o.recovery),
+                ..from_server(&o.server)
+            },
+            Scenario::Burst(b) => from_server(&b.server),
+            // Only `outage` and `burst` run as storms (see `Run::start_repetition`).
+            Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => {
+                from_server(&Server::default())
+            }
+        }
+    }
+}
+
+impl StormCfg {
+    /// The original requests a run makes (the burst's clients, or the steady arrivals, plus
+    /// the spike's) and the time its series covers.
+    pub(super) fn planned(
+        &self,
+        kind: ScenarioKind,
+        clients: u32,
+        policy: &ValidPolicy,
+    ) -> (u64, Micros) {
+        let arrivals = match kind {
+            ScenarioKind::Burst => u64::from(clients),
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => {
+                (u128::from(self.rate_milli) * u128::from(self.duration.0) / 1_000_000_000) as u64
+            }
+        };
+        let horizon = match kind {
+            ScenarioKind::Burst => Micros::ZERO,
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => self.duration,
+        }
+        .max(self.spike.start.saturating_add(self.spike.length))
+        .saturating_add(policy.policy().deadline.unwrap_or(Micros::from_secs(60)))
+        .saturating_add(Micros::from_secs(1));
+        (self.spike_requests + arrivals, horizon)
+    }
+
+    /// What the server can finish in a bin of `width`, in thousandths of an attempt: the tick
+    /// server's capacity, or a queue's workers over its mean service time (0 for the flaky
+    /// dependency, which has no capacity).
+    pub(super) fn capacity_per(&self, width: Micros) -> u64 {
+        match self.server {
+            ServerKind::Tick => {
+                (u128::from(self.capacity_milli) * u128::from(width.0) / 1_000_000) as u64
+            }
+            ServerKind::Queue if self.queue.mean_service().0 > 0 => {
+                (u128::from(self.queue.workers) * u128::from(width.0) * 1000
+                    / u128::from(self.queue.mean_service().0)) as u64
+            }
+            ServerKind::Queue | ServerKind::Flaky => 0,
+        }
+    }
+}
