@@ -55,6 +55,9 @@ pub enum FitRule {
 }
 
 impl FitRule {
+    /// Every rule, in the `fit` key's order.
+    pub const ALL: [FitRule; 2] = [FitRule::Full, FitRule::Cut];
+
     /// The link name.
     pub const fn name(self) -> &'static str {
         match self {
@@ -89,6 +92,17 @@ pub enum RetryAfterMode {
 }
 
 impl RetryAfterMode {
+    /// Every mode, in the `ra_mode` key's order.
+    pub const ALL: [RetryAfterMode; 7] = [
+        RetryAfterMode::Server,
+        RetryAfterMode::Aws2026,
+        RetryAfterMode::Stripe,
+        RetryAfterMode::Cap,
+        RetryAfterMode::RefuseAbove,
+        RetryAfterMode::Clamp,
+        RetryAfterMode::Ignore,
+    ];
+
     /// The link name.
     pub const fn name(self) -> &'static str {
         match self {

@@ -53,6 +53,19 @@ pub enum OutageKind {
     ConnectTimeout,
 }
 
+impl OutageKind {
+    /// Every kind, in the `outage_kind` key's order.
+    pub const ALL: [OutageKind; 2] = [OutageKind::Status503, OutageKind::ConnectTimeout];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            OutageKind::Status503 => "503",
+            OutageKind::ConnectTimeout => "connect_timeout",
+        }
+    }
+}
+
 /// How the server of `outage` and `burst` serves attempts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ServerKind {
@@ -89,6 +102,19 @@ pub enum Discipline {
     Lifo,
 }
 
+impl Discipline {
+    /// Every discipline, in the `discipline` key's order.
+    pub const ALL: [Discipline; 2] = [Discipline::Fifo, Discipline::Lifo];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Discipline::Fifo => "fifo",
+            Discipline::Lifo => "lifo",
+        }
+    }
+}
+
 /// The distribution of a service time around its mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum ServiceDist {
@@ -102,6 +128,26 @@ pub enum ServiceDist {
     /// Two values: `service` most of the time, `service_tail` with probability
     /// `service_tail_p` (a bimodal service: a hiccup, a cold cache, a pause).
     Mix,
+}
+
+impl ServiceDist {
+    /// Every distribution, in the `service_dist` key's order.
+    pub const ALL: [ServiceDist; 4] = [
+        ServiceDist::Const,
+        ServiceDist::Exp,
+        ServiceDist::Lognormal,
+        ServiceDist::Mix,
+    ];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ServiceDist::Const => "const",
+            ServiceDist::Exp => "exp",
+            ServiceDist::Lognormal => "lognormal",
+            ServiceDist::Mix => "mix",
+        }
+    }
 }
 
 /// Hedging (`hedge=on`), as gRPC's A6 proposal defines it: the first attempt goes at once and

@@ -100,6 +100,19 @@ pub enum LimiterScope {
     Client,
 }
 
+impl LimiterScope {
+    /// Every scope, in the `limiter_scope` key's order.
+    pub const ALL: [LimiterScope; 2] = [LimiterScope::Process, LimiterScope::Client];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LimiterScope::Process => "process",
+            LimiterScope::Client => "client",
+        }
+    }
+}
+
 /// The tick server of `outage` and `burst`, with its network, tenants and breaker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Server {

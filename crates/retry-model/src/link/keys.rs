@@ -87,6 +87,8 @@ fn err(key: &'static str, v: &str, accepted: &str) -> ConfigError {
 
 pub(crate) use crate::retry::text::shorten;
 
+pub use super::named::Named;
+
 impl Domain {
     /// The accepted values, in words (`a duration in [1ms, 1h]`, `one of none, bucket`).
     pub fn accepted(&self) -> String {
@@ -896,7 +898,18 @@ impl Key {
         }
     }
 
-    /// The index of a choice.
+    /// The enum value a choice key names: `v` checked against the key's domain, then found in
+    /// `E::ALL` by its own `name()`, never by its place in a list.
+    pub fn pick<E: Named>(&self, v: &str) -> Result<E, ConfigError> {
+        self.choice(v)?;
+        E::ALL
+            .iter()
+            .copied()
+            .find(|e| e.name() == v)
+            .ok_or_else(|| self.bad(v))
+    }
+
+    /// The index of a choice (for a choice with no enum of its own: a flag-like pair).
     pub fn choice(&self, v: &str) -> Result<usize, ConfigError> {
         let Domain::Choice(values) = self.domain else {
             return Err(self.bad(v));

@@ -22,6 +22,7 @@ pub mod clients;
 pub mod compare;
 pub mod keys;
 pub mod lesson;
+mod named;
 pub mod preset;
 pub(crate) mod rows;
 pub(crate) mod run;
@@ -37,15 +38,12 @@ pub mod sweep;
 pub use query::encode;
 use query::{bare_lesson, bare_sheet, percent_encode, split_pairs, Pairs};
 
-use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::{
-    AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, Scope,
-    TokenBucketConfig,
+    AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, TokenBucketConfig,
 };
-use crate::retry::classify::Classifier;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::ScriptedOutcome;
-use crate::retry::policy::{FitRule, RetryAfterMode, RetryPolicy, ValidPolicy};
+use crate::retry::policy::{RetryPolicy, ValidPolicy};
 use crate::retry::text::{decimal, milli_text};
 use crate::retry::time::Micros;
 use alloc::format;
@@ -104,12 +102,38 @@ pub struct Params {
     pub jitter_keys: JitterKeys,
 }
 
+/// Which jitter the `jitter` key names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JitterKind {
+    /// No spread.
+    #[default]
+    None,
+    /// `d x U(jitter_lo, jitter_hi)`.
+    Mult,
+    /// `d + U(0, jitter_add)`.
+    Add,
+}
+
+impl JitterKind {
+    /// Every kind, in the `jitter` key's order.
+    pub const ALL: [JitterKind; 3] = [JitterKind::None, JitterKind::Mult, JitterKind::Add];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            JitterKind::None => "none",
+            JitterKind::Mult => "mult",
+            JitterKind::Add => "add",
+        }
+    }
+}
+
 /// The jitter keys as written (`jitter`, `jitter_lo`, `jitter_hi`, `jitter_add`): each keeps its
 /// value whichever jitter is chosen, and the policy's [`crate::Jitter`] is made from them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JitterKeys {
-    /// The position of `jitter`'s value in `keys::JITTERS`.
-    pub kind: usize,
+    /// The `jitter` key's value.
+    pub kind: JitterKind,
     /// `jitter_lo` in thousandths.
     pub lo_milli: u64,
     /// `jitter_hi` in thousandths.
@@ -121,7 +145,7 @@ pub struct JitterKeys {
 impl Default for JitterKeys {
     fn default() -> Self {
         JitterKeys {
-            kind: 0,
+            kind: JitterKind::None,
             lo_milli: 800,
             hi_milli: 1200,
             add: Micros::from_millis(100),
@@ -133,12 +157,12 @@ impl JitterKeys {
     /// The jitter these keys describe.
     pub fn jitter(self) -> crate::Jitter {
         match self.kind {
-            1 => crate::Jitter::Mult {
+            JitterKind::Mult => crate::Jitter::Mult {
                 lo_milli: self.lo_milli,
                 hi_milli: self.hi_milli,
             },
-            2 => crate::Jitter::Add(self.add),
-            _ => crate::Jitter::None,
+            JitterKind::Add => crate::Jitter::Add(self.add),
+            JitterKind::None => crate::Jitter::None,
         }
     }
 }
@@ -379,10 +403,10 @@ impl Params {
             "elapsed" => self.elapsed = k.dur(v)?,
             "attempt_timeout" => pol.attempt_timeout = k.dur(v)?,
             "reserve" => pol.reserve = k.dur(v)?,
-            "fit" => pol.fit = [FitRule::Full, FitRule::Cut][k.choice(v)?],
+            "fit" => pol.fit = k.pick(v)?,
             "latency" => self.latency = k.dur(v)?,
             "attempts" => pol.max_attempts = k.int32(v)?,
-            "backoff" => pol.backoff.kind = BackoffKind::ALL[k.choice(v)?],
+            "backoff" => pol.backoff.kind = k.pick(v)?,
             "base" => pol.backoff.base = k.dur(v)?,
             "cap" => pol.backoff.cap = k.dur(v)?,
             "multiplier" => pol.backoff.multiplier = k.dec(v)? as f64 / 1_000_000.0,
@@ -390,7 +414,7 @@ impl Params {
             "floor" => pol.backoff.floor = k.dur(v)?,
             name if BACKOFF_SHAPE_KEYS.contains(&name) => self.set_backoff_shape(k, v)?,
             "throttle_base" => pol.backoff.throttle_base = k.opt_dur(v)?,
-            "classify" => pol.classifier = Classifier::ALL[k.choice(v)?],
+            "classify" => pol.classifier = k.pick(v)?,
             "retry_on" => pol.statuses = v.parse()?,
             "idempotent" => pol.operation.idempotent = k.flag(v)?,
             "key" => pol.operation.key = k.flag(v)?,
@@ -405,9 +429,7 @@ impl Params {
                     _ => Some(k.dec(v)?),
                 }
             }
-            "budget_scope" => {
-                pol.scope = [Scope::Client, Scope::Process, Scope::Tenant][k.choice(v)?]
-            }
+            "budget_scope" => pol.scope = k.pick(v)?,
             "bucket_max" | "bucket_refill" | "ratio_percent" | "ratio_window"
             | "ratio_min_per_s" | "grpc_max_tokens" | "grpc_token_ratio" | "rate_per_window"
             | "rate_window" => set_budget_detail(&mut pol.budget, k, v)?,

@@ -30,7 +30,7 @@ impl Params {
             "jitter" | "jitter_lo" | "jitter_hi" | "jitter_add" => {
                 let j = &mut self.jitter_keys;
                 match k.name {
-                    "jitter" => j.kind = k.choice(v)?,
+                    "jitter" => j.kind = k.pick(v)?,
                     "jitter_lo" => j.lo_milli = k.dec(v)?,
                     "jitter_hi" => j.hi_milli = k.dec(v)?,
                     _ => j.add = k.dur(v)?,
@@ -55,17 +55,7 @@ impl Params {
     ) -> Result<(), ConfigError> {
         let pol = &mut self.policy;
         match k.name {
-            "ra_mode" => {
-                pol.retry_after_mode = [
-                    RetryAfterMode::Server,
-                    RetryAfterMode::Aws2026,
-                    RetryAfterMode::Stripe,
-                    RetryAfterMode::Cap,
-                    RetryAfterMode::RefuseAbove,
-                    RetryAfterMode::Clamp,
-                    RetryAfterMode::Ignore,
-                ][k.choice(v)?]
-            }
+            "ra_mode" => pol.retry_after_mode = k.pick(v)?,
             "ra_cap" => pol.ra_cap = k.dur(v)?,
             "ra_max" => pol.ra_max = k.dur(v)?,
             _ => {}
@@ -78,7 +68,7 @@ impl Params {
         let pol = &self.policy;
         let d = |m: Micros| Some(m.to_string());
         Some(match key {
-            "jitter" => keys::JITTERS[self.jitter_keys.kind].0.to_string(),
+            "jitter" => self.jitter_keys.kind.name().to_string(),
             "jitter_lo" => milli_text(self.jitter_keys.lo_milli),
             "jitter_hi" => milli_text(self.jitter_keys.hi_milli),
             "jitter_add" => return d(self.jitter_keys.add),

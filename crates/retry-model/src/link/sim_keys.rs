@@ -10,9 +10,8 @@ use crate::retry::error::ConfigError;
 use crate::retry::text::decimal;
 use crate::sim::caps;
 use crate::sim::{
-    Arrivals, Discipline, LayersSettings as Layers, LostSettings as Lost, OccSettings as Occ,
-    Outage, OutageKind, Runs, Scenario, ScenarioKind, Series, Server, ServerKind, ServiceDist,
-    SimParams,
+    Arrivals, LayersSettings as Layers, LostSettings as Lost, OccSettings as Occ, Outage, Runs,
+    Scenario, ScenarioKind, Series, Server, SimParams,
 };
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -126,21 +125,12 @@ impl KeyText for Server {
             "reject_cost" => k.dec(v).map(|n| self.reject_cost_milli = n),
             "net" => k.dur(v).map(|d| self.net = d),
             "tenants" => k.int32(v).map(|n| self.tenants = n),
-            "server" => k.choice(v).map(|i| self.kind = ServerKind::ALL[i]),
+            "server" => k.pick(v).map(|x| self.kind = x),
             "workers" => k.int32(v).map(|n| self.queue.workers = n),
             "queue_limit" => k.int32(v).map(|n| self.queue.queue_limit = n),
-            "discipline" => k
-                .choice(v)
-                .map(|i| self.queue.discipline = [Discipline::Fifo, Discipline::Lifo][i]),
+            "discipline" => k.pick(v).map(|x| self.queue.discipline = x),
             "service" => k.dur(v).map(|d| self.queue.service = d),
-            "service_dist" => k.choice(v).map(|i| {
-                self.queue.dist = [
-                    ServiceDist::Const,
-                    ServiceDist::Exp,
-                    ServiceDist::Lognormal,
-                    ServiceDist::Mix,
-                ][i]
-            }),
+            "service_dist" => k.pick(v).map(|x| self.queue.dist = x),
             "service_cv" => k.dec(v).map(|n| self.queue.cv_milli = n),
             "service_tail" => k.dur(v).map(|d| self.queue.tail = d),
             "service_tail_p" => k.dec(v).map(|n| self.queue.tail_ppm = n as u32),
@@ -157,12 +147,7 @@ impl KeyText for Server {
                 .flag(v)
                 .map(|on| self.breaker = on.then(|| self.breaker.unwrap_or_default())),
             "limiter" => k.choice(v).map(|i| self.limiter = i == 1),
-            "limiter_scope" => k.choice(v).map(|i| {
-                self.limiter_scope = [
-                    crate::sim::LimiterScope::Process,
-                    crate::sim::LimiterScope::Client,
-                ][i]
-            }),
+            "limiter_scope" => k.pick(v).map(|x| self.limiter_scope = x),
             "breaker_window" | "breaker_failures" | "breaker_min_calls" | "breaker_open"
             | "breaker_probes" => {
                 let Some(b) = self.breaker.as_mut() else {
@@ -194,19 +179,9 @@ impl KeyText for Server {
             "server" => self.kind.name().to_string(),
             "workers" => self.queue.workers.to_string(),
             "queue_limit" => self.queue.queue_limit.to_string(),
-            "discipline" => (match self.queue.discipline {
-                Discipline::Fifo => "fifo",
-                Discipline::Lifo => "lifo",
-            })
-            .to_string(),
+            "discipline" => self.queue.discipline.name().to_string(),
             "service" => self.queue.service.to_string(),
-            "service_dist" => (match self.queue.dist {
-                ServiceDist::Const => "const",
-                ServiceDist::Exp => "exp",
-                ServiceDist::Lognormal => "lognormal",
-                ServiceDist::Mix => "mix",
-            })
-            .to_string(),
+            "service_dist" => self.queue.dist.name().to_string(),
             "service_cv" => decimal(self.queue.cv_milli, 1000),
             "service_tail" => self.queue.tail.to_string(),
             "service_tail_p" => decimal(u64::from(self.queue.tail_ppm), 1_000_000),
@@ -221,11 +196,7 @@ impl KeyText for Server {
             "slow_for" => self.slow.length.to_string(),
             "breaker" => (if b.is_some() { "on" } else { "off" }).to_string(),
             "limiter" => (if self.limiter { "aws-adaptive" } else { "none" }).to_string(),
-            "limiter_scope" => match self.limiter_scope {
-                crate::sim::LimiterScope::Process => "process",
-                crate::sim::LimiterScope::Client => "client",
-            }
-            .to_string(),
+            "limiter_scope" => self.limiter_scope.name().to_string(),
             "breaker_window" => b?.window.to_string(),
             "breaker_failures" => b?.failure_percent.to_string(),
             "breaker_min_calls" => b?.min_calls.to_string(),
@@ -263,9 +234,7 @@ impl KeyText for Outage {
             "arrivals" => k.choice(v).map(|i| self.poisson = i == 1),
             "outage_start" => k.dur(v).map(|d| self.outage_start = d),
             "outage" => k.dur(v).map(|d| self.outage = d),
-            "outage_kind" => k
-                .choice(v)
-                .map(|i| self.outage_kind = [OutageKind::Status503, OutageKind::ConnectTimeout][i]),
+            "outage_kind" => k.pick(v).map(|x| self.outage_kind = x),
             "spike_rate" => k.dec(v).map(|n| self.spike_rate_milli = n),
             "spike_start" => k.dur(v).map(|d| self.spike.start = d),
             "spike_for" => k.dur(v).map(|d| self.spike.length = d),
@@ -286,11 +255,7 @@ impl KeyText for Outage {
             "arrivals" => (if self.poisson { "poisson" } else { "constant" }).to_string(),
             "outage_start" => self.outage_start.to_string(),
             "outage" => self.outage.to_string(),
-            "outage_kind" => (match self.outage_kind {
-                OutageKind::Status503 => "503",
-                OutageKind::ConnectTimeout => "connect_timeout",
-            })
-            .to_string(),
+            "outage_kind" => self.outage_kind.name().to_string(),
             "spike_rate" => decimal(self.spike_rate_milli, 1000),
             "spike_start" => self.spike.start.to_string(),
             "spike_for" => self.spike.length.to_string(),

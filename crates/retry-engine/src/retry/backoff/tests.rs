@@ -540,3 +540,66 @@ proptest! {
         }
     }
 }
+
+/// Any valid configuration, every shape key included.
+fn any_config() -> impl Strategy<Value = BackoffConfig> {
+    (
+        (
+            0usize..BackoffKind::ALL.len(),
+            cfg_strategy(),
+            1.0f64..4.0,
+            0u64..50_000,
+        ),
+        (0usize..3, 0u64..1000, 1000u64..3000, 0u64..20_000),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_map(
+            |((kind, (base, cap, fe, _), m, floor), (j, lo, hi, add), flags)| {
+                let jitter = [
+                    Jitter::None,
+                    Jitter::Mult {
+                        lo_milli: lo,
+                        hi_milli: hi,
+                    },
+                    Jitter::Add(Micros(add)),
+                ][j];
+                let mut c = BackoffConfig::new(BackoffKind::ALL[kind])
+                    .with_base(Micros(base))
+                    .with_cap(Micros(cap))
+                    .with_multiplier(m)
+                    .with_first_exp(fe)
+                    .with_floor(Micros(floor));
+                c.jitter = jitter;
+                (c.jitter_after_cap, c.first_wait_zero, c.ceiling_sum) = flags;
+                c
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// The fast draws (a range kept in advance, decorrelated jitter's own draw) are the
+    /// reference draws (`next_draw`), wait for wait and word for word, for any valid
+    /// configuration: a shape key a fast path ignores fails here.
+    #[test]
+    fn fast_draws_are_the_reference_draws(cfg in any_config(), seed in any::<u64>()) {
+        let valid = cfg.validate();
+        prop_assume!(valid.is_ok());
+        let Ok(b) = valid else { return Ok(()) };
+        let (mut reference, mut fast) = (Rng::stream(seed, 3), Rng::stream(seed, 3));
+        let (mut ref_state, mut state) = (b.state(), b.state());
+        for retry in 0..40 {
+            let drawn = b.next_draw(&mut ref_state, &mut reference, false).wait;
+            if let Some(range) = b.wait_range(retry) {
+                prop_assert_eq!(range.draw(&mut fast), drawn, "{:?}, retry {}", cfg, retry);
+                prop_assert_eq!(&fast, &reference, "{:?}, retry {}: words", cfg, retry);
+            } else if let Some(w) = b.decorrelated_wait(&mut state, &mut fast) {
+                prop_assert_eq!(w, drawn, "{:?}, retry {}", cfg, retry);
+                prop_assert_eq!(&fast, &reference, "{:?}, retry {}: words", cfg, retry);
+            } else {
+                // Neither fast path: the configuration runs the reference draws alone.
+                return Ok(());
+            }
+        }
+    }
+}

@@ -86,6 +86,9 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// Every scope, in the `budget_scope` key's order.
+    pub const ALL: [Scope; 3] = [Scope::Client, Scope::Process, Scope::Tenant];
+
     /// The link name.
     pub const fn name(self) -> &'static str {
         match self {

@@ -87,3 +87,40 @@ fn accepted_values_are_generated() {
         "multiplier: '1e1' is not a number with at most 6 decimals in [1, 10]"
     );
 }
+
+/// Each choice key lists its enum's values by name, in the enum's order: a value added to the
+/// enum (a new backoff kind, a new server) and not to the key, or the other way round, fails here.
+#[test]
+fn every_choice_key_lists_its_enums_values() {
+    fn names<E: Named>() -> Vec<&'static str> {
+        E::ALL.iter().map(|e| e.name()).collect()
+    }
+    let pairs: [(&str, Vec<&str>); 11] = [
+        ("backoff", names::<crate::retry::backoff::BackoffKind>()),
+        ("jitter", names::<super::super::JitterKind>()),
+        ("fit", names::<crate::retry::policy::FitRule>()),
+        ("ra_mode", names::<crate::retry::policy::RetryAfterMode>()),
+        ("budget_scope", names::<crate::retry::budget::Scope>()),
+        ("classify", names::<crate::retry::classify::Classifier>()),
+        ("server", names::<crate::sim::ServerKind>()),
+        ("discipline", names::<crate::sim::Discipline>()),
+        ("service_dist", names::<crate::sim::ServiceDist>()),
+        ("outage_kind", names::<crate::sim::OutageKind>()),
+        ("limiter_scope", names::<crate::sim::LimiterScope>()),
+    ];
+    for (key, want) in pairs {
+        let k = TABLE.iter().find(|k| k.name == key).unwrap();
+        let Domain::Choice(values) = k.domain else {
+            panic!("{key}: not a choice");
+        };
+        let listed: Vec<&str> = values.iter().map(|(n, _)| *n).collect();
+        assert_eq!(listed, want, "{key}");
+        // And each value reads back as itself.
+        for v in &listed {
+            let mut p = crate::Params::default();
+            if p.set(key, v).is_ok() {
+                assert_eq!(p.get(key).as_deref(), Some(*v), "{key}={v}");
+            }
+        }
+    }
+}
