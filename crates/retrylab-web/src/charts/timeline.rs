@@ -377,19 +377,38 @@ mod tests {
         assert_eq!(storm.place(0.0), 1.0, "zeros sit on the floor");
     }
 
-    #[test]
-    fn a_storm_draws_on_a_log_axis_with_its_legend_inside_the_canvas() {
+    /// The payments storm's first 20 s: its rates, bin width and recovery line.
+    fn storm_run() -> (
+        Vec<Vec<retry_model::sim::Rates>>,
+        f64,
+        Option<(Option<f64>, String)>,
+    ) {
         let p: retry_model::Params = "preset=payments-none&duration=20s".parse().unwrap();
         let r = retry_model::sim::simulate(&p).unwrap();
-        let sides = vec![r.series.rates()];
-        let t = Timeline {
-            sides: &sides,
-            bin_s: r.series.bin_ms / 1000.0,
+        let recovery = r.summary.recovery.map(|x| (x.recovered_at_s, x.text()));
+        (vec![r.series.rates()], r.series.bin_ms / 1000.0, recovery)
+    }
+
+    /// Its timeline, the outage shaded.
+    fn storm_timeline(
+        sides: &[Vec<retry_model::sim::Rates>],
+        bin_s: f64,
+        recovery: Option<(Option<f64>, String)>,
+    ) -> Timeline<'_> {
+        Timeline {
+            sides,
+            bin_s,
             outage: Some((5.0, 10.0, "outage")),
             title: "outage: requests and attempts per second".into(),
             hedged: false,
-            recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
-        };
+            recovery,
+        }
+    }
+
+    #[test]
+    fn a_storm_draws_on_a_log_axis_with_its_legend_inside_the_canvas() {
+        let (sides, bin_s, recovery) = storm_run();
+        let t = storm_timeline(&sides, bin_s, recovery);
         let rec = crate::charts::plot::Recorder::new(900, 420);
         let area = rec.clone().into_drawing_area();
         let map = draw_timeline(&area, &t, 1.0).unwrap();
@@ -424,17 +443,8 @@ mod tests {
 
     #[test]
     fn a_long_legend_entry_wraps_inside_a_phone_canvas() {
-        let p: retry_model::Params = "preset=payments-none&duration=20s".parse().unwrap();
-        let r = retry_model::sim::simulate(&p).unwrap();
-        let sides = vec![r.series.rates()];
-        let t = Timeline {
-            sides: &sides,
-            bin_s: r.series.bin_ms / 1000.0,
-            outage: Some((5.0, 10.0, "outage")),
-            title: "outage: requests and attempts per second".into(),
-            hedged: false,
-            recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
-        };
+        let (sides, bin_s, recovery) = storm_run();
+        let t = storm_timeline(&sides, bin_s, recovery);
         let rec = crate::charts::plot::Recorder::new(340, 449);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
         let d = rec.drawn();
