@@ -377,12 +377,11 @@ mod tests {
         assert_eq!(storm.place(0.0), 1.0, "zeros sit on the floor");
     }
 
+    /// A recovery line: when the run recovered, and the sentence.
+    type RecoveryLine = Option<(Option<f64>, String)>;
+
     /// The payments storm's first 20 s: its rates, bin width and recovery line.
-    fn storm_run() -> (
-        Vec<Vec<retry_model::sim::Rates>>,
-        f64,
-        Option<(Option<f64>, String)>,
-    ) {
+    fn storm_run() -> (Vec<Vec<retry_model::sim::Rates>>, f64, RecoveryLine) {
         let p: retry_model::Params = "preset=payments-none&duration=20s".parse().unwrap();
         let r = retry_model::sim::simulate(&p).unwrap();
         let recovery = r.summary.recovery.map(|x| (x.recovered_at_s, x.text()));
@@ -393,7 +392,7 @@ mod tests {
     fn storm_timeline(
         sides: &[Vec<retry_model::sim::Rates>],
         bin_s: f64,
-        recovery: Option<(Option<f64>, String)>,
+        recovery: RecoveryLine,
     ) -> Timeline<'_> {
         Timeline {
             sides,
