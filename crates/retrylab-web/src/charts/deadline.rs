@@ -245,7 +245,7 @@ fn row_pixels<DB: DrawingBackend>(
 /// The chart's title: the deadline it is drawn inside.
 fn title_of(deadline: Option<Micros>) -> String {
     match deadline {
-        Some(d) => format!("One request inside its {} ms deadline", ms(d)),
+        Some(d) => format!("One request inside its {} deadline", d.rounded()),
         None => String::from("One request (no deadline)"),
     }
 }
@@ -397,6 +397,18 @@ fn draw_refused<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_title_gives_the_deadline_as_people_read_it() {
+        assert_eq!(
+            title_of(Some(Micros::from_secs(10))),
+            "One request inside its 10 s deadline"
+        );
+        assert_eq!(
+            title_of(Some(Micros::from_millis(700))),
+            "One request inside its 700 ms deadline"
+        );
+    }
 
     #[test]
     fn the_700_ms_guide_case_draws_the_refused_retry() {
