@@ -1242,7 +1242,7 @@ try {
     await change(page, '#rate', '100000');
     await change(page, '#duration', '3600000');
     await page.waitForFunction(() => document.getElementById('run-error').textContent.length > 0, null, { timeout: 30000 });
-    assert.match(await page.locator('#run-error').innerText(), /rate x duration = 360000000 requests exceeds the cap of 2000000/);
+    assert.match(await page.locator('#run-error').innerText(), /rate x duration = 360000000 requests exceeds the cap of 10000000/);
     const box = await page.locator('#run-error').boundingBox();
     assert.ok(box && box.y < 300, `the message is at the top: ${JSON.stringify(box)}`);
     assert.equal(await shows(page, '#tiles'), false, 'the old tiles are gone');

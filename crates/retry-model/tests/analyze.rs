@@ -261,3 +261,28 @@ mod finite {
         }
     }
 }
+
+#[test]
+fn a_solve_tells_each_part_as_it_begins_with_the_chains_states() {
+    use retry_model::sim::chain::SolveStage;
+    let p = link("workers=1&service=10ms&rate=60&queue_limit=50&attempts=3&attempt_timeout=100ms");
+    let mut told = Vec::new();
+    let a = retry_model::analyze_reporting(&p, usize::MAX, &mut |s, n| told.push((s, n))).unwrap();
+    let n = a.result.states;
+    assert_eq!(
+        told,
+        [
+            (SolveStage::Build, n),
+            (SolveStage::Stationary, n),
+            (SolveStage::Hitting, n),
+            (SolveStage::Relaxation, n),
+        ]
+    );
+    // A refused chain tells nothing: it is refused before anything is built.
+    let mut none = 0;
+    assert!(
+        retry_model::analyze_reporting(&link("workers=1"), usize::MAX, &mut |_, _| none += 1)
+            .is_err()
+    );
+    assert_eq!(none, 0);
+}

@@ -28,15 +28,15 @@ fn strictly_growing(name: &str, v: &[f64]) {
 
 #[test]
 fn a_day_long_timeout_on_a_slow_queue_still_shows_progress() {
-    // The longest request is 1000 x 24 h, so the clock alone said 0.0 % for minutes; and every
+    // The longest request is 100 x 24 h, so the clock alone said 0.0 % for minutes; and every
     // answered attempt's timeout used to wait in memory for its day (6 GB before the abort).
-    let link = "scenario=outage&rate=1000&duration=2000s&server=queue&workers=1&service=60s&deadline=none&attempt_timeout=24h&attempts=1000&backoff=none";
+    let link = "scenario=outage&rate=1000&duration=2000s&server=queue&workers=1&service=60s&deadline=none&attempt_timeout=24h&attempts=100&backoff=none";
     strictly_growing("queue", &progress(link, 4, 300_000));
 }
 
 #[test]
 fn a_dependency_that_always_fails_shows_progress() {
-    let link = "scenario=outage&rate=1000&duration=2000s&server=flaky&fail=1&attempts=1000&backoff=none&deadline=none&outage=0ms";
+    let link = "scenario=outage&rate=1000&duration=2000s&server=flaky&fail=1&attempts=100&backoff=none&deadline=none&outage=0ms";
     strictly_growing("flaky", &progress(link, 4, 300_000));
 }
 
@@ -195,10 +195,79 @@ fn a_spike_past_the_runs_end_counts_only_its_part_inside_the_run() {
     };
     assert_eq!(o.spike_requests(), 1_500_000);
     assert!(Run::check(&p).is_ok());
-    // The same spike inside a longer run is over the cap, and refused by name.
+    // A spike of 10.8 M requests inside a longer run is over the cap, and refused by name.
     let long: Params =
-        "preset=queue-spike-none&duration=130s&spike_start=10s&spike_rate=30000&spike_for=120s"
+        "preset=queue-spike-none&duration=130s&spike_start=10s&spike_rate=90000&spike_for=120s"
             .parse()
             .unwrap();
     assert_eq!(Run::check(&long).unwrap_err().field, "spike_rate");
+}
+
+fn refused(link: &str) -> retry_model::ConfigError {
+    let p: Params = link.parse().unwrap();
+    Run::check(&p)
+        .err()
+        .unwrap_or_else(|| panic!("{link} was accepted"))
+}
+
+#[test]
+fn many_cheap_requests_run_while_a_storm_of_attempts_is_refused_with_its_estimate() {
+    // 2.4 million requests with jitter: over the old cap of requests, a few attempts each.
+    let p: Params = "scenario=outage&rate=20000&duration=120s".parse().unwrap();
+    assert!(Run::check(&p).is_ok());
+    // 2 million requests, each up to 201 attempts in its 10 s deadline at a 50 ms tick.
+    let e = refused("preset=payments-none&rate=20000&capacity=25000&duration=100s");
+    assert_eq!(e.field, "rate");
+    assert!(e.rule.contains("up to 402 million attempts"), "{e}");
+    assert!(
+        e.rule.contains("2 million requests x up to 201 each"),
+        "{e}"
+    );
+    assert!(e.rule.contains("10 s deadline at 50 ms each"), "{e}");
+    assert!(e.rule.contains("s natively"), "{e}");
+    // A tenth of it runs.
+    let p: Params = "preset=payments-none&rate=2000&capacity=2500&duration=100s"
+        .parse()
+        .unwrap();
+    assert!(Run::check(&p).is_ok());
+    // Repetitions multiply the work.
+    let e = refused("preset=payments-none&rate=2000&capacity=2500&duration=100s&runs=10");
+    assert!(e.rule.contains("x 10 runs"), "{e}");
+}
+
+#[test]
+fn requests_that_could_all_wait_at_once_are_refused_by_their_memory() {
+    // With a limiter and no deadline every request may wait for a token at once.
+    let e = refused(
+        "scenario=outage&rate=10000&duration=300s&limiter=aws-adaptive&attempts=1&deadline=none",
+    );
+    assert_eq!(e.field, "deadline");
+    assert!(e.rule.contains("all 3 million requests may wait"), "{e}");
+    assert!(e.rule.contains("MB"), "{e}");
+    // With a deadline they cannot outlive it by much.
+    let p: Params =
+        "scenario=outage&rate=10000&duration=300s&limiter=aws-adaptive&attempts=1&deadline=10s"
+            .parse()
+            .unwrap();
+    assert!(Run::check(&p).is_ok());
+}
+
+#[test]
+fn the_limiter_at_the_cap_keeps_each_request_small() {
+    // Every one of 2 million requests waits for a token at once: its memory follows the
+    // request's size (80 bytes, checked at compile time), and it runs.
+    let p: Params = "scenario=outage&rate=555.555&duration=3600s&limiter=aws-adaptive&outage=24h&attempts=100&backoff=none&deadline=none"
+        .parse()
+        .unwrap();
+    let s = retry_model::sim::simulate(&p).unwrap().summary;
+    assert_eq!(s.originals, 1_999_998);
+}
+
+#[test]
+fn an_estimate_just_over_its_cap_reads_apart_from_the_cap() {
+    // 1,000.2/s for a request's longest life of 2000 s (1990 s + 10 s): just over 2 million.
+    let e = refused("scenario=outage&rate=1000.2&duration=3000s&deadline=1990s&attempts=1");
+    assert_eq!(e.field, "rate");
+    assert!(e.rule.contains("up to 2000400 requests in flight"), "{e}");
+    assert!(e.rule.contains("over the cap of 2 million"), "{e}");
 }

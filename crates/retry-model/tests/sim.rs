@@ -333,8 +333,8 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
     }
     for q in [
         "scenario=outage&users=100000&think=1ms",
-        "scenario=outage&spike_rate=100000&spike_for=1h",
-        "scenario=lost&rate=1000&duration=1h",
+        "scenario=outage&spike_rate=100000&spike_for=1h&duration=1h",
+        "scenario=lost&rate=5000&duration=1h",
     ] {
         let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
         let new = Run::new(&p).err();

@@ -208,7 +208,7 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
 /// `mean_queue`, `p_high_mode`, `relaxation_per_s`, `mixing_s`, `drain_s`).
 fn cmd_analyze(query: &str, fmt: &str) -> Result<String, String> {
     let p = params(query)?;
-    let a = retry_model::analyze(&p).map_err(|e| e.to_string())?;
+    let a = crate::simcmd::analyze_with_progress(&p)?;
     if fmt == "json" {
         return json::pretty(&json::AnalyzeDoc::new(&p, &a));
     }

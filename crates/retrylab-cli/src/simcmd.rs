@@ -2,10 +2,13 @@
 
 use crate::json;
 use retry_model::json::inputs;
+use retry_model::sim::chain::SolveStage;
 use retry_model::sim::{sweep_csv, sweep_grids, sweep_markdown, Run, SimReport, Summary};
 use retry_model::Params;
 use std::fmt::Write;
 use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Events per slice: small enough that a slice takes well under a second even when one event
@@ -46,6 +49,57 @@ pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, Stri
         );
     }
     Ok(run.finish())
+}
+
+/// Solves a link's analytic twin, printing the part of the solve under way on stderr from half
+/// a second in, then every second (a solve may take about 5 s). The solve cannot stop to
+/// print, so a second thread watches the part it last said it began.
+pub fn analyze_with_progress(p: &Params) -> Result<retry_model::Analysis, String> {
+    let under_way = Mutex::new((SolveStage::Build, 0usize));
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| watch_solve(&under_way, &done, started));
+        let a = retry_model::analyze_reporting(p, usize::MAX, &mut |stage, states| {
+            if let Ok(mut u) = under_way.lock() {
+                *u = (stage, states);
+            }
+        });
+        done.store(true, Ordering::Relaxed);
+        a.map_err(|e| e.to_string())
+    })
+}
+
+/// Prints the solve's part under way until `done`, then how long it took, if anything was
+/// printed.
+fn watch_solve(under_way: &Mutex<(SolveStage, usize)>, done: &AtomicBool, started: Instant) {
+    let mut next = Duration::from_millis(500);
+    let mut shown = false;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20));
+        if started.elapsed() < next {
+            continue;
+        }
+        next += Duration::from_secs(1);
+        shown = true;
+        let (stage, states) = under_way
+            .lock()
+            .map(|u| *u)
+            .unwrap_or((SolveStage::Build, 0));
+        let line = format!("{} ({states} states)", stage.words());
+        eprint!(
+            "\r[analyze] {line:<56} {:.1} s ",
+            started.elapsed().as_secs_f64()
+        );
+        let _ = std::io::stderr().flush();
+    }
+    if shown {
+        eprintln!(
+            "\r[analyze] solved in {:.1} s{:<56}",
+            started.elapsed().as_secs_f64(),
+            ""
+        );
+    }
 }
 
 pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {

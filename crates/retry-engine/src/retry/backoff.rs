@@ -424,10 +424,10 @@ impl BackoffConfig {
     ) -> (Micros, Micros, Micros) {
         // The range is [base, 3 * previous], but never inverted: after a throttled failure the
         // throttling base may exceed three times the previous wait.
-        let hi = state.previous.0.saturating_mul(3).max(base.0);
+        let hi = state.last.saturating_mul(3).max(base.0);
         let drawn = rng.uniform_inclusive(base.0, hi);
         let w = Micros(drawn.min(self.cap.0));
-        state.previous = w;
+        state.last = w.0;
         (base.min(self.cap), Micros(hi.min(self.cap.0)), w)
     }
 
@@ -583,9 +583,17 @@ impl Backoff {
     pub fn state(&self) -> BackoffState {
         BackoffState {
             retry: 0,
-            previous: self.cfg.base,
+            // decorrelated's first "previous" is base; decorrelated-v2's curve starts at 0.0
+            last: match self.cfg.kind {
+                BackoffKind::DecorrelatedV2 => 0.0f64.to_bits(),
+                BackoffKind::None
+                | BackoffKind::Constant
+                | BackoffKind::Exponential
+                | BackoffKind::Full
+                | BackoffKind::Equal
+                | BackoffKind::Decorrelated => self.cfg.base.0,
+            },
             sort_seed: 0,
-            v2_prev: 0,
         }
     }
 
@@ -745,9 +753,9 @@ impl Backoff {
             }
             BackoffKind::Decorrelated => cfg.decorrelated(state, base, rng),
             BackoffKind::DecorrelatedV2 => {
-                let prev = f64::from_bits(state.v2_prev);
+                let prev = f64::from_bits(state.last);
                 let (w, next) = decorrelated_v2(retry, rng.next_f64(), prev, base);
-                state.v2_prev = next.to_bits();
+                state.last = next.to_bits();
                 let c = cfg.ceiling_from(base, retry);
                 (Micros::ZERO, c, Micros(w.min(cfg.cap.0)))
             }
@@ -796,13 +804,16 @@ impl WaitRange {
 }
 
 /// The evolving part of one request's backoff: which retry comes next, and the previous
-/// decorrelated draw. The configuration lives in the [`Backoff`], so this stays small.
+/// decorrelated draw. The configuration lives in the [`Backoff`], so this stays small: a storm
+/// keeps one per request in flight, up to two million of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BackoffState {
-    retry: u32,       // retries drawn so far since the last reset
-    previous: Micros, // decorrelated: the previous draw, starting at base; in [base, cap]
-    sort_seed: u64,   // sorted: the seed of the request's draws up front, from its first draw
-    v2_prev: u64,     // decorrelated-v2: the curve's previous value (f64 bits), from 0.0
+    retry: u32, // retries drawn so far since the last reset
+    // The previous draw, for the two kinds that remember one (a backoff has one kind, so one
+    // word serves both): decorrelated's wait in µs, from base, in [base, cap]; decorrelated-v2's
+    // curve value as f64 bits, from 0.0.
+    last: u64,
+    sort_seed: u64, // sorted: the seed of the request's draws up front, from its first draw
 }
 
 impl BackoffState {

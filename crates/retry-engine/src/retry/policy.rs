@@ -415,7 +415,7 @@ impl ValidPolicy {
             origin,
             now: now.max(origin),
             attempt: 0,
-            last_taken: None,
+            last_taken: NOTHING_TAKEN,
             done: None,
         }
     }
@@ -552,6 +552,9 @@ impl AfterAttempt {
     }
 }
 
+/// `RequestRetry::last_taken` when no retry has withdrawn anything.
+const NOTHING_TAKEN: u64 = u64::MAX;
+
 /// One request's retry loop as a state machine: `plan_attempt`, run the attempt, `after_attempt`,
 /// repeat until a stop reason.
 #[derive(Clone, Debug, PartialEq)]
@@ -560,7 +563,9 @@ pub struct RequestRetry {
     origin: Micros, // when the request began; the deadline runs from here
     now: Micros,    // the request's clock, >= origin
     attempt: u32,   // attempts made so far, in [0, max_attempts]
-    last_taken: Option<u64>,
+    // What the last retry withdrew from the budget, or NOTHING_TAKEN: a word rather than an
+    // Option, which would take two (a storm keeps one of these per request in flight).
+    last_taken: u64,
     done: Option<StopReason>,
 }
 
@@ -660,7 +665,8 @@ impl RequestRetry {
             r
         };
         if outcome.outcome.is_ok() {
-            budget.on_success(end, self.last_taken);
+            let taken = (self.last_taken != NOTHING_TAKEN).then_some(self.last_taken);
+            budget.on_success(end, taken);
             self.done = Some(stop(&mut out, StopReason::Success));
             return out;
         }
@@ -709,7 +715,9 @@ impl RequestRetry {
             }
         }
         let taken = budget.withdraw(end, cost);
-        self.last_taken = Some(taken);
+        // A withdrawal of u64::MAX milli-tokens, were one possible, is kept one less: both
+        // refill any budget to its cap.
+        self.last_taken = taken.min(NOTHING_TAKEN - 1);
         out.withdrawn = Some(taken);
         if classification.pushback {
             // gRPC: after a pushback the backoff starts again from the initial value.

@@ -88,6 +88,16 @@ pub fn sig3(v: f64) -> String {
     }
 }
 
+/// A count for people: as written below a million, else to three significant figures in
+/// millions or billions (`501`, `2.4 million`, `1 billion`).
+pub fn count_people(n: u64) -> String {
+    match n {
+        0..=999_999 => format!("{n}"),
+        1_000_000..=999_999_999 => format!("{} million", sig3(n as f64 / 1e6)),
+        _ => format!("{} billion", sig3(n as f64 / 1e9)),
+    }
+}
+
 /// A share (0 to 1) as a percentage for people (`3.79%`, `91.8%`, `100%`). A share below one
 /// never reads 100% (`99.97%` is `>99.9%`), and one above zero never reads 0%.
 pub fn percent_people(share: f64) -> String {

@@ -176,12 +176,44 @@ impl Chain {
     }
 }
 
+/// The parts of a solve, in order: a caller that shows progress names the one under way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveStage {
+    /// The chain's states and rates.
+    Build,
+    /// The stationary distribution.
+    Stationary,
+    /// The drain and collapse times.
+    Hitting,
+    /// The slowest relaxation rate.
+    Relaxation,
+}
+
+impl SolveStage {
+    /// What the stage does, in words.
+    pub const fn words(self) -> &'static str {
+        match self {
+            SolveStage::Build => "building the chain",
+            SolveStage::Stationary => "solving the stationary distribution",
+            SolveStage::Hitting => "solving the drain and collapse times",
+            SolveStage::Relaxation => "finding the slowest relaxation rate",
+        }
+    }
+}
+
 /// Solves the chain; `None` when its parameters cannot make one (no service, no states).
 pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
+    solve_reporting(spec, &mut |_| {})
+}
+
+/// [`solve`], telling `stage` as each part begins.
+pub fn solve_reporting(spec: &ChainSpec, stage: &mut dyn FnMut(SolveStage)) -> Option<ChainResult> {
     if spec.mu <= 0.0 || spec.workers == 0 {
         return None;
     }
+    stage(SolveStage::Build);
     let chain = Chain::build(spec);
+    stage(SolveStage::Stationary);
     let (pi, converged) = stationary(&chain);
     let m1 = chain.m_max + 1;
     let (mut mean_queue, mut mean_waiting, mut mean_orbit, mut high) = (0.0, 0.0, 0.0, 0.0);
@@ -194,6 +226,7 @@ pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
             high += p;
         }
     }
+    stage(SolveStage::Hitting);
     let drain = hitting(&chain, chain.n_max * (chain.m_max + 1), |s| {
         s / (chain.m_max + 1) <= spec.workers as usize
     });
@@ -202,6 +235,7 @@ pub fn solve(spec: &ChainSpec) -> Option<ChainResult> {
     });
     // Where inverse iteration does not settle (a complex pair), the rate of leaving each of
     // the two modes, summed.
+    stage(SolveStage::Relaxation);
     let relaxation = relaxation(&chain, &pi)
         .or_else(|| Some(1.0 / drain? + 1.0 / collapse?))
         .filter(|r| r.is_finite() && *r > 0.0);

@@ -204,8 +204,14 @@ impl Default for BreakerConfig {
 
 /// Caps that keep a run bounded (checked before it starts).
 pub mod caps {
-    /// Most original requests in one run.
-    pub const ORIGINALS: u64 = 2_000_000;
+    /// Most original requests in one run (the attempts and the requests in flight are what
+    /// bound a run's time and memory: [`ATTEMPTS`], [`IN_FLIGHT`]).
+    pub const ORIGINALS: u64 = 10_000_000;
+    /// Most attempts a run (all its repetitions) can make, by the estimate before it starts
+    /// (requests x the most attempts one request can make): about 17 s natively.
+    pub const ATTEMPTS: u64 = 250_000_000;
+    /// Most requests in flight at once, by the estimate before it starts: about 170 MB.
+    pub const IN_FLIGHT: u64 = 2_000_000;
     /// Longest `duration`.
     pub const DURATION_S: u64 = 3600;
     /// Most `runs`.
@@ -217,7 +223,7 @@ pub mod caps {
     /// Most bottom calls one layered request may make (the product of the attempts).
     pub const LAYER_PRODUCT: u64 = 1_000_000;
     /// Most original requests over all runs (`runs` x requests, or x `clients` for `burst`).
-    pub const ALL_RUNS_ORIGINALS: u64 = 10 * ORIGINALS;
+    pub const ALL_RUNS_ORIGINALS: u64 = 20_000_000;
     /// Most closed-loop `users`.
     pub const USERS: u32 = 100_000;
     /// Most queue `workers`.

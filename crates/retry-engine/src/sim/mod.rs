@@ -36,6 +36,7 @@ mod slab;
 mod storm;
 mod sweep_text;
 mod tourney;
+mod work;
 
 pub use breaker::{Breaker, BreakerState};
 pub use engine::{Model, Repetition, Sim};

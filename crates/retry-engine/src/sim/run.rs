@@ -17,6 +17,7 @@ use super::occ::{Occ, OccRun, OccShared};
 use super::params::{caps, ScenarioKind};
 use super::settings::{Arrivals, Lost, Outage, Scenario};
 use super::storm::Storm;
+use super::work;
 use crate::retry::error::ConfigError;
 use crate::retry::policy::ValidPolicy;
 use crate::retry::time::Micros;
@@ -89,8 +90,9 @@ fn triggers_inside(o: &Outage) -> Result<(), ConfigError> {
     spike.or(slow).map_or(Ok(()), Err)
 }
 
-/// The caps of closed-loop users: the requests they can make, in one run and in all.
-fn closed_caps(o: &Outage, runs: u64) -> Result<(), ConfigError> {
+/// The caps of closed-loop users: the requests they can make, in one run and in all, and
+/// their attempts.
+fn closed_caps(o: &Outage, runs: u64, policy: &ValidPolicy) -> Result<(), ConfigError> {
     // Each user makes at most one request per think time (plus its first).
     let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
     let spike = o.spike_requests();
@@ -113,14 +115,16 @@ fn closed_caps(o: &Outage, runs: u64) -> Result<(), ConfigError> {
             ),
         ));
     }
-    Ok(())
+    work::check_attempts(n, runs, policy, &o.server, "users")
 }
 
-/// The caps of open-loop arrivals (and a spike): the requests, in one run and in all.
-fn open_caps(scenario: &Scenario, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigError> {
+/// The caps of open-loop arrivals (and a spike): the requests, in one run and in all, their
+/// attempts and the requests in flight at once.
+fn open_caps(p: &RunInput, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigError> {
+    let scenario = p.sim.scenario.as_ref();
     let spike = match scenario {
-        Scenario::Outage(o) => o.spike_requests(),
-        Scenario::Lost(_) | Scenario::Burst(_) | Scenario::Occ(_) | Scenario::Layers(_) => 0,
+        Some(Scenario::Outage(o)) => o.spike_requests(),
+        _ => 0,
     };
     if spike > caps::ORIGINALS {
         return Err(ConfigError::new(
@@ -153,6 +157,11 @@ fn open_caps(scenario: &Scenario, arrivals: &Arrivals, runs: u64) -> Result<(), 
                 caps::ALL_RUNS_ORIGINALS
             ),
         ));
+    }
+    if let Some(Scenario::Outage(o)) = scenario {
+        work::check_attempts(n, runs, &p.policy, &o.server, "rate")?;
+        let rate = arrivals.rate_milli.saturating_add(o.spike_rate_milli);
+        work::check_in_flight(n, rate, &p.policy, &o.server, p.retry_after)?;
     }
     Ok(())
 }
@@ -202,9 +211,9 @@ impl Run {
             triggers_inside(o)?;
         }
         match scenario {
-            Scenario::Outage(o) if o.users > 0 => closed_caps(o, runs)?,
+            Scenario::Outage(o) if o.users > 0 => closed_caps(o, runs, &p.policy)?,
             Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
-                open_caps(scenario, arrivals, runs)?
+                open_caps(p, arrivals, runs)?
             }
             Scenario::Burst(_) => {
                 let n = u64::from(p.clients) * runs;

@@ -63,26 +63,52 @@ const LANE_OUTAGE: usize = 3;
 // Each lane's front is one of the event queue's heads.
 const _: () = assert!(LANE_OUTAGE < super::queue::HEADS);
 
+/// A request in flight. A storm keeps one per request in flight, up to two million at the
+/// cap (a limiter's queue can hold them all), so it is kept to 80 bytes: its start is
+/// `retry.origin()`, and its yes/no states share one byte.
 struct Req {
     client: u32,
-    start: Micros,
     retry: RequestRetry,
     gen: u32,
-    live: bool,
-    // Its attempt `gen` is out and unanswered (a timeout for it still counts).
-    awaiting: bool,
     // The closed-loop user that sent it (`NO_USER` for open-loop arrivals).
     user: u32,
-    // The adaptive limiter has handed it its token: its next send goes at once.
-    token: bool,
+    // LIVE, AWAITING and TOKEN.
+    flags: u8,
     // When it began to wait for a token.
     queued_at: Micros,
-    // Hedging: the attempts out (bit i: attempt `gen + i`), how many were sent, and when the
-    // next one is due while none has answered.
+    // Hedging: the attempts out (bit i: attempt `gen + i`) and how many were sent.
     out: u8,
     sent: u8,
-    next_hedge: Micros,
 }
+
+/// `Req::flags`: it has not finished.
+const LIVE: u8 = 1;
+/// `Req::flags`: its attempt `gen` is out and unanswered (a timeout for it still counts).
+const AWAITING: u8 = 2;
+/// `Req::flags`: the adaptive limiter has handed it its token: its next send goes at once.
+const TOKEN: u8 = 4;
+
+impl Req {
+    fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+    fn set(&mut self, flag: u8, on: bool) {
+        if on {
+            self.flags |= flag;
+        } else {
+            self.flags &= !flag;
+        }
+    }
+    /// Clears `flag` and says whether it was set.
+    fn take(&mut self, flag: u8) -> bool {
+        let was = self.has(flag);
+        self.set(flag, false);
+        was
+    }
+}
+
+// Memory at the request cap follows this size.
+const _: () = assert!(core::mem::size_of::<Req>() <= 80);
 
 const NO_USER: u32 = u32::MAX;
 
@@ -138,12 +164,15 @@ pub enum Ev {
     /// A closed-loop user sends its next request.
     User(u32),
     /// A hedged request's next attempt is due (`gen`: its first attempt's, which tells a
-    /// request apart from a later one in the same slot).
+    /// request apart from a later one in the same slot; `sent`: its attempts sent when this
+    /// one was planned, which tells a plan apart from a later one after an early send).
     Hedge {
         /// The request.
         req: u32,
         /// Its first attempt.
         gen: u32,
+        /// Its attempts sent when planned.
+        sent: u8,
     },
     /// An attempt's answer reaches its client.
     Reply {
@@ -358,17 +387,13 @@ impl Storm {
         let retry = self.policy.start(now, &mut self.budgets[bi]);
         let req = Req {
             client,
-            start: now,
             retry,
             gen: 0,
-            live: true,
-            awaiting: false,
             user,
-            token: false,
+            flags: LIVE,
             queued_at: Micros::ZERO,
             out: 0,
             sent: 0,
-            next_hedge: Micros::ZERO,
         };
         let id = self.reqs.insert(req);
         self.rec.original(now);
@@ -432,7 +457,7 @@ impl Storm {
         };
         self.next_gen = self.next_gen.wrapping_add(1).max(1);
         r.gen = self.next_gen;
-        r.awaiting = true;
+        r.set(AWAITING, true);
         let gen = r.gen;
         self.rec.attempt(now, plan.attempt > 1);
         if plan.attempt == 2 {
@@ -622,10 +647,9 @@ impl Storm {
         }
         let bi = {
             let r = &mut self.reqs[id];
-            if !r.live || r.gen != gen || !r.awaiting {
+            if !r.has(LIVE) || r.gen != gen || !r.take(AWAITING) {
                 return;
             }
-            r.awaiting = false;
             let client = r.client;
             self.budget_index(client)
         };
@@ -693,12 +717,11 @@ impl Storm {
 
     fn finish(&mut self, now: Micros, id: u32, reason: StopReason, q: &mut EventQueue<Ev>) {
         let r = &mut self.reqs[id];
-        if !r.live {
+        if !r.take(LIVE) {
             return;
         }
-        r.live = false;
         self.done += 1;
-        let latency = now.saturating_sub(r.start);
+        let latency = now.saturating_sub(r.retry.origin());
         let user = r.user;
         if r.retry.attempts_made() > 1 {
             self.rec.retry_ended(now);
@@ -868,7 +891,7 @@ impl Model for Storm {
             },
             Ev::Send(id) => self.send(now, id, q),
             Ev::Token(li) => self.hand_out_tokens(now, li as usize, q),
-            Ev::Hedge { req, gen } => self.hedge_due(now, req, gen, q),
+            Ev::Hedge { req, gen, sent } => self.hedge_due(now, req, gen, sent, q),
             Ev::Tick(k) => self.settle(now, k, q),
             Ev::Deliver => self.deliver(now, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),

@@ -15,7 +15,7 @@ use super::Params;
 use crate::retry::backoff::BackoffKind;
 use crate::retry::budget::BudgetConfig;
 use crate::retry::error::ConfigError;
-use crate::sim::chain::{solve, ChainResult, ChainSpec};
+use crate::sim::chain::{solve_reporting, ChainResult, ChainSpec, SolveStage};
 use crate::sim::{Discipline, Scenario, ServerKind, ServiceDist};
 
 /// The most states the chain is built with.
@@ -51,10 +51,22 @@ pub fn analyze(p: &Params) -> Result<Analysis, ConfigError> {
 /// whose solve would pass [`MAX_ENTRIES`] or [`MAX_WORK`], before solving it: the page solves
 /// smaller chains than the CLI.
 pub fn analyze_within(p: &Params, max: usize) -> Result<Analysis, ConfigError> {
+    analyze_reporting(p, max, &mut |_, _| {})
+}
+
+/// [`analyze_within`], telling `stage` the chain's states as each part of the solve begins
+/// (the CLI shows the part under way when a solve takes over half a second).
+pub fn analyze_reporting(
+    p: &Params,
+    max: usize,
+    stage: &mut dyn FnMut(SolveStage, usize),
+) -> Result<Analysis, ConfigError> {
     let spec = chain_spec(p)?;
     check_size(&spec, max)?;
-    let result =
-        solve(&spec).ok_or_else(|| refuse("service", "a service time of 0 makes no chain"))?;
+    let states =
+        (spec.workers as usize + spec.queue_limit as usize + 1) * (spec.orbit_max as usize + 1);
+    let result = solve_reporting(&spec, &mut |s| stage(s, states))
+        .ok_or_else(|| refuse("service", "a service time of 0 makes no chain"))?;
     if !result.converged {
         return Err(refuse(
             "rate",

@@ -11,7 +11,7 @@
 //! cancelled: a queue server drops it unstarted (the cancel is taken to reach the server at
 //! once), and work already started runs to its end and is counted as wasted.
 
-use super::{Ev, Req, Storm};
+use super::{Ev, Req, Storm, LIVE};
 use crate::retry::budget::RetryCost;
 use crate::retry::classify::classify_listed;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
@@ -22,7 +22,7 @@ use crate::sim::queue::EventQueue;
 /// Whether attempt `gen` of hedged request `r` is still out.
 pub(super) fn out_has(r: &Req, gen: u32) -> bool {
     let i = gen.wrapping_sub(r.gen);
-    r.live && i < 8 && r.out & (1 << i) != 0
+    r.has(LIVE) && i < 8 && r.out & (1 << i) != 0
 }
 
 impl Storm {
@@ -41,9 +41,16 @@ impl Storm {
 
     /// The hedging delay of request `req` (whose first attempt is `gen`) has passed with no
     /// answer: the next attempt goes, unless a failure already sent it early.
-    pub(super) fn hedge_due(&mut self, now: Micros, req: u32, gen: u32, q: &mut EventQueue<Ev>) {
+    pub(super) fn hedge_due(
+        &mut self,
+        now: Micros,
+        req: u32,
+        gen: u32,
+        sent: u8,
+        q: &mut EventQueue<Ev>,
+    ) {
         let r = &self.reqs[req];
-        if !r.live || r.gen != gen || r.next_hedge != now {
+        if !r.has(LIVE) || r.gen != gen || r.sent != sent {
             return;
         }
         if let Err(reason) = self.try_hedge(now, req, q) {
@@ -77,13 +84,13 @@ impl Storm {
         r.out |= 1 << sent;
         r.sent += 1;
         if u32::from(r.sent) < h.max {
-            r.next_hedge = now.saturating_add(h.delay);
-            let first = r.gen;
+            let (first, sent) = (r.gen, r.sent);
             q.push(
-                r.next_hedge,
+                now.saturating_add(h.delay),
                 Ev::Hedge {
                     req: id,
                     gen: first,
+                    sent,
                 },
             );
         }

@@ -11,7 +11,7 @@ impl Storm {
         if self.sp.hedge.is_some() {
             return hedge::out_has(r, gen);
         }
-        r.live && r.gen == gen && r.awaiting
+        r.has(LIVE) && r.gen == gen && r.has(AWAITING)
     }
 
     /// Schedules the read timeout of attempt `gen` at `t`.

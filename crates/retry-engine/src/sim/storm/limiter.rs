@@ -29,7 +29,7 @@ impl Storm {
         let r = &mut self.reqs[id];
         // A wait for the limiter's token is the request's time too.
         r.retry.wait_until(now);
-        if core::mem::take(&mut r.token) {
+        if r.take(TOKEN) {
             return false; // handed its token by `hand_out_tokens`
         }
         let client = r.client;
@@ -76,7 +76,7 @@ impl Storm {
             }
             self.token_queues[li].pop_front();
             let r = &mut self.reqs[id];
-            r.token = true;
+            r.set(TOKEN, true);
             self.limited.waited += 1;
             self.limit_wait = self
                 .limit_wait
