@@ -157,15 +157,14 @@ impl Words for Rng {
 #[derive(Clone, Debug)]
 pub struct NormalTable {
     // q[i] = quantile(i / 4096) for i in 1..4096; q[0] and q[4096] NaN, which only
-    // `fill_narrow` meets (for a word in the outermost intervals, which it then marks). An
+    // `x86_64::fill_narrow` meets (for a word in the outermost intervals, which it then marks). An
     // array, so that the index (12 bits of the word) needs no bounds check.
     q: alloc::boxed::Box<Quantiles>,
 }
 
-/// [`NormalTable::fill_narrow`]'s lane for a word in one of the two outermost intervals: NaN
-/// truncated to `i32` (its "integer indefinite", `i32::MIN`) and widened.
+// Two delays at once in SSE2's lanes: the one arch-specific module of the generator.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-const MARK: u64 = 1 << 31;
+mod x86_64;
 
 /// [`NormalTable`]'s quantiles.
 pub type Quantiles = [f64; NormalTable::N + 1];
@@ -211,91 +210,28 @@ impl NormalTable {
     }
 
     /// Fills `words` with words from `draw`, two at a time, and `delays` with the
-    /// [`NormalTable::delays`] of each pair, where [`NormalTable::narrow`] holds for `mean` and
-    /// `sd`: both words of a pair at once in SSE2's lanes (`safe_arch`; x86-64 only, and
-    /// elsewhere, the page's wasm included, one word at a time). Drawing and turning words into delays in one loop
-    /// lets the generator's chain of dependent steps overlap the delays' arithmetic: apart,
-    /// the two loops took as long for 3% fewer instructions.
-    ///
-    /// Each lane runs the same IEEE operations in the same order as
-    /// [`NormalTable::sample_from`]: the fraction's 41 bits go straight into a float's
-    /// mantissa (the same value as converting and scaling them), and the delay is truncated
-    /// through `i32`, which the narrow range allows. A word in one of the two outermost
-    /// intervals, which [`NormalTable::sample_from`] draws exactly rather than from the table,
-    /// meets the table's NaN ends there and truncates to `i32::MIN`, a lane of 2^31 once
-    /// widened, where every other delay is below 2^31; the batch is checked once at its end,
-    /// and its marked pairs drawn one word at a time, so no pair needs a branch of its own.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    /// [`NormalTable::delays`] of each pair: where `narrow` ([`NormalTable::narrow`] holds for
+    /// `mean` and `sd`) on x86-64, both words of a pair at once in SSE2's lanes
+    /// (`rng/x86_64.rs`), elsewhere (the page's wasm included) one word at a time. Either way
+    /// the same numbers.
     #[inline(always)]
-    pub fn fill_narrow(
+    pub fn fill(
         q: &Quantiles,
         words: &mut [[u64; 2]],
         delays: &mut [[u64; 2]],
         (mean, sd): (f64, f64),
+        narrow: bool,
         mut draw: impl FnMut() -> u64,
     ) {
-        use safe_arch::{bitor_m128i, zeroed_m128i};
-        let mut marks = zeroed_m128i();
-        for (w, d) in words.iter_mut().zip(delays.iter_mut()) {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if narrow {
+            return x86_64::fill_narrow(q, words, delays, (mean, sd), draw);
+        }
+        let _ = narrow;
+        for (w, d) in words.iter_mut().zip(delays) {
             *w = [draw(), draw()];
-            let lanes = Self::narrow_lanes(q, *w, mean, sd);
-            marks = bitor_m128i(marks, lanes);
-            let wide: [i64; 2] = lanes.into();
-            *d = wide.map(|x| x as u64);
+            *d = Self::delays(q, *w, mean, sd);
         }
-        let marks: [i64; 2] = marks.into();
-        if (marks[0] | marks[1]) & MARK as i64 != 0 {
-            Self::outermost(q, words, delays, mean, sd);
-        }
-    }
-
-    /// The pairs [`NormalTable::fill_narrow`] marked, drawn again one word at a time.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[cold]
-    #[inline(never)]
-    fn outermost(q: &Quantiles, words: &[[u64; 2]], delays: &mut [[u64; 2]], mean: f64, sd: f64) {
-        for (w, d) in words.iter().zip(delays.iter_mut()) {
-            if d.contains(&MARK) {
-                *d = Self::delays(q, *w, mean, sd);
-            }
-        }
-    }
-
-    /// Two words' delays in SSE2's two lanes, widened to `u64` (see
-    /// [`NormalTable::fill_narrow`]).
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[inline(always)]
-    fn narrow_lanes(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> safe_arch::m128i {
-        use safe_arch::{
-            add_m128d, bitand_m128d, bitand_m128i, bitor_m128i, cast_to_m128d_from_m128i, m128d,
-            mul_m128d, set_i64_m128i, set_m128d, sub_m128d, truncate_m128d_to_m128i,
-            unpack_low_i32_m128i, zeroed_m128i,
-        };
-        // The bits `sample_from` takes as the fraction (the uniform's low 53 - BITS), and 1.0.
-        const FRACTION: i64 = ((1 << (53 - NormalTable::BITS)) - 1) << 11;
-        const ONE: i64 = 0x3FF0_0000_0000_0000;
-        let idx = [
-            (w[0] >> (64 - Self::BITS)) as usize,
-            (w[1] >> (64 - Self::BITS)) as usize,
-        ];
-        let bits = set_i64_m128i(w[1] as i64, w[0] as i64);
-        let bits = bitand_m128i(bits, set_i64_m128i(FRACTION, FRACTION));
-        let one = set_i64_m128i(ONE, ONE);
-        let frac = sub_m128d(
-            cast_to_m128d_from_m128i(bitor_m128i(bits, one)),
-            cast_to_m128d_from_m128i(one),
-        );
-        let a = set_m128d(q[idx[1]], q[idx[0]]);
-        let b = set_m128d(q[idx[1] + 1], q[idx[0] + 1]);
-        let z = add_m128d(a, mul_m128d(frac, sub_m128d(b, a)));
-        let x = add_m128d(
-            m128d::from_array([mean; 2]),
-            mul_m128d(m128d::from_array([sd; 2]), z),
-        );
-        let abs = cast_to_m128d_from_m128i(set_i64_m128i(i64::MAX, i64::MAX));
-        let y = add_m128d(bitand_m128d(x, abs), m128d::from_array([0.5; 2]));
-        // Two i32 widened to two u64 lanes: one 16-byte store for the caller.
-        unpack_low_i32_m128i(truncate_m128d_to_m128i(y), zeroed_m128i())
     }
 
     /// Whether every `|Normal(mean, sd)|` delay stays below 2^31 µs, the range
@@ -388,53 +324,6 @@ impl TryRng for Rng {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Two delays at once (SSE2's lanes on x86_64) are the two delays drawn one at a time,
-    /// bit for bit: random words, and words at the table's edges (the outermost intervals,
-    /// their neighbours, a fraction of all zeros or all ones), alone or beside an inner word.
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[test]
-    fn two_delays_at_once_are_the_delays_one_at_a_time() {
-        let table = NormalTable::new();
-        let q = table.quantiles();
-        let top = |idx: u64, low: u64| (idx << (64 - NormalTable::BITS)) | low;
-        let low_ones = (1u64 << (64 - NormalTable::BITS)) - 1;
-        let mut edges = Vec::new();
-        for idx in [0, 1, 2, 2047, 2048, 4093, 4094, 4095] {
-            edges.extend([top(idx, 0), top(idx, low_ones), top(idx, 0x0123_4567_89ab)]);
-        }
-        let mut rng = Rng::stream(5, 17);
-        let mut pairs: Vec<[u64; 2]> = (0..20_000)
-            .map(|_| [rng.next_u64(), rng.next_u64()])
-            .collect();
-        for &e in &edges {
-            pairs.extend([[e, rng.next_u64()], [rng.next_u64(), e], [e, e]]);
-        }
-        let (mut outer, mut checked) = (0, 0);
-        for (mean, sd) in [(10_000.0, 2_000.0), (10.0, 30.0), (0.0, 1.0), (5e8, 5e7)] {
-            assert!(NormalTable::narrow(mean, sd), "{mean} {sd}");
-            // In batches of 32 pairs, as `occ` draws them.
-            for batch in pairs.chunks(32) {
-                let mut at_once = alloc::vec![[0; 2]; batch.len()];
-                let mut drawn = alloc::vec![[0; 2]; batch.len()];
-                let mut given = batch.iter().flatten();
-                let draw = || *given.next().unwrap();
-                NormalTable::fill_narrow(q, &mut drawn, &mut at_once, (mean, sd), draw);
-                assert_eq!(drawn, batch);
-                for (w, d) in batch.iter().zip(at_once) {
-                    let one_at_a_time = NormalTable::delays(q, *w, mean, sd);
-                    assert_eq!(d, one_at_a_time, "words {w:x?}, mean {mean}, sd {sd}");
-                    outer += usize::from(w.iter().any(|x| x >> 52 == 0 || x >> 52 == 4095));
-                    checked += 1;
-                }
-            }
-        }
-        assert!(
-            outer > 50 && checked > 80_000,
-            "{outer} outer pairs of {checked}"
-        );
-        assert!(!NormalTable::narrow(1e9, 1e8), "past 2^30 is not narrow");
-    }
 
     /// The published xoshiro256** reference: state [1, 2, 3, 4].
     #[test]

@@ -41,11 +41,6 @@ pub trait Repetition {
     fn finish(self: Box<Self>, at: Option<Micros>) -> Report;
     /// [`Model::finish_summary`].
     fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, BinCounts);
-    /// The repetition that ran alongside this one, if any (the next one, interleaved event by
-    /// event), handed over once both are done, to be finished after this one. None by default.
-    fn take_partner(&mut self) -> Option<Box<dyn Repetition>> {
-        None
-    }
 }
 
 impl<M: Model> Repetition for Sim<M> {

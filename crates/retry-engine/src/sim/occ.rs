@@ -18,10 +18,16 @@ use crate::retry::time::Micros;
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
-#[cfg(not(target_arch = "wasm32"))]
-use core::hint::select_unpredictable;
 
 const STREAM_OCC: u64 = 3 << 40;
+
+/// Whether the native tier runs (`occ/native.rs`: a branch-free path where every retry waits
+/// the same, and a loop per tree depth): everywhere but the page, whose size counts. Every
+/// other target-specific choice of the model sits in that file; on wasm its code is never
+/// reached and is left out of the build.
+const NATIVE_TIER: bool = cfg!(not(target_arch = "wasm32"));
+
+mod native;
 
 /// An OCC event: client `c`'s read reaching the server, or its conditional write, for the
 /// version it read, reaching the server. The client's side of each hop needs no event of its
@@ -65,6 +71,31 @@ impl core::fmt::Debug for OccEv {
     }
 }
 
+/// What an event does, by the 2015 model's rule: a read, or a write that succeeds when it is for
+/// the current version (nobody wrote since its read) and fails otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Verdict {
+    write: bool,
+    ok: bool,
+}
+
+/// The 2015 model's rule, decided here only: every path ([`Occ::next`] and the native tier's
+/// `Occ::next_flat`) calls it. Branch-free, so either path can use it without a branch.
+#[inline(always)]
+fn verdict(ev: OccEv, version: u32) -> Verdict {
+    let raw = ev.0 >> 32;
+    // A write is tagged with the version it read plus one (a read with 0), and a version
+    // counts successful writes: a write can never be for a version not yet reached.
+    debug_assert!(
+        raw <= u64::from(version) + 1,
+        "a write for a future version"
+    );
+    Verdict {
+        write: raw != 0,
+        ok: raw == u64::from(version) + 1,
+    }
+}
+
 /// One OCC run.
 pub struct Occ {
     version: u32,
@@ -76,9 +107,8 @@ pub struct Occ {
     // The highest index into `ranges` a retry needs: the last when every later retry draws
     // from it (`Backoff::range_settled`), else none.
     settled: u32,
-    // The wait of every retry, when one value ([`Occ::uniform`]): then every event goes
-    // through [`Occ::next_flat`].
-    #[cfg(not(target_arch = "wasm32"))]
+    // The wait of every retry, when one value and the native tier runs ([`Occ::uniform`]):
+    // then every event goes through `Occ::next_flat`.
     uniform: Option<u64>,
     hops: Hops,
     /// Write calls.
@@ -143,8 +173,11 @@ impl Occ {
             } else {
                 u32::MAX
             },
-            #[cfg(not(target_arch = "wasm32"))]
-            uniform: uniform_wait(backoff, &ranges, net_sd),
+            uniform: if NATIVE_TIER {
+                native::uniform_wait(backoff, &ranges, net_sd)
+            } else {
+                None
+            },
             ranges,
             hops: Hops::new(
                 Rng::stream(seed, STREAM_OCC + u64::from(run)),
@@ -295,16 +328,6 @@ impl Occ {
     }
 }
 
-/// The wait every retry of `backoff` takes when it is one value known in advance (`none`,
-/// `constant`) and hops have a spread, so that [`Occ::next_flat`] can handle every event;
-/// else `None`. Hops without a spread draw no words, and take the branches.
-#[cfg(not(target_arch = "wasm32"))]
-fn uniform_wait(backoff: &Backoff, ranges: &[WaitRange], net_sd: Micros) -> Option<u64> {
-    let first = ranges.first()?.fixed()?;
-    let all = ranges.len() == RANGES as usize && backoff.range_settled(0);
-    (all && net_sd != Micros::ZERO).then_some(first.0)
-}
-
 /// How many of the first retries' wait ranges [`Occ`] keeps when the backoff knows them in
 /// advance: a wait drawn from a kept range costs a few instructions (none for a fixed wait),
 /// a draw through [`Backoff::next_draw`] about 190 for `full` and `equal`.
@@ -329,10 +352,6 @@ struct Hops {
     // `sd` is 0: every hop is `mean` and draws no word.
     fixed: bool,
     // Every delay is below 2^31 µs (`NormalTable::narrow`): two at once on x86-64.
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "sse2")),
-        expect(dead_code)
-    )]
     narrow: bool,
     words: [u64; AHEAD],
     delays: [u64; AHEAD],
@@ -392,17 +411,7 @@ impl Hops {
         let mut rng = self.rng.clone();
         let words = self.words.as_chunks_mut::<2>().0;
         let delays = self.delays.as_chunks_mut::<2>().0;
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        if self.narrow {
-            NormalTable::fill_narrow(q, words, delays, (mean, sd), || rng.next_u64());
-            self.rng = rng;
-            self.next = 0;
-            return;
-        }
-        for (w, d) in words.iter_mut().zip(delays) {
-            *w = [rng.next_u64(), rng.next_u64()];
-            *d = NormalTable::delays(q, *w, mean, sd);
-        }
+        NormalTable::fill(q, words, delays, (mean, sd), self.narrow, || rng.next_u64());
         self.rng = rng;
         self.next = 0;
     }
@@ -495,15 +504,18 @@ impl Occ {
         // success between its read and its write), and there are at most 1,000. Debug builds
         // check.
         let c = ev.client();
-        let Some(v) = ev.version() else {
+        let Verdict { write, ok } = verdict(ev, self.version);
+        if !write {
             // The answer travels back, then the write travels out.
             let [back, out] = self.hops.two_delays();
             return Some((Micros(now.0 + back + out), OccEv::write(c, self.version)));
-        };
+        }
         self.writes += 1;
-        self.count(now, v == self.version);
+        self.count(now, ok);
         let answered = now.0 + self.delay();
-        if v == self.version {
+        if ok {
+            // A version counts successful writes, one per client at most.
+            debug_assert!((self.version as usize) < self.backoff.len());
             self.version += 1;
             self.answered(answered);
             return None;
@@ -513,67 +525,12 @@ impl Occ {
         Some((Micros(answered + out + wait.0), OccEv::read(c)))
     }
 
-    /// [`Occ::next`] with no branch on the event's kind, where every retry waits `wait`
-    /// (a backoff of `none` or `constant`; see [`uniform_wait`]): a read and a failed write
-    /// both take two hops, and the failed write adds the wait, so one sum with the wait
-    /// selected serves both. No wait depends on how many retries a client has made, so they
-    /// are not counted here (at a batch's end [`Occ::next`] still counts its own).
-    ///
-    /// Why: whether an event is a read or a write is known only once the tree's matches have
-    /// picked it, and with every client retrying at once no predictor learns it: [`Occ::next`]
-    /// started about every other event with a mispredicted branch, whose cost the two runs in
-    /// turn cannot hide (both runs' work after it is thrown away). Without backoff the 2015
-    /// sweep's runs take 18% less time this way, for 15% more instructions. For a growing
-    /// backoff the same path, with each retry's wait looked up for every event, took as long
-    /// as the branches (its extra work cost what the mispredictions did; docs/benchmarks.md),
-    /// so those keep [`Occ::next`].
-    /// The words are taken exactly as [`Occ::next`] takes them (a read and a failed write two
-    /// hops, a successful write one), so the numbers do not change; at a batch's end the event
-    /// goes through [`Occ::next`].
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline(always)]
-    fn next_flat(&mut self, now: Micros, ev: OccEv, wait: u64) -> Option<(Micros, OccEv)> {
-        let (c, k) = (ev.client(), self.hops.next);
-        let Some(&[d0, d1]) = self.hops.delays.get(k..k + 2) else {
-            return self.next(now, ev);
-        };
-        // A write for the current version, which succeeds, is tagged with this.
-        let (raw, current) = (ev.0 >> 32, u64::from(self.version) + 1);
-        let (write, ok) = (raw != 0, raw == current);
-        let fail = write & !ok;
-        self.hops.next = k + 2 - usize::from(ok);
-        self.writes += u64::from(write);
-        self.version += u32::from(ok);
-        self.count_flat(now, write, ok);
-        if ok {
-            self.answered(now.0 + d0);
-            return None;
-        }
-        let at = now.0 + d0 + d1 + select_unpredictable(fail, wait, 0);
-        // A read is followed by a write for the version it read (the current one: no write
-        // succeeded here), a write by a read.
-        let tag = select_unpredictable(write, 0, current << 32);
-        Some((Micros(at), OccEv(u64::from(c) | tag)))
-    }
-
     /// A successful write's answer arrives at `at`. Only these count toward the last
     /// answer: a failed write's answer is followed by the client's wait and its next read
     /// and write, each no earlier, and its last write succeeds, so its answer comes later.
     #[inline(always)]
     fn answered(&mut self, at: u64) {
         self.last = self.last.max(Micros(at));
-    }
-
-    /// [`Occ::count`] for an event that may be a read (`write` false), which counts nothing.
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline(always)]
-    fn count_flat(&mut self, t: Micros, write: bool, ok: bool) {
-        if t.0.wrapping_sub(self.bin.1) < self.width.0 {
-            self.counts.0 += u32::from(write);
-            self.counts.1 += u32::from(ok);
-            return;
-        }
-        self.count_in_new_bin(t, write, ok);
     }
 
     /// [`Occ::next_flat`] with `wait` when `FLAT` (every retry waits `wait`; see
@@ -586,7 +543,6 @@ impl Occ {
         ev: OccEv,
         wait: u64,
     ) -> Option<(Micros, OccEv)> {
-        #[cfg(not(target_arch = "wasm32"))]
         if FLAT {
             return self.next_flat(now, ev, wait);
         }
@@ -597,10 +553,7 @@ impl Occ {
     /// The wait of every retry, when one value: then every event can go through
     /// [`Occ::next_flat`].
     pub fn uniform(&self) -> Option<u64> {
-        #[cfg(not(target_arch = "wasm32"))]
-        return self.uniform;
-        #[cfg(target_arch = "wasm32")]
-        None
+        self.uniform
     }
 
     /// Client `c`'s next wait: drawn from its kept range while the backoff knows the range in
@@ -628,9 +581,6 @@ pub struct OccRun {
     pub model: Occ,
     tree: Tourney<OccEv>,
     events: u64,
-    // The next repetition, run alongside this one (see [`OccRun::with_partner`]).
-    #[cfg(not(target_arch = "wasm32"))]
-    partner: Option<Box<OccRun>>,
 }
 
 impl OccRun {
@@ -641,29 +591,9 @@ impl OccRun {
             model,
             tree: Tourney::new(first),
             events: 0,
-            #[cfg(not(target_arch = "wasm32"))]
-            partner: None,
         }
     }
 
-    /// This run with `partner` (the next repetition, of the same link) run alongside it: each
-    /// step handles one event of each in turn, and [`Repetition::take_partner`] hands it over
-    /// once both are done. The two runs share nothing, so each gives exactly the numbers it
-    /// gives alone; what changes is the speed. An event's kind decides the next branch and is
-    /// known only at the end of the previous event's matches, so about every other event
-    /// starts with a mispredicted branch; with two independent runs in turn, one run's work
-    /// fills the other's wait: 5 to 14% faster on one core by kind of backoff, measured on the
-    /// 2015 sweep's 190 clients (docs/benchmarks.md). Native only: on wasm the page's size
-    /// counts, and the second copy of the loop would add several kilobytes.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn with_partner(mut self, partner: OccRun) -> Self {
-        debug_assert_eq!(self.tree.depth(), partner.tree.depth());
-        self.partner = Some(Box::new(partner));
-        self
-    }
-}
-
-impl OccRun {
     /// Handles up to `n` events in a tree of depth `D` (0: any depth; see
     /// [`Tourney::replace_at`]), through [`Occ::next_flat`] when `FLAT` (see
     /// [`Occ::next_by`]).
@@ -708,87 +638,20 @@ impl OccRun {
         Some(handled)
     }
 
-    /// [`OccRun::events_at`], one copy per depth for [`OccRun::run_at`]'s three calls.
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline(never)]
-    fn alone_at<const D: u32, const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
-        self.events_at::<D, FLAT>(n)
-    }
-
-    /// Handles up to `n` events of this run and its partner's, if any, one of each in turn
-    /// while both have events left, then the rest of whichever has (see
-    /// [`OccRun::with_partner`]); done once both are.
-    #[cfg(not(target_arch = "wasm32"))]
-    #[inline(always)]
-    fn run_at<const D: u32, const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
-        let Some(mut b) = self.partner.take() else {
-            return self.alone_at::<D, FLAT>(n);
-        };
-        // The two runs are of one link: their waits are the same.
-        let wait = self.model.uniform().unwrap_or(0);
-        let mut handled = 0;
-        let turns = (n / 2).min(self.tree.room()).min(b.tree.room());
-        if let (Some(mut ta), Some(mut tb)) = (self.tree.cursor::<D>(), b.tree.cursor::<D>()) {
-            let mut live = ta.live() & tb.live();
-            while live && handled < 2 * turns {
-                let ((t, ea, la), (u, eb, lb)) = (ta.peek_live(), tb.peek_live());
-                let next = self.model.next_by::<FLAT>(t, ea, wait);
-                let a_on = ta.replace(la, next);
-                let next = b.model.next_by::<FLAT>(u, eb, wait);
-                let b_on = tb.replace(lb, next);
-                handled += 2;
-                live = a_on & b_on;
-            }
-        }
-        self.tree.settle();
-        b.tree.settle();
-        self.events += handled / 2;
-        b.events += handled / 2;
-        let (a_done, more) = self.alone_at::<D, FLAT>(n - handled);
-        let (b_done, rest) = b.alone_at::<D, FLAT>(n - handled - more);
-        self.partner = Some(b);
-        (a_done && b_done, handled + more + rest)
-    }
-
-    /// [`OccRun::run_at`] at the tree's depth.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn step_at<const FLAT: bool>(&mut self, n: u64) -> (bool, u64) {
-        match self.tree.depth() {
-            1 => self.run_at::<1, FLAT>(n),
-            2 => self.run_at::<2, FLAT>(n),
-            3 => self.run_at::<3, FLAT>(n),
-            4 => self.run_at::<4, FLAT>(n),
-            5 => self.run_at::<5, FLAT>(n),
-            6 => self.run_at::<6, FLAT>(n),
-            7 => self.run_at::<7, FLAT>(n),
-            8 => self.run_at::<8, FLAT>(n),
-            9 => self.run_at::<9, FLAT>(n),
-            10 => self.run_at::<10, FLAT>(n),
-            11 => self.run_at::<11, FLAT>(n),
-            12 => self.run_at::<12, FLAT>(n),
-            13 => self.run_at::<13, FLAT>(n),
-            14 => self.run_at::<14, FLAT>(n),
-            _ => self.run_at::<0, FLAT>(n),
-        }
+    /// The page's loop: one loop that reads the tree's depth, every event through
+    /// [`Occ::next`] (natively, the tests run it against the native tier's).
+    pub(super) fn step_portable(&mut self, n: u64) -> (bool, u64) {
+        self.events_at::<0, false>(n)
     }
 }
 
 impl Repetition for OccRun {
-    /// On native targets, the event loop is compiled once per depth of tree up to 2^14
-    /// leaves (16,384 clients), about 4% fewer instructions on the 2015 sweep, and once more
-    /// for runs whose every event goes through [`Occ::next_flat`], which then need no check
-    /// per event. On wasm one loop reads the depth, as the page's size counts.
-    #[cfg(not(target_arch = "wasm32"))]
     fn step(&mut self, n: u64) -> (bool, u64) {
-        match self.model.uniform() {
-            Some(_) => self.step_at::<true>(n),
-            None => self.step_at::<false>(n),
+        if NATIVE_TIER {
+            self.step_native(n)
+        } else {
+            self.step_portable(n)
         }
-    }
-
-    #[cfg(target_arch = "wasm32")]
-    fn step(&mut self, n: u64) -> (bool, u64) {
-        self.events_at::<0, false>(n)
     }
 
     fn progress(&self) -> f64 {
@@ -802,11 +665,6 @@ impl Repetition for OccRun {
 
     fn finish_summary(self: Box<Self>, at: Option<Micros>) -> (Summary, BinCounts) {
         self.model.finish_summary(at)
-    }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    fn take_partner(&mut self) -> Option<Box<dyn Repetition>> {
-        self.partner.take().map(|p| p as Box<dyn Repetition>)
     }
 }
 

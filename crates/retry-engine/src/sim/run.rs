@@ -277,7 +277,7 @@ impl Run {
             }
             Scenario::Occ(o) => {
                 let (net, sd) = (o.net, o.net_sd);
-                Box::new(self.occ_repetition(net, sd, run))
+                Box::new(self.occ_run(net, sd, run))
             }
             Scenario::Lost(l) => {
                 let (m, first) = LostModel::new(p, l, policy, run);
@@ -289,17 +289,6 @@ impl Run {
             }
         };
         self.current = Some(rep);
-    }
-
-    /// Repetition `run` of an `occ` link with hops of `net` and `net_sd`; on native targets
-    /// with the next one, when there is one, run alongside it (see `OccRun::with_partner`).
-    fn occ_repetition(&mut self, net: Micros, net_sd: Micros, run: u32) -> OccRun {
-        let occ = self.occ_run(net, net_sd, run);
-        #[cfg(not(target_arch = "wasm32"))]
-        if run + 1 < self.p.sim.runs.0 {
-            return occ.with_partner(self.occ_run(net, net_sd, run + 1));
-        }
-        occ
     }
 
     /// Repetition `run` of an `occ` link with hops of `net` and `net_sd`, on an earlier one's
@@ -386,12 +375,8 @@ impl Run {
             let (done, handled) = rep.step(budget);
             budget = budget.saturating_sub(handled.max(1));
             if done {
-                if let Some(mut rep) = self.current.take() {
-                    let partner = rep.take_partner();
+                if let Some(rep) = self.current.take() {
                     self.finish_repetition(rep);
-                    if let Some(partner) = partner {
-                        self.finish_repetition(partner);
-                    }
                 }
                 continue;
             }

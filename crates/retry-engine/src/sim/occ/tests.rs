@@ -181,57 +181,39 @@ fn the_tree_run_is_the_heap_run() {
     }
 }
 
-/// Two runs stepped together, in slices of odd sizes (so a slice can end inside a turn),
-/// each report exactly what they report run alone, bins included; the events add up; the
-/// partner is handed over once, when both are done.
+/// The page's loop (one loop that reads the tree's depth, through [`Occ::next`] only) runs
+/// natively here, and reports exactly what the native tier reports, bins and events
+/// included, for every kind of backoff, in slices of odd sizes.
 #[test]
-fn a_run_with_a_partner_reports_what_each_reports_alone() {
+fn the_pages_loop_is_the_native_tiers_loop() {
     let table = Rc::new(NormalTable::new());
     let (net, sd) = (Micros::from_millis(10), Micros::from_millis(2));
     for kind in [
         BackoffKind::None,
+        BackoffKind::Constant,
         BackoffKind::Full,
         BackoffKind::Decorrelated,
     ] {
         for (clients, run, slice) in [(1, 0, 1), (37, 2, 7), (190, 4, 1000)] {
             let b = base_5ms(kind);
-            let alone = [run, run + 1].map(|r| ran(&b, clients, 11, r, &table).finish(None));
-            let tree = |r: u32| {
-                let (m, first) = Occ::new(
-                    clients,
-                    &b,
-                    net,
-                    sd,
-                    11,
-                    r,
-                    &OccShared::new(&b, table.clone()),
-                );
-                OccRun::new(m, first)
+            let tree = || {
+                let shared = OccShared::new(&b, table.clone());
+                let (m, first) = Occ::new(clients, &b, net, sd, 11, run, &shared);
+                Box::new(OccRun::new(m, first))
             };
-            let counts = [run, run + 1].map(|r| {
-                let mut one = Box::new(tree(r));
-                while !one.step(u64::MAX).0 {}
-                one.events
-            });
-            let mut both = Box::new(tree(run).with_partner(tree(run + 1)));
+            let (mut native, mut page) = (tree(), tree());
+            while !native.step(slice).0 {}
             let mut events = 0;
             loop {
-                let (done, n) = both.step(slice);
+                let (done, n) = page.step_portable(slice);
                 assert!(n <= slice, "{n} events in a slice of {slice}");
                 events += n;
                 if done {
                     break;
                 }
             }
-            let b_events = both.partner.as_ref().map(|p| p.events);
-            assert_eq!(b_events, Some(counts[1]), "{kind:?} {clients}");
-            let partner = both
-                .take_partner()
-                .expect("the partner, once both are done");
-            assert!(both.take_partner().is_none(), "handed over once");
-            assert_eq!((both.events, events), (counts[0], counts[0] + counts[1]));
-            assert_eq!(both.finish(None), alone[0], "{kind:?} {clients}");
-            assert_eq!(partner.finish(None), alone[1], "{kind:?} {clients}");
+            assert_eq!((page.events, events), (native.events, native.events));
+            assert_eq!(page.finish(None), native.finish(None), "{kind:?} {clients}");
         }
     }
 }
