@@ -76,6 +76,6 @@ pub use retry::policy::{
 pub use retry::rng::{inverse_normal_cdf, splitmix64, NormalTable, Rng, Words};
 pub use retry::statuses::StatusSet;
 pub use retry::text::decimal_f64;
-pub use retry::text::{percent_people, sig3};
+pub use retry::text::{percent_people, shorten, sig3};
 pub use retry::time::millis_people;
 pub use retry::time::{Micros, ParseDurationError};

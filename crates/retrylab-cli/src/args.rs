@@ -123,6 +123,22 @@ pub enum Command {
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,
     },
+    /// Reads a retry configuration as people write it (a gRPC service config) and prints the
+    /// link that behaves the same, with warnings where the configuration surprises and the
+    /// fields read but not modelled.
+    Import {
+        /// The configuration file, or - for standard input.
+        file: String,
+        /// The format, when it is not detected.
+        #[arg(long, value_parser = ["grpc"])]
+        from: Option<String>,
+        /// gRPC: the method whose config to take, service/method (or service).
+        #[arg(long, value_name = "SERVICE/METHOD")]
+        method: Option<String>,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
     /// Prints the canonical link.
     Link {
         #[command(flatten)]
@@ -209,7 +225,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, import, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

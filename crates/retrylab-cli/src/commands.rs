@@ -45,6 +45,12 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         Command::Analyze { link, format } => cmd_analyze(&link.query, &format),
         Command::Answer { link, format } => crate::exercise::cmd_answer(&link.query, &format),
         Command::Sheet { file, base, format } => crate::exercise::cmd_sheet(&file, &base, &format),
+        Command::Import {
+            file,
+            from,
+            method,
+            format,
+        } => cmd_import(&file, from, method, &format),
         Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
         Command::Fingerprint { link } => {
             let p = params(&link.query)?;
@@ -201,6 +207,42 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
         r.fix_worst_case,
         r.fix_expected
     );
+    Ok(out)
+}
+
+/// `retrylab import FILE`: the link, then a line per warning and per field not modelled; or
+/// JSON (`format`, `link`, `warnings`, `unsupported`).
+fn cmd_import(
+    path: &str,
+    from: Option<String>,
+    method: Option<String>,
+    fmt: &str,
+) -> Result<String, String> {
+    let mut bytes = Vec::new();
+    let limit = retry_import::MAX_BYTES as u64 + 1;
+    let read = if path == "-" {
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::io::stdin(), limit),
+            &mut bytes,
+        )
+    } else {
+        std::fs::File::open(path).and_then(|f| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, limit), &mut bytes)
+        })
+    };
+    read.map_err(|e| format!("{path}: {e}"))?;
+    let opts = retry_import::Options { from, method };
+    let i = retry_import::import(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
+    if fmt == "json" {
+        return json::pretty(&i);
+    }
+    let mut out = format!("{}\n", i.link);
+    for w in &i.warnings {
+        out.push_str(&format!("warning: {}: {}\n", w.field, w.text));
+    }
+    for u in &i.unsupported {
+        out.push_str(&format!("not modelled: {}: {}\n", u.field, u.text));
+    }
     Ok(out)
 }
 
@@ -388,6 +430,35 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v["expected"], json!(1.75));
+    }
+
+    #[test]
+    fn import_prints_the_link_and_its_warnings_or_refuses_naming_the_field() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/configs/grpc/");
+        let a6 = format!("{dir}a6-example.json");
+        let text = run_s(&["import", &a6, "--method", "pkg.Echo/Get"]).unwrap();
+        let mut lines = text.lines();
+        let link = lines.next().unwrap();
+        assert!(link.starts_with("v=1&deadline=2500ms&"), "{text}");
+        // The link opens: the CLI explains it.
+        assert!(run_s(&["explain", link]).is_ok());
+        assert!(lines.any(|l| l.starts_with("warning: methodConfig[0].retryPolicy.maxAttempts: ")));
+        let d: Value =
+            serde_json::from_str(&run_s(&["import", &a6, "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(d["format"], "grpc");
+        assert_eq!(d["link"].as_str(), Some(link));
+        assert!(d["unsupported"].as_array().is_some());
+        let go = format!("{dir}grpc-go-example.json");
+        let d: Value =
+            serde_json::from_str(&run_s(&["import", &go, "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(d["unsupported"][0]["field"], "methodConfig[0].waitForReady");
+        let e = run_s(&["import", &a6, "--method", "nope.Svc"]).unwrap_err();
+        assert!(
+            e.contains("--method: no method config names 'nope.Svc'"),
+            "{e}"
+        );
+        let e = run_s(&["import", "/no/such/file.json"]).unwrap_err();
+        assert!(e.starts_with("/no/such/file.json: "), "{e}");
     }
 
     #[test]

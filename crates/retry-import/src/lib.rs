@@ -1,0 +1,150 @@
+//! Reads a retry configuration as people write it and gives the Retry Lab link that behaves the
+//! same, with every default the format applies written out, so the link is the whole behaviour.
+//! What surprises (a value clamped, a field some clients ignore, attempts counted differently)
+//! comes back as a warning on the field as written; what was read but cannot be modelled comes
+//! back as unsupported, with why, never dropped silently.
+//!
+//! Formats: a gRPC service config (JSON, gRFC A6). The importer is a crate of its own so that
+//! the no_std core stays free of the formats' parsers; the CLI uses it.
+
+#![forbid(unsafe_code)]
+
+mod grpc;
+
+use serde::Serialize;
+
+/// The largest file read: a service config is a few kilobytes.
+pub const MAX_BYTES: usize = 1 << 20;
+
+/// The formats read, by the name `--from` takes.
+pub const FORMATS: &[&str] = &["grpc"];
+
+/// A format read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    /// A gRPC service config.
+    Grpc,
+}
+
+impl Format {
+    /// The format named `name` (one of [`FORMATS`]).
+    fn named(name: &str) -> Option<Format> {
+        match name {
+            "grpc" => Some(Format::Grpc),
+            _ => None,
+        }
+    }
+}
+
+/// What to read and how.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The format's name (one of [`FORMATS`]); detected when `None`.
+    pub from: Option<String>,
+    /// gRPC: the method whose config to take, `service/method` (or `service`), matched as gRPC
+    /// matches it, most specific first.
+    pub method: Option<String>,
+}
+
+/// A field as written and one sentence about it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// The field, as written in the file (a JSON path such as `retryPolicy.maxAttempts`).
+    pub field: String,
+    /// One sentence.
+    pub text: String,
+}
+
+/// What a file gives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Imported {
+    /// The format read.
+    pub format: &'static str,
+    /// The link, every key the format decides written out (a lab default included).
+    pub link: String,
+    /// Where the configuration surprises.
+    pub warnings: Vec<Note>,
+    /// Fields read but not modelled, with why.
+    pub unsupported: Vec<Note>,
+}
+
+/// Why a file could not be read: the field (or line) and what was wrong, on one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportError {
+    /// The field as written, or `file` for the whole file.
+    pub field: String,
+    /// What was wrong and what is accepted.
+    pub rule: String,
+}
+
+impl ImportError {
+    fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        ImportError {
+            field: field.into(),
+            rule: rule.into(),
+        }
+    }
+}
+
+impl core::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.field, self.rule)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Reads `bytes` (a whole file) by `opts`.
+pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
+    if bytes.len() > MAX_BYTES {
+        return Err(ImportError::new(
+            "file",
+            format!(
+                "{} bytes is over the {MAX_BYTES}-byte limit of a configuration",
+                bytes.len()
+            ),
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        ImportError::new(
+            "file",
+            format!("not UTF-8 text (a bad byte at offset {})", e.valid_up_to()),
+        )
+    })?;
+    let format = match opts.from.as_deref() {
+        Some(name) => Format::named(name).ok_or_else(|| {
+            ImportError::new(
+                "--from",
+                format!(
+                    "'{}' is not a format read here: accepted {}",
+                    short(name),
+                    FORMATS.join(", ")
+                ),
+            )
+        })?,
+        None => detect(text)?,
+    };
+    match format {
+        Format::Grpc => grpc::import(text, opts),
+    }
+}
+
+/// The format of `text`, from what it holds.
+fn detect(text: &str) -> Result<Format, ImportError> {
+    let t = text.trim_start();
+    if t.starts_with('{') && (t.contains("\"methodConfig\"") || t.contains("\"retryThrottling\"")) {
+        return Ok(Format::Grpc);
+    }
+    Err(ImportError::new(
+        "file",
+        format!(
+            "no format recognised (a gRPC service config has \"methodConfig\"): name one with --from ({})",
+            FORMATS.join(", ")
+        ),
+    ))
+}
+
+/// At most the first 80 characters of what was written.
+fn short(v: &str) -> String {
+    retry_model::shorten(v)
+}
