@@ -230,6 +230,15 @@ fn many_cheap_requests_run_while_a_storm_of_attempts_is_refused_with_its_estimat
         .parse()
         .unwrap();
     assert!(Run::check(&p).is_ok());
+    // A burst's clients are capped by their attempts too.
+    let e = refused("scenario=burst&clients=10000&attempts=1000&deadline=none&runs=100");
+    assert_eq!(e.field, "clients");
+    assert!(e.rule.contains("lower clients, runs or attempts"), "{e}");
+    assert!(
+        e.rule
+            .contains("up to 1 billion attempts (10000 requests x 100 runs"),
+        "{e}"
+    );
     // Repetitions multiply the work.
     let e = refused("preset=payments-none&rate=2000&capacity=2500&duration=100s&runs=10");
     assert!(e.rule.contains("x 10 runs"), "{e}");

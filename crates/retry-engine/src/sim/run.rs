@@ -115,7 +115,13 @@ fn closed_caps(o: &Outage, runs: u64, policy: &ValidPolicy) -> Result<(), Config
             ),
         ));
     }
-    work::check_attempts(n, runs, policy, &o.server, "users")
+    work::check_attempts(
+        n,
+        runs,
+        policy,
+        &o.server,
+        ("users", "users, duration, runs"),
+    )
 }
 
 /// The caps of open-loop arrivals (and a spike): the requests, in one run and in all, their
@@ -159,7 +165,13 @@ fn open_caps(p: &RunInput, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigE
         ));
     }
     if let Some(Scenario::Outage(o)) = scenario {
-        work::check_attempts(n, runs, &p.policy, &o.server, "rate")?;
+        work::check_attempts(
+            n,
+            runs,
+            &p.policy,
+            &o.server,
+            ("rate", "rate, duration, runs"),
+        )?;
         let rate = arrivals.rate_milli.saturating_add(o.spike_rate_milli);
         work::check_in_flight(n, rate, &p.policy, &o.server, p.retry_after)?;
     }
@@ -215,7 +227,7 @@ impl Run {
             Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
                 open_caps(p, arrivals, runs)?
             }
-            Scenario::Burst(_) => {
+            Scenario::Burst(b) => {
                 let n = u64::from(p.clients) * runs;
                 if n > caps::ALL_RUNS_ORIGINALS {
                     return Err(ConfigError::new(
@@ -226,6 +238,9 @@ impl Run {
                         ),
                     ));
                 }
+                let clients = u64::from(p.clients);
+                let keys = ("clients", "clients, runs");
+                work::check_attempts(clients, runs, &p.policy, &b.server, keys)?;
             }
             Scenario::Occ(_) => {
                 if p.clients > caps::OCC_CLIENTS {

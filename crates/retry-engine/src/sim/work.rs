@@ -65,13 +65,13 @@ pub(super) fn attempts_each(policy: &ValidPolicy, server: &Server) -> (u64, Stri
 }
 
 /// Refuses a run whose attempts could pass [`caps::ATTEMPTS`]: `requests` per run, `runs`
-/// runs, `field` the key to name.
+/// runs, `field` the key to name and `lower` the keys that make fewer requests.
 pub(super) fn check_attempts(
     requests: u64,
     runs: u64,
     policy: &ValidPolicy,
     server: &Server,
-    field: &'static str,
+    (field, lower): (&'static str, &str),
 ) -> Result<(), ConfigError> {
     let (each, why) = attempts_each(policy, server);
     let all = requests.saturating_mul(runs).saturating_mul(each);
@@ -87,7 +87,7 @@ pub(super) fn check_attempts(
     Err(ConfigError::new(
         field,
         format!(
-            "up to {} attempts ({} requests{runs_text} x up to {each} each, {why}) exceeds the cap of {}, about {} s natively and longer in the page: lower rate, duration or attempts, or set a shorter deadline",
+            "up to {} attempts ({} requests{runs_text} x up to {each} each, {why}) exceeds the cap of {}, about {} s natively and longer in the page: lower {lower} or attempts, or set a shorter deadline",
             beside(all, caps::ATTEMPTS),
             count_people(requests),
             count_people(caps::ATTEMPTS),

@@ -9,12 +9,15 @@ fn corpus(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn read(bytes: &[u8], method: Option<&str>) -> Imported {
-    let opts = Options {
+fn options(method: Option<&str>) -> Options {
+    Options {
         from: None,
         method: method.map(String::from),
-    };
-    import(bytes, &opts).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+fn read(bytes: &[u8], method: Option<&str>) -> Imported {
+    import(bytes, &options(method)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn warned(i: &Imported, field: &str, words: &str) -> bool {
@@ -138,13 +141,7 @@ fn codes_the_lab_never_answers_are_unsupported_and_retry_nothing_here() {
 
 #[test]
 fn bad_configs_are_refused_naming_the_field() {
-    let refused = |bytes: &[u8], method: Option<&str>| {
-        let opts = Options {
-            from: None,
-            method: method.map(String::from),
-        };
-        import(bytes, &opts).unwrap_err()
-    };
+    let refused = |bytes: &[u8], method: Option<&str>| import(bytes, &options(method)).unwrap_err();
     let policy = |body: &str| {
         format!(r#"{{"methodConfig": [{{"name": [{{}}], "retryPolicy": {{{body}}}}}]}}"#)
     };
