@@ -17,10 +17,8 @@
 use super::breaker::Breaker;
 use super::engine::Model;
 use super::input::RunInput;
-use super::metrics::{ClosedForm, Recorder, Report, ServerSummary};
-use super::params::{
-    BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
-};
+use super::metrics::{Recorder, Report};
+use super::params::{BreakerConfig, Hedge, OutageKind, ScenarioKind, ServerKind};
 use super::queue::{EventQueue, ExactLane};
 use super::settings::{QueueServer, Scenario, Server, Window};
 use super::slab::Slab;
@@ -35,16 +33,19 @@ use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 mod config;
+mod flaky;
 mod hedge;
-use config::StormCfg;
 mod lanes;
 mod limiter;
+mod queueing;
 mod server;
+mod service;
+mod tick;
+use config::StormCfg;
+use lanes::{Awaits, Lanes};
 use limiter::limiters_of;
-pub use server::ServerStats;
-
-/// One slot (a whole attempt of capacity) in the bank's units: thousandths times microseconds.
-const SLOT: u128 = 1_000 * 1_000_000;
+use server::{Cx, Reply, Server as _};
+pub use service::ServerStats;
 
 /// Random streams of a storm run (offset by the run number).
 const STREAM_ARRIVALS: u64 = 1 << 40;
@@ -122,21 +123,6 @@ pub struct Job {
     give_up: Micros,
 }
 
-#[derive(Clone, Copy)]
-struct Pending {
-    req: u32,
-    gen: u32,
-    orphan: bool,
-}
-
-/// Answers of one settled tick, delivered together.
-#[derive(Clone, Copy)]
-struct Answer {
-    req: u32,
-    gen: u32,
-    ok: bool,
-}
-
 /// A storm event.
 #[derive(Clone, Copy, Debug)]
 // A 4-byte tag: the event is copied in whole words, where a 2-byte tag had its 14-byte payload
@@ -208,21 +194,6 @@ pub struct Storm {
     token_wake: Vec<Option<Micros>>,
     arrivals: Rng,
     backoff: Rng,
-    // Attempts waiting for their tick, oldest tick first. Sends happen in time order and take the
-    // same `net` to arrive, so ticks only ever join at the back.
-    buckets: VecDeque<(u64, Vec<Pending>)>,
-    // Settled ticks whose answers are on their way, oldest first (one `Deliver` event each).
-    answers: VecDeque<Vec<Answer>>,
-    spare_pending: Vec<Vec<Pending>>,
-    spare_answers: Vec<Vec<Answer>>,
-    per_tick_milli: u64,
-    carry: u64, // in [0, 999]: thousandths of a slot left by the last settled tick
-    // The bank, in thousandths of a slot times microseconds (a slot is `SLOT`): capacity left
-    // unused by quiet ticks, at most one slot, so a server with less than a slot per tick still
-    // serves a request every few ticks. In [0, SLOT].
-    bank: u128,
-    per_tick_exact: u128, // capacity per tick in the bank's units, exactly
-    last_settled: Option<u64>,
     made: u64,
     // `made % clients`, kept as a counter: a 64-bit division per request cost 3% of a run.
     next_client: u32,
@@ -233,25 +204,13 @@ pub struct Storm {
     planned: u64,
     // Requests finished (for progress: a run whose clock barely moves still finishes requests).
     done: u64,
-    // The timeout lane's length that triggers its next compaction (`compact_timeouts`).
-    compact_at: usize,
     next_gen: u32,
-    // The queue and flaky servers: workers busy, requests waiting, service draws.
-    busy: u32,
-    // The attempts at the server (waiting or in service), by slot; events name the slot, which
-    // keeps events small.
-    jobs: Slab<Job>,
-    waiting: VecDeque<u32>,
-    service: Rng,
-    // Events of the queue and flaky servers that come a fixed delay after what schedules them,
-    // in time order: arrivals at the server and answers (`LANE_NET`), service completions
-    // (`LANE_SERVICE`, in order whenever service times are constant) and read timeouts
-    // (`LANE_TIMEOUT`, in order whenever attempts have the same timeout).
-    lanes: [VecDeque<(Micros, Ev)>; 3],
-    lanes_armed: [bool; 3],
+    // The server, and the lanes it and the clients' timeouts share.
+    server: server::Servers,
+    lanes: Lanes,
+    // The server's answers that reach their clients now, for `reply`.
+    replies: Vec<Reply>,
     outage_replies: ExactLane<Ev>,
-    /// The server's own accounting (queue and flaky servers).
-    pub stats: ServerStats,
     /// What was measured.
     pub rec: Recorder,
 }
@@ -281,13 +240,11 @@ impl Storm {
         let budgets = (0..n_budgets)
             .map(|_| Budget::new(policy.policy().budget, p.budget_start))
             .collect();
-        let per_tick_milli =
-            (u128::from(sp.capacity_milli) * u128::from(sp.tick.0) / 1_000_000) as u64;
-        let per_tick_exact = u128::from(sp.capacity_milli) * u128::from(sp.tick.0);
         let mut rec = Recorder::new(sp.bin, horizon);
         rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let stream = u64::from(run);
         let limiters = limiters_of(sp.limiter, clients);
+        let server = server::server_of(&sp, p.seed, run);
         let storm = Storm {
             kind,
             breaker: sp.breaker.map(Breaker::new),
@@ -306,33 +263,18 @@ impl Storm {
             scope,
             arrivals: Rng::stream(p.seed, STREAM_ARRIVALS + stream),
             backoff: Rng::stream(p.seed, STREAM_BACKOFF + stream),
-            buckets: VecDeque::new(),
-            answers: VecDeque::new(),
-            spare_pending: Vec::new(),
-            spare_answers: Vec::new(),
-            per_tick_milli,
-            carry: 0,
-            // An idle server starts ready to take one request.
-            bank: SLOT,
-            per_tick_exact,
-            last_settled: None,
             made: 0,
             next_client: 0,
             steady: 0,
             spiked: 0,
             spike_planned,
             done: 0,
-            compact_at: 4096,
             planned,
             next_gen: 0,
-            busy: 0,
-            jobs: Slab::default(),
-            waiting: VecDeque::new(),
-            service: Rng::stream(p.seed, STREAM_SERVICE + stream),
-            lanes: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
-            lanes_armed: [false; 3],
+            server,
+            lanes: Lanes::new(),
+            replies: Vec::new(),
             outage_replies: ExactLane::new(LANE_OUTAGE, Ev::Lane(LANE_OUTAGE as u8)),
-            stats: ServerStats::default(),
             rec,
         };
         (storm, (Micros::ZERO, Ev::Arrive))
@@ -498,146 +440,76 @@ impl Storm {
             self.outage_replies.push(q, at, reply);
             return;
         }
-        if self.sp.server != ServerKind::Tick {
-            let job = self.jobs.insert(Job {
-                req: id,
-                gen,
-                at: arrive,
-                give_up,
-            });
-            self.push_lane(LANE_NET, arrive, || Ev::AtServer(job), q);
-            self.arm_timeout(give_up, id, gen, q);
-            return;
-        }
-        let tick = self.sp.tick.0;
-        // Arrivals come in time order: reuse the last tick's number while it still holds.
-        let k = match self.buckets.back() {
-            Some((bk, _)) if arrive.0 >= bk * tick && arrive.0 < (bk + 1) * tick => *bk,
-            _ => arrive.0 / tick,
-        };
-        let answer = Micros((k + 1) * tick).saturating_add(net);
-        let orphan = answer > give_up;
-        if orphan {
-            q.push(
-                give_up,
-                Ev::Reply {
-                    req: id,
-                    gen,
-                    outcome: Outcome::ReadTimeout,
-                },
-            );
-        }
-        let p = Pending {
+        let job = Job {
             req: id,
             gen,
-            orphan,
+            at: arrive,
+            give_up,
         };
-        match self.buckets.back_mut() {
-            Some((bk, list)) if *bk == k => list.push(p),
-            _ => {
-                let mut list = self.spare_pending.pop().unwrap_or_default();
-                list.push(p);
-                self.buckets.push_back((k, list));
-                q.push(Micros((k + 1) * tick), Ev::Tick(k));
-            }
-        }
+        let (server, mut cx) = self.server_cx(q);
+        server.send(now, job, &mut cx);
     }
 
-    /// How many of the `n` attempts of tick `k` the server serves.
+    /// The server and what it may touch of the storm.
+    fn server_cx<'a>(&'a mut self, q: &'a mut EventQueue<Ev>) -> (&'a mut server::Servers, Cx<'a>) {
+        let cx = Cx {
+            q,
+            lanes: &mut self.lanes,
+            rec: &mut self.rec,
+            aw: Awaits {
+                reqs: &self.reqs,
+                hedge: self.sp.hedge.is_some(),
+            },
+            hedged: &mut self.hedged,
+            replies: &mut self.replies,
+        };
+        (&mut self.server, cx)
+    }
+
+    /// One of the server's events is due; the answers it gives that reach their clients now
+    /// are then delivered, in order.
+    fn server_event(&mut self, now: Micros, ev: Ev, q: &mut EventQueue<Ev>) {
+        let (server, mut cx) = self.server_cx(q);
+        server.handle(now, ev, &mut cx);
+        if self.replies.is_empty() {
+            return;
+        }
+        let mut replies = core::mem::take(&mut self.replies);
+        for (req, gen, outcome) in replies.drain(..) {
+            self.reply(now, req, gen, outcome, q);
+        }
+        // A reply only sends, and a send never answers at once: nothing joined meanwhile.
+        debug_assert!(self.replies.is_empty());
+        self.replies = replies;
+    }
+
+    /// Lane `K`'s events due at `now`, in order; then its next front is scheduled.
     ///
-    /// The bank first takes in the capacity of the quiet ticks since the last settled one (up to
-    /// one slot). When this tick's capacity and the bank cover every attempt, all are served.
-    /// Otherwise the tick is overloaded: rejecting costs `reject_cost` of a slot each, and the
-    /// tick's own capacity plus the last busy tick's carry serve
-    /// `floor((c - reject_cost * n) / (1 - reject_cost))` of them; a bank built while idle does
-    /// not survive an overload, which is what keeps a synchronised wave of retries (the burst
-    /// lab) exactly as futile whatever the gaps between the waves.
-    fn serve(&mut self, k: u64, n: u64) -> u64 {
-        let idle = self
-            .last_settled
-            .map_or(0, |last| k.saturating_sub(last + 1));
-        self.last_settled = Some(k);
-        // A capacity drop (`slow`) divides the tick's capacity while it lasts.
-        let slow = self.sp.slow_milli;
-        let (per_tick_exact, per_tick_milli) =
-            if slow > 1000 && self.sp.slow.holds(Micros(k.saturating_mul(self.sp.tick.0))) {
-                (
-                    self.per_tick_exact * 1000 / u128::from(slow),
-                    self.per_tick_milli * 1000 / slow,
-                )
-            } else {
-                (self.per_tick_exact, self.per_tick_milli)
-            };
-        self.bank = (self.bank + per_tick_exact.saturating_mul(u128::from(idle))).min(SLOT);
-        let avail = self.bank + per_tick_exact;
-        let need = u128::from(n) * SLOT;
-        if need <= avail {
-            let left = avail - need;
-            self.bank = left.min(SLOT);
-            self.carry = ((left / 1_000_000) as u64).min(999);
-            return n;
-        }
-        let credit = per_tick_milli + self.carry;
-        let rc = self.sp.reject_cost_milli;
-        let served = if rc >= 1000 {
-            n.min(credit / 1000)
-        } else {
-            let triage = rc * n;
-            if credit <= triage {
-                0
-            } else {
-                n.min((credit - triage) / (1000 - rc))
+    /// One copy per lane: each copy's dispatch below is its own branch, which the processor
+    /// predicts from that lane's events alone (the service and timeout lanes carry one kind).
+    fn fire_lane<const K: usize>(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
+        // Armed while it runs: what it schedules in the lane joins the back.
+        self.lanes.firing(K);
+        while let Some(ev) = self.lanes.pop_due(K, now) {
+            match ev {
+                Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
+                Ev::AtServer(_) | Ev::Served(_) => self.server_event(now, ev, q),
+                Ev::Arrive
+                | Ev::Send(_)
+                | Ev::Tick(_)
+                | Ev::Deliver
+                | Ev::Lane(_)
+                | Ev::Spike
+                | Ev::Token(_)
+                | Ev::User(_)
+                | Ev::Hedge { .. } => self.handle(now, ev, q),
             }
-        };
-        let used = served * 1000 + (n - served) * rc;
-        self.carry = credit.saturating_sub(used).min(999);
-        self.bank = u128::from(self.carry) * 1_000_000;
-        served
-    }
-
-    fn settle(&mut self, now: Micros, k: u64, q: &mut EventQueue<Ev>) {
-        if self.buckets.front().map(|(f, _)| *f) != Some(k) {
-            return;
         }
-        let Some((_, mut list)) = self.buckets.pop_front() else {
-            return;
+        let aw = Awaits {
+            reqs: &self.reqs,
+            hedge: self.sp.hedge.is_some(),
         };
-        let n = list.len() as u64;
-        let served = self.serve(k, n);
-        self.rec.served(now, served as u32);
-        let mut out = self.spare_answers.pop().unwrap_or_default();
-        out.extend(
-            list.drain(..)
-                .enumerate()
-                .filter(|(_, p)| !p.orphan)
-                .map(|(i, p)| Answer {
-                    req: p.req,
-                    gen: p.gen,
-                    ok: (i as u64) < served,
-                }),
-        );
-        self.spare_pending.push(list);
-        if out.is_empty() {
-            self.spare_answers.push(out);
-        } else {
-            self.answers.push_back(out);
-            q.push(now.saturating_add(self.sp.net), Ev::Deliver);
-        }
-    }
-
-    fn deliver(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
-        let Some(mut batch) = self.answers.pop_front() else {
-            return;
-        };
-        for a in batch.drain(..) {
-            let outcome = if a.ok {
-                Outcome::Ok
-            } else {
-                Outcome::Status(503)
-            };
-            self.reply(now, a.req, a.gen, outcome, q);
-        }
-        self.spare_answers.push(batch);
+        self.lanes.rearm(K, q, aw);
     }
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {
@@ -763,8 +635,6 @@ impl Model for Storm {
     }
 
     fn finish(self, at: Option<Micros>) -> Report {
-        let server = self.sp.server;
-        let st = self.stats;
         let limiter = (!self.limiters.is_empty()).then(|| LimiterSummary {
             mean_wait_ms: if self.limited.waited == 0 {
                 0.0
@@ -798,44 +668,8 @@ impl Model for Storm {
             },
             ..h
         });
-        if server != ServerKind::Tick {
-            let secs = (st.last.0 as f64 / 1e6).max(1e-6);
-            let per = |n: u64| {
-                if st.arrived == 0 {
-                    0.0
-                } else {
-                    n as f64 / st.arrived as f64
-                }
-            };
-            rep.summary.server = Some(ServerSummary {
-                queueing: server == ServerKind::Queue,
-                arrived: st.arrived,
-                arrivals_per_s: st.arrived as f64 / secs,
-                mean_in_system: st.area as f64 / st.last.0.max(1) as f64,
-                mean_time_ms: if st.arrived == 0 {
-                    0.0
-                } else {
-                    st.sojourn_us as f64 / st.arrived as f64 / 1000.0
-                },
-                wait_share: per(st.queued),
-                throughput_per_s: st.completed as f64 / secs,
-                goodput_per_s: rep.summary.successes as f64 / secs,
-                wasted_share: if st.completed == 0 {
-                    0.0
-                } else {
-                    st.wasted as f64 / st.completed as f64
-                },
-                refused: st.refused,
-                dropped: st.dropped,
-                max_queue: st.max_queue,
-                closed_form: (server == ServerKind::Flaky).then(|| {
-                    ClosedForm::flaky(
-                        f64::from(self.sp.queue.fail_ppm) / 1e6,
-                        self.policy.policy().max_attempts,
-                    )
-                }),
-            });
-        }
+        let max_attempts = self.policy.policy().max_attempts;
+        rep.summary.server = self.server.summary(rep.summary.successes, max_attempts);
         rep
     }
 
@@ -877,8 +711,9 @@ impl Model for Storm {
                 }
             }
             Ev::User(u) => self.new_request_of(now, u, q),
-            Ev::AtServer(slot) => self.at_server(now, slot, q),
-            Ev::Served(slot) => self.served(now, slot, q),
+            Ev::AtServer(_) | Ev::Served(_) | Ev::Tick(_) | Ev::Deliver => {
+                self.server_event(now, ev, q)
+            }
             Ev::Lane(k) if usize::from(k) == LANE_OUTAGE => {
                 if let Some(Ev::Reply { req, gen, outcome }) = self.outage_replies.take(q) {
                     self.reply(now, req, gen, outcome, q);
@@ -892,8 +727,6 @@ impl Model for Storm {
             Ev::Send(id) => self.send(now, id, q),
             Ev::Token(li) => self.hand_out_tokens(now, li as usize, q),
             Ev::Hedge { req, gen, sent } => self.hedge_due(now, req, gen, sent, q),
-            Ev::Tick(k) => self.settle(now, k, q),
-            Ev::Deliver => self.deliver(now, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
         }
     }

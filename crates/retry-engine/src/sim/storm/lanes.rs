@@ -2,40 +2,59 @@
 //! a service, a read timeout), kept in order in queues of their own, with timeouts whose
 //! attempt was already answered skipped or compacted away.
 
-use super::*;
+use super::hedge;
+use super::{Ev, Req, AWAITING, LANE_TIMEOUT, LIVE};
+use crate::retry::time::Micros;
+use crate::sim::queue::EventQueue;
+use crate::sim::slab::Slab;
+use alloc::collections::VecDeque;
 
-impl Storm {
-    /// Whether a timeout for attempt `gen` of request `req` still matters.
+/// Which attempts their clients still wait for: what a lane reads to drop answered timeouts.
+#[derive(Clone, Copy)]
+pub(super) struct Awaits<'a> {
+    pub(super) reqs: &'a Slab<Req>,
+    pub(super) hedge: bool,
+}
+
+impl Awaits<'_> {
+    /// Whether attempt `gen` of request `req` still matters: its client waits for its answer.
     pub(super) fn awaits(&self, req: u32, gen: u32) -> bool {
         let r = &self.reqs[req];
-        if self.sp.hedge.is_some() {
+        if self.hedge {
             return hedge::out_has(r, gen);
         }
         r.has(LIVE) && r.gen == gen && r.has(AWAITING)
     }
+}
 
-    /// Schedules the read timeout of attempt `gen` at `t`.
-    ///
-    /// Pending timeouts are the large set (one per attempt out) and most never fire: the answer
-    /// comes first. They wait in their lane, and an answered attempt's timeout is dropped when
-    /// it reaches the front, with no event of its own (`skip_answered`).
-    pub(super) fn arm_timeout(&mut self, t: Micros, req: u32, gen: u32, q: &mut EventQueue<Ev>) {
-        let ev = Ev::Reply {
-            req,
-            gen,
-            outcome: Outcome::ReadTimeout,
-        };
-        self.push_lane(LANE_TIMEOUT, t, || ev, q);
+/// Events of the queue and flaky servers that come a fixed delay after what schedules them,
+/// in time order: arrivals at the server and answers (`LANE_NET`), service completions
+/// (`LANE_SERVICE`, in order whenever service times are constant) and read timeouts
+/// (`LANE_TIMEOUT`, in order whenever attempts have the same timeout).
+pub(super) struct Lanes {
+    lanes: [VecDeque<(Micros, Ev)>; 3],
+    armed: [bool; 3],
+    // The timeout lane's length that triggers its next compaction (`compact_timeouts`).
+    compact_at: usize,
+}
+
+impl Lanes {
+    pub(super) fn new() -> Lanes {
+        Lanes {
+            lanes: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
+            armed: [false; 3],
+            compact_at: 4096,
+        }
     }
 
     /// Drops the timeouts at the front of their lane whose attempt has been answered, so the
     /// lane holds about as many as are out and schedules only one that matters.
-    pub(super) fn skip_answered(&mut self, k: usize) {
+    fn skip_answered(&mut self, k: usize, aw: Awaits<'_>) {
         if k != LANE_TIMEOUT {
             return;
         }
         while let Some(&(_, Ev::Reply { req, gen, .. })) = self.lanes[k].front() {
-            if self.awaits(req, gen) {
+            if aw.awaits(req, gen) {
                 break;
             }
             self.lanes[k].pop_front();
@@ -48,17 +67,16 @@ impl Storm {
     /// in flight (and a floor), the answered ones behind the front go at once. The front stays
     /// (it is the event queue's head); what goes would have been skipped or ignored when due,
     /// so the run is the same event for event.
-    pub(super) fn compact_timeouts(&mut self, k: usize) {
+    fn compact_timeouts(&mut self, k: usize, aw: Awaits<'_>) {
         let len = self.lanes[k].len();
-        if k != LANE_TIMEOUT || len <= self.compact_at || len <= 2 * self.reqs.capacity() {
+        if k != LANE_TIMEOUT || len <= self.compact_at || len <= 2 * aw.reqs.capacity() {
             return;
         }
-        let mut lane = core::mem::take(&mut self.lanes[k]);
         let mut first = true;
-        lane.retain(|&(_, ev)| {
+        self.lanes[k].retain(|&(_, ev)| {
             let keep = first
                 || match ev {
-                    Ev::Reply { req, gen, .. } => self.awaits(req, gen),
+                    Ev::Reply { req, gen, .. } => aw.awaits(req, gen),
                     Ev::AtServer(_)
                     | Ev::Served(_)
                     | Ev::Arrive
@@ -75,8 +93,7 @@ impl Storm {
             keep
         });
         // The next compaction waits until the lane has doubled again: amortised O(1) a push.
-        self.compact_at = 2 * lane.len() + 4096;
-        self.lanes[k] = lane;
+        self.compact_at = 2 * self.lanes[k].len() + 4096;
     }
 
     /// Schedules `ev` at `t` in lane `k`: behind the lane's last event when it is not earlier
@@ -86,60 +103,49 @@ impl Storm {
     ///
     /// `ev` makes the event where it is stored: an event built first and then moved into the
     /// lane was read back in one wide load before its narrower stores had landed (a
-    /// store-forwarding stall on every push, about 14% of a queue run).
+    /// store-forwarding stall on every push).
     #[inline(always)]
-    pub(super) fn push_lane(
+    pub(super) fn push(
         &mut self,
         k: usize,
         t: Micros,
         ev: impl FnOnce() -> Ev,
         q: &mut EventQueue<Ev>,
+        aw: Awaits<'_>,
     ) {
         if self.lanes[k].back().is_some_and(|(b, _)| *b > t) {
             q.push(t, ev());
             return;
         }
-        self.skip_answered(k);
+        self.skip_answered(k, aw);
         self.lanes[k].push_back((t, ev()));
-        self.compact_timeouts(k);
-        if !self.lanes_armed[k] {
-            self.lanes_armed[k] = true;
+        self.compact_timeouts(k, aw);
+        if !self.armed[k] {
+            self.armed[k] = true;
             q.push_head(k, t, Ev::Lane(k as u8));
         }
     }
 
-    /// Handles lane `K`'s events due at `now`, in order, and schedules its next front.
-    ///
-    /// One copy per lane: each copy's dispatch below is its own branch, which the processor
-    /// predicts from that lane's events alone (the service and timeout lanes carry one kind).
-    pub(super) fn fire_lane<const K: usize>(&mut self, now: Micros, q: &mut EventQueue<Ev>) {
-        let k = K;
-        // Armed while it runs: what it schedules in the lane joins the back.
-        self.lanes_armed[k] = true;
-        while let Some(&(t, ev)) = self.lanes[k].front() {
-            if t > now {
-                break;
+    /// Lane `k` begins to fire: what is scheduled in it while it does joins its back.
+    pub(super) fn firing(&mut self, k: usize) {
+        self.armed[k] = true;
+    }
+
+    /// The front of lane `k` when it is due at `now`, taken off the lane.
+    pub(super) fn pop_due(&mut self, k: usize, now: Micros) -> Option<Ev> {
+        match self.lanes[k].front() {
+            Some(&(t, ev)) if t <= now => {
+                self.lanes[k].pop_front();
+                Some(ev)
             }
-            self.lanes[k].pop_front();
-            // A lane carries these three: calling their handlers here spares every lane
-            // event a second dispatch through `handle`.
-            match ev {
-                Ev::AtServer(slot) => self.at_server(now, slot, q),
-                Ev::Served(slot) => self.served(now, slot, q),
-                Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
-                Ev::Arrive
-                | Ev::Send(_)
-                | Ev::Tick(_)
-                | Ev::Deliver
-                | Ev::Lane(_)
-                | Ev::Spike
-                | Ev::Token(_)
-                | Ev::User(_)
-                | Ev::Hedge { .. } => self.handle(now, ev, q),
-            }
+            _ => None,
         }
-        self.skip_answered(k);
-        self.lanes_armed[k] = match self.lanes[k].front() {
+    }
+
+    /// Lane `k` has fired: its next front that matters, if any, becomes an event queue head.
+    pub(super) fn rearm(&mut self, k: usize, q: &mut EventQueue<Ev>, aw: Awaits<'_>) {
+        self.skip_answered(k, aw);
+        self.armed[k] = match self.lanes[k].front() {
             Some(&(t, _)) => {
                 q.push_head(k, t, Ev::Lane(k as u8));
                 true

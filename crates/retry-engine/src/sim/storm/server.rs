@@ -1,210 +1,91 @@
-//! The queue and flaky servers inside a storm: an attempt's arrival, its service time (by the
-//! link's distribution, or slowed by the load), its answer, and the next attempt taken from the
-//! queue when a worker frees.
+//! The server a storm's clients send to, behind one trait. A server takes each attempt as it
+//! leaves its client and answers it in its own way: the tick server settles a tick's attempts
+//! together against its capacity, the queue server serves them with workers and a queue, the
+//! flaky server serves each at once and fails a share. A server never calls back into the
+//! storm: it schedules events, writes lanes and the recorder, and hands the answers that reach
+//! their clients now to `Cx::replies`, which the storm then delivers.
+//!
+//! To add a server: a file with a type that implements [`Server`], its kind in
+//! `params::ServerKind`, and its registration here: a variant of [`Servers`], its line in
+//! `each!` and its arm in [`server_of`].
 
-use super::*;
+use super::config::StormCfg;
+use super::lanes::{Awaits, Lanes};
+use super::{Ev, Job};
+use crate::retry::outcome::Outcome;
+use crate::retry::time::Micros;
+use crate::sim::metrics::{Recorder, ServerSummary};
+use crate::sim::params::ServerKind;
+use crate::sim::queue::EventQueue;
+use crate::sim::HedgeSummary;
+use alloc::vec::Vec;
 
-/// What a queue or flaky server saw: arrivals, time in the system, queueing and wasted work.
-/// The area under the number in the system is kept apart from the sum of the times spent in
-/// it, so Little's law (L = lambda W) checks one against the other.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ServerStats {
-    /// Attempts that reached the server.
-    pub arrived: u64,
-    /// Of them, those that found every worker busy and waited in the queue.
-    pub queued: u64,
-    /// Refused at once: the queue was full.
-    pub refused: u64,
-    /// Dropped unstarted because the caller had given up (`server_deadline=on`).
-    pub dropped: u64,
-    /// Work done.
-    pub completed: u64,
-    /// Work done whose answer came too late for its caller.
-    pub wasted: u64,
-    /// The most requests waiting at once.
-    pub max_queue: u64,
-    /// Sum over attempts of the time from arrival to leaving (µs).
-    pub sojourn_us: u128,
-    /// Integral of the number in the system over time (µs x attempts).
-    pub area: u128,
-    /// Attempts in the system now.
-    pub in_system: u64,
-    /// When `area` was last brought up to date.
-    pub last: Micros,
+/// An answer that reaches its client now: request, attempt, what the client sees.
+pub(super) type Reply = (u32, u32, Outcome);
+
+/// What a server may touch of the storm around it.
+pub(super) struct Cx<'a> {
+    pub(super) q: &'a mut EventQueue<Ev>,
+    pub(super) lanes: &'a mut Lanes,
+    pub(super) rec: &'a mut Recorder,
+    /// Which attempts their clients still wait for (a hedged request's client stops waiting
+    /// for its other attempts once one wins).
+    pub(super) aw: Awaits<'a>,
+    pub(super) hedged: &'a mut HedgeSummary,
+    pub(super) replies: &'a mut Vec<Reply>,
 }
 
-impl ServerStats {
-    pub(super) fn advance(&mut self, now: Micros) {
-        let dt = now.0.saturating_sub(self.last.0);
-        self.area += u128::from(self.in_system) * u128::from(dt);
-        self.last = self.last.max(now);
-    }
+/// A server in a storm.
+pub(super) trait Server {
+    /// Attempt `job` left its client at `now`: it reaches the server at `job.at`, and its
+    /// client waits for the answer until `job.give_up` (then it is a read timeout).
+    fn send(&mut self, now: Micros, job: Job, cx: &mut Cx<'_>);
+    /// One of the server's own events is due (`AtServer`, `Served`, `Tick` or `Deliver`).
+    fn handle(&mut self, now: Micros, ev: Ev, cx: &mut Cx<'_>);
+    /// The server's own accounting for the report, if it keeps one. `successes`: the
+    /// requests that succeeded; `max_attempts`: the policy's.
+    fn summary(&self, successes: u64, max_attempts: u32) -> Option<ServerSummary>;
+}
 
-    pub(super) fn arrive(&mut self, now: Micros) {
-        self.advance(now);
-        self.in_system += 1;
-        self.arrived += 1;
-    }
+/// The servers a storm can run. A `match` rather than a `Box<dyn Server>`: each server's calls
+/// stay direct and inline into the storm's event loop, where a virtual call on every event cost
+/// a queue run an eighth of its speed.
+pub(super) enum Servers {
+    Tick(super::tick::Tick),
+    Queueing(super::queueing::Queueing),
+    Flaky(super::flaky::Flaky),
+}
 
-    pub(super) fn leave(&mut self, now: Micros, at: Micros) {
-        self.advance(now);
-        self.in_system = self.in_system.saturating_sub(1);
-        self.sojourn_us += u128::from(now.0.saturating_sub(at.0));
+/// `$body` with `$s` bound to whichever server `$servers` holds.
+macro_rules! each {
+    ($servers:expr, $s:ident => $body:expr) => {
+        match $servers {
+            Servers::Tick($s) => $body,
+            Servers::Queueing($s) => $body,
+            Servers::Flaky($s) => $body,
+        }
+    };
+}
+
+impl Server for Servers {
+    #[inline(always)]
+    fn send(&mut self, now: Micros, job: Job, cx: &mut Cx<'_>) {
+        each!(self, s => s.send(now, job, cx))
+    }
+    #[inline(always)]
+    fn handle(&mut self, now: Micros, ev: Ev, cx: &mut Cx<'_>) {
+        each!(self, s => s.handle(now, ev, cx))
+    }
+    fn summary(&self, successes: u64, max_attempts: u32) -> Option<ServerSummary> {
+        each!(self, s => s.summary(successes, max_attempts))
     }
 }
 
-impl Storm {
-    /// A service time drawn for work starting at `now`: the mean (times `slow` in its window),
-    /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
-    pub(super) fn service_time(&mut self, now: Micros) -> Micros {
-        let qs = self.sp.queue;
-        let slow = self.sp.slow.holds(now);
-        if qs.dist == ServiceDist::Const && qs.per_inflight == Micros::ZERO && !slow {
-            return qs.service;
-        }
-        // Times `slow` inside its window, in the order the float operations have always run.
-        let slow_milli = self.sp.slow_milli as f64;
-        let scaled = |us: u64| {
-            let v = us as f64;
-            if slow {
-                v * slow_milli / 1000.0
-            } else {
-                v
-            }
-        };
-        let mean = scaled(qs.service.0);
-        let t = match qs.dist {
-            ServiceDist::Const => mean,
-            ServiceDist::Exp => -libm::log(1.0 - self.service.next_f64()) * mean,
-            ServiceDist::Mix => {
-                if self.service.below(1_000_000) < u64::from(qs.tail_ppm) {
-                    scaled(qs.tail.0)
-                } else {
-                    mean
-                }
-            }
-            ServiceDist::Lognormal => {
-                let cv = qs.cv_milli as f64 / 1000.0;
-                let var = libm::log(1.0 + cv * cv);
-                let mu = libm::log(mean.max(1e-9)) - var / 2.0;
-                libm::exp(self.service.normal(mu, libm::sqrt(var)))
-            }
-        };
-        let extra = qs.per_inflight.0.saturating_mul(self.stats.in_system);
-        Micros((libm::round(t) as u64).saturating_add(extra))
-    }
-
-    /// Sends the answer to `job` at `now` plus the network, if its caller still waits for it
-    /// then; otherwise the work (if any was done) was wasted.
-    pub(super) fn answer(
-        &mut self,
-        now: Micros,
-        job: Job,
-        outcome: Outcome,
-        work: bool,
-        q: &mut EventQueue<Ev>,
-    ) {
-        let at = now.saturating_add(self.sp.net);
-        if work && self.sp.hedge.is_some() && !self.awaits(job.req, job.gen) {
-            // Its request was answered by another attempt, or gave up on this one.
-            self.hedged.wasted += 1;
-            self.stats.wasted += 1;
-            self.rec.wasted(now);
-            return;
-        }
-        if at <= job.give_up {
-            let reply = Ev::Reply {
-                req: job.req,
-                gen: job.gen,
-                outcome,
-            };
-            self.push_lane(LANE_NET, at, || reply, q);
-        } else if work {
-            self.stats.wasted += 1;
-            self.rec.wasted(now);
-        }
-    }
-
-    pub(super) fn at_server(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
-        self.stats.arrive(now);
-        if self.sp.server == ServerKind::Flaky {
-            let s = self.service_time(now);
-            self.push_lane(LANE_SERVICE, now.saturating_add(s), || Ev::Served(slot), q);
-            return;
-        }
-        let qs = self.sp.queue;
-        if self.busy < qs.workers {
-            self.start(now, slot, q);
-            self.rec
-                .at_server(now, self.waiting.len() as u32 + self.busy);
-        } else if self.waiting.len() < qs.queue_limit as usize {
-            self.stats.queued += 1;
-            self.waiting.push_back(slot);
-            self.stats.max_queue = self.stats.max_queue.max(self.waiting.len() as u64);
-            self.rec.queue(now, self.waiting.len() as u32);
-            self.rec
-                .at_server(now, self.waiting.len() as u32 + self.busy);
-        } else {
-            let job = self.jobs[slot];
-            self.jobs.release(slot);
-            self.stats.refused += 1;
-            self.stats.leave(now, job.at);
-            self.answer(now, job, Outcome::Status(503), false, q);
-        }
-    }
-
-    pub(super) fn start(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
-        self.busy += 1;
-        let s = self.service_time(now);
-        self.push_lane(LANE_SERVICE, now.saturating_add(s), || Ev::Served(slot), q);
-    }
-
-    pub(super) fn served(&mut self, now: Micros, slot: u32, q: &mut EventQueue<Ev>) {
-        let job = self.jobs[slot];
-        self.jobs.release(slot);
-        self.stats.leave(now, job.at);
-        self.stats.completed += 1;
-        self.rec.served(now, 1);
-        if self.sp.server == ServerKind::Flaky {
-            let fail = self.service.below(1_000_000) < u64::from(self.sp.queue.fail_ppm);
-            let outcome = if fail {
-                Outcome::Status(503)
-            } else {
-                Outcome::Ok
-            };
-            self.answer(now, job, outcome, true, q);
-            return;
-        }
-        self.busy = self.busy.saturating_sub(1);
-        self.answer(now, job, Outcome::Ok, true, q);
-        let qs = self.sp.queue;
-        loop {
-            let next = match qs.discipline {
-                Discipline::Fifo => self.waiting.pop_front(),
-                Discipline::Lifo => self.waiting.pop_back(),
-            };
-            let Some(next) = next else {
-                break;
-            };
-            let waiting = self.jobs[next];
-            if self.sp.hedge.is_some() && !self.awaits(waiting.req, waiting.gen) {
-                // Cancelled by its client (another attempt won, or it gave up on this one).
-                self.jobs.release(next);
-                self.hedged.cancelled += 1;
-                self.stats.leave(now, waiting.at);
-                continue;
-            }
-            if qs.deadline && now >= waiting.give_up {
-                self.jobs.release(next);
-                self.stats.dropped += 1;
-                self.stats.leave(now, waiting.at);
-                continue;
-            }
-            self.start(now, next, q);
-            break;
-        }
-        self.rec.queue(now, self.waiting.len() as u32);
-        self.rec
-            .at_server(now, self.waiting.len() as u32 + self.busy);
+/// The server the link names: the one place that maps a server kind to its model.
+pub(super) fn server_of(sp: &StormCfg, seed: u64, run: u32) -> Servers {
+    match sp.server {
+        ServerKind::Tick => Servers::Tick(super::tick::Tick::new(sp)),
+        ServerKind::Queue => Servers::Queueing(super::queueing::Queueing::new(sp, seed, run)),
+        ServerKind::Flaky => Servers::Flaky(super::flaky::Flaky::new(sp, seed, run)),
     }
 }

@@ -1,0 +1,243 @@
+//! What the queue and flaky servers share: the attempts at the server, the service time (by
+//! the link's distribution, or slowed by the load), the answer sent back a network hop later,
+//! and the server's own accounting.
+
+use super::config::StormCfg;
+use super::server::Cx;
+use super::{Ev, Job, LANE_NET, LANE_SERVICE, LANE_TIMEOUT, STREAM_SERVICE};
+use crate::retry::outcome::Outcome;
+use crate::retry::rng::{Rng, Words};
+use crate::retry::time::Micros;
+use crate::sim::metrics::{ClosedForm, ServerSummary};
+use crate::sim::params::ServiceDist;
+use crate::sim::settings::{QueueServer, Window};
+use crate::sim::slab::Slab;
+
+/// What a queue or flaky server saw: arrivals, time in the system, queueing and wasted work.
+/// The area under the number in the system is kept apart from the sum of the times spent in
+/// it, so Little's law (L = lambda W) checks one against the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Attempts that reached the server.
+    pub arrived: u64,
+    /// Of them, those that found every worker busy and waited in the queue.
+    pub queued: u64,
+    /// Refused at once: the queue was full.
+    pub refused: u64,
+    /// Dropped unstarted because the caller had given up (`server_deadline=on`).
+    pub dropped: u64,
+    /// Work done.
+    pub completed: u64,
+    /// Work done whose answer came too late for its caller.
+    pub wasted: u64,
+    /// The most requests waiting at once.
+    pub max_queue: u64,
+    /// Sum over attempts of the time from arrival to leaving (µs).
+    pub sojourn_us: u128,
+    /// Integral of the number in the system over time (µs x attempts).
+    pub area: u128,
+    /// Attempts in the system now.
+    pub in_system: u64,
+    /// When `area` was last brought up to date.
+    pub last: Micros,
+}
+
+impl ServerStats {
+    pub(super) fn advance(&mut self, now: Micros) {
+        let dt = now.0.saturating_sub(self.last.0);
+        self.area += u128::from(self.in_system) * u128::from(dt);
+        self.last = self.last.max(now);
+    }
+
+    pub(super) fn arrive(&mut self, now: Micros) {
+        self.advance(now);
+        self.in_system += 1;
+        self.arrived += 1;
+    }
+
+    pub(super) fn leave(&mut self, now: Micros, at: Micros) {
+        self.advance(now);
+        self.in_system = self.in_system.saturating_sub(1);
+        self.sojourn_us += u128::from(now.0.saturating_sub(at.0));
+    }
+}
+
+/// The work of a queue or flaky server.
+pub(super) struct Service {
+    pub(super) cfg: QueueServer,
+    slow: Window,
+    slow_milli: u64,
+    net: Micros,
+    hedge: bool,
+    // The attempts at the server (waiting or in service), by slot; events name the slot, which
+    // keeps events small.
+    pub(super) jobs: Slab<Job>,
+    rng: Rng,
+    pub(super) stats: ServerStats,
+}
+
+impl Service {
+    pub(super) fn new(sp: &StormCfg, seed: u64, run: u32) -> Service {
+        Service {
+            cfg: sp.queue,
+            slow: sp.slow,
+            slow_milli: sp.slow_milli,
+            net: sp.net,
+            hedge: sp.hedge.is_some(),
+            jobs: Slab::default(),
+            rng: Rng::stream(seed, STREAM_SERVICE + u64::from(run)),
+            stats: ServerStats::default(),
+        }
+    }
+
+    /// Attempt `job` leaves its client: it reaches the server a network hop later, and its
+    /// read timeout is armed.
+    pub(super) fn send(&mut self, job: Job, cx: &mut Cx<'_>) {
+        let (at, give_up, req, gen) = (job.at, job.give_up, job.req, job.gen);
+        let slot = self.jobs.insert(job);
+        cx.lanes
+            .push(LANE_NET, at, || Ev::AtServer(slot), cx.q, cx.aw);
+        let timeout = || Ev::Reply {
+            req,
+            gen,
+            outcome: Outcome::ReadTimeout,
+        };
+        cx.lanes.push(LANE_TIMEOUT, give_up, timeout, cx.q, cx.aw);
+    }
+
+    /// Whether the client of `job` no longer waits for it (hedging: another attempt won, or
+    /// it gave up on this one).
+    pub(super) fn abandoned(&self, job: &Job, cx: &Cx<'_>) -> bool {
+        self.hedge && !cx.aw.awaits(job.req, job.gen)
+    }
+
+    /// A draw below `ppm` millionths.
+    pub(super) fn chance(&mut self, ppm: u32) -> bool {
+        self.rng.below(1_000_000) < u64::from(ppm)
+    }
+
+    /// Schedules the end of the work on `slot`, started at `now`.
+    pub(super) fn start(&mut self, now: Micros, slot: u32, cx: &mut Cx<'_>) {
+        let s = self.service_time(now);
+        cx.lanes.push(
+            LANE_SERVICE,
+            now.saturating_add(s),
+            || Ev::Served(slot),
+            cx.q,
+            cx.aw,
+        );
+    }
+
+    /// A service time drawn for work starting at `now`: the mean (times `slow` in its window),
+    /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
+    fn service_time(&mut self, now: Micros) -> Micros {
+        let qs = self.cfg;
+        let slow = self.slow.holds(now);
+        if qs.dist == ServiceDist::Const && qs.per_inflight == Micros::ZERO && !slow {
+            return qs.service;
+        }
+        // Times `slow` inside its window, in the order the float operations have always run.
+        let slow_milli = self.slow_milli as f64;
+        let scaled = |us: u64| {
+            let v = us as f64;
+            if slow {
+                v * slow_milli / 1000.0
+            } else {
+                v
+            }
+        };
+        let mean = scaled(qs.service.0);
+        let t = match qs.dist {
+            ServiceDist::Const => mean,
+            ServiceDist::Exp => -libm::log(1.0 - self.rng.next_f64()) * mean,
+            ServiceDist::Mix => {
+                if self.chance(qs.tail_ppm) {
+                    scaled(qs.tail.0)
+                } else {
+                    mean
+                }
+            }
+            ServiceDist::Lognormal => {
+                let cv = qs.cv_milli as f64 / 1000.0;
+                let var = libm::log(1.0 + cv * cv);
+                let mu = libm::log(mean.max(1e-9)) - var / 2.0;
+                libm::exp(self.rng.normal(mu, libm::sqrt(var)))
+            }
+        };
+        let extra = qs.per_inflight.0.saturating_mul(self.stats.in_system);
+        Micros((libm::round(t) as u64).saturating_add(extra))
+    }
+
+    /// Sends the answer to `job` at `now` plus the network, if its caller still waits for it
+    /// then; otherwise the work (if any was done) was wasted.
+    pub(super) fn answer(
+        &mut self,
+        now: Micros,
+        job: Job,
+        outcome: Outcome,
+        work: bool,
+        cx: &mut Cx<'_>,
+    ) {
+        let at = now.saturating_add(self.net);
+        if work && self.abandoned(&job, cx) {
+            cx.hedged.wasted += 1;
+            self.stats.wasted += 1;
+            cx.rec.wasted(now);
+            return;
+        }
+        if at <= job.give_up {
+            let reply = || Ev::Reply {
+                req: job.req,
+                gen: job.gen,
+                outcome,
+            };
+            cx.lanes.push(LANE_NET, at, reply, cx.q, cx.aw);
+        } else if work {
+            self.stats.wasted += 1;
+            cx.rec.wasted(now);
+        }
+    }
+
+    /// The report's summary of what the server saw. `flaky_attempts`: the policy's attempts
+    /// when the server is the flaky one, for the closed form.
+    pub(super) fn summary(
+        &self,
+        queueing: bool,
+        successes: u64,
+        flaky_attempts: Option<u32>,
+    ) -> ServerSummary {
+        let st = self.stats;
+        let secs = (st.last.0 as f64 / 1e6).max(1e-6);
+        let per = |n: u64| {
+            if st.arrived == 0 {
+                0.0
+            } else {
+                n as f64 / st.arrived as f64
+            }
+        };
+        ServerSummary {
+            queueing,
+            arrived: st.arrived,
+            arrivals_per_s: st.arrived as f64 / secs,
+            mean_in_system: st.area as f64 / st.last.0.max(1) as f64,
+            mean_time_ms: if st.arrived == 0 {
+                0.0
+            } else {
+                st.sojourn_us as f64 / st.arrived as f64 / 1000.0
+            },
+            wait_share: per(st.queued),
+            throughput_per_s: st.completed as f64 / secs,
+            goodput_per_s: successes as f64 / secs,
+            wasted_share: if st.completed == 0 {
+                0.0
+            } else {
+                st.wasted as f64 / st.completed as f64
+            },
+            refused: st.refused,
+            dropped: st.dropped,
+            max_queue: st.max_queue,
+            closed_form: flaky_attempts
+                .map(|n| ClosedForm::flaky(f64::from(self.cfg.fail_ppm) / 1e6, n)),
+        }
+    }
+}
