@@ -2,8 +2,9 @@
 //! `hedgingPolicy` and `timeout`, and `retryThrottling`. The facts, with the files they were
 //! read in, are in the lab's reference notes on configuration formats.
 
-use crate::{short, ImportError, Imported, Note, Options};
-use retry_model::{Micros, Params};
+use crate::common::{duration, kind, object, Out};
+use crate::{short, ImportError, Imported, Options};
+use retry_model::Micros;
 use serde_json::{Map, Value};
 
 /// The fields of a `retryPolicy`.
@@ -46,32 +47,6 @@ const CODES: [&str; 17] = [
     "DATA_LOSS",
     "UNAUTHENTICATED",
 ];
-
-/// What the import builds: the link's keys in order, and the notes.
-#[derive(Default)]
-struct Out {
-    keys: Vec<(&'static str, String)>,
-    warnings: Vec<Note>,
-    unsupported: Vec<Note>,
-}
-
-impl Out {
-    fn set(&mut self, key: &'static str, value: impl Into<String>) {
-        self.keys.push((key, value.into()));
-    }
-    fn warn(&mut self, field: impl Into<String>, text: impl Into<String>) {
-        self.warnings.push(Note {
-            field: field.into(),
-            text: text.into(),
-        });
-    }
-    fn unsupported(&mut self, field: impl Into<String>, why: impl Into<String>) {
-        self.unsupported.push(Note {
-            field: field.into(),
-            text: why.into(),
-        });
-    }
-}
 
 /// Reads a service config.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
@@ -120,19 +95,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             );
         }
     }
-    let query: Vec<String> = out.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    // Every key written out, a lab default included: the link states the whole behaviour.
-    let link = format!("v=1&{}", query.join("&"));
-    link.parse::<Params>()
-        .map_err(|e: retry_model::ConfigError| {
-            ImportError::new(at.clone(), format!("gives a link the lab refuses: {e}"))
-        })?;
-    Ok(Imported {
-        format: "grpc",
-        link,
-        warnings: out.warnings,
-        unsupported: out.unsupported,
-    })
+    out.finish("grpc", &at)
 }
 
 /// `obj` with each field named as gRPC documents it: grpc-go reads JSON field names in any case
@@ -160,25 +123,6 @@ fn canon(
         m.insert(name, v.clone());
     }
     m
-}
-
-/// The object at `field`, or an error naming it.
-fn object<'v>(v: &'v Value, field: &str) -> Result<&'v Map<String, Value>, ImportError> {
-    v.as_object().ok_or_else(|| {
-        ImportError::new(field, format!("expected a JSON object, found {}", kind(v)))
-    })
-}
-
-/// A JSON value's kind, in words.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "true or false",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The method config that applies: to `method` (`service/method` or `service`), most specific
@@ -488,47 +432,6 @@ fn throttling(root: &Map<String, Value>, out: &mut Out) -> Result<(), ImportErro
     out.set("grpc_max_tokens", format!("{max}"));
     out.set("grpc_token_ratio", format!("{ratio_milli}"));
     Ok(())
-}
-
-/// A proto3 JSON duration: decimal seconds with an `s` suffix, up to 9 fractional digits
-/// (`"0.1s"`, `"30s"`), kept to the microsecond.
-fn duration(v: &Value, field: &str, out: &mut Out) -> Result<Micros, ImportError> {
-    let bad = || {
-        ImportError::new(
-            field,
-            format!(
-                "'{}' is not a duration: expected a string of seconds such as \"0.1s\" or \"30s\"",
-                short(&v.to_string())
-            ),
-        )
-    };
-    let s = v.as_str().ok_or_else(bad)?;
-    let secs = s.strip_suffix('s').ok_or_else(bad)?;
-    let (whole, frac) = secs.split_once('.').unwrap_or((secs, ""));
-    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) || frac.len() > 9 {
-        return Err(bad());
-    }
-    if whole.is_empty() {
-        out.warn(
-            field,
-            format!("'{s}' has no whole part: gRFC A6 asks for a JSON number (\"0{s}\"); grpc-go reads it, other clients may refuse the config"),
-        );
-    }
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().map_err(|_| bad())?
-    };
-    let mut us_frac = 0u64;
-    for (i, b) in frac.bytes().take(6).enumerate() {
-        us_frac += u64::from(b - b'0') * 10u64.pow(5 - i as u32);
-    }
-    let us = whole
-        .checked_mul(1_000_000)
-        .and_then(|w| w.checked_add(us_frac))
-        .ok_or_else(bad)?;
-    Ok(Micros(us))
 }
 
 #[cfg(test)]

@@ -4,12 +4,19 @@
 //! comes back as a warning on the field as written; what was read but cannot be modelled comes
 //! back as unsupported, with why, never dropped silently.
 //!
-//! Formats: a gRPC service config (JSON, gRFC A6). The importer is a crate of its own so that
+//! Formats: a gRPC service config (JSON, gRFC A6); an Envoy route configuration
+//! and an Istio VirtualService (YAML or JSON). The importer is a crate of its own so that
 //! the no_std core stays free of the formats' parsers; the CLI uses it.
 
 #![forbid(unsafe_code)]
 
+mod common;
+mod envoy;
 mod grpc;
+mod istio;
+#[cfg(test)]
+mod testing;
+mod yaml;
 
 use serde::Serialize;
 
@@ -17,13 +24,17 @@ use serde::Serialize;
 pub const MAX_BYTES: usize = 1 << 20;
 
 /// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &["grpc"];
+pub const FORMATS: &[&str] = &["grpc", "envoy", "istio"];
 
 /// A format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
     /// A gRPC service config.
     Grpc,
+    /// An Envoy route configuration.
+    Envoy,
+    /// An Istio VirtualService.
+    Istio,
 }
 
 impl Format {
@@ -31,6 +42,8 @@ impl Format {
     fn named(name: &str) -> Option<Format> {
         match name {
             "grpc" => Some(Format::Grpc),
+            "envoy" => Some(Format::Envoy),
+            "istio" => Some(Format::Istio),
             _ => None,
         }
     }
@@ -44,6 +57,8 @@ pub struct Options {
     /// gRPC: the method whose config to take, `service/method` (or `service`), matched as gRPC
     /// matches it, most specific first.
     pub method: Option<String>,
+    /// Envoy and Istio: the route whose retry policy to take, by its `name`.
+    pub route: Option<String>,
 }
 
 /// A field as written and one sentence about it.
@@ -126,19 +141,33 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
     };
     match format {
         Format::Grpc => grpc::import(text, opts),
+        Format::Envoy => envoy::import(text, opts),
+        Format::Istio => istio::import(text, opts),
     }
 }
 
 /// The format of `text`, from what it holds.
 fn detect(text: &str) -> Result<Format, ImportError> {
     let t = text.trim_start();
-    if t.starts_with('{') && (t.contains("\"methodConfig\"") || t.contains("\"retryThrottling\"")) {
+    let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
+    }
+    if has(&["networking.istio.io"]) {
+        return Ok(Format::Istio);
+    }
+    if has(&[
+        "retry_policy",
+        "virtual_hosts",
+        "circuit_breakers",
+        "route_config",
+    ]) {
+        return Ok(Format::Envoy);
     }
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))

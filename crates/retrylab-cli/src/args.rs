@@ -130,11 +130,14 @@ pub enum Command {
         /// The configuration file, or - for standard input.
         file: String,
         /// The format, when it is not detected.
-        #[arg(long, value_parser = ["grpc"])]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(retry_import::FORMATS))]
         from: Option<String>,
         /// gRPC: the method whose config to take, service/method (or service).
         #[arg(long, value_name = "SERVICE/METHOD")]
         method: Option<String>,
+        /// Envoy and Istio: the route whose retry policy to take, by its name.
+        #[arg(long, value_name = "NAME")]
+        route: Option<String>,
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,

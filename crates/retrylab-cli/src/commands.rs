@@ -49,8 +49,17 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             file,
             from,
             method,
+            route,
             format,
-        } => cmd_import(&file, from, method, &format),
+        } => cmd_import(
+            &file,
+            &retry_import::Options {
+                from,
+                method,
+                route,
+            },
+            &format,
+        ),
         Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
         Command::Fingerprint { link } => {
             let p = params(&link.query)?;
@@ -212,12 +221,7 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
 
 /// `retrylab import FILE`: the link, then a line per warning and per field not modelled; or
 /// JSON (`format`, `link`, `warnings`, `unsupported`).
-fn cmd_import(
-    path: &str,
-    from: Option<String>,
-    method: Option<String>,
-    fmt: &str,
-) -> Result<String, String> {
+fn cmd_import(path: &str, opts: &retry_import::Options, fmt: &str) -> Result<String, String> {
     let mut bytes = Vec::new();
     let limit = retry_import::MAX_BYTES as u64 + 1;
     let read = if path == "-" {
@@ -231,8 +235,7 @@ fn cmd_import(
         })
     };
     read.map_err(|e| format!("{path}: {e}"))?;
-    let opts = retry_import::Options { from, method };
-    let i = retry_import::import(&bytes, &opts).map_err(|e| format!("{path}: {e}"))?;
+    let i = retry_import::import(&bytes, opts).map_err(|e| format!("{path}: {e}"))?;
     if fmt == "json" {
         return json::pretty(&i);
     }
@@ -459,6 +462,18 @@ mod tests {
         );
         let e = run_s(&["import", "/no/such/file.json"]).unwrap_err();
         assert!(e.starts_with("/no/such/file.json: "), "{e}");
+        let envoy = format!("{dir}../envoy/blog-basic.yaml");
+        let text = run_s(&["import", &envoy]).unwrap();
+        assert!(text.starts_with("v=1&deadline=15s&"), "{text}");
+        assert!(text.contains("\nwarning: circuit_breakers: "), "{text}");
+        let istio = format!("{dir}../istio/ratings.yaml");
+        let d: Value =
+            serde_json::from_str(&run_s(&["import", &istio, "--format", "json"]).unwrap()).unwrap();
+        assert_eq!(d["format"], "istio");
+        let e = run_s(&["import", &envoy, "--from", "istio"]).unwrap_err();
+        assert!(e.contains("no VirtualService"), "{e}");
+        let e = run_s(&["import", &envoy, "--from", "yaml"]).unwrap_err();
+        assert!(e.contains("grpc, envoy, istio"), "{e}");
     }
 
     #[test]

@@ -1,34 +1,20 @@
+use crate::testing::{link, read_with, warned};
 use crate::{import, Imported, Options};
 use retry_model::{schedule, Micros, Params};
 
 fn corpus(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../tests/configs/grpc/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    crate::testing::corpus(&format!("grpc/{name}"))
 }
 
 fn options(method: Option<&str>) -> Options {
     Options {
-        from: None,
         method: method.map(String::from),
+        ..Options::default()
     }
 }
 
 fn read(bytes: &[u8], method: Option<&str>) -> Imported {
-    import(bytes, &options(method)).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn warned(i: &Imported, field: &str, words: &str) -> bool {
-    i.warnings
-        .iter()
-        .any(|w| w.field == field && w.text.contains(words))
-}
-
-/// The canonical link of `query`, as `retrylab link` prints it.
-fn link(query: &str) -> String {
-    query.parse::<Params>().unwrap().to_string()
+    read_with(bytes, &options(method))
 }
 
 #[test]

@@ -1,0 +1,177 @@
+//! What every format's reader shares: the link and notes it builds, JSON values read with
+//! errors naming the field, and the duration syntaxes the formats write.
+
+use crate::{short, ImportError, Imported, Note};
+use retry_model::{Micros, Params};
+use serde_json::{Map, Value};
+
+/// What the import builds: the link's keys in order, and the notes.
+#[derive(Default)]
+pub(crate) struct Out {
+    keys: Vec<(&'static str, String)>,
+    warnings: Vec<Note>,
+    unsupported: Vec<Note>,
+}
+
+impl Out {
+    pub(crate) fn set(&mut self, key: &'static str, value: impl Into<String>) {
+        self.keys.push((key, value.into()));
+    }
+    pub(crate) fn warn(&mut self, field: impl Into<String>, text: impl Into<String>) {
+        self.warnings.push(Note {
+            field: field.into(),
+            text: text.into(),
+        });
+    }
+    pub(crate) fn unsupported(&mut self, field: impl Into<String>, why: impl Into<String>) {
+        self.unsupported.push(Note {
+            field: field.into(),
+            text: why.into(),
+        });
+    }
+
+    /// The link, every key written out (a lab default included, so the link states the whole
+    /// behaviour), checked by the lab's own parser; `at` names what it came from.
+    pub(crate) fn finish(self, format: &'static str, at: &str) -> Result<Imported, ImportError> {
+        let query: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let link = format!("v=1&{}", query.join("&"));
+        link.parse::<Params>()
+            .map_err(|e: retry_model::ConfigError| {
+                ImportError::new(at, format!("gives a link the lab refuses: {e}"))
+            })?;
+        Ok(Imported {
+            format,
+            link,
+            warnings: self.warnings,
+            unsupported: self.unsupported,
+        })
+    }
+}
+
+/// The object at `field`, or an error naming it.
+pub(crate) fn object<'v>(v: &'v Value, field: &str) -> Result<&'v Map<String, Value>, ImportError> {
+    v.as_object()
+        .ok_or_else(|| ImportError::new(field, format!("expected an object, found {}", kind(v))))
+}
+
+/// A JSON value's kind, in words.
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A proto3 JSON duration: decimal seconds with an `s` suffix, up to 9 fractional digits
+/// (`"0.1s"`, `"30s"`), kept to the microsecond.
+pub(crate) fn duration(v: &Value, field: &str, out: &mut Out) -> Result<Micros, ImportError> {
+    let bad = || {
+        ImportError::new(
+            field,
+            format!(
+                "'{}' is not a duration: expected a string of seconds such as \"0.1s\" or \"30s\"",
+                short(&v.to_string())
+            ),
+        )
+    };
+    let s = v.as_str().ok_or_else(bad)?;
+    let secs = s.strip_suffix('s').ok_or_else(bad)?;
+    let (whole, frac) = secs.split_once('.').unwrap_or((secs, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) || frac.len() > 9 {
+        return Err(bad());
+    }
+    if whole.is_empty() {
+        out.warn(
+            field,
+            format!("'{s}' has no whole part: gRFC A6 asks for a JSON number (\"0{s}\"); grpc-go reads it, other clients may refuse the config"),
+        );
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let mut us_frac = 0u64;
+    for (i, b) in frac.bytes().take(6).enumerate() {
+        us_frac += u64::from(b - b'0') * 10u64.pow(5 - i as u32);
+    }
+    let us = whole
+        .checked_mul(1_000_000)
+        .and_then(|w| w.checked_add(us_frac))
+        .ok_or_else(bad)?;
+    Ok(Micros(us))
+}
+
+/// A Go duration as Istio writes it (`time.ParseDuration`): one or more decimal numbers, each
+/// with a unit `h`, `m`, `s`, `ms`, `us` (or `µs`) or `ns` (`"10s"`, `"1.5s"`, `"1m30s"`),
+/// kept to the microsecond.
+pub(crate) fn go_duration(v: &Value, field: &str) -> Result<Micros, ImportError> {
+    let bad = || {
+        ImportError::new(
+            field,
+            format!(
+                "'{}' is not a duration: expected a number and a unit (h, m, s, ms, us), such as \"100ms\" or \"1m30s\"",
+                short(&v.to_string())
+            ),
+        )
+    };
+    let s = v.as_str().ok_or_else(bad)?;
+    let mut rest = s;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let (num, tail) = rest.split_at(num_len);
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(tail.len());
+        let (unit, tail) = tail.split_at(unit_len);
+        // Nanoseconds per unit.
+        let per: u128 = match unit {
+            "h" => 3_600_000_000_000,
+            "m" => 60_000_000_000,
+            "s" => 1_000_000_000,
+            "ms" => 1_000_000,
+            "us" | "µs" => 1_000,
+            "ns" => 1,
+            _ => return Err(bad()),
+        };
+        let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+        if (whole.is_empty() && frac.is_empty()) || whole.len() > 12 || frac.len() > 12 {
+            return Err(bad());
+        }
+        let whole: u128 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| bad())?
+        };
+        let scale = 10u128.pow(frac.len() as u32);
+        let frac: u128 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().map_err(|_| bad())?
+        };
+        total += whole * per + frac * per / scale;
+        rest = tail;
+    }
+    if s.is_empty() {
+        return Err(bad());
+    }
+    u64::try_from(total / 1_000).map(Micros).map_err(|_| bad())
+}
+
+/// The field as a whole number, if it is one.
+pub(crate) fn count(v: &Value, field: &str, what: &str) -> Result<u64, ImportError> {
+    v.as_u64().ok_or_else(|| {
+        ImportError::new(
+            field,
+            format!("expected {what}, found '{}'", short(&v.to_string())),
+        )
+    })
+}

@@ -1,0 +1,558 @@
+//! An Envoy route configuration (YAML or JSON, a route, a virtual host, a route configuration
+//! or a whole bootstrap): the `retry_policy` of a route or virtual host, the route `timeout`
+//! around it, and a cluster's `circuit_breakers`. Envoy's backoff is taken as its code draws
+//! it: retry n waits U[0, min(base x 2^(n-1), max)), full jitter with the cap on the window.
+//! Istio's VirtualService (`istio.rs`) maps onto the same conditions.
+
+use crate::common::{count, duration, object, Out};
+use crate::{short, yaml, ImportError, Imported, Options};
+use retry_model::Micros;
+use serde_json::{Map, Value};
+
+/// Envoy's route timeout when none is set; it covers every attempt and every wait.
+const ROUTE_TIMEOUT: Micros = Micros::from_secs(15);
+/// Envoy's base interval when `retry_back_off` is absent.
+const BASE: Micros = Micros::from_millis(25);
+
+/// A place in the file that sets a retry policy.
+struct Found<'v> {
+    /// Its path, as written.
+    at: String,
+    /// The object holding `retry_policy` (a route action or a virtual host).
+    holder: &'v Map<String, Value>,
+    /// The nearest enclosing `name`.
+    name: Option<&'v str>,
+}
+
+/// Reads an Envoy configuration.
+pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let docs = yaml::documents(text)?;
+    let mut found = Vec::new();
+    let mut breakers = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        let at = if docs.len() > 1 {
+            format!("document {}", i + 1)
+        } else {
+            String::new()
+        };
+        walk(d, &at, None, &mut found, &mut breakers);
+    }
+    for f in &mut found {
+        f.at = from_virtual_host(&f.at);
+    }
+    let mut out = Out::default();
+    let Some(f) = pick(&found, opts.route.as_deref(), &mut out)? else {
+        return no_policy(out);
+    };
+    let field = |k: &str| join(&f.at, k);
+    let vhost = f.holder.contains_key("routes") || f.holder.contains_key("domains");
+    let timeout = if vhost { None } else { f.holder.get("timeout") };
+    let deadline = route_timeout(timeout, &field("timeout"), vhost, &mut out)?;
+    let rp_at = field("retry_policy");
+    let rp = object(&f.holder["retry_policy"], &rp_at)?;
+    retry_policy(rp, &rp_at, deadline, &mut out)?;
+    if f.holder.contains_key("hedge_policy") {
+        out.unsupported(
+            field("hedge_policy"),
+            "Envoy hedges only on a per-try timeout, sending the retry without cancelling the first; the lab hedges after a fixed delay, so this is not modelled",
+        );
+    }
+    circuit_breakers(&breakers, &mut out)?;
+    out.finish("envoy", &rp_at)
+}
+
+/// A path from its virtual host on (`virtual_hosts[0].routes[1].route`), short enough to read,
+/// with the document's number when the file holds several.
+fn from_virtual_host(at: &str) -> String {
+    let Some(i) = at.rfind("virtual_hosts[") else {
+        return at.to_string();
+    };
+    match at.split_once(' ') {
+        Some((doc, rest)) if at.starts_with("document ") => {
+            let num = rest
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap_or("");
+            format!("{doc} {num}: {}", &at[i..])
+        }
+        _ => at[i..].to_string(),
+    }
+}
+
+/// `a.b`, or `b` at the root.
+fn join(at: &str, k: &str) -> String {
+    if at.is_empty() {
+        k.to_string()
+    } else {
+        format!("{at}.{k}")
+    }
+}
+
+/// Collects the objects holding `retry_policy` and the `circuit_breakers` under `v`.
+fn walk<'v>(
+    v: &'v Value,
+    at: &str,
+    name: Option<&'v str>,
+    found: &mut Vec<Found<'v>>,
+    breakers: &mut Vec<(String, &'v Value)>,
+) {
+    match v {
+        Value::Object(m) => {
+            let name = m.get("name").and_then(Value::as_str).or(name);
+            if m.contains_key("retry_policy") {
+                found.push(Found {
+                    at: at.to_string(),
+                    holder: m,
+                    name,
+                });
+            }
+            for (k, child) in m {
+                let path = join(at, k);
+                if k == "circuit_breakers" {
+                    breakers.push((path.clone(), child));
+                }
+                walk(child, &path, name, found, breakers);
+            }
+        }
+        Value::Array(list) => {
+            for (i, child) in list.iter().enumerate() {
+                walk(child, &format!("{at}[{i}]"), name, found, breakers);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+/// The policy to read: the one whose route is named `route`, else the first (with a warning
+/// when there are several).
+fn pick<'f, 'v>(
+    found: &'f [Found<'v>],
+    route: Option<&str>,
+    out: &mut Out,
+) -> Result<Option<&'f Found<'v>>, ImportError> {
+    if let Some(r) = route {
+        return found
+            .iter()
+            .find(|f| f.name == Some(r))
+            .map(Some)
+            .ok_or_else(|| {
+                let names: Vec<&str> = found.iter().filter_map(|f| f.name).collect();
+                ImportError::new(
+                    "--route",
+                    format!(
+                        "no retry_policy belongs to a route named '{}' (named: {})",
+                        short(r),
+                        if names.is_empty() {
+                            String::from("none")
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                )
+            });
+    }
+    if found.len() > 1 {
+        out.warn(
+            found[0].at.clone(),
+            format!(
+                "{} retry policies in the file: took the first; pick another with --route NAME",
+                found.len()
+            ),
+        );
+    }
+    Ok(found.first())
+}
+
+/// A file with no `retry_policy`: Envoy makes one attempt.
+fn no_policy(mut out: Out) -> Result<Imported, ImportError> {
+    out.set("attempts", "1");
+    out.warn(
+        "retry_policy",
+        "absent: Envoy retries nothing without a retry_policy on the route or its virtual host",
+    );
+    out.finish("envoy", "file")
+}
+
+/// The route `timeout` as the deadline: 15 s when absent, none when 0.
+fn route_timeout(
+    v: Option<&Value>,
+    field: &str,
+    vhost: bool,
+    out: &mut Out,
+) -> Result<Option<Micros>, ImportError> {
+    let t = match v {
+        Some(v) => envoy_duration(v, field, out)?,
+        None => {
+            let whose = if vhost {
+                "each route's timeout is not in this virtual host"
+            } else {
+                "absent"
+            };
+            out.warn(
+                field,
+                format!("{whose}: Envoy's default of 15 s covers every attempt and every wait, so it ends retries after 15 s"),
+            );
+            ROUTE_TIMEOUT
+        }
+    };
+    if t == Micros::ZERO {
+        out.set("deadline", "none");
+        out.warn(
+            field,
+            "0s disables the route timeout: retries stop only at num_retries",
+        );
+        return Ok(None);
+    }
+    out.set("deadline", t.to_string());
+    Ok(Some(t))
+}
+
+/// An Envoy duration: a proto3 JSON string (`"0.25s"`) or `{seconds, nanos}`.
+fn envoy_duration(v: &Value, field: &str, out: &mut Out) -> Result<Micros, ImportError> {
+    let Some(m) = v.as_object() else {
+        return duration(v, field, out);
+    };
+    let secs = m.get("seconds").map_or(Ok(0), |s| {
+        count(s, &format!("{field}.seconds"), "whole seconds")
+    })?;
+    let nanos = m.get("nanos").map_or(Ok(0), |n| {
+        count(n, &format!("{field}.nanos"), "whole nanoseconds")
+    })?;
+    secs.checked_mul(1_000_000)
+        .and_then(|us| us.checked_add(nanos / 1_000))
+        .map(Micros)
+        .ok_or_else(|| ImportError::new(field, "a duration too long to hold"))
+}
+
+/// The fields of a `retry_policy` the import reads, and those it reads only to say they are
+/// not modelled.
+const POLICY_FIELDS: &[&str] = &[
+    "retry_on",
+    "num_retries",
+    "per_try_timeout",
+    "retry_back_off",
+    "rate_limited_retry_back_off",
+    "retriable_status_codes",
+];
+
+/// `retry_policy`: the attempts, the conditions, the per-try timeout and the backoff.
+fn retry_policy(
+    rp: &Map<String, Value>,
+    at: &str,
+    deadline: Option<Micros>,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let field = |k: &str| join(at, k);
+    let retries = rp.get("num_retries").map_or(Ok(1), |v| {
+        count(v, &field("num_retries"), "a whole number of retries")
+    })?;
+    if retries > 999 {
+        return Err(ImportError::new(
+            field("num_retries"),
+            format!("{retries} retries: the lab runs at most 999 (1000 attempts)"),
+        ));
+    }
+    let codes: Vec<u64> = match rp.get("retriable_status_codes") {
+        Some(Value::Array(l)) => l
+            .iter()
+            .map(|c| count(c, &field("retriable_status_codes"), "HTTP status codes"))
+            .collect::<Result<_, _>>()?,
+        Some(v) => {
+            return Err(ImportError::new(
+                field("retriable_status_codes"),
+                format!(
+                    "expected a list of HTTP status codes, found '{}'",
+                    short(&v.to_string())
+                ),
+            ))
+        }
+        None => Vec::new(),
+    };
+    let retry_on = match rp.get("retry_on") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(v) => {
+            return Err(ImportError::new(
+                field("retry_on"),
+                format!(
+                    "expected a comma list of conditions such as \"5xx,reset\", found '{}'",
+                    short(&v.to_string())
+                ),
+            ))
+        }
+        None => "",
+    };
+    let any = conditions(retry_on, &codes, &field("retry_on"), out)?;
+    let attempts = if any { retries + 1 } else { 1 };
+    out.set("attempts", attempts.to_string());
+    out.warn(
+        field("num_retries"),
+        format!("counts retries, not attempts: {retries} retries is {} attempts in all (gRPC and resilience4j count attempts)", retries + 1),
+    );
+    per_try(
+        rp.get("per_try_timeout"),
+        &field("per_try_timeout"),
+        deadline,
+        out,
+    )?;
+    back_off(rp.get("retry_back_off"), &field("retry_back_off"), out)?;
+    retry_after(
+        rp.get("rate_limited_retry_back_off"),
+        &field("rate_limited_retry_back_off"),
+        out,
+    );
+    out.set("budget", "none");
+    for k in rp.keys().filter(|k| !POLICY_FIELDS.contains(&k.as_str())) {
+        out.unsupported(
+            field(&short(k)),
+            "read but not modelled: the lab has one upstream host and no request headers, so host selection, priorities and header matching do not apply",
+        );
+    }
+    Ok(())
+}
+
+/// `per_try_timeout` as the attempt timeout; without it an attempt may take the whole route
+/// timeout, and one that times out is not retried.
+fn per_try(
+    v: Option<&Value>,
+    field: &str,
+    deadline: Option<Micros>,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let day = Micros::from_secs(86_400);
+    let t = match v {
+        Some(v) => envoy_duration(v, field, out)?,
+        None => {
+            out.warn(field, "absent: an attempt may use the whole route timeout, so a timed-out request is never retried");
+            deadline.unwrap_or(day)
+        }
+    };
+    if t == Micros::ZERO || t > day {
+        return Err(ImportError::new(
+            field,
+            format!("{t}: the lab's attempt timeout is in [1us, 24h]"),
+        ));
+    }
+    out.set("attempt_timeout", t.to_string());
+    Ok(())
+}
+
+/// `retry_back_off`: full jitter over [0, min(base x 2^(n-1), max)), base 25 ms and max
+/// 10 x base by default.
+fn back_off(v: Option<&Value>, field: &str, out: &mut Out) -> Result<(), ImportError> {
+    let m = match v {
+        Some(v) => Some(object(v, field)?),
+        None => None,
+    };
+    let base = match m.and_then(|m| m.get("base_interval")) {
+        Some(b) => envoy_duration(b, &format!("{field}.base_interval"), out)?,
+        None if m.is_some() => {
+            return Err(ImportError::new(
+                format!("{field}.base_interval"),
+                "required when retry_back_off is set, absent",
+            ))
+        }
+        None => BASE,
+    };
+    if base == Micros::ZERO {
+        return Err(ImportError::new(
+            format!("{field}.base_interval"),
+            "must be above 0",
+        ));
+    }
+    // Envoy rounds a base under a millisecond up to one.
+    let base = base.max(Micros::from_millis(1));
+    let cap = match m.and_then(|m| m.get("max_interval")) {
+        Some(c) => envoy_duration(c, &format!("{field}.max_interval"), out)?,
+        None => Micros(base.0.saturating_mul(10)),
+    };
+    if cap < base {
+        return Err(ImportError::new(
+            format!("{field}.max_interval"),
+            format!("{cap} is below base_interval {base}, which Envoy refuses"),
+        ));
+    }
+    full_jitter(base, cap, field, out);
+    Ok(())
+}
+
+/// Envoy's backoff as its code draws it, with the notes on what its docs say and on its whole
+/// milliseconds.
+pub(crate) fn full_jitter(base: Micros, cap: Micros, field: &str, out: &mut Out) {
+    out.set("backoff", "full");
+    out.set("base", base.to_string());
+    out.set("cap", cap.to_string());
+    out.warn(
+        field,
+        "Envoy's docs give retry n a window of (2^n - 1) x base; its code, which the link follows, draws from [0, min(base x 2^(n-1), max_interval))",
+    );
+    out.unsupported(
+        field,
+        "Envoy draws whole milliseconds (random() % window); the lab draws microseconds over the same window, under 1 ms apart a wait",
+    );
+}
+
+/// `rate_limited_retry_back_off`: Retry-After honoured; without it Envoy ignores the header.
+fn retry_after(v: Option<&Value>, field: &str, out: &mut Out) {
+    if v.is_none() {
+        out.set("ra_mode", "ignore");
+        return;
+    }
+    out.set("ra_mode", "server");
+    out.unsupported(
+        field,
+        "Envoy waits the header's value times U[1, 1.5) and falls back to the exponential wait when the value passes max_interval (300 s by default); the lab waits the value itself",
+    );
+}
+
+/// The `retry_on` conditions the import knows, for its error.
+const CONDITIONS: &str = "5xx, gateway-error, reset, connect-failure, refused-stream, retriable-4xx, retriable-status-codes, envoy-ratelimited, retriable-headers, http3-post-connect-failure, cancelled, deadline-exceeded, internal, resource-exhausted, unavailable";
+
+/// What a list of conditions retries: statuses (as the link's `retry_on`), timed-out
+/// attempts, refused connections.
+#[derive(Default)]
+struct Retried {
+    statuses: Vec<String>,
+    timeouts: bool,
+    connects: bool,
+}
+
+/// Reads `retry_on` (Envoy's, or Istio's as it hands it to Envoy) with the codes
+/// `retriable-status-codes` names, and writes `retry_on`, `idempotent` and `classify`.
+/// Whether anything is retried.
+pub(crate) fn conditions(
+    retry_on: &str,
+    codes: &[u64],
+    field: &str,
+    out: &mut Out,
+) -> Result<bool, ImportError> {
+    let mut r = Retried::default();
+    let tokens: Vec<&str> = retry_on
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    for t in &tokens {
+        condition(t, codes, field, &mut r, out)?;
+    }
+    if !codes.is_empty() && !tokens.contains(&"retriable-status-codes") {
+        out.warn(
+            field,
+            "retriable_status_codes does nothing unless retry_on names retriable-status-codes",
+        );
+    }
+    if r.statuses.is_empty() && !r.timeouts && !r.connects {
+        out.warn(
+            field,
+            "no condition the lab's servers meet: nothing is retried",
+        );
+        return Ok(false);
+    }
+    r.statuses.sort();
+    r.statuses.dedup();
+    if r.statuses.is_empty() {
+        // 501 is a status no simulated server answers: no status is retried.
+        r.statuses.push(String::from("501"));
+    }
+    out.set("classify", "table");
+    out.set("retry_on", r.statuses.join(","));
+    out.set("idempotent", if r.timeouts { "true" } else { "false" });
+    if r.timeouts {
+        out.warn(field, "retries an attempt that timed out whatever the method (a POST too): the link marks the operation idempotent so the lab does the same");
+    }
+    if !r.connects {
+        out.unsupported(field, "the lab retries a refused connection or a connect timeout whatever the list; this policy would not");
+    }
+    Ok(true)
+}
+
+/// One condition of `retry_on`.
+fn condition(
+    t: &str,
+    codes: &[u64],
+    field: &str,
+    r: &mut Retried,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let mut statuses = |list: &[&str]| r.statuses.extend(list.iter().map(|s| s.to_string()));
+    match t {
+        "5xx" => statuses(&["500-599"]),
+        "gateway-error" => statuses(&["502", "503", "504"]),
+        "retriable-4xx" => statuses(&["409"]),
+        // The lab's servers fail with 503, gRPC's UNAVAILABLE, and 429, its RESOURCE_EXHAUSTED.
+        "unavailable" => statuses(&["503"]),
+        "resource-exhausted" => statuses(&["429"]),
+        "reset" | "connect-failure" | "refused-stream" => {}
+        "retriable-status-codes" => {
+            for &c in codes {
+                if !(100..=999).contains(&c) {
+                    return Err(ImportError::new(field, format!("retriable status code {c} is not an HTTP status (100 to 999)")));
+                }
+                r.statuses.push(c.to_string());
+            }
+        }
+        "cancelled" | "deadline-exceeded" | "internal" => out.unsupported(
+            format!("{field}: {t}"),
+            "no simulated server answers this gRPC status: the lab's servers fail with UNAVAILABLE (503) or RESOURCE_EXHAUSTED (429)",
+        ),
+        "envoy-ratelimited" | "retriable-headers" | "http3-post-connect-failure" => out.unsupported(
+            format!("{field}: {t}"),
+            "the lab's answers carry no such header or protocol: this condition never holds there",
+        ),
+        _ => {
+            return Err(ImportError::new(field, format!("'{}' is not a retry condition: accepted {CONDITIONS}", short(t))))
+        }
+    }
+    if matches!(t, "5xx" | "gateway-error" | "reset") {
+        r.timeouts = true;
+    }
+    if matches!(
+        t,
+        "5xx" | "gateway-error" | "reset" | "connect-failure" | "refused-stream"
+    ) {
+        r.connects = true;
+    }
+    Ok(())
+}
+
+/// A cluster's `circuit_breakers`: its concurrent-retry limit or retry budget, which the lab
+/// does not model yet; their absence leaves Envoy's default of 3 concurrent retries.
+fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), ImportError> {
+    const WHY: &str = "a limit on retries in flight across all requests of the cluster is not modelled: each simulated request retries as its policy allows, so under load the lab shows more retries than this Envoy would send";
+    if found.is_empty() {
+        out.warn(
+            "circuit_breakers",
+            "absent from this file: Envoy's default allows 3 retries in flight per cluster across all requests (not modelled), so in a storm most retries would be refused at once",
+        );
+        return Ok(());
+    }
+    for (at, v) in found {
+        let thresholds = object(v, at)?.get("thresholds").and_then(Value::as_array);
+        for (i, t) in thresholds.into_iter().flatten().enumerate() {
+            let t = object(t, &format!("{at}.thresholds[{i}]"))?;
+            if let Some(b) = t.get("retry_budget") {
+                let pct = b
+                    .pointer("/budget_percent/value")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(20.0);
+                let min = b
+                    .get("min_retry_concurrency")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(3);
+                out.unsupported(
+                    format!("{at}.thresholds[{i}].retry_budget"),
+                    format!("{pct}% of active requests, at least {min}: {WHY}"),
+                );
+            } else {
+                let n = t.get("max_retries").and_then(Value::as_u64).unwrap_or(3);
+                out.unsupported(
+                    format!("{at}.thresholds[{i}].max_retries"),
+                    format!("{n} retries in flight: {WHY}"),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,251 @@
+//! An Istio VirtualService (YAML or JSON, with a DestinationRule beside it or not): the
+//! `retries` and `timeout` of one `http` route, handed to Envoy as Istio hands them: `attempts`
+//! counts retries, `retryOn` takes Envoy's conditions and HTTP codes, `backoff` is Envoy's base
+//! interval (its cap always 10 x base), and Istio lifts Envoy's limit on retries in flight.
+
+use crate::common::{count, go_duration, object, Out};
+use crate::envoy::{conditions, full_jitter};
+use crate::{short, yaml, ImportError, Imported, Options};
+use retry_model::Micros;
+use serde_json::{Map, Value};
+
+/// Istio's policy when a route has no `retries`.
+const DEFAULT_RETRY_ON: &str =
+    "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes";
+/// Envoy's base interval, which Istio keeps unless `backoff` is set.
+const BASE: Micros = Micros::from_millis(25);
+
+/// Reads a VirtualService.
+pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let docs = yaml::documents(text)?;
+    let mut out = Out::default();
+    let mut routes = Vec::new();
+    for (d, doc) in docs.iter().enumerate() {
+        let at = if docs.len() > 1 {
+            format!("document {}: ", d + 1)
+        } else {
+            String::new()
+        };
+        match doc.get("kind").and_then(Value::as_str) {
+            Some("VirtualService") => {
+                let http = doc.pointer("/spec/http").and_then(Value::as_array);
+                for (i, r) in http.into_iter().flatten().enumerate() {
+                    routes.push((
+                        format!("{at}spec.http[{i}]"),
+                        object(r, &format!("{at}spec.http[{i}]"))?,
+                    ));
+                }
+            }
+            Some("DestinationRule") => destination_rule(doc, &at, &mut out),
+            _ => {}
+        }
+    }
+    let (at, route) = pick(&routes, opts.route.as_deref(), &mut out)?;
+    let field = |k: &str| format!("{at}.{k}");
+    let deadline = match route.get("timeout") {
+        Some(v) => Some(go_duration(v, &field("timeout"))?).filter(|t| *t > Micros::ZERO),
+        None => {
+            out.warn(field("timeout"), "absent: Istio disables the route timeout (Envoy's 15 s does not apply), so only the attempts end a request");
+            None
+        }
+    };
+    out.set(
+        "deadline",
+        deadline.map_or_else(|| String::from("none"), |t| t.to_string()),
+    );
+    match route.get("retries") {
+        Some(r) => retries(
+            object(r, &field("retries"))?,
+            &field("retries"),
+            deadline,
+            &mut out,
+        )?,
+        None => default_retries(&field("retries"), deadline, &mut out)?,
+    }
+    out.set("ra_mode", "ignore");
+    out.set("budget", "none");
+    out.finish("istio", at)
+}
+
+/// The route named `route`, else the first (with a warning when there are several).
+fn pick<'r, 'v>(
+    routes: &'r [(String, &'v Map<String, Value>)],
+    route: Option<&str>,
+    out: &mut Out,
+) -> Result<&'r (String, &'v Map<String, Value>), ImportError> {
+    fn named<'a>(r: &(String, &'a Map<String, Value>)) -> Option<&'a str> {
+        r.1.get("name").and_then(Value::as_str)
+    }
+    if let Some(name) = route {
+        return routes
+            .iter()
+            .find(|r| named(r) == Some(name))
+            .ok_or_else(|| {
+                ImportError::new(
+                    "--route",
+                    format!("no http route is named '{}'", short(name)),
+                )
+            });
+    }
+    let first = routes.first().ok_or_else(|| {
+        ImportError::new(
+            "spec.http",
+            "no VirtualService with an http route in the file",
+        )
+    })?;
+    if routes.len() > 1 {
+        out.warn(
+            first.0.clone(),
+            format!(
+                "{} http routes: took the first; pick another with --route NAME",
+                routes.len()
+            ),
+        );
+    }
+    Ok(first)
+}
+
+/// Istio's policy for a route without `retries`: 2 retries on connection failures, refused
+/// streams, UNAVAILABLE, CANCELLED and 503.
+fn default_retries(at: &str, deadline: Option<Micros>, out: &mut Out) -> Result<(), ImportError> {
+    out.warn(at, "absent: Istio still retries twice (3 attempts) on connection failures, refused streams, gRPC UNAVAILABLE and CANCELLED, and 503, unless the mesh's defaultHttpRetryPolicy says otherwise");
+    let any = conditions(DEFAULT_RETRY_ON, &[503], at, out)?;
+    out.set("attempts", if any { "3" } else { "1" });
+    attempt_timeout(None, at, deadline, out)?;
+    full_jitter(BASE, Micros(BASE.0 * 10), at, out);
+    Ok(())
+}
+
+/// `retries`: `attempts` (retries), `retryOn`, `perTryTimeout` and `backoff`.
+fn retries(
+    r: &Map<String, Value>,
+    at: &str,
+    deadline: Option<Micros>,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let field = |k: &str| format!("{at}.{k}");
+    let n = match r.get("attempts") {
+        Some(v) => count(v, &field("attempts"), "a whole number of retries")?,
+        None => 2,
+    };
+    if n > 999 {
+        return Err(ImportError::new(
+            field("attempts"),
+            format!("{n} retries: the lab runs at most 999 (1000 attempts)"),
+        ));
+    }
+    let retry_on = match r.get("retryOn") {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => {
+            return Err(ImportError::new(
+                field("retryOn"),
+                format!(
+                    "expected a comma list such as \"5xx,connect-failure,503\", found '{}'",
+                    short(&v.to_string())
+                ),
+            ))
+        }
+        None => String::from(DEFAULT_RETRY_ON),
+    };
+    // Istio turns each number into a retriable status code.
+    let (codes, named): (Vec<&str>, Vec<&str>) = retry_on
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .partition(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    let codes: Vec<u64> = codes.iter().filter_map(|c| c.parse().ok()).collect();
+    let mut named = named.join(",");
+    if !codes.is_empty() {
+        named.push_str(",retriable-status-codes");
+    }
+    let any = n > 0 && conditions(&named, &codes, &field("retryOn"), out)?;
+    out.set(
+        "attempts",
+        if any {
+            (n + 1).to_string()
+        } else {
+            String::from("1")
+        },
+    );
+    out.warn(
+        field("attempts"),
+        format!(
+            "counts retries, not attempts: {n} retries is {} attempts in all",
+            n + 1
+        ),
+    );
+    attempt_timeout(
+        r.get("perTryTimeout"),
+        &field("perTryTimeout"),
+        deadline,
+        out,
+    )?;
+    let base = match r.get("backoff") {
+        Some(v) => go_duration(v, &field("backoff"))?.max(Micros::from_millis(1)),
+        None => BASE,
+    };
+    full_jitter(
+        base,
+        Micros(base.0.saturating_mul(10)),
+        &field("backoff"),
+        out,
+    );
+    for k in ["retryRemoteLocalities", "retryIgnorePreviousHosts"] {
+        if r.contains_key(k) {
+            out.unsupported(
+                field(k),
+                "the lab has one upstream host: which host a retry goes to is not modelled",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `perTryTimeout` as the attempt timeout: the route timeout when absent, and with neither an
+/// attempt waits as long as the lab allows (24 h).
+fn attempt_timeout(
+    v: Option<&Value>,
+    field: &str,
+    deadline: Option<Micros>,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let day = Micros::from_secs(86_400);
+    let t = match v {
+        Some(v) => go_duration(v, field)?,
+        None => deadline.unwrap_or(day),
+    };
+    if t < Micros::from_millis(1) || t > day {
+        return Err(ImportError::new(
+            field,
+            format!(
+                "{t}: Istio asks for at least 1 ms, and the lab's attempt timeout is at most 24h"
+            ),
+        ));
+    }
+    if v.is_none() && deadline.is_none() {
+        out.warn(field, "absent, and no route timeout: an attempt that hangs is never given up on (the link waits 24 h)");
+    }
+    out.set("attempt_timeout", t.to_string());
+    Ok(())
+}
+
+/// A DestinationRule's retry budget or limit on retries in flight, which the lab does not model.
+fn destination_rule(doc: &Value, at: &str, out: &mut Out) {
+    const WHY: &str = "a limit on retries in flight across all requests is not modelled: each simulated request retries as its policy allows";
+    if let Some(b) = doc.pointer("/spec/trafficPolicy/retryBudget") {
+        let pct = b.get("percent").and_then(Value::as_f64).unwrap_or(20.0);
+        out.unsupported(
+            format!("{at}spec.trafficPolicy.retryBudget"),
+            format!("{pct}% of active requests: {WHY}"),
+        );
+    }
+    if let Some(n) = doc.pointer("/spec/trafficPolicy/connectionPool/http/maxRetries") {
+        out.unsupported(
+            format!("{at}spec.trafficPolicy.connectionPool.http.maxRetries"),
+            format!("{} retries in flight: {WHY}", short(&n.to_string())),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;
