@@ -14,7 +14,7 @@ step() { printf '\n== %s\n' "$*"; }
 step "format, lints and layout (cargo fmt --check; clippy natively and on wasm32; no import cycles)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo clippy -p retrylab-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
+cargo clippy -p retrylab-web -p retrylab-import-web --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 python3 scripts/check-layers.py
 
 step "native tests (unit, property, golden, doc)"

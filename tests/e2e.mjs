@@ -1297,6 +1297,46 @@ try {
       await context.close();
     }
   });
+  await check('the Import box reads an Envoy route into the CLI\'s link and warnings, a bad file gets one line, phone and laptop; screenshots', async () => {
+    const cli = file => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', file, '--format', 'json'], { encoding: 'utf8' }));
+    const file = 'tests/configs/envoy/proto-example.yaml';
+    const want = cli(file);
+    for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+      const { page, context, errors } = await openPage('?v=1#import', 1, viewport);
+      assert.ok(await page.locator('#import').evaluate(d => d.open), 'the #import address opens the box');
+      await page.fill('#import-text', readFileSync(file, 'utf8'));
+      await page.click('#import-go');
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
+      // The page runs the CLI's link: its canonical form is the address.
+      const canonical = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', want.link], { encoding: 'utf8' }).trim();
+      assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
+      const notes = await page.locator('#import-notes li').evaluateAll(ls => ls.map(l => [l.dataset.kind, l.querySelector('code').textContent, l.lastChild.textContent]));
+      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text])];
+      assert.deepEqual(notes, expected);
+      assert.equal(await page.locator('#import-outage').getAttribute('href'), `?${want.link}&scenario=outage`);
+      assert.equal(await attr(page, '#errors', 'data-count'), '0');
+      assert.deepEqual(await axeFindings(page), []);
+      await page.screenshot({ path: join(ARTIFACTS, `import-${name}.png`) });
+      await page.locator('#import').screenshot({ path: join(ARTIFACTS, `import-box-${name}.png`) });
+      // A duplicate key: one line naming the line, and the view keeps the imported policy.
+      await page.fill('#import-text', 'route:\n  retry_policy:\n    retry_on: 5xx\n    retry_on: reset\n');
+      await page.click('#import-go');
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Not imported'), null, { timeout: 20000 });
+      const refusal = await page.locator('#import-status').innerText();
+      assert.match(refusal, /^Not imported: line 3: .*duplicate entry with key "retry_on"/);
+      assert.ok(!refusal.includes('\n'), refusal);
+      assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
+      assert.equal(await page.locator('#import-notes li').count(), 0);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+    // The importer is its own module: a page whose box stays closed never fetches it.
+    const { page, context } = await openPage('?v=1');
+    await page.waitForTimeout(500);
+    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map(r => r.name).filter(n => n.includes('retrylab-import-web')));
+    assert.deepEqual(loaded, []);
+    await context.close();
+  });
 } finally {
   await browser.close();
   server.kill();

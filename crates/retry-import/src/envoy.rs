@@ -195,6 +195,9 @@ fn route_timeout(
             ROUTE_TIMEOUT
         }
     };
+    // Envoy retries while the route timeout has not passed, and that timeout cuts the last
+    // attempt short.
+    out.set("fit", "cut");
     if t == Micros::ZERO {
         out.set("deadline", "none");
         out.warn(

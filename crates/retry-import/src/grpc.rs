@@ -292,6 +292,8 @@ fn retry_policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), I
             )
         })?;
     out.set("attempts", n.to_string());
+    // gRPC sends a retry whenever the deadline has not passed; the deadline cuts it short.
+    out.set("fit", "cut");
     out.set("backoff", "exponential");
     out.set("base", base.to_string());
     out.set("cap", cap.to_string());

@@ -49,6 +49,8 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             None
         }
     };
+    // As in Envoy: a retry goes while the route timeout has not passed, cut short by it.
+    out.set("fit", "cut");
     out.set(
         "deadline",
         deadline.map_or_else(|| String::from("none"), |t| t.to_string()),

@@ -32,3 +32,28 @@ pub(crate) fn unmodelled(i: &Imported, field: &str, words: &str) -> bool {
 pub(crate) fn link(query: &str) -> String {
     query.parse::<Params>().unwrap().to_string()
 }
+
+/// Every retry policy of the corpus retries when its link runs in the lab's default outage: a
+/// policy whose first attempt could use the whole deadline must still send its retries, as
+/// gRPC, Envoy and Istio do until the deadline passes. (The A6 example's throttle stops its
+/// retries after a few failures, as it should, so it is not among them.)
+#[test]
+fn every_corpus_policy_retries_in_an_outage() {
+    for path in [
+        "grpc/grpc-go-example.json",
+        "envoy/blog-basic.yaml",
+        "envoy/proto-example.yaml",
+        "istio/ratings.yaml",
+    ] {
+        let i = read_with(&corpus(path), &Options::default());
+        let q = format!("{}&scenario=outage", i.link);
+        let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
+        let r = retry_model::sim::simulate(&p).unwrap_or_else(|e| panic!("{q}: {e}"));
+        assert!(
+            r.summary.attempts > r.summary.originals * 11 / 10,
+            "{path}: {} attempts for {} requests",
+            r.summary.attempts,
+            r.summary.originals
+        );
+    }
+}

@@ -464,7 +464,7 @@ mod tests {
         assert!(e.starts_with("/no/such/file.json: "), "{e}");
         let envoy = format!("{dir}../envoy/blog-basic.yaml");
         let text = run_s(&["import", &envoy]).unwrap();
-        assert!(text.starts_with("v=1&deadline=15s&"), "{text}");
+        assert!(text.starts_with("v=1&fit=cut&deadline=15s&"), "{text}");
         assert!(text.contains("\nwarning: circuit_breakers: "), "{text}");
         let istio = format!("{dir}../istio/ratings.yaml");
         let d: Value =

@@ -30,7 +30,7 @@ fn the_proto_example_gives_its_policy_and_names_what_is_not_modelled() {
     assert_eq!(i.format, "envoy");
     assert_eq!(
         link(&i.link),
-        link("deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=server&budget=none")
+        link("fit=cut&deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=server&budget=none")
     );
     // Envoy's code: retry n draws from [0, min(50 ms x 2^(n-1), 1 s)).
     assert_eq!(windows_ms(&i.link), [(0, 50), (0, 100), (0, 200)]);
@@ -55,7 +55,7 @@ fn a_bare_policy_gets_envoys_defaults_and_their_warnings() {
     let i = read_with(&corpus("envoy/blog-basic.yaml"), &Options::default());
     assert_eq!(
         link(&i.link),
-        link("deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=none")
+        link("fit=cut&deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=none")
     );
     assert_eq!(windows_ms(&i.link), [(0, 25), (0, 50), (0, 100)]);
     assert!(warned(&i, "routes[0].route.timeout", "default of 15 s"));

@@ -23,7 +23,7 @@ fn the_a6_example_gives_its_policy_with_every_default_written_out() {
     assert_eq!(i.format, "grpc");
     assert_eq!(
         link(&i.link),
-        link("deadline=2.5s&attempt_timeout=2.5s&attempts=4&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=429,503&budget=grpc&grpc_max_tokens=10&grpc_token_ratio=0.1")
+        link("fit=cut&deadline=2.5s&attempt_timeout=2.5s&attempts=4&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=429,503&budget=grpc&grpc_max_tokens=10&grpc_token_ratio=0.1")
     );
     // Its schedule: three retries around 100, 200 and 400 ms, each +-20%.
     let s = schedule(&i.link.parse().unwrap()).unwrap();

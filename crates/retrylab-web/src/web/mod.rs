@@ -3,6 +3,7 @@
 pub(crate) mod canvas;
 pub(crate) mod dom;
 pub(crate) mod exec;
+mod import;
 pub(crate) mod scenario;
 mod wiring;
 
@@ -221,6 +222,7 @@ pub fn start() -> Result<(), JsValue> {
     wiring::deadline_links(&app)?;
     wiring::schedule_hover(&app)?;
     wiring::resize(&app)?;
+    import::import_box(&app)?;
     Ok(())
 }
 
