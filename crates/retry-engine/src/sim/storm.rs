@@ -39,6 +39,7 @@ mod lanes;
 mod limiter;
 mod queueing;
 mod server;
+mod servers;
 mod service;
 mod tick;
 use config::StormCfg;
@@ -206,7 +207,7 @@ pub struct Storm {
     done: u64,
     next_gen: u32,
     // The server, and the lanes it and the clients' timeouts share.
-    server: server::Servers,
+    server: servers::Servers,
     lanes: Lanes,
     // The server's answers that reach their clients now, for `reply`.
     replies: Vec<Reply>,
@@ -244,7 +245,7 @@ impl Storm {
         rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let stream = u64::from(run);
         let limiters = limiters_of(sp.limiter, clients);
-        let server = server::server_of(&sp, p.seed, run);
+        let server = servers::server_of(&sp, p.seed, run);
         let storm = Storm {
             kind,
             breaker: sp.breaker.map(Breaker::new),
@@ -451,7 +452,10 @@ impl Storm {
     }
 
     /// The server and what it may touch of the storm.
-    fn server_cx<'a>(&'a mut self, q: &'a mut EventQueue<Ev>) -> (&'a mut server::Servers, Cx<'a>) {
+    fn server_cx<'a>(
+        &'a mut self,
+        q: &'a mut EventQueue<Ev>,
+    ) -> (&'a mut servers::Servers, Cx<'a>) {
         let cx = Cx {
             q,
             lanes: &mut self.lanes,
