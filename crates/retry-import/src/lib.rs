@@ -12,12 +12,14 @@
 
 mod common;
 mod envoy;
+mod export;
 mod grpc;
 mod istio;
 #[cfg(test)]
 mod testing;
 mod yaml;
 
+pub use export::{export, Exported, EXPORT_FORMATS};
 use serde::Serialize;
 
 /// The largest file read: a service config is a few kilobytes.

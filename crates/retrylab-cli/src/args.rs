@@ -142,6 +142,18 @@ pub enum Command {
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,
     },
+    /// Writes a link's policy as a format's configuration (the reverse of import).
+    Export {
+        #[command(flatten)]
+        link: Query,
+        /// The format to write.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(retry_import::EXPORT_FORMATS))]
+        to: String,
+        /// Output format: the configuration (its notes on standard error), or JSON with
+        /// `format`, `text` and `notes`.
+        #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+        format: String,
+    },
     /// Prints the canonical link.
     Link {
         #[command(flatten)]
@@ -228,7 +240,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, import, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, import, export, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

@@ -60,6 +60,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             },
             &format,
         ),
+        Command::Export { link, to, format } => cmd_export(&link.query, &to, &format),
         Command::Link { link } => Ok(format!("{}\n", params(&link.query)?)),
         Command::Fingerprint { link } => {
             let p = params(&link.query)?;
@@ -247,6 +248,20 @@ fn cmd_import(path: &str, opts: &retry_import::Options, fmt: &str) -> Result<Str
         out.push_str(&format!("not modelled: {}: {}\n", u.field, u.text));
     }
     Ok(out)
+}
+
+/// `retrylab export '<link>' --to FORMAT`: the configuration, with what the format cannot say
+/// on standard error (and, in YAML, as comments); or JSON (`format`, `text`, `notes`).
+fn cmd_export(query: &str, to: &str, fmt: &str) -> Result<String, String> {
+    let p = params(query)?;
+    let e = retry_import::export(&p.to_string(), to).map_err(|e| e.to_string())?;
+    if fmt == "json" {
+        return json::pretty(&e);
+    }
+    for n in &e.notes {
+        eprintln!("note: {}: {}", n.field, n.text);
+    }
+    Ok(e.text)
 }
 
 /// `retrylab analyze '<link>'`: the chain's figures, as text or JSON (the names
@@ -472,6 +487,27 @@ mod tests {
         assert_eq!(d["format"], "istio");
         let e = run_s(&["import", &envoy, "--from", "istio"]).unwrap_err();
         assert!(e.contains("no VirtualService"), "{e}");
+        let d: Value = serde_json::from_str(
+            &run_s(&[
+                "export",
+                "preset=grpc-2024",
+                "--to",
+                "grpc",
+                "--format",
+                "json",
+            ])
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(d["format"], "grpc");
+        assert!(
+            d["text"].as_str().unwrap().contains("\"maxAttempts\": 4"),
+            "{d}"
+        );
+        let yaml = run_s(&["export", "preset=envoy", "--to", "envoy"]).unwrap();
+        assert!(yaml.contains("    num_retries: 1\n"), "{yaml}");
+        let e = run_s(&["export", "backoff=decorrelated", "--to", "grpc"]).unwrap_err();
+        assert!(e.starts_with("backoff: "), "{e}");
         let e = run_s(&["import", &envoy, "--from", "yaml"]).unwrap_err();
         assert!(e.contains("grpc, envoy, istio"), "{e}");
     }
