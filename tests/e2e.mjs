@@ -1297,7 +1297,7 @@ try {
       await context.close();
     }
   });
-  await check('the Import box reads an Envoy route into the CLI\'s link and warnings, a bad file gets one line, phone and laptop; screenshots', async () => {
+  await check('the Import box reads an Envoy route into the CLI\'s link and warnings, a bad file gets one line, phone and laptop; the Export menu writes retrylab export\'s text; screenshots', async () => {
     const cli = file => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', file, '--format', 'json'], { encoding: 'utf8' }));
     const file = 'tests/configs/envoy/proto-example.yaml';
     const want = cli(file);
@@ -1327,6 +1327,23 @@ try {
       assert.ok(!refusal.includes('\n'), refusal);
       assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
       assert.equal(await page.locator('#import-notes li').count(), 0);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+    // The Export menu writes the view's policy as retrylab export does.
+    {
+      const { page, context, errors } = await openPage('?v=1&preset=envoy');
+      await page.locator('#export-config summary').click();
+      await page.selectOption('#export-to', 'envoy');
+      await page.waitForFunction(() => document.querySelector('#export-status').textContent.startsWith('Written'), null, { timeout: 20000 });
+      const link = (await page.locator('#share-link').innerText()).slice(1);
+      const want = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'export', link, '--to', 'envoy', '--format', 'json'], { encoding: 'utf8' }));
+      assert.equal(await page.locator('#export-text').textContent(), want.text);
+      const notes = await page.locator('#export-notes li code').allTextContents();
+      assert.deepEqual(notes, want.notes.map(n => n.field));
+      await page.locator('#export-config').screenshot({ path: join(ARTIFACTS, 'export-envoy.png') });
+      await page.selectOption('#export-to', 'grpc');
+      await page.waitForFunction(() => document.querySelector('#export-text').textContent.includes('methodConfig'), null, { timeout: 20000 });
       assert.deepEqual(errors, []);
       await context.close();
     }

@@ -1,6 +1,7 @@
 //! The importer as a worker: the page posts `{text, from, pick}` (the configuration, the format
 //! or "" to detect it, and the gRPC method or Envoy/Istio route or "") and gets back a
-//! [`Reply`], the same link, warnings and fields not modelled that `retrylab import` prints.
+//! [`Reply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
+//! `{export, link}` and gets the configuration `retrylab export` writes, with its notes.
 //! It is a module of its own, loaded only when the page's Import box opens, so YAML and JSON
 //! parsing add nothing to the page's first download.
 
@@ -20,13 +21,21 @@ pub struct Request {
     pub from: String,
     /// The gRPC method (`service/method`) or the Envoy or Istio route's name, or "".
     pub pick: String,
+    /// The format to write the link's policy as, for an export ("" for an import).
+    pub export: String,
+    /// The link to export.
+    pub link: String,
 }
 
 /// What the page gets: the import, or the one-line reason it failed.
 #[derive(Debug, Default, Serialize)]
 pub struct Reply {
-    /// Whether the file was read.
+    /// `import` or `export`: what was asked.
+    pub kind: String,
+    /// Whether the file was read (or the policy written).
     pub ok: bool,
+    /// The configuration written, for an export.
+    pub text: String,
     /// The format read.
     pub format: String,
     /// The link.
@@ -39,8 +48,36 @@ pub struct Reply {
     pub error: String,
 }
 
-/// Reads a request, as `retrylab import` would with the same options.
+/// Answers a request: an export when it names a format to write, else an import.
 pub fn answer(req: &Request) -> Reply {
+    if !req.export.is_empty() {
+        return export(req);
+    }
+    import(req)
+}
+
+/// Writes the link's policy, as `retrylab export` would; the notes come back as warnings.
+fn export(req: &Request) -> Reply {
+    match retry_import::export(&req.link, &req.export) {
+        Ok(e) => Reply {
+            kind: String::from("export"),
+            ok: true,
+            format: e.format.to_string(),
+            text: e.text,
+            link: req.link.clone(),
+            warnings: e.notes,
+            ..Reply::default()
+        },
+        Err(e) => Reply {
+            kind: String::from("export"),
+            error: e.to_string(),
+            ..Reply::default()
+        },
+    }
+}
+
+/// Reads a request, as `retrylab import` would with the same options.
+fn import(req: &Request) -> Reply {
     let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
     let from = some(&req.from);
     let opts = retry_import::Options {
@@ -50,14 +87,16 @@ pub fn answer(req: &Request) -> Reply {
     };
     match retry_import::import(req.text.as_bytes(), &opts) {
         Ok(i) => Reply {
+            kind: String::from("import"),
             ok: true,
             format: i.format.to_string(),
             link: i.link,
             warnings: i.warnings,
             unsupported: i.unsupported,
-            error: String::new(),
+            ..Reply::default()
         },
         Err(e) => Reply {
+            kind: String::from("import"),
             error: e.to_string(),
             ..Reply::default()
         },
@@ -85,6 +124,15 @@ pub fn start() {
         });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // the worker's lifetime
+                         // A message posted before this handler was set was lost: the page waits for this one.
+    let ready = Reply {
+        kind: String::from("ready"),
+        ok: true,
+        ..Reply::default()
+    };
+    if let Ok(v) = serde_wasm_bindgen::to_value(&ready) {
+        let _ = scope.post_message(&v);
+    }
 }
 
 #[cfg(test)]
@@ -99,11 +147,17 @@ mod tests {
         assert!(glue.contains(&line), "{line}");
     }
 
-    /// The page's format menu offers every format the importer reads, by its name.
+    /// The page's format menus offer every format the importer reads and writes, by name.
     #[test]
-    fn the_pages_format_menu_is_the_importers() {
+    fn the_pages_format_menus_are_the_importers() {
         let page = include_str!("../../../www/index.html");
-        let menu = &page[page.find("<select id=\"import-from\">").unwrap()..];
+        assert_eq!(menu(page, "import-from"), retry_import::FORMATS);
+        assert_eq!(menu(page, "export-to"), retry_import::EXPORT_FORMATS);
+    }
+
+    /// The values of the page's `<select id="ID">`, the empty one left out.
+    fn menu<'p>(page: &'p str, id: &str) -> Vec<&'p str> {
+        let menu = &page[page.find(&format!("<select id=\"{id}\">")).unwrap()..];
         let menu = &menu[..menu.find("</select>").unwrap()];
         let values: Vec<&str> = menu
             .split("value=\"")
@@ -111,7 +165,26 @@ mod tests {
             .map(|v| &v[..v.find('"').unwrap()])
             .filter(|v| !v.is_empty())
             .collect();
-        assert_eq!(values, retry_import::FORMATS);
+        values
+    }
+
+    #[test]
+    fn an_export_is_the_clis() {
+        let req = Request {
+            export: "envoy".into(),
+            link: "preset=envoy".into(),
+            ..Request::default()
+        };
+        let r = answer(&req);
+        let cli = retry_import::export("preset=envoy", "envoy").unwrap();
+        assert!(r.ok && r.kind == "export" && r.text == cli.text, "{r:?}");
+        assert_eq!(r.warnings, cli.notes);
+        let r = answer(&Request {
+            export: "grpc".into(),
+            link: "backoff=decorrelated".into(),
+            ..Request::default()
+        });
+        assert!(!r.ok && r.error.starts_with("backoff: "), "{r:?}");
     }
 
     #[test]
@@ -129,13 +202,14 @@ mod tests {
         let r = answer(&Request {
             text: "route: [".into(),
             from: "envoy".into(),
-            pick: String::new(),
+            ..Request::default()
         });
         assert!(!r.ok && r.error.starts_with("line "), "{r:?}");
         let r = answer(&Request {
             text: "{}".into(),
             from: "grpc".into(),
             pick: "a.B/c".into(),
+            ..Request::default()
         });
         assert!(r.error.starts_with("methodConfig: "), "{r:?}");
         let two = "routes:\n- name: a\n  route: {retry_policy: {retry_on: 5xx}}\n- name: b\n  route: {retry_policy: {retry_on: 5xx, num_retries: 4}}\n";
@@ -143,6 +217,7 @@ mod tests {
             text: two.into(),
             from: String::new(),
             pick: "b".into(),
+            ..Request::default()
         });
         assert!(r.link.contains("attempts=5"), "{r:?}");
     }

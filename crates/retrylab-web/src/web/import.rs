@@ -15,18 +15,20 @@ const MAX_FILE: f64 = 1048576.0;
 /// What the importer answers (`retrylab_import_web::Reply`), read field by field: a derived
 /// `Deserialize` for these few fields cost the page's download more than the box's whole glue.
 #[derive(Debug, Default)]
-struct Reply {
+pub(super) struct Reply {
+    pub(super) kind: String,
+    pub(super) text: String,
     ok: bool,
     format: String,
     link: String,
-    warnings: Vec<Note>,
+    pub(super) warnings: Vec<Note>,
     unsupported: Vec<Note>,
-    error: String,
+    pub(super) error: String,
 }
 
 /// A field as written and one sentence about it (`retry_import::Note`).
 #[derive(Debug, Default)]
-struct Note {
+pub(super) struct Note {
     field: String,
     text: String,
 }
@@ -61,6 +63,8 @@ impl Reply {
                 .ok()
                 .and_then(|b| b.as_bool())
                 .unwrap_or(false),
+            kind: text_of(v, "kind"),
+            text: text_of(v, "text"),
             format: text_of(v, "format"),
             link: text_of(v, "link"),
             warnings: notes_of(v, "warnings"),
@@ -70,18 +74,25 @@ impl Reply {
     }
 }
 
+thread_local! {
+    /// The importer, once started: one worker for the Import box and the Export menu.
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// Whether the importer has said it is listening (its first message), and the request
+    /// waiting for that, the latest only.
+    static READY: RefCell<(bool, Option<JsValue>)> = const { RefCell::new((false, None)) };
+}
+
 /// The box's wiring: its worker started on first opening (or at once for `#import`), the
 /// Import button, the file picker and a file dropped on the text.
 pub(super) fn import_box(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     let Some(details) = by_id("import") else {
         return Ok(());
     };
-    let worker: Rc<RefCell<Option<Worker>>> = Rc::default();
     {
-        let (app, worker) = (app.clone(), worker.clone());
+        let app = app.clone();
         let on_toggle = Closure::<dyn FnMut()>::new(move || {
             if by_id("import").is_some_and(|d| d.has_attribute("open")) {
-                ensure_worker(&app, &worker);
+                ensure_worker(&app);
             }
         });
         details.add_event_listener_with_callback("toggle", on_toggle.as_ref().unchecked_ref())?;
@@ -93,8 +104,8 @@ pub(super) fn import_box(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         details.set_attribute("open", "")?;
     }
     {
-        let (app, worker) = (app.clone(), worker.clone());
-        let on_go = Closure::<dyn FnMut()>::new(move || send(&app, &worker));
+        let app = app.clone();
+        let on_go = Closure::<dyn FnMut()>::new(move || send(&app));
         by_id("import-go")
             .ok_or("no #import-go")?
             .add_event_listener_with_callback("click", on_go.as_ref().unchecked_ref())?;
@@ -104,8 +115,8 @@ pub(super) fn import_box(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
 }
 
 /// Starts the importer once; its answers are shown as they come.
-fn ensure_worker(app: &Rc<RefCell<App>>, worker: &Rc<RefCell<Option<Worker>>>) {
-    if worker.borrow().is_some() {
+pub(super) fn ensure_worker(app: &Rc<RefCell<App>>) {
+    if WORKER.with(|w| w.borrow().is_some()) {
         return;
     }
     let w = match Worker::new(LOADER) {
@@ -115,22 +126,35 @@ fn ensure_worker(app: &Rc<RefCell<App>>, worker: &Rc<RefCell<Option<Worker>>>) {
     let app = app.clone();
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let reply = Reply::of(&e.data());
-        shown(&app, &reply);
+        if reply.kind == "ready" {
+            let waiting = READY.with(|r| {
+                let mut r = r.borrow_mut();
+                r.0 = true;
+                r.1.take()
+            });
+            if let Some(req) = waiting {
+                post(&req);
+            }
+        } else if reply.kind == "export" {
+            super::export::shown(&reply);
+        } else {
+            shown(&app, &reply);
+        }
     });
     w.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // the worker lives as long as the page
     let on_error = Closure::<dyn FnMut()>::new(|| status(UNAVAILABLE, true));
     w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
-    *worker.borrow_mut() = Some(w);
+    WORKER.with(|slot| *slot.borrow_mut() = Some(w));
 }
 
 /// What the box says when the importer cannot start (the offline file has no importer).
 const UNAVAILABLE: &str = "The importer could not start here (the single offline file does not include it): run `retrylab import FILE`, or open the lab's web page.";
 
 /// Posts the box's text, format and method or route to the importer.
-fn send(app: &Rc<RefCell<App>>, worker: &Rc<RefCell<Option<Worker>>>) {
-    ensure_worker(app, worker);
+fn send(app: &Rc<RefCell<App>>) {
+    ensure_worker(app);
     let text = by_id("import-text")
         .and_then(|e| e.dyn_into::<HtmlTextAreaElement>().ok())
         .map(|t| t.value())
@@ -151,11 +175,18 @@ fn send(app: &Rc<RefCell<App>>, worker: &Rc<RefCell<Option<Worker>>>) {
     ] {
         let _ = js_sys::Reflect::set(&req, &k.into(), &v.into());
     }
-    if let Some(w) = worker.borrow().as_ref() {
-        if w.post_message(&req).is_ok() {
-            status("Reading the configuration...", false);
-        }
+    if post(&req) {
+        status("Reading the configuration...", false);
     }
+}
+
+/// Posts `req` to the importer, if it started; whether it went.
+pub(super) fn post(req: &JsValue) -> bool {
+    WORKER.with(|w| {
+        w.borrow()
+            .as_ref()
+            .is_some_and(|w| w.post_message(req).is_ok())
+    })
 }
 
 /// The importer's answer: its link opened, its notes listed; or its one-line reason.
@@ -197,7 +228,10 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
         set_hidden(&a, false);
     }
     let notes = r.warnings.iter().map(|w| ("Warning", w));
-    note_list(notes.chain(r.unsupported.iter().map(|u| ("Not modelled", u))));
+    note_list(
+        "import-notes",
+        notes.chain(r.unsupported.iter().map(|u| ("Not modelled", u))),
+    );
 }
 
 /// Hides or shows the element `id`, if it is there.
@@ -218,8 +252,8 @@ fn format_name(format: &str) -> &str {
 }
 
 /// Lists the notes under the box: each its kind, the field as written and its sentence.
-fn note_list<'n>(notes: impl Iterator<Item = (&'static str, &'n Note)>) {
-    let (Some(list), doc) = (by_id("import-notes"), document()) else {
+pub(super) fn note_list<'n>(id: &str, notes: impl Iterator<Item = (&'static str, &'n Note)>) {
+    let (Some(list), doc) = (by_id(id), document()) else {
         return;
     };
     for (kind, note) in notes {

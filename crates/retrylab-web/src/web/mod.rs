@@ -3,6 +3,7 @@
 pub(crate) mod canvas;
 pub(crate) mod dom;
 pub(crate) mod exec;
+mod export;
 mod import;
 pub(crate) mod scenario;
 mod wiring;
@@ -223,6 +224,7 @@ pub fn start() -> Result<(), JsValue> {
     wiring::schedule_hover(&app)?;
     wiring::resize(&app)?;
     import::import_box(&app)?;
+    export::export_menu(&app)?;
     Ok(())
 }
 
