@@ -2,7 +2,7 @@
 //! Envoy route or an Istio VirtualService by the importer's worker (the text `retrylab export`
 //! prints), with what the format cannot say listed under it, and a copy button.
 
-use super::import::{ensure_worker, note_list, post, Reply};
+use super::importer::{ensure_worker, note_list, on_reply, post, Reply};
 use super::*;
 
 /// The menu's wiring: opening it or picking a format writes the view's policy; Copy copies it.
@@ -10,6 +10,7 @@ pub(super) fn export_menu(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     let Some(details) = by_id("export-config") else {
         return Ok(());
     };
+    on_reply("export", Box::new(shown));
     let write = {
         let app = app.clone();
         Closure::<dyn FnMut()>::new(move || {
@@ -38,7 +39,7 @@ pub(super) fn export_menu(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
 
 /// Asks the importer for the view's policy in the chosen format.
 fn request(app: &Rc<RefCell<App>>) {
-    ensure_worker(app);
+    ensure_worker();
     let to = by_id("export-to")
         .map(|e| control_value(&e).0)
         .unwrap_or_default();
@@ -53,7 +54,7 @@ fn request(app: &Rc<RefCell<App>>) {
 }
 
 /// The importer's export: the text, its notes, and the link it was written from.
-pub(super) fn shown(r: &Reply) {
+fn shown(r: &Reply) {
     if let Some(b) = by_id("export-copy") {
         b.set_text_content(Some("Copy"));
     }

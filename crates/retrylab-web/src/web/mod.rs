@@ -5,6 +5,7 @@ pub(crate) mod dom;
 pub(crate) mod exec;
 mod export;
 mod import;
+mod importer;
 pub(crate) mod scenario;
 mod wiring;
 
