@@ -136,30 +136,7 @@ fn retries(
             format!("{n} retries: the lab runs at most 999 (1000 attempts)"),
         ));
     }
-    let retry_on = match r.get("retryOn") {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => {
-            return Err(ImportError::new(
-                field("retryOn"),
-                format!(
-                    "expected a comma list such as \"5xx,connect-failure,503\", found '{}'",
-                    short(&v.to_string())
-                ),
-            ))
-        }
-        None => String::from(DEFAULT_RETRY_ON),
-    };
-    // Istio turns each number into a retriable status code.
-    let (codes, named): (Vec<&str>, Vec<&str>) = retry_on
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .partition(|t| t.bytes().all(|b| b.is_ascii_digit()));
-    let codes: Vec<u64> = codes.iter().filter_map(|c| c.parse().ok()).collect();
-    let mut named = named.join(",");
-    if !codes.is_empty() {
-        named.push_str(",retriable-status-codes");
-    }
+    let (named, codes) = retry_on(r.get("retryOn"), &field("retryOn"))?;
     let any = n > 0 && conditions(&named, &codes, &field("retryOn"), out)?;
     out.set(
         "attempts",
@@ -201,6 +178,36 @@ fn retries(
         }
     }
     Ok(())
+}
+
+/// `retryOn` as Envoy's conditions and the HTTP codes Istio turns each number into (with
+/// `retriable-status-codes` added, as Istio adds it); Istio's default when absent.
+fn retry_on(v: Option<&Value>, field: &str) -> Result<(String, Vec<u64>), ImportError> {
+    let retry_on = match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => {
+            return Err(ImportError::new(
+                field,
+                format!(
+                    "expected a comma list such as \"5xx,connect-failure,503\", found '{}'",
+                    short(&v.to_string())
+                ),
+            ))
+        }
+        None => String::from(DEFAULT_RETRY_ON),
+    };
+    // Istio turns each number into a retriable status code.
+    let (codes, named): (Vec<&str>, Vec<&str>) = retry_on
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .partition(|t| t.bytes().all(|b| b.is_ascii_digit()));
+    let codes: Vec<u64> = codes.iter().filter_map(|c| c.parse().ok()).collect();
+    let mut named = named.join(",");
+    if !codes.is_empty() {
+        named.push_str(",retriable-status-codes");
+    }
+    Ok((named, codes))
 }
 
 /// `perTryTimeout` as the attempt timeout: the route timeout when absent, and with neither an
