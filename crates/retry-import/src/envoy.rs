@@ -30,11 +30,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let mut found = Vec::new();
     let mut breakers = Vec::new();
     for (i, d) in docs.iter().enumerate() {
-        let at = if docs.len() > 1 {
-            format!("document {}", i + 1)
-        } else {
-            String::new()
-        };
+        let at = yaml::document_name(i, docs.len());
         walk(d, &at, None, &mut found, &mut breakers);
     }
     for f in &mut found {

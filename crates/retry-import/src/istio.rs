@@ -21,11 +21,10 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let mut out = Out::default();
     let mut routes = Vec::new();
     for (d, doc) in docs.iter().enumerate() {
-        let at = if docs.len() > 1 {
-            format!("document {}: ", d + 1)
-        } else {
-            String::new()
-        };
+        let mut at = yaml::document_name(d, docs.len());
+        if !at.is_empty() {
+            at.push_str(": ");
+        }
         match doc.get("kind").and_then(Value::as_str) {
             Some("VirtualService") => {
                 let http = doc.pointer("/spec/http").and_then(Value::as_array);

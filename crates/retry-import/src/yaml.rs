@@ -26,6 +26,16 @@ pub(crate) fn documents(text: &str) -> Result<Vec<Value>, ImportError> {
     Ok(docs)
 }
 
+/// How the readers name document `i` (from 0) of `count` in a field's path: `document 2`, or
+/// nothing when the file holds one.
+pub(crate) fn document_name(i: usize, count: usize) -> String {
+    if count > 1 {
+        format!("document {}", i + 1)
+    } else {
+        String::new()
+    }
+}
+
 /// A YAML value as JSON: mapping keys must be strings, numbers or booleans (written as text),
 /// numbers finite, and tags are refused. `at`: its path, for errors.
 fn json(v: Yaml, at: &str) -> Result<Value, ImportError> {
