@@ -1,9 +1,11 @@
-"""Exported configurations read by the real parsers that install here.
+"""Exported configurations read by the real parsers and libraries that install here.
 
 gRPC: grpcio's own service-config parser (C-core), through a channel given the config: a
 config it refuses fails the call with INVALID_ARGUMENT and the field it refused, a config it
 accepts fails only to connect (UNAVAILABLE). Envoy and Istio: PyYAML reads the YAML, and the
-fields the importer reads are where Envoy and Istio look for them.
+fields the importer reads are where Envoy and Istio look for them. tenacity: the exported
+decorator runs under tenacity itself, which must stop after the link's attempts and draw each
+retry's wait inside the range `retrylab schedule` gives, reaching both ends.
 
 Usage: check_exports.py PATH/TO/retrylab
 """
@@ -11,7 +13,10 @@ import json
 import subprocess
 import sys
 
+import random
+
 import grpc
+import tenacity
 import yaml
 
 # Links whose policies are exported: client presets, lessons' policies and hostile corners.
@@ -24,7 +29,14 @@ LINKS = [
     "attempts=9&backoff=constant&base=500us&cap=2s&deadline=none",
     "attempts=1",
     "backoff=full&base=100ms&cap=100ms&retry_on=400-599&budget=grpc",
+    "attempts=5&backoff=full&base=500ms&cap=30s&deadline=20s&fit=cut",
+    "attempts=4&backoff=exponential&base=100ms&multiplier=3&cap=2s&jitter=add&jitter_add=50ms",
+    "attempts=6&backoff=exponential&base=250ms&cap=1s&jitter=add&jitter_add=100ms&jitter_after_cap=true",
+    "attempts=3&backoff=constant&base=1s&cap=2s&jitter=add&jitter_add=500ms",
 ]
+FORMATS = ("grpc", "envoy", "istio", "tenacity")
+# The keys whose notes mean a format draws other waits than the link's.
+SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
 
 
 def export(lab, link, to):
@@ -74,6 +86,40 @@ def check_istio(doc):
     assert isinstance(retries["attempts"], int) and retries["attempts"] >= 0, retries
 
 
+def lab_schedule(lab, link):
+    """The link's attempts, and each retry's (lowest, highest) wait in seconds, as
+    `retrylab schedule` gives them (its formula starts with the attempts)."""
+    out = subprocess.run([lab, "schedule", link, "--format", "json", "--clients", "1"],
+                         capture_output=True, text=True, check=True)
+    doc = json.loads(out.stdout)
+    attempts = int(doc["formula"].split(" attempt")[0])
+    return attempts, [(r["low_ms"] / 1000, r["ceiling_ms"] / 1000) for r in doc["retries"]]
+
+
+def check_tenacity(lab, link, e):
+    """Runs the exported decorator under tenacity: its stop and its waits."""
+    space = {}
+    exec(compile(e["text"], "export.py", "exec"), space)  # our own export: a decorator only
+    r = space["call"].retry
+    attempts, ranges = lab_schedule(lab, link)
+    state = tenacity.RetryCallState(retry_object=r, fn=None, args=(), kwargs={})
+    state.outcome_timestamp = state.start_time
+    for a in range(1, attempts + 1):
+        state.attempt_number = a
+        assert bool(r.stop(state)) == (a >= attempts), f"stop at attempt {a}"
+    if SHAPING & {n["field"] for n in e["notes"]}:
+        return
+    random.seed(7)
+    for n, (low, high) in enumerate(ranges, start=1):
+        state.attempt_number = n
+        waits = [r.wait(state) for _ in range(4000)]
+        lo, hi = min(waits), max(waits)
+        spread = high - low
+        assert low - 1e-6 <= lo and hi <= high + 1e-6, f"retry {n}: [{lo}, {hi}] outside [{low}, {high}]"
+        assert lo - low <= 0.02 * spread + 1e-6 and high - hi <= 0.02 * spread + 1e-6, \
+            f"retry {n}: [{lo}, {hi}] does not fill [{low}, {high}]"
+
+
 def main():
     if sys.argv[1] == "--probe":
         probe(sys.stdin.read())
@@ -84,23 +130,25 @@ def main():
     bad = '{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 1}}]}'
     assert grpc_accepts(bad), "grpcio took a retryPolicy with maxAttempts 1"
     for link in LINKS:
-        for to in ("grpc", "envoy", "istio"):
+        for to in FORMATS:
             e, refused = export(lab, link, to)
             if e is None:
-                print(f"refused  {to:5} {link}: {refused}")
+                print(f"refused  {to:8} {link}: {refused}")
                 continue
             try:
                 if to == "grpc":
                     why = grpc_accepts(e["text"])
                     assert why is None, why
+                elif to == "tenacity":
+                    check_tenacity(lab, link, e)
                 else:
                     doc = yaml.safe_load(e["text"])
                     (check_envoy if to == "envoy" else check_istio)(doc)
-                print(f"ok       {to:5} {link} ({len(e['notes'])} notes)")
+                print(f"ok       {to:8} {link} ({len(e['notes'])} notes)")
             except (AssertionError, KeyError, TypeError, yaml.YAMLError) as err:
                 failed += 1
-                print(f"FAIL     {to:5} {link}: {err}\n{e['text']}")
-    print(f"{len(LINKS) * 3} exports, {failed} failed")
+                print(f"FAIL     {to:8} {link}: {err}\n{e['text']}")
+    print(f"{len(LINKS) * len(FORMATS)} exports, {failed} failed")
     sys.exit(1 if failed else 0)
 
 

@@ -9,7 +9,7 @@ use retry_model::{Micros, Params};
 use serde_json::{json, Value};
 
 /// The formats written, by the name `--to` takes.
-pub const EXPORT_FORMATS: &[&str] = &["grpc", "envoy", "istio"];
+pub const EXPORT_FORMATS: &[&str] = &["grpc", "envoy", "istio", "tenacity"];
 
 /// A configuration written from a link.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -24,10 +24,10 @@ pub struct Exported {
 
 /// The notes an export gathers.
 #[derive(Default)]
-struct Notes(Vec<Note>);
+pub(crate) struct Notes(pub(crate) Vec<Note>);
 
 impl Notes {
-    fn add(&mut self, key: &str, text: impl Into<String>) {
+    pub(crate) fn add(&mut self, key: &str, text: impl Into<String>) {
         self.0.push(Note {
             field: key.to_string(),
             text: text.into(),
@@ -45,6 +45,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
         "istio" => ("istio", istio(&p, &mut notes)?),
+        "tenacity" => ("tenacity", crate::tenacity::export(&p, &mut notes)?),
         _ => {
             return Err(ImportError::new(
                 "--to",
@@ -64,7 +65,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
 }
 
 /// The link's text for `key` (every policy key has one).
-fn get(p: &Params, key: &str) -> String {
+pub(crate) fn get(p: &Params, key: &str) -> String {
     p.get(key).unwrap_or_default()
 }
 

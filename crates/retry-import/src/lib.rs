@@ -15,6 +15,8 @@ mod envoy;
 mod export;
 mod grpc;
 mod istio;
+mod python;
+mod tenacity;
 #[cfg(test)]
 mod testing;
 mod yaml;
@@ -26,7 +28,7 @@ use serde::Serialize;
 pub const MAX_BYTES: usize = 1 << 20;
 
 /// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &["grpc", "envoy", "istio"];
+pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "tenacity"];
 
 /// A format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +39,8 @@ enum Format {
     Envoy,
     /// An Istio VirtualService.
     Istio,
+    /// A tenacity `@retry(...)` or `Retrying(...)`, in Python.
+    Tenacity,
 }
 
 impl Format {
@@ -46,6 +50,7 @@ impl Format {
             "grpc" => Some(Format::Grpc),
             "envoy" => Some(Format::Envoy),
             "istio" => Some(Format::Istio),
+            "tenacity" => Some(Format::Tenacity),
             _ => None,
         }
     }
@@ -61,6 +66,8 @@ pub struct Options {
     pub method: Option<String>,
     /// Envoy and Istio: the route whose retry policy to take, by its `name`.
     pub route: Option<String>,
+    /// tenacity: the function (or variable) whose policy to take, by its name.
+    pub instance: Option<String>,
 }
 
 /// A field as written and one sentence about it.
@@ -145,6 +152,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Grpc => grpc::import(text, opts),
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
+        Format::Tenacity => tenacity::import(text, opts),
     }
 }
 
@@ -154,6 +162,9 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
     if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
+    }
+    if has(&["import tenacity", "from tenacity"]) {
+        return Ok(Format::Tenacity);
     }
     if has(&["networking.istio.io"]) {
         return Ok(Format::Istio);
@@ -169,7 +180,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", tenacity code \"from tenacity\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))

@@ -123,7 +123,8 @@ pub enum Command {
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,
     },
-    /// Reads a retry configuration as people write it (a gRPC service config) and prints the
+    /// Reads a retry configuration as people write it (a gRPC service config, an Envoy route, an
+    /// Istio VirtualService, tenacity code) and prints the
     /// link that behaves the same, with warnings where the configuration surprises and the
     /// fields read but not modelled.
     Import {
@@ -138,6 +139,9 @@ pub enum Command {
         /// Envoy and Istio: the route whose retry policy to take, by its name.
         #[arg(long, value_name = "NAME")]
         route: Option<String>,
+        /// tenacity: the function (or variable) whose policy to take, by its name.
+        #[arg(long, value_name = "NAME")]
+        instance: Option<String>,
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,

@@ -50,6 +50,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             from,
             method,
             route,
+            instance,
             format,
         } => cmd_import(
             &file,
@@ -57,6 +58,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
                 from,
                 method,
                 route,
+                instance,
             },
             &format,
         ),

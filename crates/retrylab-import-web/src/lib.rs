@@ -1,5 +1,5 @@
 //! The importer as a worker: the page posts `{text, from, pick}` (the configuration, the format
-//! or "" to detect it, and the gRPC method or Envoy/Istio route or "") and gets back a
+//! or "" to detect it, and the gRPC method, the Envoy or Istio route, or the function or instance, or "") and gets back a
 //! [`Reply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
 //! `{export, link}` and gets the configuration `retrylab export` writes, with its notes.
 //! It is a module of its own, loaded only when the page's Import box opens, so YAML and JSON
@@ -19,7 +19,8 @@ pub struct Request {
     pub text: String,
     /// The format's name, or "" to detect it.
     pub from: String,
-    /// The gRPC method (`service/method`) or the Envoy or Istio route's name, or "".
+    /// The gRPC method (`service/method`), the Envoy or Istio route's name, or the tenacity
+    /// function's (or instance's) name, or "".
     pub pick: String,
     /// The format to write the link's policy as, for an export ("" for an import).
     pub export: String,
@@ -83,6 +84,7 @@ fn import(req: &Request) -> Reply {
     let opts = retry_import::Options {
         method: some(&req.pick).filter(|_| from.as_deref() == Some("grpc") || from.is_none()),
         route: some(&req.pick).filter(|_| from.as_deref() != Some("grpc")),
+        instance: some(&req.pick).filter(|_| from.as_deref() != Some("grpc")),
         from,
     };
     match retry_import::import(req.text.as_bytes(), &opts) {

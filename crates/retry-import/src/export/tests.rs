@@ -128,6 +128,12 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
         let link = match to {
             "grpc" => format!("{timing}&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=503"),
             "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&retry_on=503&ra_mode=ignore", base_ms * 10),
+            // tenacity has no attempt timeout: the lab's 3 s is what comes back.
+            "tenacity" => {
+                let timing = format!("attempts={n}&deadline={deadline_s}s&attempt_timeout=3s&fit=cut");
+                let wait = ["backoff=full", "backoff=exponential", "backoff=exponential&jitter=add&jitter_add=50ms", "backoff=exponential&jitter=add&jitter_add=50ms&jitter_after_cap=true"][(per_s % 4) as usize];
+                format!("{timing}&{wait}&base={base_ms}ms&cap={cap_ms}ms&multiplier=3&retry_on=400-599&idempotent=true&ra_mode=ignore")
+            }
             _ => format!("{timing}&backoff=full&base={base_ms}ms&cap={cap_ms}ms&retry_on=503&ra_mode=ignore"),
         };
         (link, to)

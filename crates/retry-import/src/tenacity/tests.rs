@@ -1,0 +1,271 @@
+use crate::testing::{corpus, link, read_with, unmodelled, warned};
+use crate::{import, Options};
+use proptest::prelude::*;
+use retry_model::{schedule, Micros, Params};
+
+/// `bytes` read as tenacity code, the policy on `instance`.
+fn on(bytes: &[u8], instance: &str) -> crate::Imported {
+    let opts = Options {
+        instance: Some(instance.to_string()),
+        ..Options::default()
+    };
+    read_with(bytes, &opts)
+}
+
+/// Each retry's (lowest, highest) wait, in milliseconds.
+fn ranges(link: &str) -> Vec<(u64, u64)> {
+    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
+    let s = schedule(&p).unwrap();
+    s.retries
+        .iter()
+        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
+        .collect()
+}
+
+#[test]
+fn the_documentation_policies_import_with_tenacitys_waits() {
+    let docs = corpus("tenacity/docs-examples.py");
+    // The first policy of the file is the bare `@retry`: every default, each warned about.
+    let bare = read_with(&docs, &Options::default());
+    assert_eq!(bare.format, "tenacity");
+    assert!(
+        warned(&bare, "never_gonna_give_you_up: stop", "stop_never"),
+        "{:?}",
+        bare.warnings
+    );
+    assert!(warned(&bare, "never_gonna_give_you_up: wait", "at once"));
+    assert!(warned(
+        &bare,
+        "never_gonna_give_you_up: retry",
+        "every exception"
+    ));
+    assert!(warned(
+        &bare,
+        "never_gonna_give_you_up: retry",
+        "took the first"
+    ));
+    assert!(
+        bare.link.contains("attempts=1000&deadline=none") && bare.link.contains("backoff=none"),
+        "{}",
+        bare.link
+    );
+
+    let both = on(&docs, "stop_after_10_s_or_5_retries");
+    assert!(
+        both.link.contains("attempts=5&deadline=10s&fit=cut"),
+        "{}",
+        both.link
+    );
+    assert!(warned(
+        &both,
+        "stop_after_10_s_or_5_retries: stop",
+        "checked after an attempt"
+    ));
+
+    // 1, 2, 4, 8 s, then 10 s afterwards.
+    let exp = on(&docs, "wait_exponential_1");
+    assert_eq!(
+        ranges(&exp.link)[..6],
+        [
+            (1000, 1000),
+            (2000, 2000),
+            (4000, 4000),
+            (8000, 8000),
+            (10_000, 10_000),
+            (10_000, 10_000)
+        ]
+    );
+    // "Wait at least 3 seconds, and add up to 2 seconds of random delay".
+    let fixed = on(&docs, "wait_fixed_jitter");
+    assert!(
+        ranges(&fixed.link).iter().all(|r| *r == (3000, 5000)),
+        "{}",
+        fixed.link
+    );
+    // "Randomly wait up to 2^x * 1 seconds ... until the range reaches 60 seconds".
+    let full = on(&docs, "wait_exponential_jitter");
+    let r = ranges(&full.link);
+    assert_eq!(
+        r[..7],
+        [
+            (0, 1000),
+            (0, 2000),
+            (0, 4000),
+            (0, 8000),
+            (0, 16_000),
+            (0, 32_000),
+            (0, 60_000)
+        ]
+    );
+}
+
+#[test]
+fn a_predicate_is_noted_and_what_cannot_be_read_is_refused_by_name() {
+    let docs = corpus("tenacity/docs-examples.py");
+    let io = on(&docs, "might_io_error");
+    assert!(
+        unmodelled(&io, "retry = retry_if_exception_type(...)", "type"),
+        "{:?}",
+        io.unsupported
+    );
+    let retryer = import(
+        &docs,
+        &Options {
+            instance: Some("retryer".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        retryer.field.ends_with("stop.stop_after_attempt") && retryer.rule.contains("max_attempts"),
+        "{retryer}"
+    );
+    let chained = import(
+        &docs,
+        &Options {
+            instance: Some("wait_fixed_chained".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        chained.field.starts_with("wait_fixed_chained: line "),
+        "{chained}"
+    );
+    let missing = import(
+        &docs,
+        &Options {
+            instance: Some("nope".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        missing.field == "--instance" && missing.rule.contains("wait_fixed_jitter"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn the_cookbook_policy_draws_full_jitter_over_a_floor() {
+    let i = read_with(&corpus("tenacity/openai-cookbook.py"), &Options::default());
+    assert_eq!(
+        link(&i.link),
+        link("attempts=6&deadline=none&fit=cut&attempt_timeout=3s&backoff=full&base=1s&cap=60s&multiplier=2&floor=1s&classify=table&retry_on=400-599&idempotent=true&ra_mode=ignore&budget=none")
+    );
+    assert!(
+        unmodelled(
+            &i,
+            "completion_with_backoff: wait.wait_random_exponential.min",
+            "U(min, ceiling)"
+        ),
+        "{:?}",
+        i.unsupported
+    );
+    assert_eq!(
+        ranges(&i.link),
+        [
+            (1000, 1000),
+            (1000, 2000),
+            (1000, 4000),
+            (1000, 8000),
+            (1000, 16_000)
+        ]
+    );
+}
+
+#[test]
+fn sums_jitter_and_refusals_follow_tenacitys_formulas() {
+    let read = |code: &str| {
+        import(
+            format!("from tenacity import *\n{code}").as_bytes(),
+            &Options::default(),
+        )
+    };
+    // wait_exponential_jitter adds U(0, jitter) before the cap.
+    let j = read("r = Retrying(wait=wait_exponential_jitter(initial=0.5, max=3, jitter=0.25), stop=stop_after_attempt(5) | stop_before_delay(timedelta(seconds=30)))").unwrap();
+    assert_eq!(
+        ranges(&j.link),
+        [(500, 750), (1000, 1250), (2000, 2250), (3000, 3000)]
+    );
+    assert!(
+        j.link.contains("deadline=30s") && !warned(&j, "r: stop", "checked after"),
+        "{j:?}"
+    );
+    // An exponential wait plus a wait_random goes past the cap by the spread.
+    let e = read("@retry(wait=wait_exponential(multiplier=0.1, max=1) + wait_random(0, 0.05), stop=stop_after_attempt(6))\ndef f(): pass").unwrap();
+    assert_eq!(
+        ranges(&e.link),
+        [(100, 150), (200, 250), (400, 450), (800, 850), (1000, 1050)]
+    );
+    for (code, field, words) in [
+        (
+            "@retry(stop=stop_after_attempt(3) & stop_after_delay(5))\ndef f(): pass",
+            "f: stop",
+            "nothing close",
+        ),
+        (
+            "@retry(wait=wait_incrementing(1, 2))\ndef f(): pass",
+            "f: wait",
+            "wait_incrementing",
+        ),
+        (
+            "@retry(wait=wait_fixed(1) + wait_exponential())\ndef f(): pass",
+            "f: wait",
+            "wait_fixed added",
+        ),
+        (
+            "@retry(stop=stop_after_attempt(0))\ndef f(): pass",
+            "f: stop.stop_after_attempt",
+            "[1, 1000]",
+        ),
+        (
+            "@retry(wait=wait_fixed(-1))\ndef f(): pass",
+            "f: wait",
+            "[0, 86400]",
+        ),
+        (
+            "@retry(wait=wait_exponential(exp_base=20))\ndef f(): pass",
+            "f: wait.wait_exponential.exp_base",
+            "[1, 10]",
+        ),
+        (
+            "@retry(stopp=stop_after_attempt(3))\ndef f(): pass",
+            "f: stopp",
+            "accepted stop",
+        ),
+        ("x = 1", "file", "no tenacity policy"),
+    ] {
+        let err = read(code).unwrap_err();
+        assert!(
+            err.field == field && err.rule.contains(words),
+            "{code}: {err}"
+        );
+    }
+}
+
+proptest! {
+    /// Any text after a decorator gives a link or a one-line error, never a panic.
+    #[test]
+    fn any_text_is_read_or_refused_on_one_line(tail in "[a-z_(),=|&+.0-9 \\n\\[\\]{}:'*-]{0,80}") {
+        let code = format!("from tenacity import *\n@retry(stop=stop_after_attempt(3), {tail}");
+        match import(code.as_bytes(), &Options::default()) {
+            Ok(i) => prop_assert!(i.link.parse::<Params>().is_ok()),
+            Err(e) => prop_assert!(!e.to_string().contains('\n') && !e.field.is_empty()),
+        }
+    }
+
+    /// A wait_exponential's schedule is tenacity's formula: clamp(m x b^(a-1), min, max).
+    #[test]
+    fn wait_exponential_is_the_formula(m_ms in 1u64..2000, b in 1u32..5, max_ms in 1u64..60_000, n in 2u32..9) {
+        let code = format!("import tenacity\n@tenacity.retry(wait=tenacity.wait_exponential(multiplier={}, exp_base={b}, max={}), stop=tenacity.stop_after_attempt({n}))\ndef f(): pass", m_ms as f64 / 1000.0, max_ms as f64 / 1000.0);
+        let i = import(code.as_bytes(), &Options::default()).unwrap();
+        let got = ranges(&i.link);
+        prop_assert_eq!(got.len(), n as usize - 1);
+        for (a, (lo, hi)) in got.iter().enumerate() {
+            let want = (m_ms as f64 * f64::from(b).powi(a as i32)).min(max_ms as f64) as u64;
+            prop_assert_eq!((*lo, *hi), (want, want), "retry {}", a + 1);
+        }
+        let _ = Micros::ZERO;
+    }
+}
