@@ -5,7 +5,9 @@ config it refuses fails the call with INVALID_ARGUMENT and the field it refused,
 accepts fails only to connect (UNAVAILABLE). Envoy and Istio: PyYAML reads the YAML, and the
 fields the importer reads are where Envoy and Istio look for them. tenacity: the exported
 decorator runs under tenacity itself, which must stop after the link's attempts and draw each
-retry's wait inside the range `retrylab schedule` gives, reaching both ends.
+retry's wait inside the range `retrylab schedule` gives, reaching both ends. AWS: botocore's own
+config loader reads the exported profile, which must give the link's mode and attempts, and
+botocore's delay functions for that mode must draw inside the lab's ranges, reaching both ends.
 
 Usage: check_exports.py PATH/TO/retrylab
 """
@@ -13,7 +15,13 @@ import json
 import subprocess
 import sys
 
+import os
 import random
+import tempfile
+
+import botocore.retries.standard
+import botocore.retryhandler
+import botocore.session
 
 import grpc
 import tenacity
@@ -33,8 +41,11 @@ LINKS = [
     "attempts=4&backoff=exponential&base=100ms&multiplier=3&cap=2s&jitter=add&jitter_add=50ms",
     "attempts=6&backoff=exponential&base=250ms&cap=1s&jitter=add&jitter_add=100ms&jitter_after_cap=true",
     "attempts=3&backoff=constant&base=1s&cap=2s&jitter=add&jitter_add=500ms",
+    "preset=botocore-standard&attempt_timeout=60s&deadline=none",
+    "preset=botocore-adaptive&attempts=4&attempt_timeout=60s",
+    "attempts=8&backoff=full&base=1s&cap=24h&classify=aws&ra_mode=ignore&attempt_timeout=60s&budget=none&deadline=none",
 ]
-FORMATS = ("grpc", "envoy", "istio", "tenacity")
+FORMATS = ("grpc", "envoy", "istio", "aws", "tenacity")
 # The keys whose notes mean a format draws other waits than the link's.
 SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
 
@@ -109,15 +120,49 @@ def check_tenacity(lab, link, e):
         assert bool(r.stop(state)) == (a >= attempts), f"stop at attempt {a}"
     if SHAPING & {n["field"] for n in e["notes"]}:
         return
+    check_draws(lambda n: r.wait(with_attempt(state, n)), ranges)
+
+
+def with_attempt(state, n):
+    state.attempt_number = n
+    return state
+
+
+def check_draws(draw, ranges):
+    """`draw(n)` (retry n's wait in seconds) stays inside the lab's range and reaches both ends."""
     random.seed(7)
     for n, (low, high) in enumerate(ranges, start=1):
-        state.attempt_number = n
-        waits = [r.wait(state) for _ in range(4000)]
+        waits = [draw(n) for _ in range(4000)]
         lo, hi = min(waits), max(waits)
         spread = high - low
         assert low - 1e-6 <= lo and hi <= high + 1e-6, f"retry {n}: [{lo}, {hi}] outside [{low}, {high}]"
         assert lo - low <= 0.02 * spread + 1e-6 and high - hi <= 0.02 * spread + 1e-6, \
             f"retry {n}: [{lo}, {hi}] does not fill [{low}, {high}]"
+
+
+def check_aws(lab, link, e):
+    """botocore's config loader reads the profile; its delay functions draw the lab's ranges."""
+    with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
+        f.write(e["text"])
+    try:
+        os.environ["AWS_CONFIG_FILE"] = f.name
+        session = botocore.session.Session()
+        client = session.create_client("s3", region_name="us-east-1", aws_access_key_id="k",
+                                       aws_secret_access_key="s")
+        retries = client.meta.config.retries
+    finally:
+        os.unlink(f.name)
+    attempts, ranges = lab_schedule(lab, link)
+    assert retries["total_max_attempts"] == attempts, retries
+    assert retries["mode"] in e["text"], retries
+    if SHAPING & {n["field"] for n in e["notes"]}:
+        return
+    if retries["mode"] == "legacy":
+        draw = lambda n: botocore.retryhandler.delay_exponential("rand", 2, n)
+    else:
+        backoff = botocore.retries.standard.ExponentialBackoff()
+        draw = lambda n: backoff.delay_amount(botocore.retries.standard.RetryContext(attempt_number=n))
+    check_draws(draw, ranges)
 
 
 def main():
@@ -139,6 +184,8 @@ def main():
                 if to == "grpc":
                     why = grpc_accepts(e["text"])
                     assert why is None, why
+                elif to == "aws":
+                    check_aws(lab, link, e)
                 elif to == "tenacity":
                     check_tenacity(lab, link, e)
                 else:

@@ -175,3 +175,14 @@ pub(crate) fn count(v: &Value, field: &str, what: &str) -> Result<u64, ImportErr
         )
     })
 }
+
+/// Seconds as Python writes them (tenacity, botocore) as a duration, to the microsecond.
+pub(crate) fn seconds(v: f64, field: &str) -> Result<Micros, ImportError> {
+    if !(0.0..=86_400.0).contains(&v) {
+        return Err(ImportError::new(
+            field,
+            format!("{v} s: the lab takes a duration in [0, 86400] seconds"),
+        ));
+    }
+    Ok(Micros((v * 1e6).round() as u64))
+}

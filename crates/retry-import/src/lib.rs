@@ -10,6 +10,7 @@
 
 #![forbid(unsafe_code)]
 
+mod aws;
 mod common;
 mod envoy;
 mod export;
@@ -28,7 +29,7 @@ use serde::Serialize;
 pub const MAX_BYTES: usize = 1 << 20;
 
 /// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "tenacity"];
+pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "aws", "tenacity"];
 
 /// A format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +40,8 @@ enum Format {
     Envoy,
     /// An Istio VirtualService.
     Istio,
+    /// An AWS config file, environment or botocore `Config(retries=...)`.
+    Aws,
     /// A tenacity `@retry(...)` or `Retrying(...)`, in Python.
     Tenacity,
 }
@@ -50,6 +53,7 @@ impl Format {
             "grpc" => Some(Format::Grpc),
             "envoy" => Some(Format::Envoy),
             "istio" => Some(Format::Istio),
+            "aws" => Some(Format::Aws),
             "tenacity" => Some(Format::Tenacity),
             _ => None,
         }
@@ -66,7 +70,7 @@ pub struct Options {
     pub method: Option<String>,
     /// Envoy and Istio: the route whose retry policy to take, by its `name`.
     pub route: Option<String>,
-    /// tenacity: the function (or variable) whose policy to take, by its name.
+    /// tenacity: the function (or variable) whose policy to take; AWS: the profile.
     pub instance: Option<String>,
 }
 
@@ -152,6 +156,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Grpc => grpc::import(text, opts),
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
+        Format::Aws => aws::import(text, opts),
         Format::Tenacity => tenacity::import(text, opts),
     }
 }
@@ -162,6 +167,15 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
     if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
+    }
+    if has(&[
+        "retry_mode",
+        "AWS_RETRY_MODE",
+        "AWS_MAX_ATTEMPTS",
+        "total_max_attempts",
+    ]) || (has(&["botocore", "boto3"]) && has(&["retries"]))
+    {
+        return Ok(Format::Aws);
     }
     if has(&["import tenacity", "from tenacity"]) {
         return Ok(Format::Tenacity);
@@ -180,7 +194,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", tenacity code \"from tenacity\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))

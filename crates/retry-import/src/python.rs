@@ -79,6 +79,15 @@ impl Expr {
         }
     }
 
+    /// A string's text, a number's digits, else the expression as written.
+    pub(crate) fn value(&self) -> String {
+        if let Expr::Str(s) = self {
+            return s.clone();
+        }
+        self.number()
+            .map_or_else(|| self.text(), |n| format!("{n}"))
+    }
+
     /// The expression as Python writes it, shortened, for messages.
     pub(crate) fn text(&self) -> String {
         let s = match self {

@@ -248,7 +248,7 @@ impl Stop {
                 self.attempts = Some(self.attempts.map_or(n, |a| a.min(n)));
             }
             "stop_after_delay" | "stop_before_delay" => {
-                let d = wait::secs(n, &field)?;
+                let d = crate::common::seconds(n, &field)?;
                 if d == Micros::ZERO {
                     return Err(ImportError::new(field, "a delay of 0 stops before the first retry: the lab's deadline is above 0"));
                 }

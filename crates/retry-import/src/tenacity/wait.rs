@@ -1,23 +1,12 @@
 //! tenacity's `wait`: its strategies and their sums, as the lab's backoff keys.
 
-use crate::common::Out;
+use crate::common::{seconds as secs, Out};
 use crate::python::{Call, Expr};
 use crate::ImportError;
 use retry_model::Micros;
 
 /// The longest wait the lab draws; tenacity's `max` defaults to `sys.maxsize / 2` seconds.
 const LONGEST: Micros = Micros::from_secs(86_400);
-
-/// Seconds (tenacity's unit) as a duration, to the microsecond.
-pub(crate) fn secs(v: f64, field: &str) -> Result<Micros, ImportError> {
-    if !(0.0..=86_400.0).contains(&v) {
-        return Err(ImportError::new(
-            field,
-            format!("{v} s: the lab takes a duration in [0, 86400] seconds"),
-        ));
-    }
-    Ok(Micros((v * 1e6).round() as u64))
-}
 
 /// An exponential strategy's arguments, in seconds.
 #[derive(Clone, Copy)]
