@@ -8,6 +8,9 @@ decorator runs under tenacity itself, which must stop after the link's attempts 
 retry's wait inside the range `retrylab schedule` gives, reaching both ends. AWS: botocore's own
 config loader reads the exported profile, which must give the link's mode and attempts, and
 botocore's delay functions for that mode must draw inside the lab's ranges, reaching both ends.
+resilience4j (Java, which does not install here): PyYAML reads the instance, and resilience4j's
+IntervalFunction, written again below from its source (configs.md A4), must draw within a
+millisecond of the lab's ranges.
 
 Usage: check_exports.py PATH/TO/retrylab
 """
@@ -41,11 +44,13 @@ LINKS = [
     "attempts=4&backoff=exponential&base=100ms&multiplier=3&cap=2s&jitter=add&jitter_add=50ms",
     "attempts=6&backoff=exponential&base=250ms&cap=1s&jitter=add&jitter_add=100ms&jitter_after_cap=true",
     "attempts=3&backoff=constant&base=1s&cap=2s&jitter=add&jitter_add=500ms",
+    "attempts=5&backoff=exponential&base=100ms&multiplier=3&cap=2s&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&deadline=none",
+    "attempts=4&backoff=constant&base=500ms&cap=500ms&deadline=none",
     "preset=botocore-standard&attempt_timeout=60s&deadline=none",
     "preset=botocore-adaptive&attempts=4&attempt_timeout=60s",
     "attempts=8&backoff=full&base=1s&cap=24h&classify=aws&ra_mode=ignore&attempt_timeout=60s&budget=none&deadline=none",
 ]
-FORMATS = ("grpc", "envoy", "istio", "aws", "tenacity")
+FORMATS = ("grpc", "envoy", "istio", "resilience4j", "aws", "tenacity")
 # The keys whose notes mean a format draws other waits than the link's.
 SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
 
@@ -140,6 +145,51 @@ def check_draws(draw, ranges):
             f"retry {n}: [{lo}, {hi}] does not fill [{low}, {high}]"
 
 
+def spring_ms(v):
+    """A Spring duration as resilience4j's export writes it, in milliseconds."""
+    v = str(v)
+    return float(v[:-2]) / 1000 if v.endswith("us") else float(v[:-2])
+
+
+def r4j_interval(inst):
+    """resilience4j's IntervalFunction for an instance with its own waitDuration: a function of
+    the retry (1-based) giving one draw in milliseconds (IntervalFunction.java)."""
+    b = spring_ms(inst["waitDuration"])
+    exp, rnd = inst.get("enableExponentialBackoff", False), inst.get("enableRandomizedWait", False)
+    m = inst.get("exponentialBackoffMultiplier")
+    f = inst.get("randomizedWaitFactor")
+    cap = inst.get("exponentialMaxWaitDuration")
+    cap = spring_ms(cap) if cap is not None and exp and m is not None and (not rnd or f is not None) else None
+    m = m if m is not None else 1.5
+    f = f if f is not None and (not exp or "exponentialBackoffMultiplier" in inst) else 0.5
+
+    def draw(n):
+        d = b
+        for _ in range(n - 1 if exp else 0):
+            d = float(int(d * m))  # resilience4j truncates each step to whole milliseconds
+        if rnd:
+            d = max(1.0, d - f * d + random.random() * (2 * f * d + 1))
+        return min(d, cap) if cap is not None else d
+    return draw
+
+
+def check_resilience4j(lab, link, e):
+    """The instance reads back, and resilience4j's interval draws the lab's ranges."""
+    doc = yaml.safe_load(e["text"])
+    inst = doc["resilience4j"]["retry"]["instances"]["service"]
+    attempts, ranges = lab_schedule(lab, link)
+    assert inst["maxAttempts"] == attempts, inst
+    if SHAPING & {n["field"] for n in e["notes"]}:
+        return
+    draw = r4j_interval(inst)
+    random.seed(7)
+    for n, (low, high) in enumerate(ranges, start=1):
+        waits = [draw(n) / 1000 for _ in range(4000)]
+        lo, hi = min(waits), max(waits)
+        assert abs(lo - low) <= 0.0011 + 0.02 * (high - low) and abs(hi - high) <= 0.0011 + 0.02 * (high - low), \
+            f"retry {n}: resilience4j draws [{lo}, {hi}], the lab [{low}, {high}]"
+
+
 def check_aws(lab, link, e):
     """botocore's config loader reads the profile; its delay functions draw the lab's ranges."""
     with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
@@ -184,6 +234,8 @@ def main():
                 if to == "grpc":
                     why = grpc_accepts(e["text"])
                     assert why is None, why
+                elif to == "resilience4j":
+                    check_resilience4j(lab, link, e)
                 elif to == "aws":
                     check_aws(lab, link, e)
                 elif to == "tenacity":

@@ -9,7 +9,7 @@ use retry_model::{Micros, Params};
 use serde_json::{json, Value};
 
 /// The formats written, by the name `--to` takes.
-pub const EXPORT_FORMATS: &[&str] = &["grpc", "envoy", "istio", "aws", "tenacity"];
+pub const EXPORT_FORMATS: &[&str] = &["grpc", "envoy", "istio", "resilience4j", "aws", "tenacity"];
 
 /// A configuration written from a link.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -45,6 +45,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
         "istio" => ("istio", istio(&p, &mut notes)?),
+        "resilience4j" => ("resilience4j", crate::resilience4j::export(&p, &mut notes)?),
         "aws" => ("aws", crate::aws::export(&p, &mut notes)?),
         "tenacity" => ("tenacity", crate::tenacity::export(&p, &mut notes)?),
         _ => {

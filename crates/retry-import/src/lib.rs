@@ -17,6 +17,7 @@ mod export;
 mod grpc;
 mod istio;
 mod python;
+mod resilience4j;
 mod tenacity;
 #[cfg(test)]
 mod testing;
@@ -29,7 +30,7 @@ use serde::Serialize;
 pub const MAX_BYTES: usize = 1 << 20;
 
 /// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "aws", "tenacity"];
+pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "resilience4j", "aws", "tenacity"];
 
 /// A format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +41,8 @@ enum Format {
     Envoy,
     /// An Istio VirtualService.
     Istio,
+    /// A resilience4j `application.yml`.
+    Resilience4j,
     /// An AWS config file, environment or botocore `Config(retries=...)`.
     Aws,
     /// A tenacity `@retry(...)` or `Retrying(...)`, in Python.
@@ -53,6 +56,7 @@ impl Format {
             "grpc" => Some(Format::Grpc),
             "envoy" => Some(Format::Envoy),
             "istio" => Some(Format::Istio),
+            "resilience4j" => Some(Format::Resilience4j),
             "aws" => Some(Format::Aws),
             "tenacity" => Some(Format::Tenacity),
             _ => None,
@@ -70,7 +74,8 @@ pub struct Options {
     pub method: Option<String>,
     /// Envoy and Istio: the route whose retry policy to take, by its `name`.
     pub route: Option<String>,
-    /// tenacity: the function (or variable) whose policy to take; AWS: the profile.
+    /// resilience4j: the retry instance; tenacity: the function (or variable) whose policy to
+    /// take; AWS: the profile.
     pub instance: Option<String>,
 }
 
@@ -156,6 +161,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Grpc => grpc::import(text, opts),
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
+        Format::Resilience4j => resilience4j::import(text, opts),
         Format::Aws => aws::import(text, opts),
         Format::Tenacity => tenacity::import(text, opts),
     }
@@ -167,6 +173,9 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
     if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
+    }
+    if has(&["resilience4j"]) {
+        return Ok(Format::Resilience4j);
     }
     if has(&[
         "retry_mode",
@@ -194,7 +203,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", resilience4j \"resilience4j:\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))

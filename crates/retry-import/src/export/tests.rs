@@ -128,6 +128,8 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
         let link = match to {
             "grpc" => format!("{timing}&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=503"),
             "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&retry_on=503&ra_mode=ignore", base_ms * 10),
+            // resilience4j: no deadline, no attempt timeout, a symmetric factor capped after it.
+            "resilience4j" => format!("attempts={n}&deadline=none&attempt_timeout=3s&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&retry_on=400-599&idempotent=true&ra_mode=ignore"),
             // The SDK's modes are fixed: only the attempts vary.
             "aws" => format!("attempts={n}&deadline=none&attempt_timeout=60s&backoff=full&base=50ms&cap=20s&throttle_base=1s&classify=aws&ra_mode=clamp&budget=aws2026"),
             // tenacity has no attempt timeout: the lab's 3 s is what comes back.

@@ -1,0 +1,265 @@
+//! resilience4j's Spring Boot configuration (`application.yml`): a `resilience4j.retry`
+//! instance, its `baseConfig` (or `configs.default`), and the `resilience4j.circuitbreaker`
+//! instance of the same name. `maxAttempts` counts every attempt. The wait follows
+//! resilience4j's own rule for which flags it reads: they count only when `waitDuration` is set
+//! on the instance, the cap only when both the multiplier and the random factor are set, and the
+//! random factor only with the multiplier; otherwise 1.5 and 0.5 apply and nothing caps the
+//! wait. Spring's relaxed binding is read: `max-attempts` is `maxAttempts`.
+
+use crate::common::{object, Out};
+use crate::{short, yaml, ImportError, Imported, Options};
+use retry_model::Micros;
+use serde_json::Value;
+
+mod breaker;
+mod export;
+mod wait;
+pub(crate) use export::export;
+
+/// Reads one retry instance.
+pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let docs: Vec<Value> = yaml::documents(text)?.into_iter().map(expand).collect();
+    let root = docs
+        .iter()
+        .find_map(|d| read(d, "resilience4j"))
+        .ok_or_else(|| {
+            ImportError::new(
+                "resilience4j",
+                "absent: no resilience4j section in the file",
+            )
+        })?;
+    let retry = read(root, "retry")
+        .ok_or_else(|| ImportError::new("resilience4j.retry", "absent: no retry configuration"))?;
+    let (name, inst, count) = instance(retry, opts)?;
+    let at = format!("resilience4j.retry.instances.{name}");
+    let base = base_config(retry, inst, &at)?;
+    let mut out = Out::default();
+    if count > 1 && opts.instance.is_none() {
+        out.warn(
+            &at,
+            format!("{count} retry instances: took the first; pick another with --instance NAME"),
+        );
+    }
+    let field = |k: &str| format!("{at}.{k}");
+    let attempts =
+        match read(inst, "maxAttempts").or_else(|| base.and_then(|b| read(b, "maxAttempts"))) {
+            Some(v) => attempts(v, &field("maxAttempts"))?,
+            None => 3,
+        };
+    out.warn(
+        field("maxAttempts"),
+        format!(
+            "counts every attempt, the first included: {attempts} attempts are {} retries",
+            attempts - 1
+        ),
+    );
+    out.set("attempts", attempts.to_string());
+    out.set("deadline", "none");
+    out.set("attempt_timeout", "3s");
+    out.unsupported(&at, "resilience4j's retry has no timeout of its own (a TimeLimiter is separate): the link uses the lab's 3 s per attempt and no deadline");
+    wait::wait(inst, base, &at, &mut out)?;
+    exceptions(inst, &at, &mut out);
+    out.set("ra_mode", "ignore");
+    out.set("budget", "none");
+    if let Some(breakers) = read(root, "circuitbreaker") {
+        if let Some(cb) = read(breakers, "instances").and_then(|i| read(i, &name)) {
+            let cb_at = format!("resilience4j.circuitbreaker.instances.{name}");
+            let cb_base = base_config(breakers, cb, &cb_at)?;
+            breaker::breaker(cb, cb_base, &cb_at, &mut out)?;
+        }
+    }
+    out.finish("resilience4j", &at)
+}
+
+/// Key `key` of a mapping, by Spring's relaxed binding (`max-attempts`, `max_attempts` and
+/// `maxAttempts` are one key).
+pub(crate) fn read<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    let want = relaxed(key);
+    v.as_object()?
+        .iter()
+        .find(|(k, _)| relaxed(k) == want)
+        .map(|(_, v)| v)
+}
+
+/// A document with Spring's dotted keys nested: `resilience4j.retry: {...}` is
+/// `resilience4j: {retry: {...}}`.
+fn expand(v: Value) -> Value {
+    let Value::Object(map) = v else { return v };
+    let mut out = serde_json::Map::new();
+    for (k, v) in map {
+        let v = expand(v);
+        let mut parts = k.rsplit('.');
+        let last = parts.next().unwrap_or_default().to_string();
+        let nested = parts.fold((last, v), |(key, v), outer| {
+            let mut m = serde_json::Map::new();
+            m.insert(key, v);
+            (outer.to_string(), Value::Object(m))
+        });
+        merge(&mut out, nested.0, nested.1);
+    }
+    Value::Object(out)
+}
+
+/// Puts `v` at `key`, merging mappings that meet.
+fn merge(into: &mut serde_json::Map<String, Value>, key: String, v: Value) {
+    match (into.get_mut(&key), v) {
+        (Some(Value::Object(old)), Value::Object(new)) => {
+            for (k, v) in new {
+                merge(old, k, v);
+            }
+        }
+        (_, v) => {
+            into.insert(key, v);
+        }
+    }
+}
+
+/// A key as Spring compares it: lower case, without `-` and `_`.
+fn relaxed(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The instance on `--instance`, else the first; with how many there are.
+fn instance<'v>(
+    retry: &'v Value,
+    opts: &Options,
+) -> Result<(String, &'v Value, usize), ImportError> {
+    let instances = match read(retry, "instances") {
+        Some(i) => object(i, "resilience4j.retry.instances")?.iter().collect(),
+        None => Vec::new(),
+    };
+    let count = instances.len();
+    let found = match opts.instance.as_deref() {
+        Some(want) => instances
+            .iter()
+            .find(|(n, _)| n.as_str() == want)
+            .ok_or_else(|| {
+                let names: Vec<&str> = instances.iter().map(|(n, _)| n.as_str()).collect();
+                ImportError::new(
+                    "--instance",
+                    format!(
+                        "no retry instance '{}': found {}",
+                        short(want),
+                        names.join(", ")
+                    ),
+                )
+            })?,
+        None => instances.first().ok_or_else(|| {
+            ImportError::new(
+                "resilience4j.retry.instances",
+                "absent: no retry instance to read",
+            )
+        })?,
+    };
+    Ok((found.0.to_string(), found.1, count))
+}
+
+/// The config an instance inherits: its `baseConfig`, else `configs.default` when there is one.
+fn base_config<'v>(
+    retry: &'v Value,
+    inst: &'v Value,
+    at: &str,
+) -> Result<Option<&'v Value>, ImportError> {
+    let configs = read(retry, "configs");
+    match read(inst, "baseConfig") {
+        Some(Value::String(name)) => {
+            configs
+                .and_then(|c| read(c, name))
+                .map(Some)
+                .ok_or_else(|| {
+                    ImportError::new(
+                        format!("{at}.baseConfig"),
+                        format!(
+                            "'{}' is not among the configs beside the instances",
+                            short(name)
+                        ),
+                    )
+                })
+        }
+        Some(other) => Err(ImportError::new(
+            format!("{at}.baseConfig"),
+            format!(
+                "expected a config's name, found {}",
+                crate::common::kind(other)
+            ),
+        )),
+        None => Ok(configs.and_then(|c| read(c, "default"))),
+    }
+}
+
+/// `maxAttempts`: a whole number in [1, 1000].
+fn attempts(v: &Value, field: &str) -> Result<u64, ImportError> {
+    let n = v
+        .as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+    n.filter(|n| (1..=1000).contains(n)).ok_or_else(|| {
+        ImportError::new(
+            field,
+            format!(
+                "'{}' is not a whole number of attempts in [1, 1000]",
+                short(&v.to_string())
+            ),
+        )
+    })
+}
+
+/// What is retried: every exception unless the instance lists them, which the lab cannot read.
+fn exceptions(inst: &Value, at: &str, out: &mut Out) {
+    out.set("classify", "table");
+    out.set("retry_on", "400-599");
+    out.set("idempotent", "true");
+    let listed: Vec<&str> = [
+        "retryExceptions",
+        "ignoreExceptions",
+        "retryExceptionPredicate",
+        "resultPredicate",
+    ]
+    .into_iter()
+    .filter(|k| read(inst, k).is_some())
+    .collect();
+    if listed.is_empty() {
+        out.warn(at, "no retryExceptions: resilience4j retries every exception, whatever the operation: every error status and timeout is retried");
+    } else {
+        for k in listed {
+            out.unsupported(format!("{at}.{k}"), "Java exception classes or predicates, which the lab cannot read: every error status and timeout is retried");
+        }
+    }
+}
+
+/// A Spring `Duration`: `500ms`, `2s`, `1m`, `PT2S`, or a bare number of milliseconds.
+pub(crate) fn duration(v: &Value, field: &str) -> Result<Micros, ImportError> {
+    let bad = || {
+        ImportError::new(
+            field,
+            format!(
+                "'{}' is not a duration: expected 500ms, 2s, 1m, PT2S or a number of milliseconds",
+                short(&v.to_string())
+            ),
+        )
+    };
+    if let Some(ms) = v.as_u64() {
+        return ms.checked_mul(1_000).map(Micros).ok_or_else(bad);
+    }
+    let s = v.as_str().ok_or_else(bad)?.trim();
+    if let Some(iso) = s.strip_prefix("PT").or_else(|| s.strip_prefix("pt")) {
+        let go = iso.to_ascii_lowercase();
+        return crate::common::go_duration(&Value::String(go), field).map_err(|_| bad());
+    }
+    if s.bytes().all(|b| b.is_ascii_digit()) && !s.is_empty() {
+        let ms: u64 = s.parse().map_err(|_| bad())?;
+        return ms.checked_mul(1_000).map(Micros).ok_or_else(bad);
+    }
+    let unit_ok = ["ns", "us", "ms", "s", "m", "h", "d"]
+        .iter()
+        .any(|u| s.ends_with(u));
+    if !unit_ok || s.ends_with('d') {
+        return Err(bad());
+    }
+    crate::common::go_duration(&Value::String(s.to_string()), field).map_err(|_| bad())
+}
+
+#[cfg(test)]
+mod tests;
