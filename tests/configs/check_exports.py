@@ -10,7 +10,9 @@ config loader reads the exported profile, which must give the link's mode and at
 botocore's delay functions for that mode must draw inside the lab's ranges, reaching both ends.
 resilience4j (Java, which does not install here): PyYAML reads the instance, and resilience4j's
 IntervalFunction, written again below from its source (configs.md A4), must draw within a
-millisecond of the lab's ranges.
+millisecond of the lab's ranges. Polly (.NET, which does not install here): the JSON, its comment
+lines dropped as .NET's configuration drops them, holds the standard handler's options with
+TimeSpans in the "c" format and the link's retries.
 
 Usage: check_exports.py PATH/TO/retrylab
 """
@@ -20,6 +22,7 @@ import sys
 
 import os
 import random
+import re
 import tempfile
 
 import botocore.retries.standard
@@ -50,7 +53,7 @@ LINKS = [
     "preset=botocore-adaptive&attempts=4&attempt_timeout=60s",
     "attempts=8&backoff=full&base=1s&cap=24h&classify=aws&ra_mode=ignore&attempt_timeout=60s&budget=none&deadline=none",
 ]
-FORMATS = ("grpc", "envoy", "istio", "resilience4j", "aws", "tenacity")
+FORMATS = ("grpc", "envoy", "istio", "resilience4j", "polly", "aws", "tenacity")
 # The keys whose notes mean a format draws other waits than the link's.
 SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
 
@@ -190,6 +193,22 @@ def check_resilience4j(lab, link, e):
             f"retry {n}: resilience4j draws [{lo}, {hi}], the lab [{low}, {high}]"
 
 
+TIMESPAN = re.compile(r"^(\d+\.)?\d\d:\d\d:\d\d(\.\d{1,7})?$")
+
+
+def check_polly(lab, link, e):
+    """The standard handler's section: its retries and TimeSpans as .NET binds them."""
+    body = "\n".join(l for l in e["text"].splitlines() if not l.startswith("//"))
+    section = json.loads(body)["Resilience"]
+    attempts, _ = lab_schedule(lab, link)
+    retry = section["Retry"]
+    assert retry["MaxRetryAttempts"] == attempts - 1 >= 1, retry
+    assert retry["BackoffType"] in ("Constant", "Linear", "Exponential"), retry
+    for v in [retry["Delay"], retry.get("MaxDelay", "00:00:01"), section["AttemptTimeout"]["Timeout"],
+              section["TotalRequestTimeout"]["Timeout"]]:
+        assert TIMESPAN.match(v), v
+
+
 def check_aws(lab, link, e):
     """botocore's config loader reads the profile; its delay functions draw the lab's ranges."""
     with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
@@ -236,6 +255,8 @@ def main():
                     assert why is None, why
                 elif to == "resilience4j":
                     check_resilience4j(lab, link, e)
+                elif to == "polly":
+                    check_polly(lab, link, e)
                 elif to == "aws":
                     check_aws(lab, link, e)
                 elif to == "tenacity":

@@ -9,7 +9,15 @@ use retry_model::{Micros, Params};
 use serde_json::{json, Value};
 
 /// The formats written, by the name `--to` takes.
-pub const EXPORT_FORMATS: &[&str] = &["grpc", "envoy", "istio", "resilience4j", "aws", "tenacity"];
+pub const EXPORT_FORMATS: &[&str] = &[
+    "grpc",
+    "envoy",
+    "istio",
+    "resilience4j",
+    "polly",
+    "aws",
+    "tenacity",
+];
 
 /// A configuration written from a link.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -46,6 +54,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
         "istio" => ("istio", istio(&p, &mut notes)?),
         "resilience4j" => ("resilience4j", crate::resilience4j::export(&p, &mut notes)?),
+        "polly" => ("polly", crate::polly::export(&p, &mut notes)?),
         "aws" => ("aws", crate::aws::export(&p, &mut notes)?),
         "tenacity" => ("tenacity", crate::tenacity::export(&p, &mut notes)?),
         _ => {

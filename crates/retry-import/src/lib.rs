@@ -16,6 +16,7 @@ mod envoy;
 mod export;
 mod grpc;
 mod istio;
+mod polly;
 mod python;
 mod resilience4j;
 mod tenacity;
@@ -30,7 +31,15 @@ use serde::Serialize;
 pub const MAX_BYTES: usize = 1 << 20;
 
 /// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &["grpc", "envoy", "istio", "resilience4j", "aws", "tenacity"];
+pub const FORMATS: &[&str] = &[
+    "grpc",
+    "envoy",
+    "istio",
+    "resilience4j",
+    "polly",
+    "aws",
+    "tenacity",
+];
 
 /// A format read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +52,8 @@ enum Format {
     Istio,
     /// A resilience4j `application.yml`.
     Resilience4j,
+    /// Polly or Microsoft.Extensions.Http.Resilience options in `appsettings.json`.
+    Polly,
     /// An AWS config file, environment or botocore `Config(retries=...)`.
     Aws,
     /// A tenacity `@retry(...)` or `Retrying(...)`, in Python.
@@ -57,6 +68,7 @@ impl Format {
             "envoy" => Some(Format::Envoy),
             "istio" => Some(Format::Istio),
             "resilience4j" => Some(Format::Resilience4j),
+            "polly" => Some(Format::Polly),
             "aws" => Some(Format::Aws),
             "tenacity" => Some(Format::Tenacity),
             _ => None,
@@ -162,6 +174,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
         Format::Resilience4j => resilience4j::import(text, opts),
+        Format::Polly => polly::import(text, opts),
         Format::Aws => aws::import(text, opts),
         Format::Tenacity => tenacity::import(text, opts),
     }
@@ -176,6 +189,14 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     }
     if has(&["resilience4j"]) {
         return Ok(Format::Resilience4j);
+    }
+    if has(&[
+        "\"MaxRetryAttempts\"",
+        "\"BackoffType\"",
+        "\"TotalRequestTimeout\"",
+        "\"AttemptTimeout\"",
+    ]) {
+        return Ok(Format::Polly);
     }
     if has(&[
         "retry_mode",
@@ -203,7 +224,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", resilience4j \"resilience4j:\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", resilience4j \"resilience4j:\", Polly \"MaxRetryAttempts\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))
