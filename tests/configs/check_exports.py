@@ -53,7 +53,8 @@ LINKS = [
     "preset=botocore-adaptive&attempts=4&attempt_timeout=60s",
     "attempts=8&backoff=full&base=1s&cap=24h&classify=aws&ra_mode=ignore&attempt_timeout=60s&budget=none&deadline=none",
 ]
-FORMATS = ("grpc", "envoy", "istio", "resilience4j", "polly", "aws", "tenacity")
+FORMATS = ("grpc", "envoy", "istio", "linkerd", "gateway-api", "resilience4j", "polly", "aws",
+           "tenacity", "spring-gateway")
 # The keys whose notes mean a format draws other waits than the link's.
 SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
 
@@ -193,6 +194,21 @@ def check_resilience4j(lab, link, e):
             f"retry {n}: resilience4j draws [{lo}, {hi}], the lab [{low}, {high}]"
 
 
+def check_retries(lab, link, e):
+    """Linkerd, Gateway API and Spring Cloud Gateway (no validator installs here): PyYAML reads
+    the file, and the retries sit where each reads them, counting retries."""
+    doc = yaml.safe_load(e["text"])
+    attempts, _ = lab_schedule(lab, link)
+    if e["format"] == "linkerd":
+        got = int(doc["metadata"]["annotations"]["retry.linkerd.io/limit"])
+    elif e["format"] == "gateway-api":
+        got = doc["spec"]["rules"][0]["retry"]["attempts"]
+    else:
+        route = doc["spring"]["cloud"]["gateway"]["routes"][0]
+        got = route["filters"][0]["args"]["retries"]
+    assert got == attempts - 1, (got, attempts)
+
+
 TIMESPAN = re.compile(r"^(\d+\.)?\d\d:\d\d:\d\d(\.\d{1,7})?$")
 
 
@@ -255,6 +271,8 @@ def main():
                     assert why is None, why
                 elif to == "resilience4j":
                     check_resilience4j(lab, link, e)
+                elif to in ("linkerd", "gateway-api", "spring-gateway"):
+                    check_retries(lab, link, e)
                 elif to == "polly":
                     check_polly(lab, link, e)
                 elif to == "aws":

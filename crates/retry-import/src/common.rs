@@ -186,3 +186,37 @@ pub(crate) fn seconds(v: f64, field: &str) -> Result<Micros, ImportError> {
     }
     Ok(Micros((v * 1e6).round() as u64))
 }
+
+/// An HTTP status list as proxies write it (`5xx`, `gateway-error`, `429`, `500-504`), as the
+/// link's `retry_on` (codes and ranges in [100, 599]).
+pub(crate) fn http_codes(items: &[String], field: &str) -> Result<String, ImportError> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let code = |t: &str| t.parse::<u16>().ok().filter(|c| (100..=599).contains(c));
+        let bad = || {
+            ImportError::new(
+                field,
+                format!(
+                    "'{}' is not a status: expected a code in [100, 599], a range 500-504, 5xx or gateway-error",
+                    short(item)
+                ),
+            )
+        };
+        match item.to_ascii_lowercase().as_str() {
+            "5xx" => out.push(String::from("500-599")),
+            "4xx" => out.push(String::from("400-499")),
+            "gateway-error" => out.push(String::from("502-504")),
+            t => match t.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (code(a).ok_or_else(bad)?, code(b).ok_or_else(bad)?);
+                    if a > b {
+                        return Err(bad());
+                    }
+                    out.push(format!("{a}-{b}"));
+                }
+                None => out.push(code(t).ok_or_else(bad)?.to_string()),
+            },
+        }
+    }
+    Ok(out.join(","))
+}

@@ -13,10 +13,13 @@ pub const EXPORT_FORMATS: &[&str] = &[
     "grpc",
     "envoy",
     "istio",
+    "linkerd",
+    "gateway-api",
     "resilience4j",
     "polly",
     "aws",
     "tenacity",
+    "spring-gateway",
 ];
 
 /// A configuration written from a link.
@@ -53,6 +56,12 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
         "istio" => ("istio", istio(&p, &mut notes)?),
+        "linkerd" => ("linkerd", crate::linkerd::export(&p, &mut notes)?),
+        "gateway-api" => ("gateway-api", crate::gateway::export(&p, &mut notes)?),
+        "spring-gateway" => (
+            "spring-gateway",
+            crate::spring_gateway::export(&p, &mut notes)?,
+        ),
         "resilience4j" => ("resilience4j", crate::resilience4j::export(&p, &mut notes)?),
         "polly" => ("polly", crate::polly::export(&p, &mut notes)?),
         "aws" => ("aws", crate::aws::export(&p, &mut notes)?),
@@ -91,7 +100,7 @@ fn proto_secs(m: Micros) -> String {
 }
 
 /// A duration as Go writes it (Istio): `"100ms"`, `"2s"`, `"250us"`.
-fn go_duration(m: Micros) -> String {
+pub(crate) fn go_duration(m: Micros) -> String {
     match m.0 {
         us if us % 1_000_000 == 0 => format!("{}s", us / 1_000_000),
         us if us % 1_000 == 0 => format!("{}ms", us / 1_000),
@@ -132,6 +141,40 @@ fn retried(p: &Params) -> (bool, bool) {
         return (true, c == "table" || c == "aws" || c == "stripe");
     }
     (s.contains(503), s.contains(429))
+}
+
+/// The link's statuses as a proxy lists them (codes and ranges within `range`), the lab's
+/// table when the link leaves it to its classifier.
+pub(crate) fn http_statuses(p: &Params, notes: &mut Notes, range: (u16, u16)) -> Vec<String> {
+    let mut codes: Vec<u16> = p.policy.statuses.codes().collect();
+    if codes.is_empty() {
+        codes = if p.policy.operation.idempotent {
+            vec![408, 429, 500, 502, 503, 504]
+        } else {
+            vec![408, 429, 503]
+        };
+        if get(p, "classify") != "table" {
+            notes.add(
+                "classify",
+                "the proxy retries statuses, not a library's rules: the lab's table is written",
+            );
+        }
+    }
+    let outside = codes
+        .iter()
+        .filter(|c| **c < range.0 || **c > range.1)
+        .count();
+    if outside > 0 {
+        notes.add(
+            "retry_on",
+            format!(
+                "only statuses in [{}, {}] can be listed: {outside} left out",
+                range.0, range.1
+            ),
+        );
+    }
+    codes.retain(|c| (range.0..=range.1).contains(c));
+    codes.iter().map(u16::to_string).collect()
 }
 
 /// A gRPC service config: one default method config with `retryPolicy` (or `hedgingPolicy`),
@@ -359,12 +402,12 @@ fn proxy_notes(p: &Params, notes: &mut Notes) {
 }
 
 /// The header of a YAML export: where it came from.
-fn yaml_header(p: &Params, to: &str) -> String {
+pub(crate) fn yaml_header(p: &Params, to: &str) -> String {
     format!("# Written by `retrylab export --to {to}` from the link\n#   ?{p}\n")
 }
 
 /// The notes, as YAML comments at the end of the file.
-fn yaml_notes(text: &mut String, notes: &Notes) {
+pub(crate) fn yaml_notes(text: &mut String, notes: &Notes) {
     for n in &notes.0 {
         text.push_str(&format!("# not expressed: {}: {}\n", n.field, n.text));
     }

@@ -14,11 +14,14 @@ mod aws;
 mod common;
 mod envoy;
 mod export;
+mod gateway;
 mod grpc;
 mod istio;
+mod linkerd;
 mod polly;
 mod python;
 mod resilience4j;
+mod spring_gateway;
 mod tenacity;
 #[cfg(test)]
 mod testing;
@@ -35,10 +38,13 @@ pub const FORMATS: &[&str] = &[
     "grpc",
     "envoy",
     "istio",
+    "linkerd",
+    "gateway-api",
     "resilience4j",
     "polly",
     "aws",
     "tenacity",
+    "spring-gateway",
 ];
 
 /// A format read.
@@ -50,6 +56,12 @@ enum Format {
     Envoy,
     /// An Istio VirtualService.
     Istio,
+    /// Linkerd's retry annotations or a ServiceProfile.
+    Linkerd,
+    /// A Gateway API HTTPRoute's `retry`.
+    GatewayApi,
+    /// A Spring Cloud Gateway `Retry` filter.
+    SpringGateway,
     /// A resilience4j `application.yml`.
     Resilience4j,
     /// Polly or Microsoft.Extensions.Http.Resilience options in `appsettings.json`.
@@ -67,6 +79,9 @@ impl Format {
             "grpc" => Some(Format::Grpc),
             "envoy" => Some(Format::Envoy),
             "istio" => Some(Format::Istio),
+            "linkerd" => Some(Format::Linkerd),
+            "gateway-api" => Some(Format::GatewayApi),
+            "spring-gateway" => Some(Format::SpringGateway),
             "resilience4j" => Some(Format::Resilience4j),
             "polly" => Some(Format::Polly),
             "aws" => Some(Format::Aws),
@@ -173,6 +188,9 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Grpc => grpc::import(text, opts),
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
+        Format::Linkerd => linkerd::import(text, opts),
+        Format::GatewayApi => gateway::import(text, opts),
+        Format::SpringGateway => spring_gateway::import(text, opts),
         Format::Resilience4j => resilience4j::import(text, opts),
         Format::Polly => polly::import(text, opts),
         Format::Aws => aws::import(text, opts),
@@ -189,6 +207,19 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     }
     if has(&["resilience4j"]) {
         return Ok(Format::Resilience4j);
+    }
+    if has(&[
+        "retry.linkerd.io",
+        "timeout.linkerd.io",
+        "kind: ServiceProfile",
+    ]) {
+        return Ok(Format::Linkerd);
+    }
+    if has(&["gateway.networking.k8s.io"]) && has(&["retry:", "\"retry\""]) {
+        return Ok(Format::GatewayApi);
+    }
+    if has(&["Retry=", "name: Retry"]) && has(&["gateway"]) {
+        return Ok(Format::SpringGateway);
     }
     if has(&[
         "\"MaxRetryAttempts\"",
@@ -224,7 +255,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     Err(ImportError::new(
         "file",
         format!(
-            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", resilience4j \"resilience4j:\", Polly \"MaxRetryAttempts\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
+            "no format recognised (a gRPC service config has \"methodConfig\", an Envoy route \"retry_policy\", an Istio resource \"networking.istio.io\", Linkerd \"retry.linkerd.io\", a Gateway API HTTPRoute \"gateway.networking.k8s.io\", a Spring Cloud Gateway \"name: Retry\", resilience4j \"resilience4j:\", Polly \"MaxRetryAttempts\", an AWS profile \"retry_mode\", tenacity code \"from tenacity\"): name one with --from ({})",
             FORMATS.join(", ")
         ),
     ))

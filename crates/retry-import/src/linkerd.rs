@@ -1,0 +1,296 @@
+//! Linkerd: the retry and timeout annotations of Linkerd 2.16 and later on a Service, an
+//! HTTPRoute or a GRPCRoute, and the legacy ServiceProfile's retryable routes and retry
+//! budget. `retry.linkerd.io/limit` counts retries (1 by default); retries go only where
+//! `retry.linkerd.io/http` or `retry.linkerd.io/grpc` names what to retry. Linkerd documents no
+//! backoff, so a retry goes at once.
+
+use crate::common::{count, go_duration, http_codes, Out};
+use crate::{short, yaml, ImportError, Imported, Options};
+use retry_model::Micros;
+use serde_json::Value;
+
+mod export;
+pub(crate) use export::export;
+
+/// A resource with Linkerd's retry settings: where it is, its name, and the resource.
+type Found<'v> = (String, String, &'v Value);
+
+/// Reads the first (or `--instance`, by `metadata.name`) resource with retry settings.
+pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let docs = yaml::documents(text)?;
+    let mut found: Vec<Found<'_>> = Vec::new();
+    for (i, doc) in docs.iter().enumerate() {
+        let kind = doc.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let name = doc
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let annotated = doc
+            .pointer("/metadata/annotations")
+            .and_then(Value::as_object)
+            .is_some_and(|a| {
+                a.keys().any(|k| {
+                    k.starts_with("retry.linkerd.io/") || k.starts_with("timeout.linkerd.io/")
+                })
+            });
+        if annotated || kind == "ServiceProfile" {
+            let at = format!("{}{kind} {name}", doc_prefix(i, docs.len()));
+            found.push((at, name.to_string(), doc));
+        }
+    }
+    let (at, _, doc) = match opts.instance.as_deref() {
+        Some(want) => found.iter().find(|f| f.1 == want).ok_or_else(|| {
+            let names: Vec<&str> = found.iter().map(|f| f.1.as_str()).collect();
+            ImportError::new(
+                "--instance",
+                format!(
+                    "no resource named '{}' with Linkerd retries: found {}",
+                    short(want),
+                    names.join(", ")
+                ),
+            )
+        })?,
+        None => found.first().ok_or_else(|| {
+            ImportError::new(
+                "file",
+                "no retry.linkerd.io or timeout.linkerd.io annotation and no ServiceProfile",
+            )
+        })?,
+    };
+    let mut out = Out::default();
+    if found.len() > 1 && opts.instance.is_none() {
+        out.warn(at.as_str(), format!("{} resources with Linkerd retries: took this one; pick another with --instance NAME", found.len()));
+    }
+    if doc.get("kind").and_then(Value::as_str) == Some("ServiceProfile") {
+        profile(doc, at, opts, &mut out)?;
+    } else {
+        annotations(doc, at, &mut out)?;
+    }
+    out.set("backoff", "none");
+    out.unsupported(at.as_str(), "Linkerd documents no backoff: each retry goes at once; requests with bodies over 64 KiB are never retried");
+    out.set("ra_mode", "ignore");
+    out.finish("linkerd", at)
+}
+
+/// `document 2: ` when the file holds several, else nothing.
+fn doc_prefix(i: usize, count: usize) -> String {
+    let name = yaml::document_name(i, count);
+    if name.is_empty() {
+        name
+    } else {
+        format!("{name}: ")
+    }
+}
+
+/// The annotations of Linkerd 2.16 and later.
+fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> {
+    let a = doc
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let get = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
+    let field = |k: &str| format!("{at}: {k}");
+    let duration = |k: &str| -> Result<Option<Micros>, ImportError> {
+        get(k)
+            .map(|v| go_duration(&Value::String(v), &field(k)))
+            .transpose()
+            .map(|d| d.filter(|d| *d > Micros::ZERO))
+    };
+    let limit = match a.get("retry.linkerd.io/limit") {
+        Some(v) => {
+            let n = v
+                .as_str()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .map_or_else(
+                    || {
+                        count(
+                            v,
+                            &field("retry.linkerd.io/limit"),
+                            "a whole number of retries",
+                        )
+                    },
+                    Ok,
+                )?;
+            if n > 999 {
+                return Err(ImportError::new(
+                    field("retry.linkerd.io/limit"),
+                    format!("{n} retries: the lab runs at most 999"),
+                ));
+            }
+            n
+        }
+        None => 1,
+    };
+    out.warn(
+        field("retry.linkerd.io/limit"),
+        format!(
+            "counts retries (1 when absent): {limit} retries are {} attempts",
+            limit + 1
+        ),
+    );
+    let http: Vec<String> = get("retry.linkerd.io/http")
+        .map(|s| s.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
+    let mut codes = http_codes(&http, &field("retry.linkerd.io/http"))?;
+    if let Some(g) = get("retry.linkerd.io/grpc") {
+        codes = grpc(&g, &codes, &field("retry.linkerd.io/grpc"), out);
+    }
+    let retries = !codes.is_empty() && limit > 0;
+    if !retries {
+        out.warn(
+            field("retry.linkerd.io/http"),
+            "no status to retry (retry.linkerd.io/http or grpc): Linkerd retries nothing",
+        );
+    }
+    out.set("attempts", if retries { limit + 1 } else { 1 }.to_string());
+    out.set("classify", "table");
+    if retries {
+        out.set("retry_on", codes);
+    }
+    let per_try = duration("retry.linkerd.io/timeout")?;
+    let total = duration("timeout.linkerd.io/request")?;
+    out.set(
+        "deadline",
+        total.map_or_else(|| String::from("none"), |t| t.to_string()),
+    );
+    out.set("fit", "cut");
+    out.set(
+        "attempt_timeout",
+        per_try
+            .or(total)
+            .unwrap_or(Micros::from_secs(86_400))
+            .to_string(),
+    );
+    out.set(
+        "idempotent",
+        if per_try.is_some() { "true" } else { "false" },
+    );
+    if per_try.is_none() && total.is_none() {
+        out.warn(field("timeout.linkerd.io/request"), "absent, with no retry.linkerd.io/timeout: nothing ends a request that hangs (the link waits 24 h)");
+    }
+    if get("timeout.linkerd.io/response").is_some() || get("timeout.linkerd.io/idle").is_some() {
+        out.unsupported(
+            field("timeout.linkerd.io/response"),
+            "the response and idle timeouts are not modelled; the request timeout is the deadline",
+        );
+    }
+    out.set("budget", "none");
+    Ok(())
+}
+
+/// `retry.linkerd.io/grpc`: the gRPC codes the lab's servers answer (UNAVAILABLE as 503,
+/// RESOURCE_EXHAUSTED as 429) added to `codes`; the others noted.
+fn grpc(list: &str, codes: &str, field: &str, out: &mut Out) -> String {
+    let mut all: Vec<String> = codes
+        .split(',')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    for c in list.split(',').map(|c| c.trim().to_ascii_lowercase()) {
+        match c.as_str() {
+            "unavailable" => all.push(String::from("503")),
+            "resource-exhausted" => all.push(String::from("429")),
+            "" => {}
+            other => out.unsupported(field, format!("{other}: the lab's servers answer UNAVAILABLE (as 503) and RESOURCE_EXHAUSTED (as 429), so it is never met")),
+        }
+    }
+    all.join(",")
+}
+
+/// A ServiceProfile: its retryable route (on `--route`, else the first) and its budget.
+fn profile(doc: &Value, at: &str, opts: &Options, out: &mut Out) -> Result<(), ImportError> {
+    let routes = doc
+        .pointer("/spec/routes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let route = match opts.route.as_deref() {
+        Some(want) => routes
+            .iter()
+            .find(|r| r.get("name").and_then(Value::as_str) == Some(want))
+            .ok_or_else(|| {
+                ImportError::new("--route", format!("no route named '{}'", short(want)))
+            })?,
+        None => routes
+            .iter()
+            .find(|r| r.get("isRetryable") == Some(&Value::Bool(true)))
+            .or(routes.first())
+            .ok_or_else(|| {
+                ImportError::new(
+                    format!("{at}: spec.routes"),
+                    "absent: a ServiceProfile needs a route",
+                )
+            })?,
+    };
+    let name = route.get("name").and_then(Value::as_str).unwrap_or("?");
+    let field = format!("{at}: spec.routes[{name}]");
+    let retryable = route.get("isRetryable") == Some(&Value::Bool(true));
+    let timeout = match route.get("timeout") {
+        Some(v) => go_duration(v, &format!("{field}.timeout"))?,
+        None => Micros::from_secs(10),
+    };
+    out.set("deadline", timeout.to_string());
+    out.set("attempt_timeout", timeout.to_string());
+    out.set("fit", "cut");
+    out.set("classify", "table");
+    if retryable {
+        out.warn(&field, "isRetryable: Linkerd retries a failed request as often as the retry budget allows, within the route timeout (10 s by default); the lab runs at most 1000 attempts");
+        out.set("attempts", "1000");
+        out.set("retry_on", "500-599");
+    } else {
+        out.warn(
+            &field,
+            "not isRetryable: Linkerd retries nothing on this route",
+        );
+        out.set("attempts", "1");
+    }
+    out.set("idempotent", "false");
+    budget(doc.pointer("/spec/retryBudget"), at, retryable, out)
+}
+
+/// `retryBudget`: retries at most `retryRatio` of requests plus `minRetriesPerSecond`, over
+/// `ttl`: the lab's ratio budget. Linkerd's defaults are 0.2, 10 and 10 s.
+fn budget(b: Option<&Value>, at: &str, retryable: bool, out: &mut Out) -> Result<(), ImportError> {
+    if !retryable {
+        out.set("budget", "none");
+        return Ok(());
+    }
+    let field = |k: &str| format!("{at}: spec.retryBudget.{k}");
+    let ratio = b
+        .and_then(|b| b.get("retryRatio"))
+        .map_or(Some(0.2), Value::as_f64)
+        .filter(|r| (0.001..=10.0).contains(r))
+        .ok_or_else(|| ImportError::new(field("retryRatio"), "not a ratio in [0.001, 10]"))?;
+    let min = b
+        .and_then(|b| b.get("minRetriesPerSecond"))
+        .map_or(Some(10), Value::as_u64)
+        .filter(|n| *n <= 10_000)
+        .ok_or_else(|| {
+            ImportError::new(
+                field("minRetriesPerSecond"),
+                "not a whole number in [0, 10000]",
+            )
+        })?;
+    let ttl = match b.and_then(|b| b.get("ttl")) {
+        Some(v) => go_duration(v, &field("ttl"))?,
+        None => Micros::from_secs(10),
+    };
+    if ttl.0 % 1_000_000 != 0 || !(1..=60).contains(&(ttl.0 / 1_000_000)) {
+        return Err(ImportError::new(
+            field("ttl"),
+            format!("{ttl}: the lab's window is whole seconds in [1, 60]"),
+        ));
+    }
+    out.set("budget", "ratio");
+    out.set(
+        "ratio_percent",
+        format!("{}", (ratio * 1000.0).round() / 10.0),
+    );
+    out.set("ratio_window", ttl.to_string());
+    out.set("ratio_min_per_s", min.to_string());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,75 @@
+//! A link's policy as Linkerd's retry and timeout annotations on an HTTPRoute.
+
+use crate::export::{get, http_statuses, yaml_header, yaml_notes, Notes};
+use crate::ImportError;
+use retry_model::Params;
+
+/// The annotated HTTPRoute.
+pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
+    let pol = &p.policy;
+    if get(p, "backoff") != "none" {
+        notes.add(
+            "backoff",
+            "Linkerd has no backoff setting: each retry goes at once",
+        );
+    }
+    if get(p, "budget") != "none" {
+        notes.add(
+            "budget",
+            "the annotations have no retry budget (a legacy ServiceProfile has one): not written",
+        );
+    }
+    if get(p, "ra_mode") != "ignore" {
+        notes.add("ra_mode", "Linkerd does not read Retry-After: not written");
+    }
+    let codes = http_statuses(p, notes, (100, 599));
+    let mut t = yaml_header(p, "linkerd");
+    t.push_str("kind: HTTPRoute\napiVersion: gateway.networking.k8s.io/v1\nmetadata:\n  name: service\n  annotations:\n");
+    t.push_str(&format!(
+        "    retry.linkerd.io/http: \"{}\"\n",
+        ranges(&codes)
+    ));
+    t.push_str(&format!(
+        "    retry.linkerd.io/limit: \"{}\"\n",
+        pol.max_attempts - 1
+    ));
+    t.push_str(&format!(
+        "    retry.linkerd.io/timeout: {}\n",
+        crate::export::go_duration(pol.attempt_timeout)
+    ));
+    if let Some(d) = pol.deadline {
+        t.push_str(&format!(
+            "    timeout.linkerd.io/request: {}\n",
+            crate::export::go_duration(d)
+        ));
+        if get(p, "fit") == "full" {
+            notes.add("fit", "Linkerd retries while the request timeout has not passed, cutting the last attempt short (fit=cut)");
+        }
+    }
+    if get(p, "idempotent") != "true" {
+        notes.add("idempotent", "with retry.linkerd.io/timeout set, Linkerd retries a timed-out attempt whatever the method");
+    }
+    t.push_str("spec:\n  parentRefs:\n  - name: service\n    kind: Service\n    group: core\n    port: 80\n  rules:\n  - matches:\n    - path:\n        type: PathPrefix\n        value: /\n");
+    yaml_notes(&mut t, notes);
+    Ok(t)
+}
+
+/// Codes with their runs of three or more written as ranges (`500-599`), as Linkerd reads them.
+fn ranges(codes: &[String]) -> String {
+    let nums: Vec<u16> = codes.iter().filter_map(|c| c.parse().ok()).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < nums.len() {
+        let mut j = i;
+        while j + 1 < nums.len() && nums[j + 1] == nums[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            out.push(format!("{}-{}", nums[i], nums[j]));
+        } else {
+            out.extend(nums[i..=j].iter().map(u16::to_string));
+        }
+        i = j + 1;
+    }
+    out.join(",")
+}

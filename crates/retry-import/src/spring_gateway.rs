@@ -1,0 +1,349 @@
+//! A Spring Cloud Gateway `Retry` filter, in its long form (`name: Retry` with `args`) or its
+//! shortcut (`Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false`), on a route or among the
+//! default filters. `retries` counts retries (3 by default); `series` (5xx by default) and
+//! `statuses` name what is retried, and only the `methods` listed (GET by default) are ever
+//! retried. Without `backoff` a retry goes at once; with it, the wait is
+//! `firstBackoff x factor^n`, capped by `maxBackoff`.
+
+use crate::common::{http_codes, Out};
+use crate::resilience4j::{duration, read};
+use crate::{short, yaml, ImportError, Imported, Options};
+use retry_model::Micros;
+use serde_json::{Map, Value};
+
+mod export;
+pub(crate) use export::export;
+
+/// The filter's arguments, with where it was found.
+struct Filter {
+    at: String,
+    route: Option<String>,
+    args: Map<String, Value>,
+}
+
+/// Reads the first (or `--route`, by route `id`) Retry filter.
+pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
+    let docs = yaml::documents(text)?;
+    let mut found = Vec::new();
+    for doc in &docs {
+        filters(doc, "", None, &mut found, 0)?;
+    }
+    let f = match opts.route.as_deref() {
+        Some(want) => found
+            .iter()
+            .find(|f| f.route.as_deref() == Some(want))
+            .ok_or_else(|| {
+                ImportError::new(
+                    "--route",
+                    format!("no route '{}' with a Retry filter", short(want)),
+                )
+            })?,
+        None => found.first().ok_or_else(|| {
+            ImportError::new(
+                "file",
+                "no Retry filter (name: Retry, or Retry=...) under the gateway's routes",
+            )
+        })?,
+    };
+    let mut out = Out::default();
+    if found.len() > 1 && opts.route.is_none() {
+        out.warn(
+            &f.at,
+            format!(
+                "{} Retry filters: took the first; pick another with --route ID",
+                found.len()
+            ),
+        );
+    }
+    let a = &f.args;
+    let field = |k: &str| format!("{}.args.{k}", f.at);
+    let n = match read_arg(a, "retries") {
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|n| *n <= 999)
+            .ok_or_else(|| {
+                ImportError::new(
+                    field("retries"),
+                    format!(
+                        "'{}' is not a whole number of retries in [0, 999]",
+                        short(&v.to_string())
+                    ),
+                )
+            })?,
+        None => 3,
+    };
+    out.warn(
+        field("retries"),
+        format!(
+            "counts retries (3 when absent): {n} retries are {} attempts",
+            n + 1
+        ),
+    );
+    out.set("attempts", (n + 1).to_string());
+    statuses(a, &field, &mut out)?;
+    methods(a, &field("methods"), &mut out);
+    backoff(read_arg(a, "backoff"), &field("backoff"), &mut out)?;
+    let per = read_arg(a, "timeout")
+        .map(|t| duration(t, &field("timeout")))
+        .transpose()?;
+    out.set(
+        "attempt_timeout",
+        per.unwrap_or(Micros::from_secs(86_400)).to_string(),
+    );
+    if per.is_none() {
+        out.warn(field("timeout"), "absent: only the gateway's httpclient response-timeout (none by default) ends an attempt; the link waits 24 h");
+    }
+    out.set("deadline", "none");
+    out.set("ra_mode", "ignore");
+    out.set("budget", "none");
+    out.finish("spring-gateway", &f.at)
+}
+
+/// An argument by Spring's relaxed binding (`first-backoff` is `firstBackoff`).
+fn read_arg<'a>(a: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    let want = key.to_ascii_lowercase();
+    a.iter()
+        .find(|(k, _)| k.replace(['-', '_'], "").to_ascii_lowercase() == want)
+        .map(|(_, v)| v)
+}
+
+/// Every Retry filter under `v`, with the route it is on.
+fn filters(
+    v: &Value,
+    at: &str,
+    route: Option<&str>,
+    found: &mut Vec<Filter>,
+    depth: usize,
+) -> Result<(), ImportError> {
+    if depth > 32 {
+        return Ok(());
+    }
+    match v {
+        Value::Object(map) => {
+            let id = map.get("id").and_then(Value::as_str).or(route);
+            for (k, child) in map {
+                let path = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                filters(child, &path, id, found, depth + 1)?;
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let path = format!("{at}[{i}]");
+                if let Some(args) = retry_filter(item, &path)? {
+                    found.push(Filter {
+                        at: path,
+                        route: route.map(str::to_string),
+                        args,
+                    });
+                } else {
+                    filters(item, &path, route, found, depth + 1)?;
+                }
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+    Ok(())
+}
+
+/// The arguments of a Retry filter written at `item`, if it is one.
+fn retry_filter(item: &Value, at: &str) -> Result<Option<Map<String, Value>>, ImportError> {
+    if let Some(s) = item.as_str() {
+        let Some(rest) = s.trim().strip_prefix("Retry=") else {
+            return Ok(None);
+        };
+        let names = [
+            "retries",
+            "statuses",
+            "methods",
+            "firstBackoff",
+            "maxBackoff",
+            "factor",
+            "basedOnPreviousValue",
+        ];
+        let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
+        if parts.len() > names.len() {
+            return Err(ImportError::new(
+                at,
+                format!(
+                    "{} shortcut values: Retry= takes at most {}",
+                    parts.len(),
+                    names.len()
+                ),
+            ));
+        }
+        let mut args = Map::new();
+        let mut backoff = Map::new();
+        for (name, v) in names.iter().zip(parts) {
+            let v = Value::String(v.to_string());
+            if name.ends_with("Backoff") || *name == "factor" || *name == "basedOnPreviousValue" {
+                backoff.insert(name.to_string(), v);
+            } else {
+                args.insert(name.to_string(), v);
+            }
+        }
+        if !backoff.is_empty() {
+            args.insert("backoff".into(), Value::Object(backoff));
+        }
+        return Ok(Some(args));
+    }
+    let is_retry = item.get("name").and_then(Value::as_str) == Some("Retry");
+    Ok(is_retry.then(|| {
+        item.get("args")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }))
+}
+
+/// A list argument: a YAML list or a comma string.
+fn list(v: Option<&Value>) -> Option<Vec<String>> {
+    match v? {
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect(),
+        ),
+        Value::String(s) => Some(
+            s.split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        ),
+        other @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
+            Some(vec![other.to_string()])
+        }
+    }
+}
+
+/// `statuses` and `series` as the statuses retried.
+fn statuses(
+    a: &Map<String, Value>,
+    field: &dyn Fn(&str) -> String,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    const NAMES: [(&str, &str); 12] = [
+        ("BAD_REQUEST", "400"),
+        ("REQUEST_TIMEOUT", "408"),
+        ("CONFLICT", "409"),
+        ("TOO_MANY_REQUESTS", "429"),
+        ("INTERNAL_SERVER_ERROR", "500"),
+        ("NOT_IMPLEMENTED", "501"),
+        ("BAD_GATEWAY", "502"),
+        ("SERVICE_UNAVAILABLE", "503"),
+        ("GATEWAY_TIMEOUT", "504"),
+        ("NOT_FOUND", "404"),
+        ("FORBIDDEN", "403"),
+        ("UNAUTHORIZED", "401"),
+    ];
+    let mut codes = Vec::new();
+    for s in list(read_arg(a, "statuses")).unwrap_or_default() {
+        let code = NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(&s))
+            .map_or(s.clone(), |(_, c)| c.to_string());
+        codes.push(code);
+    }
+    let series = list(read_arg(a, "series")).unwrap_or_else(|| {
+        if !codes.is_empty() {
+            out.warn(field("series"), "absent: the default series SERVER_ERROR applies beside statuses, so every 5xx is retried too");
+        }
+        vec![String::from("SERVER_ERROR")]
+    });
+    for s in series {
+        codes.push(match s.to_ascii_uppercase().as_str() {
+            "SERVER_ERROR" | "5XX" => String::from("5xx"),
+            "CLIENT_ERROR" | "4XX" => String::from("4xx"),
+            other => return Err(ImportError::new(field("series"), format!("'{}' is not a series the lab's servers answer: accepted SERVER_ERROR, CLIENT_ERROR", short(other)))),
+        });
+    }
+    let retry_on = http_codes(&codes, &field("statuses"))?;
+    out.set("classify", "table");
+    if retry_on.is_empty() {
+        out.warn(
+            field("series"),
+            "no status and no series: no answer is retried, only exceptions",
+        );
+    } else {
+        out.set("retry_on", retry_on);
+    }
+    Ok(())
+}
+
+/// `methods`: only the methods listed are retried (GET by default).
+fn methods(a: &Map<String, Value>, field: &str, out: &mut Out) {
+    let methods = list(read_arg(a, "methods")).unwrap_or_else(|| vec![String::from("GET")]);
+    let unsafe_listed = methods
+        .iter()
+        .any(|m| matches!(m.to_ascii_uppercase().as_str(), "POST" | "PATCH"));
+    out.set("idempotent", "true");
+    if unsafe_listed {
+        out.warn(field, "POST or PATCH is retried, timeouts and IOExceptions included: a request that reached the service may be repeated");
+    } else {
+        out.warn(field, format!("only {} requests are retried: a POST through this route is never retried; the link shows a request that is", methods.join(", ")));
+    }
+}
+
+/// `backoff`: none when absent; else `firstBackoff x factor^n` (5 ms and 2 by default),
+/// capped by `maxBackoff`.
+fn backoff(b: Option<&Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
+    let Some(b) = b else {
+        out.set("backoff", "none");
+        out.warn(at, "absent: each retry goes at once");
+        return Ok(());
+    };
+    let field = |k: &str| format!("{at}.{k}");
+    let first = read(b, "firstBackoff")
+        .map(|v| duration(v, &field("firstBackoff")))
+        .transpose()?
+        .unwrap_or(Micros::from_millis(5));
+    let factor = match read(b, "factor") {
+        Some(v) => v
+            .as_f64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|f| (1.0..=10.0).contains(f))
+            .ok_or_else(|| {
+                ImportError::new(
+                    field("factor"),
+                    format!("'{}' is not a factor in [1, 10]", short(&v.to_string())),
+                )
+            })?,
+        None => 2.0,
+    };
+    let cap = match read(b, "maxBackoff") {
+        Some(v) => duration(v, &field("maxBackoff"))?,
+        None => {
+            out.warn(
+                field("maxBackoff"),
+                "absent: nothing caps the wait; the lab caps it at 24 h",
+            );
+            Micros::from_secs(86_400)
+        }
+    };
+    if first == Micros::ZERO {
+        out.set("backoff", "none");
+        return Ok(());
+    }
+    out.set("backoff", "exponential");
+    out.set("base", first.min(cap).to_string());
+    out.set("cap", cap.max(Micros(1)).to_string());
+    out.set("multiplier", format!("{factor}"));
+    if let Some(j) = read(b, "jitter") {
+        out.unsupported(
+            field("jitter"),
+            format!(
+                "{}: the random factor of newer versions is not modelled",
+                short(&j.to_string())
+            ),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

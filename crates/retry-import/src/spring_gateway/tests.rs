@@ -1,0 +1,78 @@
+use crate::testing::{corpus, read_with, warned};
+use crate::{import, Options};
+use retry_model::{schedule, Micros, Params};
+
+/// Each retry's (lowest, highest) wait, in milliseconds.
+fn ranges(link: &str) -> Vec<(u64, u64)> {
+    let p: Params = link.parse().unwrap();
+    schedule(&p)
+        .unwrap()
+        .retries
+        .iter()
+        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
+        .collect()
+}
+
+#[test]
+fn the_reference_filters_read_in_both_forms() {
+    let file = corpus("spring-gateway/retry-factory.yml");
+    let long = read_with(&file, &Options::default());
+    assert_eq!(long.format, "spring-gateway");
+    // 10 ms doubling, capped at 50 ms; BAD_GATEWAY and the default 5xx series.
+    assert_eq!(ranges(&long.link), [(10, 10), (20, 20), (40, 40)]);
+    let p: Params = long.link.parse().unwrap();
+    assert_eq!(p.policy.statuses.to_string(), "500-599");
+    let at = "spring.cloud.gateway.routes[0].filters[0].args";
+    assert!(
+        warned(&long, &format!("{at}.methods"), "POST or PATCH"),
+        "{:?}",
+        long.warnings
+    );
+    let opts = Options {
+        route: Some("retryshortcut_route".into()),
+        ..Options::default()
+    };
+    let short = read_with(&file, &opts);
+    assert_eq!(ranges(&short.link), [(10, 10), (20, 20), (40, 40)]);
+    assert!(warned(
+        &short,
+        "spring.cloud.gateway.routes[1].filters[0].args.methods",
+        "only GET"
+    ));
+    let p: Params = short.link.parse().unwrap();
+    assert_eq!(p.policy.attempt_timeout, Micros::from_secs(86_400));
+}
+
+#[test]
+fn bad_filters_are_one_line_naming_the_field() {
+    let route = |f: &str| format!("spring.cloud.gateway.routes:\n- id: r\n  filters:\n  - {f}\n");
+    for (f, field, words) in [
+        (
+            "Retry=3,BAD_GATEWAY,GET,10ms,50ms,2,false,9",
+            "spring.cloud.gateway.routes[0].filters[0]",
+            "at most 7",
+        ),
+        (
+            "Retry=many",
+            "spring.cloud.gateway.routes[0].filters[0].args.retries",
+            "whole number",
+        ),
+        (
+            "{name: Retry, args: {series: INFORMATIONAL}}",
+            "spring.cloud.gateway.routes[0].filters[0].args.series",
+            "SERVER_ERROR",
+        ),
+        (
+            "{name: Retry, args: {backoff: {factor: 0}}}",
+            "spring.cloud.gateway.routes[0].filters[0].args.backoff.factor",
+            "[1, 10]",
+        ),
+    ] {
+        let opts = Options {
+            from: Some("spring-gateway".into()),
+            ..Options::default()
+        };
+        let err = import(route(f).as_bytes(), &opts).unwrap_err();
+        assert!(err.field == field && err.rule.contains(words), "{f}: {err}");
+    }
+}
