@@ -22,6 +22,7 @@ mod polly;
 mod python;
 mod resilience4j;
 mod spring_gateway;
+mod stack;
 mod tenacity;
 #[cfg(test)]
 mod testing;
@@ -29,6 +30,7 @@ mod yaml;
 
 pub use export::{export, Exported, EXPORT_FORMATS};
 use serde::Serialize;
+pub use stack::{stack, Layer, Stack};
 
 /// The largest file read: a service config is a few kilobytes.
 pub const MAX_BYTES: usize = 1 << 20;

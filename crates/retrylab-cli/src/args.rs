@@ -128,8 +128,10 @@ pub enum Command {
     /// link that behaves the same, with warnings where the configuration surprises and the
     /// fields read but not modelled.
     Import {
-        /// The configuration file, or - for standard input.
-        file: String,
+        /// The configuration file, or - for standard input; several (outermost first) stack
+        /// into a `layers` link, one layer a file.
+        #[arg(required = true, num_args = 1..=8)]
+        files: Vec<String>,
         /// The format, when it is not detected.
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(retry_import::FORMATS))]
         from: Option<String>,

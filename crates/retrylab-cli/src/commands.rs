@@ -46,14 +46,14 @@ pub fn run(argv: &[String]) -> Result<String, String> {
         Command::Answer { link, format } => crate::exercise::cmd_answer(&link.query, &format),
         Command::Sheet { file, base, format } => crate::exercise::cmd_sheet(&file, &base, &format),
         Command::Import {
-            file,
+            files,
             from,
             method,
             route,
             instance,
             format,
         } => cmd_import(
-            &file,
+            &files,
             &retry_import::Options {
                 from,
                 method,
@@ -224,7 +224,29 @@ fn cmd_amplify(layers_text: &str, p: Option<&str>, fmt: &str) -> Result<String, 
 
 /// `retrylab import FILE`: the link, then a line per warning and per field not modelled; or
 /// JSON (`format`, `link`, `warnings`, `unsupported`).
-fn cmd_import(path: &str, opts: &retry_import::Options, fmt: &str) -> Result<String, String> {
+fn cmd_import(paths: &[String], opts: &retry_import::Options, fmt: &str) -> Result<String, String> {
+    if let [path] = paths {
+        let bytes = read_config(path)?;
+        let i = retry_import::import(&bytes, opts).map_err(|e| format!("{path}: {e}"))?;
+        if fmt == "json" {
+            return json::pretty(&i);
+        }
+        return Ok(notes_text(&i.link, &i.warnings, &i.unsupported));
+    }
+    let files = paths
+        .iter()
+        .map(|p| read_config(p).map(|b| (p.clone(), b)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let s = retry_import::stack(&files, opts).map_err(|e| e.to_string())?;
+    if fmt == "json" {
+        return json::pretty(&s);
+    }
+    Ok(notes_text(&s.link, &s.warnings, &s.unsupported))
+}
+
+/// A configuration file (or standard input for `-`), at most one byte over the importer's
+/// limit so that it can say the file is too large.
+fn read_config(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     let limit = retry_import::MAX_BYTES as u64 + 1;
     let read = if path == "-" {
@@ -238,18 +260,23 @@ fn cmd_import(path: &str, opts: &retry_import::Options, fmt: &str) -> Result<Str
         })
     };
     read.map_err(|e| format!("{path}: {e}"))?;
-    let i = retry_import::import(&bytes, opts).map_err(|e| format!("{path}: {e}"))?;
-    if fmt == "json" {
-        return json::pretty(&i);
-    }
-    let mut out = format!("{}\n", i.link);
-    for w in &i.warnings {
+    Ok(bytes)
+}
+
+/// The link, then a line per warning and per field not modelled.
+fn notes_text(
+    link: &str,
+    warnings: &[retry_import::Note],
+    unsupported: &[retry_import::Note],
+) -> String {
+    let mut out = format!("{link}\n");
+    for w in warnings {
         out.push_str(&format!("warning: {}: {}\n", w.field, w.text));
     }
-    for u in &i.unsupported {
+    for u in unsupported {
         out.push_str(&format!("not modelled: {}: {}\n", u.field, u.text));
     }
-    Ok(out)
+    out
 }
 
 /// `retrylab export '<link>' --to FORMAT`: the configuration, with what the format cannot say

@@ -406,13 +406,21 @@ fn two_schedules_and_the_tree_fit_a_narrow_canvas() {
         },
     );
     let tree = retry_model::call_tree(&[3, 3, 3], 1.0, 7).unwrap();
-    check("tree", &["3 of 3", "27 of 27"], |area, scale| {
-        retrylab_web::charts::treechart::draw_tree(
-            area,
-            &tree,
-            retrylab_web::charts::treechart::TreeShown::Levels(3),
-            scale,
-        )
-        .unwrap();
-    });
+    let names: Vec<String> = ["browser.json", "envoy.yaml", "service.yml"]
+        .map(String::from)
+        .to_vec();
+    check(
+        "tree",
+        &["3 of 3", "27 of 27", "envoy.yaml -> service.yml"],
+        |area, scale| {
+            retrylab_web::charts::treechart::draw_tree(
+                area,
+                &tree,
+                &names,
+                retrylab_web::charts::treechart::TreeShown::Levels(3),
+                scale,
+            )
+            .unwrap();
+        },
+    );
 }

@@ -18,6 +18,7 @@ use super::kinds::{
     BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
 };
 use crate::retry::time::Micros;
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -351,6 +352,8 @@ impl Default for Occ {
 pub struct Layers {
     /// Attempts per layer, top first.
     pub layers: Vec<u32>,
+    /// Each layer's name, top first (empty: the layers are numbered).
+    pub names: Vec<String>,
     /// Probability that a bottom call fails, in millionths.
     pub p_ppm: u32,
     /// User requests.
@@ -367,6 +370,7 @@ impl Default for Layers {
     fn default() -> Self {
         Layers {
             layers: vec![3, 3, 3],
+            names: Vec::new(),
             p_ppm: 1_000_000,
             requests: 1000,
             rate_milli: 40_000,

@@ -108,6 +108,15 @@ impl Params {
     }
 
     /// A key that acts only beside another setting: the rule it breaks, if it does.
+    /// `layer_names` names every layer of `layers`, or none.
+    fn layer_names_needs(&self) -> Option<&'static str> {
+        let Some(crate::sim::Scenario::Layers(l)) = &self.sim.scenario else {
+            return None;
+        };
+        (!l.names.is_empty() && l.names.len() != l.layers.len())
+            .then_some("needs one name for each layer of `layers`")
+    }
+
     fn needs(&self, name: &str) -> Option<&'static str> {
         if let Some(rule) = self.server_needs(name) {
             return Some(rule);
@@ -126,6 +135,9 @@ impl Params {
         let jitter = self.jitter_keys.jitter();
         if let Some(rule) = self.retry_after_needs(name) {
             return Some(rule);
+        }
+        if name == "layer_names" {
+            return self.layer_names_needs();
         }
         match name {
             "multiplier" | "first_exp" | "multiplier_from_base" | "ceiling_sum" if !grows => Some(

@@ -294,6 +294,7 @@ impl KeyText for Layers {
         }
         Some(match k.name {
             "layers" => parse_layers(k, v).map(|l| self.layers = l),
+            "layer_names" => parse_names(k, v).map(|n| self.names = n),
             "p" => k.dec(v).map(|n| self.p_ppm = n as u32),
             "requests" => k.int32(v).map(|n| self.requests = n),
             "rate" => k.dec(v).map(|n| self.rate_milli = n),
@@ -313,6 +314,8 @@ impl KeyText for Layers {
                 .map(|k| k.to_string())
                 .collect::<Vec<_>>()
                 .join(","),
+            "layer_names" if self.names.is_empty() => String::from("none"),
+            "layer_names" => self.names.join(","),
             "p" => decimal(u64::from(self.p_ppm), 1_000_000),
             "requests" => self.requests.to_string(),
             "rate" => decimal(self.rate_milli, 1000),
@@ -350,6 +353,27 @@ impl KeyText for Lost {
 
 /// Attempts per layer: 1 to [`caps::LAYERS`] numbers in [1, 100] whose product is at most
 /// [`caps::LAYER_PRODUCT`].
+/// `layer_names`: 1 to 8 names, each 1 to 40 letters, digits, '.', '_' or '-' (a file's name).
+fn parse_names(k: &Key, v: &str) -> Result<Vec<String>, ConfigError> {
+    if v == "none" {
+        return Ok(Vec::new());
+    }
+    let ok = |n: &str| {
+        (1..=40).contains(&n.chars().count())
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    };
+    let names: Vec<String> = v.split(',').map(|n| n.trim().to_string()).collect();
+    if names.len() > caps::LAYERS || !names.iter().all(|n| ok(n)) {
+        return Err(k.error(format!(
+            "'{}' is not {}",
+            super::keys::shorten(v),
+            k.domain.accepted()
+        )));
+    }
+    Ok(names)
+}
+
 fn parse_layers(k: &Key, v: &str) -> Result<Vec<u32>, ConfigError> {
     let list: Vec<u32> = v
         .split(',')

@@ -49,14 +49,18 @@ pub fn slots(t: &CallTree) -> Vec<u64> {
     out
 }
 
-/// The row labels, top first.
-pub fn level_names(t: &CallTree) -> Vec<String> {
+/// The row labels, top first: each layer by its name (`layer_names`) or its number.
+pub fn level_names(t: &CallTree, names: &[String]) -> Vec<String> {
     let n = t.layers.len();
+    let layer = |l: usize| match names.get(l - 1) {
+        Some(name) if names.len() == n => name.clone(),
+        _ => format!("layer {l}"),
+    };
     (0..=n)
         .map(|l| match l {
-            0 => String::from("the click, into layer 1"),
-            l if l == n => format!("layer {n} -> bottom"),
-            l => format!("layer {l} -> layer {}", l + 1),
+            0 => format!("the click, into {}", layer(1)),
+            l if l == n => format!("{} -> bottom", layer(n)),
+            l => format!("{} -> {}", layer(l), layer(l + 1)),
         })
         .collect()
 }
@@ -69,6 +73,7 @@ const FAINT: RGBColor = RGBColor(205, 205, 212);
 pub fn draw_tree<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     t: &CallTree,
+    names: &[String],
     shown: TreeShown,
     scale: f64,
 ) -> Result<(), String> {
@@ -90,7 +95,7 @@ pub fn draw_tree<DB: DrawingBackend>(
         TreeShown::Calls(n) => t.counts(n),
         TreeShown::Levels(l) => t.counts_to_level(l),
     };
-    draw_levels(area, t, &made, &lay)?;
+    draw_levels(area, t, names, &made, &lay)?;
     draw_calls(area, t, shown, &lay)?;
     area.present().map_err(err)
 }
@@ -120,6 +125,7 @@ impl Layout {
 fn draw_levels<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     t: &CallTree,
+    names: &[String],
     made: &[u64],
     lay: &Layout,
 ) -> Result<(), String> {
@@ -130,7 +136,7 @@ fn draw_levels<DB: DrawingBackend>(
     let y_of = |l: usize| lay.y_of(l);
     let x_of = |l: usize, slot: u64| lay.x_of(t, l, slot);
     let font = (FontFamily::SansSerif, 12.0 * scale).into_font();
-    for (l, name) in level_names(t).iter().enumerate() {
+    for (l, name) in level_names(t, names).iter().enumerate() {
         area.draw(&Text::new(
             name.clone(),
             (px(8.0), y_of(l) as i32 - px(7.0)),
@@ -245,7 +251,12 @@ mod tests {
             .collect();
         bottom.sort_unstable();
         assert_eq!(bottom, (0..24).collect::<Vec<_>>());
-        assert_eq!(level_names(&t)[3], "layer 3 -> bottom");
+        assert_eq!(level_names(&t, &[])[3], "layer 3 -> bottom");
+        let named: Vec<String> = ["browser.json", "envoy.yaml", "service.yml"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(level_names(&t, &named)[0], "the click, into browser.json");
+        assert_eq!(level_names(&t, &named)[2], "envoy.yaml -> service.yml");
         assert!(TreeShown::Calls(2).has(1, 3) && !TreeShown::Calls(2).has(2, 0));
         assert!(TreeShown::Levels(1).has(99, 1) && !TreeShown::Levels(1).has(0, 2));
     }

@@ -17,8 +17,10 @@ pub(crate) struct Tree {
 
 /// One link's tree.
 struct TreeView {
-    key: (String, String, u64),
+    key: (String, String, u64, String),
     tree: CallTree,
+    /// Each layer's name (`layer_names`), or none.
+    names: Vec<String>,
     shown: TreeShown,
 }
 
@@ -37,6 +39,7 @@ impl Panel for Tree {
             p.get("layers").unwrap_or_default(),
             p.get("p").unwrap_or_default(),
             p.seed,
+            p.get("layer_names").unwrap_or_default(),
         );
         if self.view.as_ref().map(|t| &t.key) != Some(&key) {
             self.view = TreeView::of(p);
@@ -85,9 +88,16 @@ impl TreeView {
         } else {
             TreeShown::Calls(tree.calls.len())
         };
+        let names_text = p.get("layer_names").unwrap_or_default();
+        let names = if names_text == "none" {
+            Vec::new()
+        } else {
+            names_text.split(',').map(str::to_string).collect()
+        };
         Some(TreeView {
-            key: (layers, prob, p.seed),
+            key: (layers, prob, p.seed, names_text),
             tree,
+            names,
             shown,
         })
     }
@@ -121,7 +131,7 @@ impl TreeView {
 
     fn readout(&self) -> String {
         let t = &self.tree;
-        let names = crate::charts::treechart::level_names(t);
+        let names = crate::charts::treechart::level_names(t, &self.names);
         let made = match self.shown {
             TreeShown::Calls(n) => t.counts(n),
             TreeShown::Levels(l) => t.counts_to_level(l),
@@ -160,6 +170,7 @@ impl TreeView {
             if let Err(e) = crate::charts::treechart::draw_tree(
                 &backend.into_drawing_area(),
                 &self.tree,
+                &self.names,
                 self.shown,
                 dpr,
             ) {
@@ -188,7 +199,10 @@ impl TreeView {
         let Ok(body) = doc.create_element("tbody") else {
             return;
         };
-        for (l, name) in crate::charts::treechart::level_names(t).iter().enumerate() {
+        for (l, name) in crate::charts::treechart::level_names(t, &self.names)
+            .iter()
+            .enumerate()
+        {
             let made = if t.calls.is_empty() {
                 "-".to_string()
             } else {

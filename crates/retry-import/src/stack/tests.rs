@@ -1,0 +1,89 @@
+use crate::testing::corpus;
+use crate::{stack, Options};
+use retry_model::Params;
+
+fn files(paths: &[&str]) -> Vec<(String, Vec<u8>)> {
+    paths
+        .iter()
+        .map(|p| (format!("tests/configs/{p}"), corpus(p)))
+        .collect()
+}
+
+#[test]
+fn three_real_configurations_stack_into_their_product() {
+    // A Python client (tenacity, 6 attempts), Istio's ratings route in front of the service,
+    // and the service's own gRPC client (grpc-go's example).
+    let s = stack(
+        &files(&[
+            "tenacity/openai-cookbook.py",
+            "istio/ratings.yaml",
+            "grpc/grpc-go-example.json",
+        ]),
+        &Options::default(),
+    )
+    .unwrap();
+    let p: Params = s.link.parse().unwrap_or_else(|e| panic!("{}: {e}", s.link));
+    let ks: Vec<u32> = s.layers.iter().map(|l| l.attempts).collect();
+    assert_eq!(
+        p.get("layers").unwrap(),
+        ks.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    );
+    assert_eq!(
+        p.get("layer_names").unwrap(),
+        "openai-cookbook.py,ratings.yaml,grpc-go-example.json"
+    );
+    let product: u32 = ks.iter().product();
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.field == "layers" && w.text.contains(&format!("= {product} bottom calls"))),
+        "{:?}",
+        s.warnings
+    );
+    // Under total failure with no deadline cutting it short, one request makes the product.
+    let r = retry_model::sim::simulate(
+        &format!(
+            "{}&deadline=none&requests=5",
+            s.link.replace("&deadline=none", "")
+        )
+        .parse()
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(r.summary.attempts, 5 * u64::from(product));
+    // The inner files' other waits are named; their warnings carry their file.
+    assert!(
+        s.unsupported
+            .iter()
+            .any(|u| u.field == "ratings.yaml" && u.text.contains("outermost")),
+        "{:?}",
+        s.unsupported
+    );
+    assert!(s
+        .warnings
+        .iter()
+        .any(|w| w.field.starts_with("ratings.yaml: ")));
+}
+
+#[test]
+fn what_cannot_stack_is_refused_naming_the_file() {
+    let err = stack(&files(&["istio/ratings.yaml"]), &Options::default()).unwrap_err();
+    assert_eq!(err.field, "files");
+    let mut bad = files(&["istio/ratings.yaml", "grpc/a6-example.json"]);
+    bad[1].1 = b"{\"methodConfig\": 3}".to_vec();
+    let err = stack(&bad, &Options::default()).unwrap_err();
+    assert!(err.field.starts_with("a6-example.json: "), "{err}");
+    let many = vec![
+        (
+            String::from("loop.py"),
+            b"from tenacity import *\n@retry(stop=stop_after_attempt(200))\ndef f(): pass\n"
+                .to_vec()
+        );
+        2
+    ];
+    let err = stack(&many, &Options::default()).unwrap_err();
+    assert!(
+        err.field == "loop.py: attempts" && err.rule.contains("at most 100"),
+        "{err}"
+    );
+}
