@@ -1354,6 +1354,30 @@ try {
     assert.deepEqual(loaded, []);
     await context.close();
   });
+  await check('several files picked together stack into the CLI\'s layers link, and the tree names each layer after its file, phone and laptop; screenshots', async () => {
+    const files = ['tests/configs/tenacity/openai-cookbook.py', 'tests/configs/istio/ratings.yaml', 'tests/configs/grpc/grpc-go-example.json'];
+    const want = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', ...files, '--format', 'json'], { encoding: 'utf8' }));
+    const canonical = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', want.link], { encoding: 'utf8' }).trim();
+    for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+      const { page, context, errors } = await openPage('?v=1#import', 1, viewport);
+      await page.setInputFiles('#import-file', files);
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('3 files read'), null, { timeout: 20000 });
+      await page.click('#import-go');
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
+      assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
+      const notes = await page.locator('#import-notes li').evaluateAll(ls => ls.map(l => [l.dataset.kind, l.querySelector('code').textContent, l.lastChild.textContent]));
+      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text])];
+      assert.deepEqual(notes, expected);
+      await page.waitForSelector('#tree-table tbody tr', { state: 'attached' });
+      const rows = await page.locator('#tree-table tbody tr td:first-child').allTextContents();
+      assert.deepEqual(rows, ['the click, into openai-cookbook.py', 'openai-cookbook.py -> ratings.yaml', 'ratings.yaml -> grpc-go-example.json', 'grpc-go-example.json -> bottom']);
+      assert.equal(await attr(page, '#errors', 'data-count'), '0');
+      await page.locator('#tree-section').screenshot({ path: join(ARTIFACTS, `stack-tree-${name}.png`) });
+      await page.locator('#import').screenshot({ path: join(ARTIFACTS, `stack-import-${name}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
 } finally {
   await browser.close();
   server.kill();

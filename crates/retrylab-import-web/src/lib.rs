@@ -1,7 +1,8 @@
 //! The importer as a worker: the page posts `{text, from, pick}` (the configuration, the format
 //! or "" to detect it, and the gRPC method, the Envoy or Istio route, or the function or instance, or "") and gets back a
 //! [`Reply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
-//! `{export, link}` and gets the configuration `retrylab export` writes, with its notes.
+//! `{export, link}` and gets the configuration `retrylab export` writes, with its notes; or
+//! `{files: [[name, text], ...]}` and gets the `layers` link `retrylab import a b c` prints.
 //! It is a module of its own, loaded only when the page's Import box opens, so YAML and JSON
 //! parsing add nothing to the page's first download.
 
@@ -26,6 +27,8 @@ pub struct Request {
     pub export: String,
     /// The link to export.
     pub link: String,
+    /// Several files to stack as layers, outermost first: each its name and its text.
+    pub files: Vec<(String, String)>,
 }
 
 /// What the page gets: the import, or the one-line reason it failed.
@@ -87,6 +90,9 @@ fn import(req: &Request) -> Reply {
         instance: some(&req.pick).filter(|_| from.as_deref() != Some("grpc")),
         from,
     };
+    if !req.files.is_empty() {
+        return stacked(req, &opts);
+    }
     match retry_import::import(req.text.as_bytes(), &opts) {
         Ok(i) => Reply {
             kind: String::from("import"),
@@ -95,6 +101,31 @@ fn import(req: &Request) -> Reply {
             link: i.link,
             warnings: i.warnings,
             unsupported: i.unsupported,
+            ..Reply::default()
+        },
+        Err(e) => Reply {
+            kind: String::from("import"),
+            error: e.to_string(),
+            ..Reply::default()
+        },
+    }
+}
+
+/// Stacks several files, as `retrylab import a b c` does.
+fn stacked(req: &Request, opts: &retry_import::Options) -> Reply {
+    let files: Vec<(String, Vec<u8>)> = req
+        .files
+        .iter()
+        .map(|(name, text)| (name.clone(), text.as_bytes().to_vec()))
+        .collect();
+    match retry_import::stack(&files, opts) {
+        Ok(s) => Reply {
+            kind: String::from("import"),
+            ok: true,
+            format: String::from("layers"),
+            link: s.link,
+            warnings: s.warnings,
+            unsupported: s.unsupported,
             ..Reply::default()
         },
         Err(e) => Reply {

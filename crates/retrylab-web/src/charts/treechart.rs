@@ -81,11 +81,25 @@ pub fn draw_tree<DB: DrawingBackend>(
     area.fill(&WHITE).map_err(err)?;
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (f64::from(w), f64::from(h));
-    let (left, right, top) = (150.0 * scale, 90.0 * scale, 16.0 * scale);
+    // Labels sit left of their row when they fit in 40% of the width, else above it.
+    let widest = level_names(t, names)
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let label_w = (widest as f64 * 6.8 + 16.0) * scale;
+    let above = label_w.max(150.0 * scale) > 0.4 * w;
+    let left = if above {
+        12.0 * scale
+    } else {
+        label_w.max(150.0 * scale)
+    };
+    let (right, top) = (90.0 * scale, if above { 24.0 } else { 16.0 } * scale);
     let lay = Layout {
         left,
         right,
         top,
+        above,
         row: (h - top * 2.0) / t.worst.len().max(1) as f64,
         plot_w: (w - left - right).max(10.0),
         w,
@@ -103,6 +117,8 @@ pub fn draw_tree<DB: DrawingBackend>(
 /// Where the tree's rows and slots sit on the canvas.
 struct Layout {
     left: f64,
+    /// Whether the level names sit above their rows (too long to sit left of them).
+    above: bool,
     right: f64,
     top: f64,
     row: f64,
@@ -137,12 +153,13 @@ fn draw_levels<DB: DrawingBackend>(
     let x_of = |l: usize, slot: u64| lay.x_of(t, l, slot);
     let font = (FontFamily::SansSerif, 12.0 * scale).into_font();
     for (l, name) in level_names(t, names).iter().enumerate() {
-        area.draw(&Text::new(
-            name.clone(),
-            (px(8.0), y_of(l) as i32 - px(7.0)),
-            font.clone(),
-        ))
-        .map_err(err)?;
+        let at = if lay.above {
+            (px(8.0), (y_of(l) - lay.row * 0.5) as i32 + px(2.0))
+        } else {
+            (px(8.0), y_of(l) as i32 - px(7.0))
+        };
+        area.draw(&Text::new(name.clone(), at, font.clone()))
+            .map_err(err)?;
         let tally = format!("{} of {}", made[l], t.worst[l]);
         area.draw(&Text::new(
             tally,

@@ -7,6 +7,12 @@ use super::importer::{ensure_worker, note_list, post, Reply};
 use super::*;
 use web_sys::HtmlTextAreaElement;
 
+thread_local! {
+    /// Files picked or dropped together, outermost first, waiting to be stacked as layers;
+    /// emptied when the text is edited or one file is read.
+    static STACK: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+}
+
 /// The largest file read into the box: the importer's own limit (`retry_import::MAX_BYTES`,
 /// which a test holds this to), so a huge file is refused before the page reads it.
 const MAX_FILE: f64 = 1048576.0;
@@ -57,6 +63,14 @@ fn send() {
             .unwrap_or_default()
     };
     let req = js_sys::Object::new();
+    let files = STACK.with(|s| s.borrow().clone());
+    if files.len() > 1 {
+        let list = js_sys::Array::new();
+        for (name, text) in files {
+            list.push(&js_sys::Array::of2(&name.into(), &text.into()));
+        }
+        let _ = js_sys::Reflect::set(&req, &"files".into(), &list);
+    }
     for (k, v) in [
         ("text", text),
         ("from", value("import-from")),
@@ -127,6 +141,14 @@ fn format_name(format: &str) -> &str {
         "grpc" => "a gRPC service config",
         "envoy" => "an Envoy route",
         "istio" => "an Istio VirtualService",
+        "linkerd" => "Linkerd's annotations",
+        "gateway-api" => "a Gateway API HTTPRoute",
+        "resilience4j" => "a resilience4j instance",
+        "polly" => "Polly options",
+        "aws" => "the AWS SDK's settings",
+        "tenacity" => "a tenacity policy",
+        "spring-gateway" => "a Spring Cloud Gateway Retry filter",
+        "layers" => "several files, stacked as layers",
         other => other,
     }
 }
@@ -139,15 +161,15 @@ fn status(text: &str, bad: bool) {
     }
 }
 
-/// A file picked, or dropped on the text, is read into the text.
+/// A file picked, or dropped on the text, is read into the text; several are read to be
+/// stacked as layers, in the order given.
 fn file_inputs() -> Result<(), JsValue> {
     let on_pick = Closure::<dyn FnMut()>::new(|| {
-        let file = by_id("import-file")
+        let files = by_id("import-file")
             .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-            .and_then(|i| i.files())
-            .and_then(|f| f.get(0));
-        if let Some(f) = file {
-            read_into_text(&f);
+            .and_then(|i| i.files());
+        if let Some(f) = files {
+            read_files(&f);
         }
     });
     by_id("import-file")
@@ -155,19 +177,70 @@ fn file_inputs() -> Result<(), JsValue> {
         .add_event_listener_with_callback("change", on_pick.as_ref().unchecked_ref())?;
     on_pick.forget(); // page-lifetime handler
     let on_drop = Closure::<dyn FnMut(web_sys::DragEvent)>::new(|e: web_sys::DragEvent| {
-        let file = e
-            .data_transfer()
-            .and_then(|d| d.files())
-            .and_then(|f| f.get(0));
-        if let Some(f) = file {
-            e.prevent_default();
-            read_into_text(&f);
+        if let Some(f) = e.data_transfer().and_then(|d| d.files()) {
+            if f.length() > 0 {
+                e.prevent_default();
+                read_files(&f);
+            }
         }
     });
     let text = by_id("import-text").ok_or("no #import-text")?;
     text.add_event_listener_with_callback("drop", on_drop.as_ref().unchecked_ref())?;
     on_drop.forget(); // page-lifetime handler
+    let on_edit = Closure::<dyn FnMut()>::new(|| STACK.with(|s| s.borrow_mut().clear()));
+    text.add_event_listener_with_callback("input", on_edit.as_ref().unchecked_ref())?;
+    on_edit.forget(); // page-lifetime handler
     Ok(())
+}
+
+/// One file into the text; two to eight kept to be stacked, the first shown in the text.
+fn read_files(files: &web_sys::FileList) {
+    STACK.with(|s| s.borrow_mut().clear());
+    let n = files.length();
+    if n == 1 || n > 8 {
+        if n > 8 {
+            return status(
+                &format!("Not imported: files: {n} files: a stack takes 2 to 8, outermost first"),
+                true,
+            );
+        }
+        if let Some(f) = files.get(0) {
+            read_into_text(&f);
+        }
+        return;
+    }
+    let list: Vec<web_sys::File> = (0..n).filter_map(|i| files.get(i)).collect();
+    if let Some(big) = list.iter().find(|f| f.size() > MAX_FILE) {
+        return status(&format!("Not imported: {}: file: {} bytes is over the {MAX_FILE}-byte limit of a configuration", big.name(), big.size()), true);
+    }
+    let reads = js_sys::Array::new();
+    for f in &list {
+        reads.push(&f.text());
+    }
+    let names: Vec<String> = list.iter().map(web_sys::File::name).collect();
+    let put = Closure::<dyn FnMut(JsValue)>::new(move |texts: JsValue| {
+        let texts = js_sys::Array::from(&texts);
+        let files: Vec<(String, String)> = names
+            .iter()
+            .cloned()
+            .zip(texts.iter().map(|t| t.as_string().unwrap_or_default()))
+            .collect();
+        if let Some(t) = by_id("import-text").and_then(|e| e.dyn_into::<HtmlTextAreaElement>().ok())
+        {
+            t.set_value(files.first().map_or("", |f| f.1.as_str()));
+        }
+        status(
+            &format!(
+                "{} files read, to stack outermost first: {}. Press Import.",
+                files.len(),
+                names.join(", ")
+            ),
+            false,
+        );
+        STACK.with(|s| *s.borrow_mut() = files);
+    });
+    let _ = js_sys::Promise::all(&reads).then(&put);
+    put.forget(); // one read, kept until it resolves
 }
 
 /// Reads `file` as text into the box, refusing one over the importer's 1 MB at once.
