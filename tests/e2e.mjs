@@ -1313,6 +1313,11 @@ try {
       const notes = await page.locator('#import-notes li').evaluateAll(ls => ls.map(l => [l.dataset.kind, l.querySelector('code').textContent, l.lastChild.textContent]));
       const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text])];
       assert.deepEqual(notes, expected);
+      // Each note with a link key also sits beside that key's control.
+      const beside = await page.locator('#attempts-row .imported-note').allTextContents();
+      const onAttempts = want.warnings.filter(w => w.key === 'attempts').map(w => `From your file (Warning), ${w.field}: ${w.text}`);
+      assert.ok(onAttempts.length > 0);
+      assert.deepEqual(beside, onAttempts);
       assert.equal(await page.locator('#import-outage').getAttribute('href'), `?${want.link}&scenario=outage`);
       assert.equal(await attr(page, '#errors', 'data-count'), '0');
       assert.deepEqual(await axeFindings(page), []);
@@ -1327,6 +1332,7 @@ try {
       assert.ok(!refusal.includes('\n'), refusal);
       assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
       assert.equal(await page.locator('#import-notes li').count(), 0);
+      assert.equal(await page.locator('.imported-note').count(), 0);
       assert.deepEqual(errors, []);
       await context.close();
     }

@@ -18,16 +18,10 @@ impl Out {
         self.keys.push((key, value.into()));
     }
     pub(crate) fn warn(&mut self, field: impl Into<String>, text: impl Into<String>) {
-        self.warnings.push(Note {
-            field: field.into(),
-            text: text.into(),
-        });
+        self.warnings.push(Note::new(field, text));
     }
     pub(crate) fn unsupported(&mut self, field: impl Into<String>, why: impl Into<String>) {
-        self.unsupported.push(Note {
-            field: field.into(),
-            text: why.into(),
-        });
+        self.unsupported.push(Note::new(field, why));
     }
 
     /// The link, every key written out (a lab default included, so the link states the whole

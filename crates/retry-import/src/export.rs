@@ -39,9 +39,12 @@ pub(crate) struct Notes(pub(crate) Vec<Note>);
 
 impl Notes {
     pub(crate) fn add(&mut self, key: &str, text: impl Into<String>) {
+        // An export's note is on a link key already.
+        let key = retry_model::link_keys::key(key).map_or("", |row| row.name);
         self.0.push(Note {
             field: key.to_string(),
             text: text.into(),
+            key,
         });
     }
 }

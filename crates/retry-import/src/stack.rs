@@ -101,6 +101,7 @@ pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, Impor
         let note = |n: &Note| Note {
             field: format!("{name}: {}", n.field),
             text: n.text.clone(),
+            key: n.key,
         };
         warnings.extend(i.warnings.iter().map(note));
         unsupported.extend(i.unsupported.iter().map(note));
@@ -119,6 +120,7 @@ pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, Impor
         .map(|l| format!("{} ({})", l.attempts, l.name))
         .collect();
     warnings.push(Note {
+        key: "layers",
         field: String::from("layers"),
         text: format!(
             "{} = {product} bottom calls for one request when every call fails",
@@ -188,6 +190,7 @@ fn link(
                     continue;
                 }
                 unsupported.push(Note {
+                    key: retry_model::link_keys::key(k).map_or("", |row| row.name),
                     field: format!("{}: {k}", layers[0].name),
                     text: format!("{k}={v} is left out of the stack: {}", e.rule),
                 });
@@ -202,6 +205,7 @@ fn link(
             .collect();
         if !differ.is_empty() {
             unsupported.push(Note {
+                key: "",
                 field: layer.name.clone(),
                 text: format!("its {} differ from {}'s: the layers scenario runs the outermost file's policy at every layer, with each layer's own attempts", differ.join(", "), layers[0].name),
             });

@@ -57,3 +57,39 @@ fn every_corpus_policy_retries_in_an_outage() {
         );
     }
 }
+
+/// Each format's fields land on the link key the page shows them beside.
+#[test]
+fn fields_of_every_format_name_their_link_key() {
+    for (field, key) in [
+        (
+            "virtual_hosts[0].routes[0].route.retry_policy.num_retries",
+            "attempts",
+        ),
+        (
+            "virtual_hosts[0].routes[0].route.retry_policy.per_try_timeout",
+            "attempt_timeout",
+        ),
+        ("route.timeout", "deadline"),
+        ("methodConfig[0].retryPolicy.maxBackoff", "backoff"),
+        (
+            "methodConfig[0].retryPolicy.retryableStatusCodes",
+            "retry_on",
+        ),
+        ("retryThrottling.maxTokens", "budget"),
+        ("Resilience:Retry:MaxRetryAttempts", "attempts"),
+        ("Resilience:Retry:ShouldRetryAfterHeader", "ra_mode"),
+        ("Resilience:CircuitBreaker", "breaker"),
+        ("HTTPRoute s: retry.linkerd.io/timeout", "attempt_timeout"),
+        ("HTTPRoute s: retry.linkerd.io/http", "retry_on"),
+        ("Config.retries['max_attempts']", "attempts"),
+        (
+            "resilience4j.retry.instances.a.exponentialMaxWaitDuration",
+            "backoff",
+        ),
+        ("spec.http[0].retries.perTryTimeout", "attempt_timeout"),
+        ("methodConfig[0].waitForReady", ""),
+    ] {
+        assert_eq!(crate::key_of(field), key, "{field}");
+    }
+}

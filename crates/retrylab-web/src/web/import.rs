@@ -44,7 +44,53 @@ pub(super) fn import_box(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         .ok_or("no #import-go")?
         .add_event_listener_with_callback("click", on_go.as_ref().unchecked_ref())?;
     on_go.forget(); // page-lifetime handler
+                    // A control changed by hand no longer holds what the file said: its notes go.
+    let on_change = Closure::<dyn FnMut(web_sys::Event)>::new(|e: web_sys::Event| {
+        let key = e
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .and_then(|t| t.get_attribute("data-key"));
+        if let Some(row) = key.and_then(|k| by_id(&format!("{k}-row"))) {
+            clear_beside(&row);
+        }
+    });
+    document().add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref())?;
+    on_change.forget(); // page-lifetime handler
     file_inputs()
+}
+
+/// Removes the imported notes inside `root`.
+fn clear_beside(root: &Element) {
+    if let Ok(list) = root.query_selector_all(".imported-note") {
+        for i in 0..list.length() {
+            if let Some(n) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                n.remove();
+            }
+        }
+    }
+}
+
+/// Each note with a link key shown beside that key's control too, as the box lists it.
+fn notes_beside(r: &Reply) {
+    let doc = document();
+    if let Some(body) = doc.body() {
+        clear_beside(&body);
+    }
+    let notes = r.warnings.iter().map(|w| ("Warning", w));
+    for (kind, n) in notes.chain(r.unsupported.iter().map(|u| ("Not modelled", u))) {
+        let Some(row) = by_id(&format!("{}-row", n.key)).filter(|_| !n.key.is_empty()) else {
+            continue;
+        };
+        if let Ok(span) = doc.create_element("span") {
+            span.set_class_name("imported-note");
+            let _ = span.set_attribute("data-kind", kind);
+            span.set_text_content(Some(&format!(
+                "From your file ({kind}), {}: {}",
+                n.field, n.text
+            )));
+            let _ = row.append_child(&span);
+        }
+    }
 }
 
 /// Posts the box's text, format and method or route to the importer.
@@ -90,6 +136,9 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
     }
     set_hidden_id("import-outage", true);
     if !r.ok {
+        if let Some(body) = document().body() {
+            clear_beside(&body);
+        }
         let why = if r.error.is_empty() {
             "the importer gave no answer"
         } else {
@@ -121,6 +170,7 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
         let _ = a.set_attribute("href", &format!("?{}&scenario=outage", r.link));
         set_hidden(&a, false);
     }
+    notes_beside(r);
     let notes = r.warnings.iter().map(|w| ("Warning", w));
     note_list(
         "import-notes",

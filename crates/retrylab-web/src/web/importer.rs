@@ -114,6 +114,8 @@ pub(super) struct Reply {
 pub(super) struct Note {
     pub(super) field: String,
     pub(super) text: String,
+    /// The link key the field becomes, or "".
+    pub(super) key: String,
 }
 
 /// `v[key]` as text ("" when it is not).
@@ -135,6 +137,7 @@ fn notes_of(v: &JsValue, key: &str) -> Vec<Note> {
         .map(|n| Note {
             field: text_of(&n, "field"),
             text: text_of(&n, "text"),
+            key: text_of(&n, "key"),
         })
         .collect()
 }
