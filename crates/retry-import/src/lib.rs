@@ -132,88 +132,90 @@ impl Note {
     }
 }
 
+/// Which names of a field's part make which link key, the more specific first (see [`key_of`]).
+const KEY_RULES: [(&[&str], &str); 10] = [
+    (
+        &[
+            "host_selection",
+            "host_predicate",
+            "ratelimiter",
+            "waitforready",
+            "priority",
+        ],
+        "",
+    ),
+    (
+        &[
+            "pertrytimeout",
+            "per_try_timeout",
+            "attempttimeout",
+            "backendrequest",
+            "io/timeout",
+            "read_timeout",
+        ],
+        "attempt_timeout",
+    ),
+    (
+        &["ratelimited", "rate_limited", "retryafter", "retry-after"],
+        "ra_mode",
+    ),
+    (
+        &[
+            "retrythrottling",
+            "retrybudget",
+            "retry_budget",
+            "max_retries",
+            "maxretries",
+            "retry_mode",
+            "mode",
+        ],
+        "budget",
+    ),
+    (
+        &["circuitbreaker", "circuit_breakers", "breaker"],
+        "breaker",
+    ),
+    (&["hedg"], "hedge"),
+    (
+        &[
+            "backoff",
+            "back_off",
+            "wait",
+            "delay",
+            "jitter",
+            "interval",
+            "multiplier",
+        ],
+        "backoff",
+    ),
+    (
+        &["attempts", "num_retries", "retries", "limit", "stop"],
+        "attempts",
+    ),
+    (
+        &[
+            "retry_on",
+            "retryon",
+            "codes",
+            "statuses",
+            "series",
+            "retryable",
+            "exceptions",
+            "methods",
+            "io/http",
+            "io/grpc",
+            "retry",
+        ],
+        "retry_on",
+    ),
+    (&["timeout", "io/request"], "deadline"),
+];
+
 /// The link key a field of any format becomes, from its name: one rule for every format. The
 /// field's last part decides (`num_retries` in `route.retry_policy.num_retries`), else the part
 /// before it, and so on; within a part, the more specific names come first (`perTryTimeout`
 /// before `timeout`).
 pub fn key_of(field: &str) -> &'static str {
-    const RULES: [(&[&str], &str); 10] = [
-        (
-            &[
-                "host_selection",
-                "host_predicate",
-                "ratelimiter",
-                "waitforready",
-                "priority",
-            ],
-            "",
-        ),
-        (
-            &[
-                "pertrytimeout",
-                "per_try_timeout",
-                "attempttimeout",
-                "backendrequest",
-                "io/timeout",
-                "read_timeout",
-            ],
-            "attempt_timeout",
-        ),
-        (
-            &["ratelimited", "rate_limited", "retryafter", "retry-after"],
-            "ra_mode",
-        ),
-        (
-            &[
-                "retrythrottling",
-                "retrybudget",
-                "retry_budget",
-                "max_retries",
-                "maxretries",
-                "retry_mode",
-                "mode",
-            ],
-            "budget",
-        ),
-        (
-            &["circuitbreaker", "circuit_breakers", "breaker"],
-            "breaker",
-        ),
-        (&["hedg"], "hedge"),
-        (
-            &[
-                "backoff",
-                "back_off",
-                "wait",
-                "delay",
-                "jitter",
-                "interval",
-                "multiplier",
-            ],
-            "backoff",
-        ),
-        (
-            &["attempts", "num_retries", "retries", "limit", "stop"],
-            "attempts",
-        ),
-        (
-            &[
-                "retry_on",
-                "retryon",
-                "codes",
-                "statuses",
-                "series",
-                "retryable",
-                "exceptions",
-                "methods",
-                "io/http",
-                "io/grpc",
-                "retry",
-            ],
-            "retry_on",
-        ),
-        (&["timeout", "io/request"], "deadline"),
-    ];
     let f = field.to_ascii_lowercase();
     let parts: Vec<&str> = f
         .split(['.', ':', ' ', '[', ']', '\'', '"'])
@@ -223,7 +225,7 @@ pub fn key_of(field: &str) -> &'static str {
         .iter()
         .rev()
         .find_map(|part| {
-            RULES
+            KEY_RULES
                 .iter()
                 .find(|(words, _)| words.iter().any(|w| part.contains(w)))
                 .map(|(_, key)| *key)

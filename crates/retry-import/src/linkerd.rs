@@ -7,7 +7,7 @@
 use crate::common::{count, go_duration, http_codes, Out};
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 mod export;
 pub(crate) use export::export;
@@ -91,12 +91,6 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
         .unwrap_or_default();
     let get = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
     let field = |k: &str| format!("{at}: {k}");
-    let duration = |k: &str| -> Result<Option<Micros>, ImportError> {
-        get(k)
-            .map(|v| go_duration(&Value::String(v), &field(k)))
-            .transpose()
-            .map(|d| d.filter(|d| *d > Micros::ZERO))
-    };
     let limit = match a.get("retry.linkerd.io/limit") {
         Some(v) => {
             let n = v
@@ -148,6 +142,22 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
     if retries {
         out.set("retry_on", codes);
     }
+    timeouts(&a, at, out)?;
+    out.set("budget", "none");
+    Ok(())
+}
+
+/// The per-try (`retry.linkerd.io/timeout`) and request (`timeout.linkerd.io/request`)
+/// timeouts: each attempt's timeout and the deadline. A timed-out try is retried.
+fn timeouts(a: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
+    let get = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
+    let field = |k: &str| format!("{at}: {k}");
+    let duration = |k: &str| -> Result<Option<Micros>, ImportError> {
+        get(k)
+            .map(|v| go_duration(&Value::String(v), &field(k)))
+            .transpose()
+            .map(|d| d.filter(|d| *d > Micros::ZERO))
+    };
     let per_try = duration("retry.linkerd.io/timeout")?;
     let total = duration("timeout.linkerd.io/request")?;
     out.set(
@@ -175,7 +185,6 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
             "the response and idle timeouts are not modelled; the request timeout is the deadline",
         );
     }
-    out.set("budget", "none");
     Ok(())
 }
 

@@ -28,6 +28,16 @@ pub(crate) fn unmodelled(i: &Imported, field: &str, words: &str) -> bool {
         .any(|u| u.field.contains(field) && u.text.contains(words))
 }
 
+/// Each retry's (lowest, highest) wait of `link`'s schedule, in milliseconds.
+pub(crate) fn ranges(link: &str) -> Vec<(u64, u64)> {
+    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
+    let s = retry_model::schedule(&p).unwrap();
+    s.retries
+        .iter()
+        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
+        .collect()
+}
+
 /// The canonical link of `query`, as `retrylab link` prints it.
 pub(crate) fn link(query: &str) -> String {
     query.parse::<Params>().unwrap().to_string()

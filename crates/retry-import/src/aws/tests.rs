@@ -1,17 +1,7 @@
-use crate::testing::{corpus, link, read_with, unmodelled, warned};
+use crate::testing::{corpus, link, ranges, read_with, unmodelled, warned};
 use crate::{import, Options};
 use proptest::prelude::*;
-use retry_model::{schedule, Params};
-
-/// Each retry's (lowest, highest) wait, in milliseconds.
-fn ranges(link: &str) -> Vec<(u64, u64)> {
-    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
-    let s = schedule(&p).unwrap();
-    s.retries
-        .iter()
-        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
-        .collect()
-}
+use retry_model::Params;
 
 fn profile(name: &str) -> Options {
     Options {

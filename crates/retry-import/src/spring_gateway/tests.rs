@@ -1,17 +1,6 @@
-use crate::testing::{corpus, read_with, warned};
+use crate::testing::{corpus, ranges, read_with, warned};
 use crate::{import, Options};
-use retry_model::{schedule, Micros, Params};
-
-/// Each retry's (lowest, highest) wait, in milliseconds.
-fn ranges(link: &str) -> Vec<(u64, u64)> {
-    let p: Params = link.parse().unwrap();
-    schedule(&p)
-        .unwrap()
-        .retries
-        .iter()
-        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
-        .collect()
-}
+use retry_model::{Micros, Params};
 
 #[test]
 fn the_reference_filters_read_in_both_forms() {

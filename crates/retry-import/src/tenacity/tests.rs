@@ -1,7 +1,7 @@
-use crate::testing::{corpus, link, read_with, unmodelled, warned};
+use crate::testing::{corpus, link, ranges, read_with, unmodelled, warned};
 use crate::{import, Options};
 use proptest::prelude::*;
-use retry_model::{schedule, Micros, Params};
+use retry_model::{Micros, Params};
 
 /// `bytes` read as tenacity code, the policy on `instance`.
 fn on(bytes: &[u8], instance: &str) -> crate::Imported {
@@ -10,16 +10,6 @@ fn on(bytes: &[u8], instance: &str) -> crate::Imported {
         ..Options::default()
     };
     read_with(bytes, &opts)
-}
-
-/// Each retry's (lowest, highest) wait, in milliseconds.
-fn ranges(link: &str) -> Vec<(u64, u64)> {
-    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
-    let s = schedule(&p).unwrap();
-    s.retries
-        .iter()
-        .map(|r| (r.low.0 / 1_000, r.ceiling.0 / 1_000))
-        .collect()
 }
 
 #[test]
