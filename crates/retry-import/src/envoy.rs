@@ -299,7 +299,6 @@ fn retry_policy(
         &field("rate_limited_retry_back_off"),
         out,
     );
-    out.set("budget", "none");
     for k in rp.keys().filter(|k| !POLICY_FIELDS.contains(&k.as_str())) {
         out.unsupported(
             field(&short(k)),
@@ -513,21 +512,16 @@ fn condition(
     Ok(())
 }
 
-/// A cluster's `circuit_breakers`: its concurrent-retry limit or retry budget, which the lab
-/// does not model yet; their absence leaves Envoy's default of 3 concurrent retries.
+/// A cluster's `circuit_breakers`: its limit on retries in flight (`max_retries`, 3 when
+/// absent) as the lab's `budget=envoy`, shared by every request; a `retry_budget`, which
+/// replaces that limit with a share of the active requests, is not modelled.
 fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), ImportError> {
-    const WHY: &str = "a limit on retries in flight across all requests of the cluster is not modelled: each simulated request retries as its policy allows, so under load the lab shows more retries than this Envoy would send";
-    if found.is_empty() {
-        out.warn(
-            "circuit_breakers",
-            "absent from this file: Envoy's default allows 3 retries in flight per cluster across all requests (not modelled), so in a storm most retries would be refused at once",
-        );
-        return Ok(());
-    }
+    let mut limit = None;
     for (at, v) in found {
         let thresholds = object(v, at)?.get("thresholds").and_then(Value::as_array);
         for (i, t) in thresholds.into_iter().flatten().enumerate() {
-            let t = object(t, &format!("{at}.thresholds[{i}]"))?;
+            let at = format!("{at}.thresholds[{i}]");
+            let t = object(t, &at)?;
             if let Some(b) = t.get("retry_budget") {
                 let pct = b
                     .pointer("/budget_percent/value")
@@ -538,18 +532,33 @@ fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), Imp
                     .and_then(Value::as_u64)
                     .unwrap_or(3);
                 out.unsupported(
-                    format!("{at}.thresholds[{i}].retry_budget"),
-                    format!("{pct}% of active requests, at least {min}: {WHY}"),
+                    format!("{at}.retry_budget"),
+                    format!("{pct}% of active requests, at least {min}, in flight: a limit that follows the active requests is not modelled, so the link keeps no limit on retries in flight and shows more retries under load than this Envoy sends"),
                 );
-            } else {
-                let n = t.get("max_retries").and_then(Value::as_u64).unwrap_or(3);
-                out.unsupported(
-                    format!("{at}.thresholds[{i}].max_retries"),
-                    format!("{n} retries in flight: {WHY}"),
-                );
+                out.set("budget", "none");
+                return Ok(());
+            }
+            if limit.is_none() {
+                let n = match t.get("max_retries") {
+                    Some(v) => crate::common::count(
+                        v,
+                        &format!("{at}.max_retries"),
+                        "a whole number of retries",
+                    )?,
+                    None => 3,
+                };
+                limit = Some((at.clone(), n.clamp(1, 100_000)));
             }
         }
     }
+    let (at, n) = limit.unwrap_or_else(|| (String::from("circuit_breakers"), 3));
+    if found.is_empty() {
+        out.warn(&at, "absent from this file: Envoy's default allows 3 retries in flight per cluster across all requests, so in a storm most retries are refused at once (the link's budget=envoy)");
+    } else {
+        out.warn(format!("{at}.max_retries"), format!("{n} retries in flight at once across all requests of the cluster (the link's budget=envoy): under load a retry over it is not sent and the request fails"));
+    }
+    out.set("budget", "envoy");
+    out.set("envoy_max_retries", n.to_string());
     Ok(())
 }
 

@@ -396,8 +396,12 @@ fn proxy_notes(p: &Params, notes: &mut Notes) {
     if get(p, "fit") == "full" {
         notes.add("fit", "the proxy retries whenever the route timeout has not passed, cutting the last attempt short (fit=cut)");
     }
-    if get(p, "budget") != "none" {
-        notes.add("budget", "the proxy's retry budgets limit retries in flight per cluster (circuit_breakers, a DestinationRule), not per client: not written");
+    match get(p, "budget").as_str() {
+        "none" => {}
+        // Envoy's default limit is the budget a route gets; another limit lives on the cluster.
+        "envoy" if get(p, "envoy_max_retries") == "3" => {}
+        "envoy" => notes.add("envoy_max_retries", format!("the limit on retries in flight is the cluster's: set circuit_breakers.thresholds[].max_retries: {} on it", get(p, "envoy_max_retries"))),
+        _ => notes.add("budget", "the proxy's retry budgets limit retries in flight per cluster (circuit_breakers, a DestinationRule), not per client: not written"),
     }
     if p.sim.server().is_some_and(|s| s.hedge.on) {
         notes.add("hedge", "Envoy hedges only when an attempt's per-try timeout passes: the link's hedging is not written");

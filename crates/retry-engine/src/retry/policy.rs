@@ -656,6 +656,9 @@ impl RequestRetry {
     ) -> AfterAttempt {
         let p = &policy.policy;
         self.now = end;
+        if self.attempt > 1 {
+            budget.retry_ended(end);
+        }
         let classification = classify_listed(p.classifier, &p.statuses, outcome, p.operation);
         let attempts_left = p.max_attempts.saturating_sub(self.attempt);
         let remaining = self.remaining_at(p, end);
@@ -724,6 +727,7 @@ impl RequestRetry {
             policy.backoff.reset(&mut self.backoff);
         }
         self.now = end.saturating_add(wait);
+        budget.retry_at(self.now);
         out
     }
 }

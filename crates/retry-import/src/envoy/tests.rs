@@ -55,7 +55,7 @@ fn a_bare_policy_gets_envoys_defaults_and_their_warnings() {
     let i = read_with(&corpus("envoy/blog-basic.yaml"), &Options::default());
     assert_eq!(
         link(&i.link),
-        link("fit=cut&deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=none")
+        link("fit=cut&deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=envoy&envoy_max_retries=3")
     );
     assert_eq!(windows_ms(&i.link), [(0, 25), (0, 50), (0, 100)]);
     assert!(warned(&i, "routes[0].route.timeout", "default of 15 s"));
@@ -65,6 +65,18 @@ fn a_bare_policy_gets_envoys_defaults_and_their_warnings() {
         "never retried"
     ));
     assert!(warned(&i, "circuit_breakers", "3 retries in flight"));
+    // A cluster's own limit is the link's, shared by every request in a storm.
+    let limited = read("route:\n  retry_policy:\n    retry_on: 5xx\n    num_retries: 2\ncircuit_breakers:\n  thresholds:\n  - max_retries: 5\n");
+    assert!(
+        limited.link.contains("budget=envoy&envoy_max_retries=5"),
+        "{}",
+        limited.link
+    );
+    assert!(warned(
+        &limited,
+        "circuit_breakers.thresholds[0].max_retries",
+        "5 retries in flight"
+    ));
 }
 
 #[test]

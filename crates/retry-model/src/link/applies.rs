@@ -208,6 +208,13 @@ impl Params {
             "breaker" | "limiter" | "limiter_scope" => Some(
                 "is not run beside hedge=on (gRPC's hedging has neither): turn hedging off to use it",
             ),
+            "budget" | "envoy_max_retries"
+                if matches!(self.policy.budget, BudgetConfig::Envoy(_)) =>
+            {
+                Some(
+                    "budget=envoy is not run beside hedge=on: Envoy's limit counts retries, and a hedged request sends none; use budget=grpc, gRPC's throttle on hedges",
+                )
+            }
             _ => None,
         }
     }

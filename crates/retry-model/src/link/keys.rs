@@ -448,6 +448,7 @@ pub const BUDGETS: &[(&str, &str)] = &[
     ("chapter", "ratio: 10% over 10 s"),
     ("grpc", "gRPC throttling (10, 0.1)"),
     ("rate", "60 retries per minute"),
+    ("envoy", "Envoy: 3 retries in flight"),
 ];
 
 /// The scenarios, as the link names them.
@@ -622,6 +623,9 @@ pub static TABLE: &[Key] = &[
     key!("grpc_token_ratio", "0.1", dec(1000, 1, 1_000_000), "tokens", BUDGET,
         "with `budget=grpc`: tokenRatio",
         Control::Number, "gRPC tokenRatio", Group::Budget),
+    key!("envoy_max_retries", "3", int(1, 100_000), "retries", BUDGET,
+        "with `budget=envoy`: retries in flight at once across all requests (an Envoy cluster's `circuit_breakers` `max_retries`)",
+        Control::Number, "Retries in flight at most", Group::Budget),
     key!("rate_per_window", "60", int(1, 1_000_000), "retries", BUDGET,
         "with `budget=rate`: retries per window",
         Control::Number, "Retries per window", Group::Budget),
@@ -824,6 +828,7 @@ pub fn detail_of(name: &str) -> Option<(&'static str, &'static str)> {
         n if n.starts_with("ratio_") => Some(("budget", "ratio")),
         n if n.starts_with("grpc_") => Some(("budget", "grpc")),
         n if n.starts_with("rate_") => Some(("budget", "rate")),
+        n if n.starts_with("envoy_") => Some(("budget", "envoy")),
         n if n.starts_with("breaker_") => Some(("breaker", "on")),
         _ => None,
     }

@@ -39,7 +39,8 @@ pub use query::encode;
 use query::{bare_lesson, bare_sheet, percent_encode, split_pairs, Pairs};
 
 use crate::retry::budget::{
-    AwsQuotaConfig, BudgetConfig, GrpcThrottleConfig, RateConfig, RatioConfig, TokenBucketConfig,
+    AwsQuotaConfig, BudgetConfig, ConcurrentConfig, GrpcThrottleConfig, RateConfig, RatioConfig,
+    TokenBucketConfig,
 };
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::ScriptedOutcome;
@@ -212,6 +213,7 @@ fn budget_of(index: usize) -> BudgetConfig {
         "chapter" => BudgetConfig::Ratio(RatioConfig::CHAPTER),
         "grpc" => BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE),
         "rate" => BudgetConfig::Rate(RateConfig::SRE),
+        "envoy" => BudgetConfig::Envoy(ConcurrentConfig::ENVOY),
         _ => BudgetConfig::None,
     }
 }
@@ -293,6 +295,12 @@ fn set_budget_detail(
             } else {
                 g.ratio_milli = k.dec(v)?;
             }
+        }
+        "envoy_max_retries" => {
+            let BudgetConfig::Envoy(e) = &mut *budget else {
+                return Err(wrong_budget(k, "envoy"));
+            };
+            e.max = k.int32(v)?;
         }
         "rate_per_window" | "rate_window" => {
             let BudgetConfig::Rate(r) = &mut *budget else {
@@ -432,7 +440,7 @@ impl Params {
             "budget_scope" => pol.scope = k.pick(v)?,
             "bucket_max" | "bucket_refill" | "ratio_percent" | "ratio_window"
             | "ratio_min_per_s" | "grpc_max_tokens" | "grpc_token_ratio" | "rate_per_window"
-            | "rate_window" => set_budget_detail(&mut pol.budget, k, v)?,
+            | "rate_window" | "envoy_max_retries" => set_budget_detail(&mut pol.budget, k, v)?,
             "seed" => self.seed = k.int(v)?,
             "clients" => self.clients = k.int32(v)?,
             "lesson" => {
@@ -656,6 +664,12 @@ impl Params {
                 } else {
                     milli_text(g.ratio_milli)
                 }
+            }
+            "envoy_max_retries" => {
+                let BudgetConfig::Envoy(e) = pol.budget else {
+                    return Some(None);
+                };
+                e.max.to_string()
             }
             "rate_per_window" | "rate_window" => {
                 let BudgetConfig::Rate(r) = pol.budget else {

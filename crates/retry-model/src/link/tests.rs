@@ -118,3 +118,34 @@ fn presets_round_trip() {
         assert_eq!(again, p);
     }
 }
+
+/// Envoy's limit on retries in flight binds in a storm whose attempts hang (a connect-timeout
+/// outage keeps many retries outstanding), and a limit no storm reaches changes nothing.
+#[test]
+fn envoys_retry_limit_binds_only_when_retries_pile_up() {
+    let attempts = |q: &str| {
+        let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
+        crate::sim::simulate(&p).unwrap().summary.attempts
+    };
+    let storm = "preset=envoy&scenario=outage&outage_kind=connect_timeout";
+    let free = attempts(storm);
+    let limited = attempts(&format!("{storm}&budget=envoy"));
+    assert!(
+        limited < free,
+        "{limited} attempts with 3 retries in flight, {free} without"
+    );
+    assert_eq!(
+        attempts(&format!("{storm}&budget=envoy&envoy_max_retries=100000")),
+        free
+    );
+    // Refusing a retry over the limit ends the request: fewer retries, never more originals.
+    let p: Params = format!("{storm}&budget=envoy").parse().unwrap();
+    let r = crate::sim::simulate(&p).unwrap();
+    assert_eq!(
+        r.summary.originals,
+        crate::sim::simulate(&storm.parse().unwrap())
+            .unwrap()
+            .summary
+            .originals
+    );
+}

@@ -22,6 +22,7 @@
 
 mod aws;
 mod bucket;
+mod concurrent;
 mod grpc;
 mod rate;
 mod ratio;
@@ -29,6 +30,7 @@ mod window;
 
 pub use aws::AwsQuotaConfig;
 pub use bucket::TokenBucketConfig;
+pub use concurrent::ConcurrentConfig;
 pub use grpc::GrpcThrottleConfig;
 pub use rate::RateConfig;
 pub use ratio::RatioConfig;
@@ -54,6 +56,8 @@ pub enum BudgetConfig {
     Grpc(GrpcThrottleConfig),
     /// A fixed number of retries per window.
     Rate(RateConfig),
+    /// Envoy's limit on retries in flight across requests.
+    Envoy(ConcurrentConfig),
 }
 
 impl BudgetConfig {
@@ -67,6 +71,7 @@ impl BudgetConfig {
             BudgetConfig::Ratio(_) => "ratio",
             BudgetConfig::Grpc(_) => "grpc",
             BudgetConfig::Rate(_) => "rate",
+            BudgetConfig::Envoy(_) => "envoy",
         }
     }
 }
@@ -155,6 +160,10 @@ trait Behaviour {
     fn on_success(&mut self, _last_taken: Option<u64>) {}
     /// A failed attempt; `qualified` when it counts for gRPC throttling.
     fn on_failure(&mut self, _qualified: bool) {}
+    /// The retry just withdrawn for is sent at `at` (after its backoff).
+    fn retry_at(&mut self, _at: Micros) {}
+    /// A retry's attempt ended at `now`.
+    fn retry_ended(&mut self, _now: Micros) {}
 }
 
 /// A pool of tokens in thousandths, in `[0, max]`: the AWS quota, the bucket and gRPC
@@ -223,6 +232,7 @@ enum Live {
     Ratio(ratio::RatioBudget),
     Grpc(grpc::GrpcThrottle),
     Rate(rate::RateBudget),
+    Envoy(concurrent::Concurrent),
 }
 
 /// Calls the same [`Behaviour`] method on whichever budget is live.
@@ -235,6 +245,7 @@ macro_rules! each {
             Live::Ratio($b) => $call,
             Live::Grpc($b) => $call,
             Live::Rate($b) => $call,
+            Live::Envoy($b) => $call,
         }
     };
 }
@@ -257,6 +268,7 @@ impl Budget {
             BudgetConfig::Ratio(c) => Live::Ratio(ratio::RatioBudget::new(c, start_milli)),
             BudgetConfig::Grpc(c) => Live::Grpc(grpc::GrpcThrottle::new(c, start_milli)),
             BudgetConfig::Rate(c) => Live::Rate(rate::RateBudget::new(c, start_milli)),
+            BudgetConfig::Envoy(c) => Live::Envoy(concurrent::Concurrent::new(c)),
         };
         Budget { config, live }
     }
@@ -301,6 +313,17 @@ impl Budget {
     /// (the AWS quota refunds exactly that; a first-try success adds the no-retry increment).
     pub fn on_success(&mut self, _now: Micros, last_taken: Option<u64>) {
         each!(&mut self.live, b => b.on_success(last_taken))
+    }
+
+    /// Records that the retry just withdrawn for is sent at `at`, after its backoff (Envoy's
+    /// limit counts it in flight from then).
+    pub fn retry_at(&mut self, at: Micros) {
+        each!(&mut self.live, b => b.retry_at(at))
+    }
+
+    /// Records that a retry's attempt ended at `now`.
+    pub fn retry_ended(&mut self, now: Micros) {
+        each!(&mut self.live, b => b.retry_ended(now))
     }
 
     /// Records a failed attempt. gRPC throttling takes one token for a failure that counts
@@ -424,6 +447,27 @@ mod tests {
     }
 
     #[test]
+    fn envoy_limit_counts_retries_sent_and_not_ended() {
+        let ms = Micros::from_millis;
+        let mut b = Budget::new(BudgetConfig::Envoy(ConcurrentConfig { max: 2 }), None);
+        let allowed = |b: &Budget, at| b.check(at, RetryCost::Normal).allowed;
+        // Two retries scheduled: they count once their backoff is over, not before.
+        for wait in [10, 20] {
+            assert!(allowed(&b, ms(0)));
+            b.withdraw(ms(0), RetryCost::Normal);
+            b.retry_at(ms(wait));
+        }
+        assert_eq!(b.level(ms(5)).milli, 2000);
+        assert_eq!(b.level(ms(15)).milli, 1000);
+        assert!(!allowed(&b, ms(25)), "two in flight: a third is refused");
+        b.retry_ended(ms(30));
+        assert!(allowed(&b, ms(30)));
+        b.retry_ended(ms(40));
+        b.retry_ended(ms(50)); // never below zero
+        assert_eq!(b.level(ms(50)).milli, 2000);
+    }
+
+    #[test]
     fn rate_budget_sixty_per_minute() {
         let mut b = Budget::new(BudgetConfig::Rate(RateConfig::SRE), None);
         let mut n = 0;
@@ -461,13 +505,14 @@ mod tests {
                 per_window: n,
                 window: Micros::from_secs(w)
             })),
+            (1u32..20).prop_map(|max| BudgetConfig::Envoy(ConcurrentConfig { max })),
         ]
     }
 
     proptest! {
         /// Whatever happens, the level stays in [0, max] and an allowed retry never overdraws.
         #[test]
-        fn never_negative(cfg in any_config(), events in proptest::collection::vec((0u8..4, 0u64..2_000_000), 0..300)) {
+        fn never_negative(cfg in any_config(), events in proptest::collection::vec((0u8..5, 0u64..2_000_000), 0..300)) {
             let mut b = Budget::new(cfg, None);
             let mut now = Micros::ZERO;
             for (e, dt) in events {
@@ -476,12 +521,16 @@ mod tests {
                     0 => b.on_original(now),
                     1 => b.on_success(now, None),
                     2 => b.on_failure(now, true),
+                    3 => b.retry_ended(now),
                     _ => {
                         let c = b.check(now, RetryCost::Normal);
                         if c.allowed {
                             let before = b.level(now).milli;
                             let taken = b.withdraw(now, RetryCost::Normal);
                             prop_assert!(taken <= before || matches!(cfg, BudgetConfig::Ratio(_) | BudgetConfig::Rate(_) | BudgetConfig::None | BudgetConfig::Grpc(_)));
+                            // An allowed retry under Envoy's limit has a free slot.
+                            prop_assert!(!matches!(cfg, BudgetConfig::Envoy(_)) || before >= 1000);
+                            b.retry_at(now.saturating_add(Micros(dt / 2)));
                         }
                     }
                 }

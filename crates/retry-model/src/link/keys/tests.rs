@@ -75,7 +75,7 @@ fn accepted_values_are_generated() {
     );
     assert_eq!(
         row("budget").domain.accepted(),
-        "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate"
+        "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate, envoy"
     );
     assert!(row("ratio_window")
         .domain
