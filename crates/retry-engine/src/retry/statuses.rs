@@ -93,18 +93,54 @@ impl fmt::Display for StatusSet {
     }
 }
 
+/// gRPC's failure codes by name and number, with the HTTP status a gateway answers for each
+/// (grpc-gateway's mapping, `runtime/errors.go` `HTTPStatusFromCode`): the lab's servers
+/// answer HTTP statuses, so `retry_on=UNAVAILABLE` retries what they answer for it, 503.
+pub const GRPC_CODES: [(&str, u16, u16); 16] = [
+    ("CANCELLED", 1, 499),
+    ("UNKNOWN", 2, 500),
+    ("INVALID_ARGUMENT", 3, 400),
+    ("DEADLINE_EXCEEDED", 4, 504),
+    ("NOT_FOUND", 5, 404),
+    ("ALREADY_EXISTS", 6, 409),
+    ("PERMISSION_DENIED", 7, 403),
+    ("RESOURCE_EXHAUSTED", 8, 429),
+    ("FAILED_PRECONDITION", 9, 400),
+    ("ABORTED", 10, 409),
+    ("OUT_OF_RANGE", 11, 400),
+    ("UNIMPLEMENTED", 12, 501),
+    ("INTERNAL", 13, 500),
+    ("UNAVAILABLE", 14, 503),
+    ("DATA_LOSS", 15, 500),
+    ("UNAUTHENTICATED", 16, 401),
+];
+
+/// The HTTP status of gRPC code `part`, given by name (any case) or number (1 to 16).
+fn grpc_status(part: &str) -> Option<u16> {
+    let n = part.parse::<u16>().ok();
+    GRPC_CODES
+        .iter()
+        .find(|(name, code, _)| n == Some(*code) || name.eq_ignore_ascii_case(part))
+        .map(|(_, _, http)| *http)
+}
+
 impl FromStr for StatusSet {
     type Err = ConfigError;
-    /// A comma list of statuses or ranges `a-b`, each in `[100, 999]`; empty for none.
+    /// A comma list of statuses or ranges `a-b`, each in `[100, 999]`, or gRPC codes by name
+    /// or number (as the HTTP status a gateway answers for each); empty for none.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut set = StatusSet::EMPTY;
         let bad = |part: &str| {
             ConfigError::new(
                 "retry_on",
-                format!("'{part}' is not a status or a range a-b of statuses in [100, 999]"),
+                format!("'{part}' is not a status or a range a-b of statuses in [100, 999], or a gRPC code (UNAVAILABLE, or 1 to 16)"),
             )
         };
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some(http) = grpc_status(part) {
+                set.insert(http);
+                continue;
+            }
             let (a, b) = part.split_once('-').unwrap_or((part, part));
             let (a, b) = match (a.trim().parse::<u16>(), b.trim().parse::<u16>()) {
                 (Ok(a), Ok(b)) if a <= b && a >= STATUS_LO && b <= STATUS_HI => (a, b),
@@ -136,6 +172,12 @@ mod tests {
         for bad in ["99", "1000", "504-500", "abc", "5x0"] {
             let e = bad.parse::<StatusSet>().unwrap_err();
             assert_eq!(e.field, "retry_on", "{bad}");
+        }
+        // gRPC codes by name or number: the statuses a gateway answers for them.
+        let g: StatusSet = "UNAVAILABLE,resource_exhausted,4".parse().unwrap();
+        assert_eq!(g.to_string(), "429,503,504");
+        for bad in ["0", "17", "OK", "UNAVAILABLE-503"] {
+            assert!(bad.parse::<StatusSet>().is_err(), "{bad}");
         }
         let s: StatusSet = "506-998".parse().unwrap();
         assert_eq!(s.codes().count(), 493);
