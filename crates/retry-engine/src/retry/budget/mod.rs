@@ -317,13 +317,20 @@ impl Budget {
 
     /// Records that the retry just withdrawn for is sent at `at`, after its backoff (Envoy's
     /// limit counts it in flight from then).
+    #[inline(always)]
     pub fn retry_at(&mut self, at: Micros) {
-        each!(&mut self.live, b => b.retry_at(at))
+        // Only Envoy's limit follows retries in flight: the rest skip the dispatch.
+        if let Live::Envoy(b) = &mut self.live {
+            b.retry_at(at);
+        }
     }
 
     /// Records that a retry's attempt ended at `now`.
+    #[inline(always)]
     pub fn retry_ended(&mut self, now: Micros) {
-        each!(&mut self.live, b => b.retry_ended(now))
+        if let Live::Envoy(b) = &mut self.live {
+            b.retry_ended(now);
+        }
     }
 
     /// Records a failed attempt. gRPC throttling takes one token for a failure that counts
