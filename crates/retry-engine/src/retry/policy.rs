@@ -552,7 +552,8 @@ impl AfterAttempt {
     }
 }
 
-/// `RequestRetry::last_taken` when no retry has withdrawn anything.
+/// `RequestRetry::last_taken` when no retry has withdrawn anything (a withdrawal of u64::MAX
+/// milli-tokens, were one possible, is kept one less: both refill any budget to its cap).
 const NOTHING_TAKEN: u64 = u64::MAX;
 
 /// One request's retry loop as a state machine: `plan_attempt`, run the attempt, `after_attempt`,
@@ -656,9 +657,7 @@ impl RequestRetry {
     ) -> AfterAttempt {
         let p = &policy.policy;
         self.now = end;
-        if self.attempt > 1 {
-            budget.retry_ended(end);
-        }
+        budget.attempt_ended(self.attempt, end);
         let classification = classify_listed(p.classifier, &p.statuses, outcome, p.operation);
         let attempts_left = p.max_attempts.saturating_sub(self.attempt);
         let remaining = self.remaining_at(p, end);
@@ -718,8 +717,6 @@ impl RequestRetry {
             }
         }
         let taken = budget.withdraw(end, cost);
-        // A withdrawal of u64::MAX milli-tokens, were one possible, is kept one less: both
-        // refill any budget to its cap.
         self.last_taken = taken.min(NOTHING_TAKEN - 1);
         out.withdrawn = Some(taken);
         if classification.pushback {

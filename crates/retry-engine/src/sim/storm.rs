@@ -385,6 +385,7 @@ impl Storm {
             };
             self.rec.breaker(now, code);
             if !allowed {
+                self.unsent_retry(now, id);
                 self.reqs[id].retry.stop(StopReason::BreakerOpen);
                 self.finish(now, id, StopReason::BreakerOpen, q);
                 return;
@@ -394,6 +395,7 @@ impl Storm {
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
+                self.unsent_retry(now, id);
                 self.finish(now, id, reason, q);
                 return;
             }
@@ -514,6 +516,16 @@ impl Storm {
             hedge: self.sp.hedge.is_some(),
         };
         self.lanes.rearm(K, q, aw);
+    }
+
+    /// A retry the budget counted was not sent after all (the breaker refused it, or the
+    /// deadline passed): it ends now for a budget that counts retries in flight.
+    fn unsent_retry(&mut self, now: Micros, id: u32) {
+        let r = &self.reqs[id];
+        if r.retry.attempts_made() >= 1 {
+            let bi = self.budget_index(r.client);
+            self.budgets[bi].retry_ended(now);
+        }
     }
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {

@@ -149,3 +149,22 @@ fn envoys_retry_limit_binds_only_when_retries_pile_up() {
             .originals
     );
 }
+
+/// A retry the breaker refuses was counted by Envoy's limit and never sent: it must leave the
+/// limit, or after a few refusals no retry is ever sent again.
+#[test]
+fn a_retry_the_breaker_refuses_leaves_envoys_limit() {
+    let run = |max: u32| {
+        let q = format!("scenario=outage&server=flaky&fail=0.2&service=5ms&rate=200&duration=60s&attempts=4&backoff=full&base=10ms&cap=100ms&breaker=on&outage=5s&outage_start=10s&breaker_min_calls=20&breaker_open=1s&budget=envoy&envoy_max_retries={max}");
+        let p: Params = q.parse().unwrap();
+        crate::sim::simulate(&p).unwrap().summary
+    };
+    let (tight, free) = (run(2), run(100_000));
+    assert!(
+        tight.attempts * 100 > tight.originals * 110,
+        "{} attempts for {} requests",
+        tight.attempts,
+        tight.originals
+    );
+    assert!(tight.attempts <= free.attempts);
+}

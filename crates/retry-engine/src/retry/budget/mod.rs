@@ -325,6 +325,15 @@ impl Budget {
         }
     }
 
+    /// Records that attempt `attempt` (1 for the first) of a request ended at `now`: for
+    /// attempts after the first, a retry ended.
+    #[inline(always)]
+    pub fn attempt_ended(&mut self, attempt: u32, now: Micros) {
+        if attempt > 1 {
+            self.retry_ended(now);
+        }
+    }
+
     /// Records that a retry's attempt ended at `now`.
     #[inline(always)]
     pub fn retry_ended(&mut self, now: Micros) {
