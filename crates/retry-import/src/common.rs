@@ -214,3 +214,56 @@ pub(crate) fn http_codes(items: &[String], field: &str) -> Result<String, Import
     }
     Ok(out.join(","))
 }
+
+/// A JSON document walked once to refuse a key written twice in one object, which serde_json's
+/// `Value` would keep the last of in silence (a YAML file is refused by its parser instead).
+pub(crate) struct NoDuplicates;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicates)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicates {
+    type Value = NoDuplicates;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(k) = m.next_key::<String>()? {
+            if !seen.insert(k.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key \"{}\" is written twice in one object",
+                    short(&k)
+                )));
+            }
+            m.next_value::<NoDuplicates>()?;
+        }
+        Ok(NoDuplicates)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Self, A::Error> {
+        while s.next_element::<NoDuplicates>()?.is_some() {}
+        Ok(NoDuplicates)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(NoDuplicates)
+    }
+}

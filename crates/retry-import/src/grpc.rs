@@ -50,12 +50,14 @@ const CODES: [&str; 17] = [
 
 /// Reads a service config.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
-    let root: Value = serde_json::from_str(text).map_err(|e| {
+    let not_json = |e: serde_json::Error| {
         ImportError::new(
             format!("line {}", e.line()),
             format!("not a JSON service config: {e}"),
         )
-    })?;
+    };
+    let root: Value = serde_json::from_str(text).map_err(not_json)?;
+    serde_json::from_str::<crate::common::NoDuplicates>(text).map_err(not_json)?;
     let root = object(&root, "file")?;
     let mut out = Out::default();
     let (at, entry) = pick(root, opts.method.as_deref(), &mut out)?;

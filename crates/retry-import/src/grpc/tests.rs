@@ -158,6 +158,15 @@ fn bad_configs_are_refused_naming_the_field() {
     }
     // The file as a whole.
     assert_eq!(refused(b"{\"methodConfig\": [", None).field, "line 1");
+    // A key written twice: gRPC's parsers keep one of them, so the file is refused by line.
+    let twice = refused(
+        b"{\"methodConfig\": [{\"name\": [{}],\n \"timeout\": \"1s\", \"timeout\": \"2s\"}]}",
+        None,
+    );
+    assert!(
+        twice.field == "line 2" && twice.rule.contains("\"timeout\" is written twice"),
+        "{twice}"
+    );
     assert_eq!(refused(&[0x7b, 0xff, 0xfe], None).field, "file");
     assert_eq!(
         refused(&vec![b' '; crate::MAX_BYTES + 1], None).field,
