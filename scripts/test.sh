@@ -26,7 +26,7 @@ lab="${CARGO_TARGET_DIR:-target}/debug/retrylab"
 tests/clients/.venv/bin/python tests/clients/check_py.py "$lab"
 tests/clients/.venv/bin/python tests/clients/check_js.py "$lab"
 tests/clients/.venv/bin/python tests/clients/adaptive_botocore.py
-step "exported configurations read by the real parsers (grpcio's service config; Envoy and Istio YAML)"
+step "exported configurations read by the real parsers and libraries (grpcio, tenacity, botocore; the rest by structure)"
 tests/clients/.venv/bin/python tests/configs/check_exports.py "$lab"
 cargo build -q --release --locked --manifest-path tests/clients/rust/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}/client-draws"
 tests/clients/.venv/bin/python tests/clients/check_rs.py "$lab" "${CARGO_TARGET_DIR:-target}/client-draws/release/client-draws"
