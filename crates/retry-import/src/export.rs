@@ -8,19 +8,8 @@ use crate::{short, ImportError, Note};
 use retry_model::{Micros, Params};
 use serde_json::{json, Value};
 
-/// The formats written, by the name `--to` takes.
-pub const EXPORT_FORMATS: &[&str] = &[
-    "grpc",
-    "envoy",
-    "istio",
-    "linkerd",
-    "gateway-api",
-    "resilience4j",
-    "polly",
-    "aws",
-    "tenacity",
-    "spring-gateway",
-];
+/// The formats written, by the name `--to` takes: every format read.
+pub const EXPORT_FORMATS: &[&str] = crate::FORMATS;
 
 /// A configuration written from a link.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

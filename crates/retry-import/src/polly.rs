@@ -54,7 +54,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         out.warn(
             at.as_str(),
             format!(
-                "{} sections with retry options: took this one; pick another with --instance NAME",
+                "{} sections with retry options: took the first by name; pick another with --instance NAME",
                 found.len()
             ),
         );

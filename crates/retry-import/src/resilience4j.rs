@@ -37,7 +37,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     if count > 1 && opts.instance.is_none() {
         out.warn(
             &at,
-            format!("{count} retry instances: took the first; pick another with --instance NAME"),
+            format!("{count} retry instances: took the first by name; pick another with --instance NAME"),
         );
     }
     let field = |k: &str| format!("{at}.{k}");
@@ -122,7 +122,8 @@ fn relaxed(key: &str) -> String {
         .collect()
 }
 
-/// The instance on `--instance`, else the first; with how many there are.
+/// The instance on `--instance`, else the first by name (YAML mappings are read sorted); with
+/// how many there are.
 fn instance<'v>(
     retry: &'v Value,
     opts: &Options,
