@@ -1318,6 +1318,10 @@ try {
       const onAttempts = want.warnings.filter(w => w.key === 'attempts').map(w => `From your file (Warning), ${w.field}: ${w.text}`);
       assert.ok(onAttempts.length > 0);
       assert.deepEqual(beside, onAttempts);
+      // The cluster's retry budget is the link's budget=envoy_budget, its note beside the budget menu.
+      assert.equal(await page.locator('#budget').inputValue(), 'envoy_budget');
+      const onBudget = want.warnings.filter(w => w.key === 'budget').map(w => `From your file (Warning), ${w.field}: ${w.text}`);
+      assert.deepEqual(await page.locator('#budget-row .imported-note').allTextContents(), onBudget);
       assert.equal(await page.locator('#import-outage').getAttribute('href'), `?${want.link}&scenario=outage`);
       assert.equal(await attr(page, '#errors', 'data-count'), '0');
       assert.deepEqual(await axeFindings(page), []);

@@ -513,8 +513,8 @@ fn condition(
 }
 
 /// A cluster's `circuit_breakers`: its limit on retries in flight (`max_retries`, 3 when
-/// absent) as the lab's `budget=envoy`, shared by every request; a `retry_budget`, which
-/// replaces that limit with a share of the active requests, is not modelled.
+/// absent) as the lab's `budget=envoy`, shared by every request; or its `retry_budget`, which
+/// replaces that limit with a share of the active requests (`budget=envoy_budget`).
 fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), ImportError> {
     let mut limit = None;
     for (at, v) in found {
@@ -523,20 +523,18 @@ fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), Imp
             let at = format!("{at}.thresholds[{i}]");
             let t = object(t, &at)?;
             if let Some(b) = t.get("retry_budget") {
-                let pct = b
-                    .pointer("/budget_percent/value")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(20.0);
-                let min = b
-                    .get("min_retry_concurrency")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(3);
-                out.unsupported(
-                    format!("{at}.retry_budget"),
-                    format!("{pct}% of active requests, at least {min}, in flight: a limit that follows the active requests is not modelled, so the link keeps no limit on retries in flight and shows more retries under load than this Envoy sends"),
+                let at = format!("{at}.retry_budget");
+                let field = |k: &str| b.pointer(k);
+                let (pct, min) = (
+                    field("/budget_percent/value"),
+                    field("/min_retry_concurrency"),
                 );
-                out.set("budget", "none");
-                return Ok(());
+                return retry_budget(
+                    [pct, min, field("/budget_interval")],
+                    &at,
+                    ENVOY_BUDGET_FIELDS,
+                    out,
+                );
             }
             if limit.is_none() {
                 let n = match t.get("max_retries") {
@@ -559,6 +557,66 @@ fn circuit_breakers(found: &[(String, &Value)], out: &mut Out) -> Result<(), Imp
     }
     out.set("budget", "envoy");
     out.set("envoy_max_retries", n.to_string());
+    Ok(())
+}
+
+/// The fields of a retry budget as Envoy names them: percent, floor, window.
+const ENVOY_BUDGET_FIELDS: [&str; 3] = [
+    "budget_percent.value",
+    "min_retry_concurrency",
+    "budget_interval",
+];
+
+/// A retry budget (Envoy's `retry_budget`, or Istio's `retryBudget`, which becomes one) as
+/// the link's `budget=envoy_budget`. `v` holds the percent of the attempts in flight, the
+/// retries always allowed and the window, each absent or not; `names` are their field names.
+pub(crate) fn retry_budget(
+    v: [Option<&Value>; 3],
+    at: &str,
+    names: [&str; 3],
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let [pct, min, window] = v;
+    let pct_field = format!("{at}.{}", names[0]);
+    let pct = match pct {
+        None => 20.0,
+        Some(p) => p
+            .as_f64()
+            .filter(|p| (0.0..=100.0).contains(p))
+            .ok_or_else(|| {
+                let found = short(&p.to_string());
+                ImportError::new(
+                    &pct_field,
+                    format!("expected a percentage in [0, 100], found '{found}'"),
+                )
+            })?,
+    };
+    let per_mille = (pct * 10.0).round();
+    if (pct * 10.0 - per_mille).abs() > 1e-9 {
+        out.warn(
+            &pct_field,
+            format!(
+                "{pct}% is rounded to {}%: the link holds tenths of a percent",
+                per_mille / 10.0
+            ),
+        );
+    }
+    let min_field = format!("{at}.{}", names[1]);
+    let min = match min {
+        None => 3,
+        Some(m) => crate::common::count(m, &min_field, "a whole number of retries")?,
+    };
+    if min > 100_000 {
+        out.warn(&min_field, format!("{min} retries is more than any simulated storm sends at once: the link holds 100000"));
+    }
+    if let Some(w) = window {
+        let field = format!("{at}.{}", names[2]);
+        out.unsupported(field, format!("{}: a window of recent requests (2026) is not modelled; the link counts the attempts in flight now, as Envoy does without it", short(&w.to_string())));
+    }
+    out.warn(at, format!("retries in flight at most {pct}% of all attempts in flight, and always {min}, across every request to the cluster (the link's budget=envoy_budget): under load a retry over it is not sent and the request fails"));
+    out.set("budget", "envoy_budget");
+    out.set("envoy_budget_percent", format!("{}", per_mille / 10.0));
+    out.set("envoy_min_retry_concurrency", min.min(100_000).to_string());
     Ok(())
 }
 

@@ -390,6 +390,7 @@ fn proxy_notes(p: &Params, notes: &mut Notes) {
         // Envoy's default limit is the budget a route gets; another limit lives on the cluster.
         "envoy" if get(p, "envoy_max_retries") == "3" => {}
         "envoy" => notes.add("envoy_max_retries", format!("the limit on retries in flight is the cluster's: set circuit_breakers.thresholds[].max_retries: {} on it", get(p, "envoy_max_retries"))),
+        "envoy_budget" => notes.add("budget", format!("the retry budget is the cluster's: set circuit_breakers.thresholds[].retry_budget: {{budget_percent: {{value: {}}}, min_retry_concurrency: {}}} on it (Istio: a DestinationRule's trafficPolicy.retryBudget)", get(p, "envoy_budget_percent"), get(p, "envoy_min_retry_concurrency"))),
         _ => notes.add("budget", "the proxy's retry budgets limit retries in flight per cluster (circuit_breakers, a DestinationRule), not per client: not written"),
     }
     if p.sim.server().is_some_and(|s| s.hedge.on) {

@@ -20,6 +20,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let docs = yaml::documents(text)?;
     let mut out = Out::default();
     let mut routes = Vec::new();
+    let mut rules = Vec::new();
     for (d, doc) in docs.iter().enumerate() {
         let mut at = yaml::document_name(d, docs.len());
         if !at.is_empty() {
@@ -35,7 +36,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
                     ));
                 }
             }
-            Some("DestinationRule") => destination_rule(doc, &at, &mut out),
+            Some("DestinationRule") => rules.push((doc, at)),
             _ => {}
         }
     }
@@ -64,7 +65,21 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         None => default_retries(&field("retries"), deadline, &mut out)?,
     }
     out.set("ra_mode", "ignore");
-    out.set("budget", "none");
+    let mut limited = false;
+    for (doc, at) in rules {
+        if !limited {
+            limited = destination_rule(doc, &at, &mut out)?;
+        } else if doc.pointer("/spec/trafficPolicy").is_some() {
+            out.unsupported(
+                format!("{at}spec.trafficPolicy"),
+                "a second DestinationRule: only the first that limits retries is read",
+            );
+        }
+    }
+    if !limited {
+        // Istio sets Envoy's max_retries to 2^32 - 1: no limit on retries in flight.
+        out.set("budget", "none");
+    }
     out.finish("istio", at)
 }
 
@@ -237,22 +252,32 @@ fn attempt_timeout(
     Ok(())
 }
 
-/// A DestinationRule's retry budget or limit on retries in flight, which the lab does not model.
-fn destination_rule(doc: &Value, at: &str, out: &mut Out) {
-    const WHY: &str = "a limit on retries in flight across all requests is not modelled: each simulated request retries as its policy allows";
+/// A DestinationRule's retry budget (Envoy's `retry_budget`: `budget=envoy_budget`) or its
+/// limit on retries in flight (`connectionPool.http.maxRetries`, Envoy's `max_retries`, which
+/// Istio leaves unlimited: `budget=envoy`). The budget wins when both are given, as in Envoy.
+/// Returns whether it set a budget.
+fn destination_rule(doc: &Value, at: &str, out: &mut Out) -> Result<bool, ImportError> {
+    let tp = "spec.trafficPolicy";
     if let Some(b) = doc.pointer("/spec/trafficPolicy/retryBudget") {
-        let pct = b.get("percent").and_then(Value::as_f64).unwrap_or(20.0);
-        out.unsupported(
-            format!("{at}spec.trafficPolicy.retryBudget"),
-            format!("{pct}% of active requests: {WHY}"),
-        );
+        let field = |k: &str| b.get(k);
+        let v = [
+            field("percent"),
+            field("minRetryConcurrency"),
+            field("budgetInterval"),
+        ];
+        let names = ["percent", "minRetryConcurrency", "budgetInterval"];
+        crate::envoy::retry_budget(v, &format!("{at}{tp}.retryBudget"), names, out)?;
+        return Ok(true);
     }
     if let Some(n) = doc.pointer("/spec/trafficPolicy/connectionPool/http/maxRetries") {
-        out.unsupported(
-            format!("{at}spec.trafficPolicy.connectionPool.http.maxRetries"),
-            format!("{} retries in flight: {WHY}", short(&n.to_string())),
-        );
+        let field = format!("{at}{tp}.connectionPool.http.maxRetries");
+        let n = crate::common::count(n, &field, "a whole number of retries")?.clamp(1, 100_000);
+        out.warn(field, format!("{n} retries in flight at once across all requests to the host (the link's budget=envoy): under load a retry over it is not sent and the request fails"));
+        out.set("budget", "envoy");
+        out.set("envoy_max_retries", n.to_string());
+        return Ok(true);
     }
+    Ok(false)
 }
 
 #[cfg(test)]

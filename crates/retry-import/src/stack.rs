@@ -1,27 +1,12 @@
 //! Several configurations, outermost first, stacked into a `layers` link: each file is one
 //! layer, named after the file, retrying with the attempts its own configuration gives, so the
 //! link's worst case is the product of the real settings (a browser's 3, Envoy's 2, a service's
-//! 4: 24 bottom calls a click). The layers scenario runs one retry policy with each layer's own
-//! attempts; it is the outermost file's, and where another file's waits or timeouts differ the
-//! stack says so in `unsupported`.
+//! 4: 24 bottom calls a click). The link's policy is the outermost file's; every other layer
+//! runs its own file's policy through its `lN.` keys, written where it differs from the link's.
 
 use crate::{import, ImportError, Imported, Note, Options};
 use retry_model::Params;
 use serde::Serialize;
-
-/// The keys that shape one layer's policy beyond its attempts, compared across the files.
-const SHARED: [&str; 10] = [
-    "backoff",
-    "base",
-    "cap",
-    "multiplier",
-    "jitter",
-    "deadline",
-    "attempt_timeout",
-    "fit",
-    "retry_on",
-    "idempotent",
-];
 
 /// One layer of a stack.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -161,7 +146,7 @@ fn link(
         ks.join(","),
         names.join(",")
     );
-    let (outer, outer_p) = &read[0];
+    let (outer, _) = &read[0];
     // The outermost file's keys, less those the layers scenario refuses, each named.
     let mut pairs: Vec<(&str, &str)> = outer
         .link
@@ -197,21 +182,64 @@ fn link(
             }
         }
     }
-    for (layer, (_, p)) in layers.iter().zip(read).skip(1) {
-        let differ: Vec<&str> = SHARED
+    let linked: Params = link.parse().map_err(|e: retry_model::ConfigError| {
+        ImportError::new(
+            &layers[0].name,
+            format!("gives a layers link the lab refuses: {e}"),
+        )
+    })?;
+    for (n, (layer, (_, p))) in layers.iter().zip(read).enumerate().skip(1) {
+        link = own_policy(link, &linked, n + 1, layer, p, unsupported);
+    }
+    Ok(link)
+}
+
+/// `link` with layer `n`'s own keys (`lN.key`): each key a layer may set where its file's
+/// policy differs from the link's. A key the lab refuses there is left out and named.
+fn own_policy(
+    link: String,
+    linked: &Params,
+    n: usize,
+    layer: &Layer,
+    p: &Params,
+    unsupported: &mut Vec<Note>,
+) -> String {
+    let mut pairs: Vec<(&'static str, String)> = retry_model::layer_keys::settable()
+        .filter_map(|k| Some((k, p.get(k)?)).filter(|(_, v)| linked.get(k).as_ref() != Some(v)))
+        .collect();
+    loop {
+        let own: Vec<String> = pairs
             .iter()
-            .copied()
-            .filter(|k| p.get(k) != outer_p.get(k))
+            .map(|(k, v)| format!("l{n}.{k}={}", retry_model::encode(v)))
             .collect();
-        if !differ.is_empty() {
+        let candidate = [link.as_str()]
+            .into_iter()
+            .chain(own.iter().map(String::as_str));
+        let candidate = candidate.collect::<Vec<_>>().join("&");
+        let Err(e) = candidate.parse::<Params>() else {
+            return candidate;
+        };
+        let prefix = format!("l{n}.");
+        let refused = e.rule.strip_prefix(&prefix).and_then(|r| r.split_once(':'));
+        let Some(at) = refused.and_then(|(k, _)| pairs.iter().position(|(p, _)| *p == k)) else {
+            // Not one key's fault: the layer runs the link's policy, and says so.
             unsupported.push(Note {
                 key: "",
                 field: layer.name.clone(),
-                text: format!("its {} differ from {}'s: the layers scenario runs the outermost file's policy at every layer, with each layer's own attempts", differ.join(", "), layers[0].name),
+                text: format!(
+                    "its own policy is left out of the stack, so it runs the outermost file's: {}",
+                    e.rule
+                ),
             });
-        }
+            return link;
+        };
+        let (k, v) = pairs.remove(at);
+        unsupported.push(Note {
+            key: k,
+            field: format!("{}: {k}", layer.name),
+            text: format!("{k}={v} is left out of the stack: {}", e.rule),
+        });
     }
-    Ok(link)
 }
 
 #[cfg(test)]

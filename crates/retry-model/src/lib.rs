@@ -41,6 +41,7 @@ pub use link::analyze::{analysis_rows, analyze, analyze_reporting, analyze_withi
 pub use link::client_table::{client_row, client_table_markdown, describe_policy, CLIENT_COLUMNS};
 pub use link::clients::{client, Client, Ecosystem, CLIENTS};
 pub use link::keys as link_keys;
+pub use link::layer_keys;
 pub use link::lesson::{Answer, Exercise, Lesson, LESSONS, MAX_QUESTION};
 pub use link::preset::Preset;
 pub use link::rows::SweepRows;
@@ -50,7 +51,7 @@ pub use link::steps::{
     course_note, steps_markdown, Piece, Step as LadderStep, COURSE_NOTE, PIECES,
 };
 pub use link::sweep as link_sweep;
-pub use link::{all_keys, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
+pub use link::{all_keys, encode, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
 pub use request::answer::{answer, Figures, Said, SweepFigures};
 pub use request::budget_walk::{budget_walk, BudgetEvent, BudgetStep};

@@ -125,12 +125,31 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
             for (k, v) in r.summary.rows() {
                 let _ = writeln!(out, "  {k:<26} {v}");
             }
+            out.push_str(&layer_table(&p));
             if let Some(note) = p.preset.and_then(|x| x.reference_note()) {
                 let _ = writeln!(out, "\n{note}");
             }
         }
     }
     Ok(out)
+}
+
+/// A `layers` link's stack, one layer a line (the page's table of the stack); empty otherwise.
+fn layer_table(p: &retry_model::Params) -> String {
+    let rows = p.layer_rows();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nLayers, top first:\n");
+    for row in rows {
+        let cells = retry_model::layer_keys::LAYER_COLUMNS
+            .iter()
+            .zip(&row)
+            .skip(1);
+        let text: Vec<String> = cells.map(|(c, v)| format!("{c}: {v}")).collect();
+        let _ = writeln!(out, "  {}\n    {}", row[0], text.join("; "));
+    }
+    out
 }
 
 /// `retrylab compare '<A>' '<B>'`, or one link whose `b.` keys give side B.

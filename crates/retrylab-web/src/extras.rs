@@ -70,11 +70,8 @@ pub fn layers_bars(p: &Params, s: &Summary) -> Option<Bars> {
     if p.sim.kind() != Some(ScenarioKind::Layers) {
         return None;
     }
-    let layers: Vec<u32> = p
-        .get("layers")?
-        .split(',')
-        .map(|k| k.trim().parse().ok())
-        .collect::<Option<_>>()?;
+    // What each layer makes when every call below fails (its own policy may not retry 503).
+    let layers = p.layer_attempts();
     let prob = retry_model::decimal_f64(&p.get("p")?)?;
     let a = amplify(&layers, prob).ok()?;
     let n = layers.len();

@@ -17,6 +17,8 @@ pub enum Msg {
     SideB(String),
     /// The sweep's keys, as link text without the `sweep.` prefix ("" ends the sweep).
     Sweep(String),
+    /// The layers' own keys (`l2.base=25ms&...`), as text.
+    Layers(String),
     /// A lesson was picked from the menu ("" for none): its link, with `lesson=<id>`.
     Lesson(String),
 }
@@ -135,6 +137,11 @@ impl State {
             Msg::Sweep(text) => {
                 let mut next = self.params.clone();
                 let res = next.set_sweep_text(&text).map(|_| next);
+                self.try_apply(res)
+            }
+            Msg::Layers(text) => {
+                let mut next = self.params.clone();
+                let res = next.set_layer_text(&text).map(|_| next);
                 self.try_apply(res)
             }
             Msg::Set(key, value) => {

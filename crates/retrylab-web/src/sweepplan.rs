@@ -60,12 +60,10 @@ impl Planning {
         let p = self.link;
         let sweep = p.sweep().ok_or("the link has no sweep")?;
         let rows = self.rows.finish()?;
+        let mut base = p.clone();
+        base.sweep = None;
         Ok(Plan {
-            base: Params {
-                sweep: None,
-                ..p.clone()
-            }
-            .to_string(),
+            base: base.to_string(),
             axes: sweep.axes.clone(),
             links: rows.iter().map(|(_, r)| r.to_string()).collect(),
             reference: rows

@@ -277,6 +277,12 @@ impl Default for RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// Whether this policy retries a failed attempt that ended with `outcome` (its statuses,
+    /// classifier and operation; attempts, deadline and budget aside).
+    pub fn retries(&self, outcome: &ScriptedOutcome) -> bool {
+        classify_listed(self.classifier, &self.statuses, outcome, self.operation).retryable
+    }
+
     /// Sets the attempt limit.
     pub const fn with_max_attempts(mut self, n: u32) -> Self {
         self.max_attempts = n;

@@ -6,6 +6,10 @@
 //! to its caller, which may retry it in turn, so under total failure (`p=1`, no deadline) one
 //! request makes exactly the product of the attempts in bottom calls: 27, 64, 243. The fix,
 //! retrying at one layer only, is the preset `layers-fix` (`layers=1,1,3`).
+//!
+//! A layer may run a policy of its own (`l2.backoff=full`, from
+//! [`LayersSettings::policies`](super::LayersSettings)): its waits, timeouts, deadline and
+//! statuses, still with its own attempts from `layers`.
 
 use super::engine::Model;
 use super::input::RunInput;
@@ -20,8 +24,8 @@ use crate::retry::time::Micros;
 const STREAM_LAYERS: u64 = 4 << 40;
 
 struct Ctx<'a> {
-    layers: &'a [u32],
-    policy: &'a ValidPolicy,
+    /// Each layer's policy with its attempts, top first; `None` for one the checks refuse.
+    policies: &'a [Option<ValidPolicy>],
     p_ppm: u32,
     net: Micros,
     rng: Rng,
@@ -30,7 +34,7 @@ struct Ctx<'a> {
 
 /// Calls `layer` at `now`; returns what its caller sees and when.
 fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
-    if layer == ctx.layers.len() {
+    if layer == ctx.policies.len() {
         ctx.bottom += 1;
         let fail = ctx.rng.below(1_000_000) < u64::from(ctx.p_ppm);
         return (
@@ -42,17 +46,13 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
             now.saturating_add(ctx.net),
         );
     }
-    let mut pol = *ctx.policy.policy();
-    pol.max_attempts = ctx.layers[layer];
-    pol.budget = BudgetConfig::None;
-    let valid = match pol.validate() {
-        Ok(v) => v,
-        Err(_) => return (Outcome::Status(503), now),
+    let Some(valid) = ctx.policies[layer].as_ref() else {
+        return (Outcome::Status(503), now);
     };
     let mut budget = Budget::new(BudgetConfig::None, None);
     let mut req = valid.start(now, &mut budget);
     loop {
-        let plan = match req.plan_attempt(&valid) {
+        let plan = match req.plan_attempt(valid) {
             Ok(plan) => plan,
             Err(_) => return (Outcome::Status(503), req.now()),
         };
@@ -65,7 +65,7 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
         };
         let mut rng = core::mem::replace(&mut ctx.rng, Rng::from_seed(0));
         let after = req.after_attempt(
-            &valid,
+            valid,
             end,
             &ScriptedOutcome::new(seen),
             &mut budget,
@@ -90,8 +90,7 @@ fn call(ctx: &mut Ctx<'_>, layer: usize, now: Micros) -> (Outcome, Micros) {
 /// call tree (at most [`super::caps::LAYER_PRODUCT`] bottom calls), so a run goes in slices of
 /// requests like every other scenario.
 pub struct Layers {
-    layers: alloc::vec::Vec<u32>,
-    policy: ValidPolicy,
+    policies: alloc::vec::Vec<Option<ValidPolicy>>,
     p_ppm: u32,
     net: Micros,
     rng: Rng,
@@ -117,8 +116,7 @@ impl Layers {
         let horizon = Micros(gap.0.saturating_mul(u64::from(sp.requests)))
             .saturating_add(Micros::from_secs(60));
         let m = Layers {
-            layers: sp.layers.clone(),
-            policy,
+            policies: layer_policies(sp, &policy),
             p_ppm: sp.p_ppm,
             net: sp.net,
             rng: Rng::stream(p.seed, STREAM_LAYERS + u64::from(run)),
@@ -131,13 +129,36 @@ impl Layers {
     }
 }
 
+/// Each layer's policy, top first: its own where the settings give one, else the link's, with
+/// the layer's attempts and no budget; `None` where that policy fails its checks (the link's
+/// parser refuses such a link first), so the layer answers 503 at once.
+fn layer_policies(
+    sp: &super::LayersSettings,
+    link: &ValidPolicy,
+) -> alloc::vec::Vec<Option<ValidPolicy>> {
+    sp.layers
+        .iter()
+        .enumerate()
+        .map(|(i, &attempts)| {
+            let mut pol = sp
+                .policies
+                .get(i)
+                .copied()
+                .flatten()
+                .unwrap_or(*link.policy());
+            pol.max_attempts = attempts;
+            pol.budget = BudgetConfig::None;
+            pol.validate().ok()
+        })
+        .collect()
+}
+
 impl Model for Layers {
     type Event = Request;
 
     fn handle(&mut self, start: Micros, ev: Request, q: &mut EventQueue<Request>) {
         let mut ctx = Ctx {
-            layers: &self.layers,
-            policy: &self.policy,
+            policies: &self.policies,
             p_ppm: self.p_ppm,
             net: self.net,
             rng: core::mem::replace(&mut self.rng, Rng::from_seed(0)),

@@ -354,6 +354,9 @@ pub struct Layers {
     pub layers: Vec<u32>,
     /// Each layer's name, top first (empty: the layers are numbered).
     pub names: Vec<String>,
+    /// Each layer's own policy, top first (`None`, or past the end: the link's); its attempts
+    /// are the layer's entry in `layers` whatever the policy says.
+    pub policies: Vec<Option<crate::retry::policy::RetryPolicy>>,
     /// Probability that a bottom call fails, in millionths.
     pub p_ppm: u32,
     /// User requests.
@@ -371,6 +374,7 @@ impl Default for Layers {
         Layers {
             layers: vec![3, 3, 3],
             names: Vec::new(),
+            policies: Vec::new(),
             p_ppm: 1_000_000,
             requests: 1000,
             rate_milli: 40_000,

@@ -385,7 +385,7 @@ impl Storm {
             };
             self.rec.breaker(now, code);
             if !allowed {
-                self.unsent_retry(now, id);
+                self.unsent(now, id);
                 self.reqs[id].retry.stop(StopReason::BreakerOpen);
                 self.finish(now, id, StopReason::BreakerOpen, q);
                 return;
@@ -395,7 +395,7 @@ impl Storm {
         let plan = match r.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
-                self.unsent_retry(now, id);
+                self.unsent(now, id);
                 self.finish(now, id, reason, q);
                 return;
             }
@@ -518,14 +518,13 @@ impl Storm {
         self.lanes.rearm(K, q, aw);
     }
 
-    /// A retry the budget counted was not sent after all (the breaker refused it, or the
-    /// deadline passed): it ends now for a budget that counts retries in flight.
-    fn unsent_retry(&mut self, now: Micros, id: u32) {
+    /// An attempt the budget counted was not sent after all (the breaker refused it, or the
+    /// deadline passed): it ends now for a budget that counts attempts in flight.
+    pub(super) fn unsent(&mut self, now: Micros, id: u32) {
         let r = &self.reqs[id];
-        if r.retry.attempts_made() >= 1 {
-            let bi = self.budget_index(r.client);
-            self.budgets[bi].retry_ended(now);
-        }
+        let bi = self.budget_index(r.client);
+        let attempt = r.retry.attempts_made().saturating_add(1);
+        self.budgets[bi].attempt_ended(attempt, now);
     }
 
     fn reply(&mut self, now: Micros, id: u32, gen: u32, outcome: Outcome, q: &mut EventQueue<Ev>) {

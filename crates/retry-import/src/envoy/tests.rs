@@ -30,7 +30,7 @@ fn the_proto_example_gives_its_policy_and_names_what_is_not_modelled() {
     assert_eq!(i.format, "envoy");
     assert_eq!(
         link(&i.link),
-        link("fit=cut&deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=server&budget=none")
+        link("fit=cut&deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=server&budget=envoy_budget&envoy_budget_percent=20&envoy_min_retry_concurrency=3")
     );
     // Envoy's code: retry n draws from [0, min(50 ms x 2^(n-1), 1 s)).
     assert_eq!(windows_ms(&i.link), [(0, 50), (0, 100), (0, 200)]);
@@ -40,14 +40,55 @@ fn the_proto_example_gives_its_policy_and_names_what_is_not_modelled() {
         &format!("{rp}.num_retries"),
         "4 attempts in all"
     ));
-    assert!(unmodelled(
+    assert!(warned(
         &i,
-        "circuit_breakers.thresholds[0].retry_budget",
-        "20% of active requests, at least 3"
+        "static_resources.clusters[0].circuit_breakers.thresholds[0].retry_budget",
+        "at most 20% of all attempts in flight, and always 3"
     ));
     assert!(unmodelled(&i, "route.hedge_policy", "per-try timeout"));
     assert!(unmodelled(&i, "rate_limited_retry_back_off", "U[1, 1.5)"));
     assert!(unmodelled(&i, "retry_host_predicate", "one upstream host"));
+}
+
+#[test]
+fn a_retry_budget_replaces_the_limit_and_its_fields_are_checked() {
+    let cluster = |b: &str| {
+        format!("route:\n  retry_policy:\n    retry_on: 5xx\ncircuit_breakers:\n  thresholds:\n  - max_retries: 5\n    retry_budget: {b}\n")
+    };
+    let i = read(&cluster(
+        "{budget_percent: {value: 12.34}, min_retry_concurrency: 0, budget_interval: 10s}",
+    ));
+    assert!(
+        i.link.contains(
+            "budget=envoy_budget&envoy_budget_percent=12.3&envoy_min_retry_concurrency=0"
+        ),
+        "{}",
+        i.link
+    );
+    assert!(
+        !i.link.contains("envoy_max_retries"),
+        "the budget replaces max_retries"
+    );
+    let at = "circuit_breakers.thresholds[0].retry_budget";
+    assert!(warned(
+        &i,
+        &format!("{at}.budget_percent.value"),
+        "rounded to 12.3%"
+    ));
+    assert!(unmodelled(
+        &i,
+        &format!("{at}.budget_interval"),
+        "window of recent requests"
+    ));
+    // An empty budget takes Envoy's defaults.
+    assert!(read(&cluster("{}"))
+        .link
+        .contains("envoy_budget_percent=20&envoy_min_retry_concurrency=3"));
+    let e = refused(&cluster("{budget_percent: {value: 120}}"));
+    assert_eq!(e.field, format!("{at}.budget_percent.value"));
+    assert!(e.rule.contains("[0, 100]"), "{}", e.rule);
+    let e = refused(&cluster("{min_retry_concurrency: -1}"));
+    assert_eq!(e.field, format!("{at}.min_retry_concurrency"));
 }
 
 #[test]

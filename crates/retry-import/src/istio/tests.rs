@@ -65,11 +65,28 @@ fn codes_backoff_routes_and_a_budget_beside_it() {
     );
     assert!(warned(&i, "document 1: spec.http[0]", "2 http routes"));
     assert!(unmodelled(&i, "retryRemoteLocalities", "one upstream host"));
-    assert!(unmodelled(
+    assert!(warned(
         &i,
         "document 2: spec.trafficPolicy.retryBudget",
-        "25% of active requests"
+        "at most 25% of all attempts in flight, and always 3"
     ));
+    assert!(
+        i.link
+            .contains("budget=envoy_budget&envoy_budget_percent=25&envoy_min_retry_concurrency=3"),
+        "{}",
+        i.link
+    );
+    // Without a budget, a DestinationRule's maxRetries is Envoy's limit; with neither, none.
+    let rule = "---\napiVersion: networking.istio.io/v1\nkind: DestinationRule\nspec:\n  trafficPolicy:\n    connectionPool: {http: {maxRetries: 10}}\n";
+    let limited = read(&format!("{HEAD}  - retries: {{attempts: 2}}\n{rule}"));
+    assert!(
+        limited.link.contains("budget=envoy&envoy_max_retries=10"),
+        "{}",
+        limited.link
+    );
+    assert!(read(&format!("{HEAD}  - retries: {{attempts: 2}}\n"))
+        .link
+        .contains("budget=none"));
     let fast = read_with(
         text.as_bytes(),
         &Options {

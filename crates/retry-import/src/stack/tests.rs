@@ -51,11 +51,27 @@ fn three_real_configurations_stack_into_their_product() {
     )
     .unwrap();
     assert_eq!(r.summary.attempts, 5 * u64::from(product));
-    // The inner files' other waits are named; their warnings carry their file.
+    // Every layer runs its own file's policy: waits, timeouts, deadline and statuses.
     assert!(
-        s.unsupported
-            .iter()
-            .any(|u| u.field == "ratings.yaml" && u.text.contains("outermost")),
+        s.link.contains("&l2.") && s.link.contains("&l3."),
+        "{}",
+        s.link
+    );
+    for (n, layer) in s.layers.iter().enumerate() {
+        let own: Params = layer.link.parse().unwrap();
+        let got = p.layer_policy(n as u32 + 1).unwrap_or(p.policy);
+        let want = own.policy;
+        assert_eq!(got.backoff, want.backoff, "{}", layer.name);
+        assert_eq!(got.attempt_timeout, want.attempt_timeout, "{}", layer.name);
+        assert_eq!(got.deadline, want.deadline, "{}", layer.name);
+        assert_eq!(got.statuses, want.statuses, "{}", layer.name);
+        assert_eq!(got.classifier, want.classifier, "{}", layer.name);
+        assert_eq!(ks[n], want.max_attempts, "{}", layer.name);
+    }
+    assert_eq!(p.layer_attempts(), ks, "each file retries the 503 below it");
+    // Their warnings carry their file.
+    assert!(
+        !s.unsupported.iter().any(|u| u.text.contains("outermost")),
         "{:?}",
         s.unsupported
     );

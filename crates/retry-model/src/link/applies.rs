@@ -208,11 +208,14 @@ impl Params {
             "breaker" | "limiter" | "limiter_scope" => Some(
                 "is not run beside hedge=on (gRPC's hedging has neither): turn hedging off to use it",
             ),
-            "budget" | "envoy_max_retries"
-                if matches!(self.policy.budget, BudgetConfig::Envoy(_)) =>
+            "budget" | "envoy_max_retries" | "envoy_budget_percent" | "envoy_min_retry_concurrency"
+                if matches!(
+                    self.policy.budget,
+                    BudgetConfig::Envoy(_) | BudgetConfig::EnvoyBudget(_)
+                ) =>
             {
                 Some(
-                    "budget=envoy is not run beside hedge=on: Envoy's limit counts retries, and a hedged request sends none; use budget=grpc, gRPC's throttle on hedges",
+                    "Envoy's budgets are not run beside hedge=on: they count retries, and a hedged request sends none; use budget=grpc, gRPC's throttle on hedges",
                 )
             }
             _ => None,

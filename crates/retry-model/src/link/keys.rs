@@ -449,6 +449,10 @@ pub const BUDGETS: &[(&str, &str)] = &[
     ("grpc", "gRPC throttling (10, 0.1)"),
     ("rate", "60 retries per minute"),
     ("envoy", "Envoy: 3 retries in flight"),
+    (
+        "envoy_budget",
+        "Envoy retry budget: 20% of active, at least 3",
+    ),
 ];
 
 /// The scenarios, as the link names them.
@@ -626,6 +630,12 @@ pub static TABLE: &[Key] = &[
     key!("envoy_max_retries", "3", int(1, 100_000), "retries", BUDGET,
         "with `budget=envoy`: retries in flight at once across all requests (an Envoy cluster's `circuit_breakers` `max_retries`)",
         Control::Number, "Retries in flight at most", Group::Budget),
+    key!("envoy_budget_percent", "20", dec(10, 0, 1000), "%", BUDGET,
+        "with `budget=envoy_budget`: retries in flight as a share of all attempts in flight (an Envoy cluster's `retry_budget` `budget_percent`)",
+        Control::Number, "Retries in flight (% of active)", Group::Budget),
+    key!("envoy_min_retry_concurrency", "3", int(0, 100_000), "retries", BUDGET,
+        "with `budget=envoy_budget`: retries in flight always allowed (`retry_budget` `min_retry_concurrency`)",
+        Control::Number, "Retries in flight always allowed", Group::Budget),
     key!("rate_per_window", "60", int(1, 1_000_000), "retries", BUDGET,
         "with `budget=rate`: retries per window",
         Control::Number, "Retries per window", Group::Budget),
@@ -828,7 +838,8 @@ pub fn detail_of(name: &str) -> Option<(&'static str, &'static str)> {
         n if n.starts_with("ratio_") => Some(("budget", "ratio")),
         n if n.starts_with("grpc_") => Some(("budget", "grpc")),
         n if n.starts_with("rate_") => Some(("budget", "rate")),
-        n if n.starts_with("envoy_") => Some(("budget", "envoy")),
+        "envoy_max_retries" => Some(("budget", "envoy")),
+        n if n.starts_with("envoy_") => Some(("budget", "envoy_budget")),
         n if n.starts_with("breaker_") => Some(("breaker", "on")),
         _ => None,
     }

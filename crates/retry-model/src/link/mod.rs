@@ -21,6 +21,7 @@ pub mod client_table;
 pub mod clients;
 pub mod compare;
 pub mod keys;
+pub mod layer_keys;
 pub mod lesson;
 mod named;
 pub mod preset;
@@ -39,8 +40,8 @@ pub use query::encode;
 use query::{bare_lesson, bare_sheet, percent_encode, split_pairs, Pairs};
 
 use crate::retry::budget::{
-    AwsQuotaConfig, BudgetConfig, ConcurrentConfig, GrpcThrottleConfig, RateConfig, RatioConfig,
-    TokenBucketConfig,
+    AwsQuotaConfig, BudgetConfig, ConcurrentConfig, EnvoyBudgetConfig, GrpcThrottleConfig,
+    RateConfig, RatioConfig, TokenBucketConfig,
 };
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::ScriptedOutcome;
@@ -101,6 +102,8 @@ pub struct Params {
     pub sheet_at: u32,
     /// The jitter keys as written; the policy's jitter is made from them.
     pub jitter_keys: JitterKeys,
+    /// The layers' own keys (`l2.base=25ms`), whose policies sit in the layers settings.
+    pub(crate) layer_keys: Vec<layer_keys::LayerKey>,
 }
 
 /// Which jitter the `jitter` key names.
@@ -195,6 +198,7 @@ impl Default for Params {
             sheet: None,
             sheet_at: 0,
             jitter_keys: JitterKeys::default(),
+            layer_keys: Vec::new(),
         }
     }
 }
@@ -214,6 +218,7 @@ fn budget_of(index: usize) -> BudgetConfig {
         "grpc" => BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE),
         "rate" => BudgetConfig::Rate(RateConfig::SRE),
         "envoy" => BudgetConfig::Envoy(ConcurrentConfig::ENVOY),
+        "envoy_budget" => BudgetConfig::EnvoyBudget(EnvoyBudgetConfig::ENVOY),
         _ => BudgetConfig::None,
     }
 }
@@ -302,6 +307,16 @@ fn set_budget_detail(
             };
             e.max = k.int32(v)?;
         }
+        "envoy_budget_percent" | "envoy_min_retry_concurrency" => {
+            let BudgetConfig::EnvoyBudget(e) = &mut *budget else {
+                return Err(wrong_budget(k, "envoy_budget"));
+            };
+            if k.name == "envoy_budget_percent" {
+                e.per_mille = k.dec(v)? as u32;
+            } else {
+                e.min = k.int32(v)?;
+            }
+        }
         "rate_per_window" | "rate_window" => {
             let BudgetConfig::Rate(r) = &mut *budget else {
                 return Err(wrong_budget(k, "rate"));
@@ -376,11 +391,17 @@ impl Params {
             ));
         };
         let compare = self.compare.take();
-        let done = if keys::is_sim(k) {
+        let mut done = if keys::is_sim(k) {
             self.sim.set(k, v)
         } else {
             self.set_policy_key(k, v)
         };
+        if done.is_ok() && !self.layer_keys.is_empty() {
+            // The layers follow the link's policy: an edit that breaks one is refused.
+            if let Some(e) = self.refresh_layers().into_iter().next() {
+                done = Err(k.error(format!("leaves a layer's policy refused: {}", e.rule)));
+            }
+        }
         // Side B is side A with its `b.` keys on top: it follows an edit of A. A preset starts
         // a new link, without a second side, and without a sweep unless it is a phase plot's.
         if k.name == "preset" && !self.preset.is_some_and(Preset::has_sweep) {
@@ -438,9 +459,18 @@ impl Params {
                 }
             }
             "budget_scope" => pol.scope = k.pick(v)?,
-            "bucket_max" | "bucket_refill" | "ratio_percent" | "ratio_window"
-            | "ratio_min_per_s" | "grpc_max_tokens" | "grpc_token_ratio" | "rate_per_window"
-            | "rate_window" | "envoy_max_retries" => set_budget_detail(&mut pol.budget, k, v)?,
+            "bucket_max"
+            | "bucket_refill"
+            | "ratio_percent"
+            | "ratio_window"
+            | "ratio_min_per_s"
+            | "grpc_max_tokens"
+            | "grpc_token_ratio"
+            | "rate_per_window"
+            | "rate_window"
+            | "envoy_max_retries"
+            | "envoy_budget_percent"
+            | "envoy_min_retry_concurrency" => set_budget_detail(&mut pol.budget, k, v)?,
             "seed" => self.seed = k.int(v)?,
             "clients" => self.clients = k.int32(v)?,
             "lesson" => {
@@ -671,6 +701,16 @@ impl Params {
                 };
                 e.max.to_string()
             }
+            "envoy_budget_percent" | "envoy_min_retry_concurrency" => {
+                let BudgetConfig::EnvoyBudget(e) = pol.budget else {
+                    return Some(None);
+                };
+                if key == "envoy_budget_percent" {
+                    decimal(u64::from(e.per_mille), 10)
+                } else {
+                    e.min.to_string()
+                }
+            }
             "rate_per_window" | "rate_window" => {
                 let BudgetConfig::Rate(r) = pol.budget else {
                     return Some(None);
@@ -761,6 +801,9 @@ impl Params {
             if more.is_empty() {
                 errors.extend(round);
                 errors.extend(refused);
+                if !all.layer.is_empty() {
+                    errors.extend(p.set_layer_keys(&all.layer));
+                }
                 if !b_pairs.is_empty() {
                     errors.extend(p.set_compare(b_pairs));
                 }
@@ -827,6 +870,14 @@ impl Params {
         let mut unused = self.inapplicable(&[]).into_iter();
         if let Some(e) = unused.find(|e| !self.used_elsewhere(e.field)) {
             return Err(e);
+        }
+        if let Some(crate::sim::Scenario::Layers(l)) = &self.sim.scenario {
+            for (n, pol) in l.policies.iter().enumerate() {
+                if let Some(Err(e)) = pol.map(|p| p.validate()) {
+                    let rule = format!("l{}.{}: {}", n + 1, e.field, e.rule);
+                    return Err(ConfigError::new(layer_keys::FIELD, rule));
+                }
+            }
         }
         self.policy.validate()
     }
@@ -923,6 +974,10 @@ impl fmt::Display for Params {
         for (key, v) in self.written() {
             write!(f, "&{key}=")?;
             percent_encode(f, &v)?;
+        }
+        for k in &self.layer_keys {
+            write!(f, "&l{}.{}=", k.layer, k.key)?;
+            percent_encode(f, &k.value)?;
         }
         if let Some(c) = &self.compare {
             for (key, v) in &c.keys {

@@ -47,6 +47,8 @@ pub(super) struct Pairs {
     pub(super) b: Vec<(String, String)>,
     /// The sweep's keys, `sweep.` removed.
     pub(super) sweep: Vec<(String, String)>,
+    /// The layers' own keys: layer, key with `lN.` removed, value.
+    pub(super) layer: Vec<(u32, String, String)>,
 }
 
 /// The lesson a hand-written link names when it sets nothing else (`lesson=stack-27`, perhaps
@@ -101,6 +103,7 @@ pub(super) fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
     let mut pairs: Vec<(usize, String, String)> = Vec::new();
     let mut b_pairs: Vec<(String, String)> = Vec::new();
     let mut sweep_pairs: Vec<(String, String)> = Vec::new();
+    let mut layer_pairs: Vec<(u32, String, String)> = Vec::new();
     for part in q.split('&').filter(|s| !s.is_empty()) {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         let (k, v) = match (percent_decode(k), percent_decode(v)) {
@@ -128,6 +131,10 @@ pub(super) fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
             sweep_pairs.push((String::from(sk), v));
             continue;
         }
+        if let Some((n, lk)) = layer_keys::split_prefix(&k) {
+            layer_pairs.push((n, String::from(lk), v));
+            continue;
+        }
         match all_keys().position(|known| known == k) {
             Some(i) => {
                 if pairs.iter().any(|(j, _, _)| *j == i) {
@@ -149,5 +156,6 @@ pub(super) fn split_pairs(q: &str, errors: &mut Vec<ConfigError>) -> Pairs {
         own: pairs,
         b: b_pairs,
         sweep: sweep_pairs,
+        layer: layer_pairs,
     }
 }

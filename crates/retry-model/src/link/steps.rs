@@ -65,7 +65,7 @@ pub const PIECES: [Piece; 10] = [
     Piece {
         name: "budget",
         meaning: "caps retries across all requests, so an outage cannot multiply the load whatever each request may do",
-        keys: &["budget", "budget_start", "budget_scope", "bucket_max", "bucket_refill", "ratio_percent", "ratio_window", "ratio_min_per_s", "grpc_max_tokens", "grpc_token_ratio", "rate_per_window", "rate_window", "envoy_max_retries", "tenants"],
+        keys: &["budget", "budget_start", "budget_scope", "bucket_max", "bucket_refill", "ratio_percent", "ratio_window", "ratio_min_per_s", "grpc_max_tokens", "grpc_token_ratio", "rate_per_window", "rate_window", "envoy_max_retries", "envoy_budget_percent", "envoy_min_retry_concurrency", "tenants"],
     },
     Piece {
         name: "deadline",

@@ -150,6 +150,29 @@ fn envoys_retry_limit_binds_only_when_retries_pile_up() {
     );
 }
 
+/// Envoy's retry budget: with no share it is the fixed limit of its floor, with a share of
+/// 100 % it never binds (retries are part of the attempts in flight), and its defaults bind in
+/// a storm whose attempts hang.
+#[test]
+fn envoys_retry_budget_is_a_share_of_active_attempts() {
+    let attempts = |q: &str| {
+        let p: Params = q.parse().unwrap_or_else(|e| panic!("{q}: {e}"));
+        crate::sim::simulate(&p).unwrap().summary.attempts
+    };
+    let storm = "preset=envoy&scenario=outage&outage_kind=connect_timeout";
+    let free = attempts(storm);
+    let budget = |pct: &str, min: u32| {
+        attempts(&format!(
+            "{storm}&budget=envoy_budget&envoy_budget_percent={pct}&envoy_min_retry_concurrency={min}"
+        ))
+    };
+    assert_eq!(budget("0", 3), attempts(&format!("{storm}&budget=envoy")));
+    assert_eq!(budget("100", 0), free);
+    let share = attempts(&format!("{storm}&budget=envoy_budget"));
+    assert!(share < free, "{share} attempts under 20 %, {free} without");
+    assert!(budget("50", 3) >= share, "a larger share allows more");
+}
+
 /// A retry the breaker refuses was counted by Envoy's limit and never sent: it must leave the
 /// limit, or after a few refusals no retry is ever sent again.
 #[test]

@@ -17,10 +17,12 @@ pub(crate) struct Tree {
 
 /// One link's tree.
 struct TreeView {
-    key: (String, String, u64, String),
+    key: (String, String, u64, String, String),
     tree: CallTree,
     /// Each layer's name (`layer_names`), or none.
     names: Vec<String>,
+    /// The stack's table, one row per layer (`Params::layer_rows`).
+    rows: Vec<[String; 9]>,
     shown: TreeShown,
 }
 
@@ -40,6 +42,7 @@ impl Panel for Tree {
             p.get("p").unwrap_or_default(),
             p.seed,
             p.get("layer_names").unwrap_or_default(),
+            p.layer_text(),
         );
         if self.view.as_ref().map(|t| &t.key) != Some(&key) {
             self.view = TreeView::of(p);
@@ -68,6 +71,7 @@ impl Panel for Tree {
         }
         t.draw();
         t.fill_table();
+        t.fill_layer_table();
     }
 }
 
@@ -78,10 +82,9 @@ impl TreeView {
             return None;
         }
         let (layers, prob) = (p.get("layers")?, p.get("p")?);
-        let ks: Vec<u32> = layers
-            .split(',')
-            .map(|k| k.trim().parse().ok())
-            .collect::<Option<_>>()?;
+        // What each layer makes when every call below fails: a layer whose own policy does
+        // not retry a 503 makes one attempt, whatever `layers` says.
+        let ks = p.layer_attempts();
         let tree = retry_model::call_tree(&ks, retry_model::decimal_f64(&prob)?, p.seed).ok()?;
         let shown = if tree.calls.is_empty() {
             TreeShown::Levels(tree.worst.len() - 1)
@@ -95,9 +98,10 @@ impl TreeView {
             names_text.split(',').map(str::to_string).collect()
         };
         Some(TreeView {
-            key: (layers, prob, p.seed, names_text),
+            key: (layers, prob, p.seed, names_text, p.layer_text()),
             tree,
             names,
+            rows: p.layer_rows(),
             shown,
         })
     }
@@ -187,6 +191,31 @@ impl TreeView {
 
     /// The table: each level's calls on this click, worst case, expected, and with retries at
     /// one layer only.
+    /// The stack's table: each layer's attempts and policy, in `retrylab run`'s words.
+    fn fill_layer_table(&self) {
+        let (Some(table), Some(doc)) = (by_id("layer-table"), document()) else {
+            return;
+        };
+        for old in ["thead", "tbody"] {
+            while let Ok(Some(el)) = table.query_selector(old) {
+                el.remove();
+            }
+        }
+        let Ok(head) = doc.create_element("thead") else {
+            return;
+        };
+        let columns = retry_model::layer_keys::LAYER_COLUMNS.map(String::from);
+        crate::web::dom::append_row(&doc, &head, &columns, true);
+        let _ = table.append_child(&head);
+        let Ok(body) = doc.create_element("tbody") else {
+            return;
+        };
+        for row in &self.rows {
+            crate::web::dom::append_row(&doc, &body, row, false);
+        }
+        let _ = table.append_child(&body);
+    }
+
     fn fill_table(&self) {
         let t = &self.tree;
         let all = t.counts(t.calls.len());

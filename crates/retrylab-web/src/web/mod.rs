@@ -561,26 +561,39 @@ fn write_control(
 
 /// Side B's and the sweep's keys, as text without their prefix.
 fn render_side_fields(s: &State, write_controls: bool, active: &str) {
+    let layers = s.params.sim.kind() == Some(retry_model::sim::ScenarioKind::Layers);
     for (id, field, text) in [
         ("side-b", "b", s.params.side_b_text()),
         ("sweep-keys", "sweep", s.params.sweep_text()),
+        (
+            "layer-keys",
+            retry_model::layer_keys::FIELD,
+            s.params.layer_text(),
+        ),
     ] {
         let Some(el) = by_id(id) else { continue };
         let invalid = s.errors.iter().any(|e| e.field == field);
         let _ = el.set_attribute("aria-invalid", if invalid { "true" } else { "false" });
-        // Side B applies to a policy link too (two clients' schedules); a sweep needs a run.
-        let scenario = s.params.sim.scenario.is_some() || id == "side-b";
-        if scenario {
+        // Side B applies to a policy link too (two clients' schedules); a sweep needs a run;
+        // the layers' keys need the layers scenario.
+        let (usable, why) = match id {
+            "side-b" => (true, ""),
+            "layer-keys" => (
+                layers,
+                "needs scenario=layers: each layer of the stack may run its own policy",
+            ),
+            _ => (
+                s.params.sim.scenario.is_some(),
+                "needs a scenario: comparisons and sweeps run simulations",
+            ),
+        };
+        if usable {
             let _ = el.remove_attribute("disabled");
         } else {
             let _ = el.set_attribute("disabled", "");
         }
         if let Some(note) = by_id(&format!("{id}-note")) {
-            note.set_text_content(Some(if scenario {
-                ""
-            } else {
-                "needs a scenario: comparisons and sweeps run simulations"
-            }));
+            note.set_text_content(Some(if usable { "" } else { why }));
         }
         if invalid || (!write_controls && id == active) {
             continue;

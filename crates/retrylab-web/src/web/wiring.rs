@@ -155,15 +155,15 @@ pub(super) fn controls(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                         .map(|s| s.value())
                         .unwrap_or_default(),
                 )
-            } else if id == "side-b" || id == "sweep-keys" {
+            } else if matches!(id.as_str(), "side-b" | "sweep-keys" | "layer-keys") {
                 let text = target
                     .dyn_ref::<HtmlInputElement>()
                     .map(|i| i.value())
                     .unwrap_or_default();
-                if id == "side-b" {
-                    Msg::SideB(text)
-                } else {
-                    Msg::Sweep(text)
+                match id.as_str() {
+                    "side-b" => Msg::SideB(text),
+                    "sweep-keys" => Msg::Sweep(text),
+                    _ => Msg::Layers(text),
                 }
             } else if let Some((key, kind)) = key_of(&id) {
                 let (value, checked) = control_value(&target);

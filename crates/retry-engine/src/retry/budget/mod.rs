@@ -30,7 +30,7 @@ mod window;
 
 pub use aws::AwsQuotaConfig;
 pub use bucket::TokenBucketConfig;
-pub use concurrent::ConcurrentConfig;
+pub use concurrent::{ConcurrentConfig, EnvoyBudgetConfig};
 pub use grpc::GrpcThrottleConfig;
 pub use rate::RateConfig;
 pub use ratio::RatioConfig;
@@ -58,6 +58,8 @@ pub enum BudgetConfig {
     Rate(RateConfig),
     /// Envoy's limit on retries in flight across requests.
     Envoy(ConcurrentConfig),
+    /// Envoy's retry budget: retries in flight as a share of the attempts in flight.
+    EnvoyBudget(EnvoyBudgetConfig),
 }
 
 impl BudgetConfig {
@@ -72,6 +74,7 @@ impl BudgetConfig {
             BudgetConfig::Grpc(_) => "grpc",
             BudgetConfig::Rate(_) => "rate",
             BudgetConfig::Envoy(_) => "envoy",
+            BudgetConfig::EnvoyBudget(_) => "envoy_budget",
         }
     }
 }
@@ -164,6 +167,8 @@ trait Behaviour {
     fn retry_at(&mut self, _at: Micros) {}
     /// A retry's attempt ended at `now`.
     fn retry_ended(&mut self, _now: Micros) {}
+    /// An original's attempt ended at `now` (or it was never sent).
+    fn original_ended(&mut self, _now: Micros) {}
 }
 
 /// A pool of tokens in thousandths, in `[0, max]`: the AWS quota, the bucket and gRPC
@@ -235,6 +240,22 @@ enum Live {
     Envoy(concurrent::Concurrent),
 }
 
+impl Live {
+    /// Envoy's limits, the only budgets that follow attempts in flight.
+    #[inline(always)]
+    fn in_flight(&mut self) -> Option<&mut concurrent::Concurrent> {
+        match self {
+            Live::Envoy(b) => Some(b),
+            Live::None(_)
+            | Live::Aws(_)
+            | Live::Bucket(_)
+            | Live::Ratio(_)
+            | Live::Grpc(_)
+            | Live::Rate(_) => None,
+        }
+    }
+}
+
 /// Calls the same [`Behaviour`] method on whichever budget is live.
 macro_rules! each {
     ($live:expr, $b:ident => $call:expr) => {
@@ -268,7 +289,12 @@ impl Budget {
             BudgetConfig::Ratio(c) => Live::Ratio(ratio::RatioBudget::new(c, start_milli)),
             BudgetConfig::Grpc(c) => Live::Grpc(grpc::GrpcThrottle::new(c, start_milli)),
             BudgetConfig::Rate(c) => Live::Rate(rate::RateBudget::new(c, start_milli)),
-            BudgetConfig::Envoy(c) => Live::Envoy(concurrent::Concurrent::new(c)),
+            BudgetConfig::Envoy(c) => {
+                Live::Envoy(concurrent::Concurrent::new(concurrent::Limit::Fixed(c)))
+            }
+            BudgetConfig::EnvoyBudget(c) => {
+                Live::Envoy(concurrent::Concurrent::new(concurrent::Limit::Share(c)))
+            }
         };
         Budget { config, live }
     }
@@ -319,27 +345,29 @@ impl Budget {
     /// limit counts it in flight from then).
     #[inline(always)]
     pub fn retry_at(&mut self, at: Micros) {
-        // Only Envoy's limit follows retries in flight: the rest skip the dispatch.
-        if let Live::Envoy(b) = &mut self.live {
+        // Only Envoy's limits follow attempts in flight: the rest skip the dispatch.
+        if let Some(b) = self.live.in_flight() {
             b.retry_at(at);
         }
     }
 
-    /// Records that attempt `attempt` (1 for the first) of a request ended at `now`: for
-    /// attempts after the first, a retry ended.
+    /// Records that attempt `attempt` (1 for the first) of a request ended at `now`, or was
+    /// counted and never sent: an original's for the first, a retry's after it.
     #[inline(always)]
     pub fn attempt_ended(&mut self, attempt: u32, now: Micros) {
-        if attempt > 1 {
-            self.retry_ended(now);
+        if let Some(b) = self.live.in_flight() {
+            if attempt > 1 {
+                b.retry_ended(now);
+            } else {
+                b.original_ended(now);
+            }
         }
     }
 
     /// Records that a retry's attempt ended at `now`.
     #[inline(always)]
     pub fn retry_ended(&mut self, now: Micros) {
-        if let Live::Envoy(b) = &mut self.live {
-            b.retry_ended(now);
-        }
+        self.attempt_ended(2, now);
     }
 
     /// Records a failed attempt. gRPC throttling takes one token for a failure that counts
@@ -484,6 +512,47 @@ mod tests {
     }
 
     #[test]
+    fn envoy_budget_is_a_share_of_attempts_in_flight_with_a_floor() {
+        let ms = Micros::from_millis;
+        let cfg = EnvoyBudgetConfig {
+            per_mille: 200,
+            min: 2,
+        };
+        let mut b = Budget::new(BudgetConfig::EnvoyBudget(cfg), None);
+        assert_eq!(
+            b.level(ms(0)).max_milli,
+            2000,
+            "the floor with nothing in flight"
+        );
+        for _ in 0..20 {
+            b.on_original(ms(0));
+        }
+        // 20 originals in flight: 20 % of 20 is 4.
+        assert_eq!(b.level(ms(0)).max_milli, 4000);
+        for _ in 0..4 {
+            assert!(b.check(ms(0), RetryCost::Normal).allowed);
+            b.withdraw(ms(0), RetryCost::Normal);
+            b.retry_at(ms(0));
+        }
+        // 24 in flight, 4 of them retries: 20 % of 24 truncates to 4, so a fifth waits.
+        assert_eq!(b.level(ms(0)).max_milli, 4000);
+        assert!(!b.check(ms(0), RetryCost::Normal).allowed);
+        // Originals ending shrink the share down to the floor, once the instant they end is
+        // over (a retry decided on their answer still counts them).
+        for _ in 0..20 {
+            b.attempt_ended(1, ms(1));
+        }
+        assert_eq!(b.level(ms(1)).max_milli, 4000);
+        assert_eq!(b.level(Micros(1_001)).max_milli, 2000);
+        for _ in 0..4 {
+            b.attempt_ended(2, ms(2));
+        }
+        assert_eq!(b.level(ms(3)).milli, 2000);
+        b.attempt_ended(1, ms(3)); // never below zero
+        assert_eq!(b.level(ms(3)).max_milli, 2000);
+    }
+
+    #[test]
     fn rate_budget_sixty_per_minute() {
         let mut b = Budget::new(BudgetConfig::Rate(RateConfig::SRE), None);
         let mut n = 0;
@@ -522,13 +591,16 @@ mod tests {
                 window: Micros::from_secs(w)
             })),
             (1u32..20).prop_map(|max| BudgetConfig::Envoy(ConcurrentConfig { max })),
+            (0u32..=1000, 0u32..20).prop_map(|(per_mille, min)| BudgetConfig::EnvoyBudget(
+                EnvoyBudgetConfig { per_mille, min }
+            )),
         ]
     }
 
     proptest! {
         /// Whatever happens, the level stays in [0, max] and an allowed retry never overdraws.
         #[test]
-        fn never_negative(cfg in any_config(), events in proptest::collection::vec((0u8..5, 0u64..2_000_000), 0..300)) {
+        fn never_negative(cfg in any_config(), events in proptest::collection::vec((0u8..6, 0u64..2_000_000), 0..300)) {
             let mut b = Budget::new(cfg, None);
             let mut now = Micros::ZERO;
             for (e, dt) in events {
@@ -538,14 +610,15 @@ mod tests {
                     1 => b.on_success(now, None),
                     2 => b.on_failure(now, true),
                     3 => b.retry_ended(now),
+                    4 => b.attempt_ended(1, now),
                     _ => {
                         let c = b.check(now, RetryCost::Normal);
                         if c.allowed {
                             let before = b.level(now).milli;
                             let taken = b.withdraw(now, RetryCost::Normal);
                             prop_assert!(taken <= before || matches!(cfg, BudgetConfig::Ratio(_) | BudgetConfig::Rate(_) | BudgetConfig::None | BudgetConfig::Grpc(_)));
-                            // An allowed retry under Envoy's limit has a free slot.
-                            prop_assert!(!matches!(cfg, BudgetConfig::Envoy(_)) || before >= 1000);
+                            // An allowed retry under Envoy's limits has a free slot.
+                            prop_assert!(!matches!(cfg, BudgetConfig::Envoy(_) | BudgetConfig::EnvoyBudget(_)) || before >= 1000);
                             b.retry_at(now.saturating_add(Micros(dt / 2)));
                         }
                     }

@@ -67,6 +67,7 @@ impl Storm {
             let r = &self.reqs[id];
             if deadline.is_some_and(|d| now >= r.retry.origin().saturating_add(d)) {
                 self.token_queues[li].pop_front();
+                self.unsent(now, id);
                 self.reqs[id].retry.stop(StopReason::DeadlinePassed);
                 self.finish(now, id, StopReason::DeadlinePassed, q);
                 continue;

@@ -75,7 +75,7 @@ fn accepted_values_are_generated() {
     );
     assert_eq!(
         row("budget").domain.accepted(),
-        "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate, envoy"
+        "one of none, aws, aws2026, bucket, ratio, chapter, grpc, rate, envoy, envoy_budget"
     );
     assert!(row("ratio_window")
         .domain
