@@ -1381,9 +1381,40 @@ try {
       await page.waitForSelector('#tree-table tbody tr', { state: 'attached' });
       const rows = await page.locator('#tree-table tbody tr td:first-child').allTextContents();
       assert.deepEqual(rows, ['the click, into openai-cookbook.py', 'openai-cookbook.py -> ratings.yaml', 'ratings.yaml -> grpc-go-example.json', 'grpc-go-example.json -> bottom']);
+      // Each layer's own policy, in the words of retrylab run.
+      const run = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', `${want.link}&requests=5`, '--format', 'json'], { encoding: 'utf8' }));
+      const table = await page.locator('#layer-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+      assert.deepEqual(table, run.layers);
+      assert.equal(table[1][8].startsWith('own: '), true, table[1][8]);
       assert.equal(await attr(page, '#errors', 'data-count'), '0');
       await page.locator('#tree-section').screenshot({ path: join(ARTIFACTS, `stack-tree-${name}.png`) });
       await page.locator('#import').screenshot({ path: join(ARTIFACTS, `stack-import-${name}.png`) });
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+  await check('a teacher gives one layer its own policy from the layer field: the tree, the table and the link follow, a bad key gets one line; phone and laptop; screenshots', async () => {
+    for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+      const { page, context, errors } = await openPage('?v=1&preset=layers-333', 1, viewport);
+      await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+      await change(page, '#layer-keys', 'l2.retry_on=429');
+      await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
+      const link = 'preset=layers-333&l2.retry_on=429';
+      assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+      const run = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link, '--format', 'json'], { encoding: 'utf8' }));
+      const table = await page.locator('#layer-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
+      assert.deepEqual(table, run.layers);
+      assert.equal(table[1][2], '1 (503 is not retried)');
+      // The tree and the run agree: 3 x 1 x 3 = 9 bottom calls a click.
+      assert.match(await page.locator('#tree-readout').innerText(), /worst case 1, 3, 3, 9\)/);
+      assert.equal(run.summary.attempts, 9 * run.summary.originals);
+      await change(page, '#layer-keys', 'l4.base=1s');
+      assert.match(await page.locator('#errors').innerText(), /^l: l4\.base: the stack has 3 layers \(layers=\)/);
+      assert.equal(await attr(page, '#layer-keys', 'aria-invalid'), 'true');
+      assert.ok(page.url().endsWith(`?v=1&${link}`), 'the last good link stays: ' + page.url());
+      assert.deepEqual(await axeFindings(page), []);
+      await page.locator('#tree-section').screenshot({ path: join(ARTIFACTS, `layer-policy-${name}.png`) });
+      await page.locator('#layer-policies').screenshot({ path: join(ARTIFACTS, `layer-field-${name}.png`) });
       assert.deepEqual(errors, []);
       await context.close();
     }

@@ -416,6 +416,12 @@ pub struct RunDoc {
     runs: u32,
     summary: SummaryDoc,
     series: Series,
+    /// A `layers` link's stack, one row per layer in `LAYER_COLUMNS` order (absent otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    layers: Vec<[String; 9]>,
+    /// The names of a layer row's cells (with `layers` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layer_columns: Option<[&'static str; 9]>,
 }
 
 impl RunDoc {
@@ -427,6 +433,9 @@ impl RunDoc {
             runs: r.runs,
             summary: SummaryDoc::new(&r.summary),
             series: Series::new(r),
+            layers: p.layer_rows(),
+            layer_columns: (!p.layer_attempts().is_empty())
+                .then_some(crate::layer_keys::LAYER_COLUMNS),
         }
     }
 }

@@ -211,7 +211,18 @@ impl TreeView {
             return;
         };
         for row in &self.rows {
-            crate::web::dom::append_row(&doc, &body, row, false);
+            let Ok(tr) = doc.create_element("tr") else {
+                return;
+            };
+            // Each cell names its column, so a phone can show a layer as a card.
+            for (text, column) in row.iter().zip(retry_model::layer_keys::LAYER_COLUMNS) {
+                if let Ok(td) = doc.create_element("td") {
+                    td.set_text_content(Some(text));
+                    let _ = td.set_attribute("data-label", column);
+                    let _ = tr.append_child(&td);
+                }
+            }
+            let _ = body.append_child(&tr);
         }
         let _ = table.append_child(&body);
     }
