@@ -298,7 +298,7 @@ fn retry_policy(
         rp.get("rate_limited_retry_back_off"),
         &field("rate_limited_retry_back_off"),
         out,
-    );
+    )?;
     for k in rp.keys().filter(|k| !POLICY_FIELDS.contains(&k.as_str())) {
         out.unsupported(
             field(&short(k)),
@@ -373,8 +373,8 @@ fn back_off(v: Option<&Value>, field: &str, out: &mut Out) -> Result<(), ImportE
     Ok(())
 }
 
-/// Envoy's backoff as its code draws it, with the notes on what its docs say and on its whole
-/// milliseconds.
+/// Envoy's backoff as its code draws it, in whole milliseconds, with the note on what its docs
+/// say.
 pub(crate) fn full_jitter(base: Micros, cap: Micros, field: &str, out: &mut Out) {
     out.set("backoff", "full");
     out.set("base", base.to_string());
@@ -383,23 +383,42 @@ pub(crate) fn full_jitter(base: Micros, cap: Micros, field: &str, out: &mut Out)
         field,
         "Envoy's docs give retry n a window of (2^n - 1) x base; its code, which the link follows, draws from [0, min(base x 2^(n-1), max_interval))",
     );
-    out.unsupported(
-        field,
-        "Envoy draws whole milliseconds (random() % window); the lab draws microseconds over the same window, under 1 ms apart a wait",
-    );
+    // Envoy draws whole milliseconds (random() % window), and so does the link.
+    out.set("whole_ms", "true");
 }
 
-/// `rate_limited_retry_back_off`: Retry-After honoured; without it Envoy ignores the header.
-fn retry_after(v: Option<&Value>, field: &str, out: &mut Out) {
-    if v.is_none() {
+/// `rate_limited_retry_back_off`: a Retry-After spread to U[I, 1.5 I) in whole ms, and dropped
+/// over `max_interval` (300 s unless set), as the link's `ra_mode=envoy` and `ra_max`; without
+/// it Envoy ignores the header.
+fn retry_after(v: Option<&Value>, field: &str, out: &mut Out) -> Result<(), ImportError> {
+    let Some(v) = v else {
         out.set("ra_mode", "ignore");
-        return;
+        return Ok(());
+    };
+    let max = match v.get("max_interval") {
+        Some(m) => envoy_duration(m, &format!("{field}.max_interval"), out)?,
+        None => Micros::from_secs(300),
+    };
+    if max > Micros::from_secs(86_400) {
+        return Err(ImportError::new(
+            format!("{field}.max_interval"),
+            "over 24 h: the lab takes a Retry-After limit up to 24 h",
+        ));
     }
-    out.set("ra_mode", "server");
-    out.unsupported(
-        field,
-        "Envoy waits the header's value times U[1, 1.5) and falls back to the exponential wait when the value passes max_interval (300 s by default); the lab waits the value itself",
-    );
+    out.set("ra_mode", "envoy");
+    out.set("ra_max", max.to_string());
+    let headers = v.get("reset_headers").and_then(Value::as_array);
+    let stamps = headers
+        .into_iter()
+        .flatten()
+        .any(|h| h.get("format").and_then(Value::as_str) == Some("UNIX_TIMESTAMP"));
+    if stamps {
+        out.unsupported(
+            format!("{field}.reset_headers"),
+            "a header holding a UNIX time: the lab's servers answer Retry-After in seconds, which is what the link reads",
+        );
+    }
+    Ok(())
 }
 
 /// The `retry_on` conditions the import knows, for its error.

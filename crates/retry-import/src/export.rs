@@ -44,6 +44,12 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         .parse()
         .map_err(|e: retry_model::ConfigError| ImportError::new("link", e.to_string()))?;
     let mut notes = Notes::default();
+    if p.policy.backoff.whole_ms && !matches!(to, "envoy" | "istio") {
+        notes.add(
+            "whole_ms",
+            "the format draws finer than whole milliseconds: whole_ms is not written",
+        );
+    }
     let (format, text) = match to {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
@@ -375,6 +381,11 @@ fn envoy_backoff(p: &Params, notes: &mut Notes) -> Result<(Micros, Micros), Impo
             "multiplier",
             "Envoy doubles its window each retry: the multiplier is not written",
         );
+    } else if !b.whole_ms {
+        notes.add(
+            "whole_ms",
+            "Envoy draws the wait in whole milliseconds (whole_ms=true), under 1 ms from the link's",
+        );
     }
     shape_notes(p, notes);
     Ok((b.base.max(Micros(1_000)), b.cap.max(b.base)))
@@ -444,10 +455,17 @@ fn envoy(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
         proto_secs(base),
         proto_secs(cap)
     ));
-    match get(p, "ra_mode").as_str() {
-        "server" => t.push_str("    rate_limited_retry_back_off:\n      reset_headers:\n      - name: Retry-After\n        format: SECONDS\n      max_interval: 300s\n"),
-        "ignore" => {}
-        other => notes.add("ra_mode", format!("Envoy either honours Retry-After (times U[1, 1.5)) or ignores it: ra_mode={other} is not written")),
+    let mode = get(p, "ra_mode");
+    let max = match mode.as_str() {
+        "envoy" => p.policy.ra_max,
+        "ignore" => Micros::ZERO,
+        other => {
+            notes.add("ra_mode", format!("Envoy waits a Retry-After times U[1, 1.5) in whole ms, dropping one over max_interval (ra_mode=envoy): ra_mode={other} is written as Envoy's, with its 300 s"));
+            Micros::from_secs(300)
+        }
+    };
+    if max > Micros::ZERO {
+        t.push_str(&format!("    rate_limited_retry_back_off:\n      reset_headers:\n      - name: Retry-After\n        format: SECONDS\n      max_interval: {}\n", proto_secs(max)));
     }
     yaml_notes(&mut t, notes);
     Ok(t)

@@ -164,6 +164,9 @@ pub struct BackoffConfig {
     /// Whether the ceiling is the sum of the steps so far, `base * (1 + m + ... + m^k)`
     /// (Envoy's documented `(2^N - 1) * base`).
     pub ceiling_sum: bool,
+    /// Whether a full-jitter wait is drawn in whole milliseconds below the ceiling, as
+    /// Envoy's `random() % window` does: U{0, ..., c - 1} ms for a ceiling of `c` ms.
+    pub whole_ms: bool,
 }
 
 impl Default for BackoffConfig {
@@ -190,6 +193,7 @@ impl BackoffConfig {
             sort_n: 0,
             multiplier_from_base: false,
             ceiling_sum: false,
+            whole_ms: false,
         }
     }
     /// Sets the jitter on a fixed wait, and whether it applies after the cap.
@@ -352,6 +356,15 @@ impl BackoffConfig {
                 format!(
                     "draws every wait up front: at most 100 retries (attempts <= 101), got {}",
                     self.sort_n
+                ),
+            ));
+        }
+        if self.whole_ms && self.kind != BackoffKind::Full {
+            return Err(ConfigError::new(
+                "whole_ms",
+                format!(
+                    "draws a full-jitter wait in whole ms: it needs backoff=full, not {}",
+                    self.kind
                 ),
             ));
         }
@@ -624,7 +637,7 @@ impl Backoff {
             BackoffKind::Constant | BackoffKind::Exponential => cfg.jitter == Jitter::None,
             BackoffKind::Decorrelated | BackoffKind::DecorrelatedV2 => false,
         };
-        if !in_advance || cfg.sorted {
+        if !in_advance || cfg.sorted || cfg.whole_ms {
             return None;
         }
         let (low, high) = if cfg.kind == BackoffKind::None || (cfg.first_wait_zero && retry == 0) {
@@ -743,6 +756,13 @@ impl Backoff {
             BackoffKind::None => (Micros::ZERO, Micros::ZERO, Micros::ZERO),
             BackoffKind::Constant | BackoffKind::Exponential if cfg.jitter != Jitter::None => {
                 cfg.jittered(base, retry, rng)
+            }
+            BackoffKind::Full if cfg.whole_ms => {
+                let (low, high) = cfg.range_in_advance(base, retry);
+                // Envoy: `random() % window` over whole milliseconds (none under 1 ms).
+                let window = high.0 / 1000;
+                let ms = if window == 0 { 0 } else { rng.below(window) };
+                (low, high, Micros::from_millis(ms))
             }
             BackoffKind::Constant
             | BackoffKind::Exponential

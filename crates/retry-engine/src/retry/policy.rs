@@ -89,11 +89,15 @@ pub enum RetryAfterMode {
     Clamp,
     /// The backoff; the header is not read (google-api-core, reqwest-retry, p-retry).
     Ignore,
+    /// Envoy's `rate_limited_retry_back_off`: the server's value `I` spread to U[I, 1.5 I) in
+    /// whole milliseconds (`random() % (I/2) + I`); a value over `ra_max` (its
+    /// `max_interval`, 300 s) is dropped and the backoff used instead.
+    Envoy,
 }
 
 impl RetryAfterMode {
     /// Every mode, in the `ra_mode` key's order.
-    pub const ALL: [RetryAfterMode; 7] = [
+    pub const ALL: [RetryAfterMode; 8] = [
         RetryAfterMode::Server,
         RetryAfterMode::Aws2026,
         RetryAfterMode::Stripe,
@@ -101,6 +105,7 @@ impl RetryAfterMode {
         RetryAfterMode::RefuseAbove,
         RetryAfterMode::Clamp,
         RetryAfterMode::Ignore,
+        RetryAfterMode::Envoy,
     ];
 
     /// The link name.
@@ -112,6 +117,7 @@ impl RetryAfterMode {
             RetryAfterMode::Cap => "cap",
             RetryAfterMode::RefuseAbove => "refuse_above",
             RetryAfterMode::Clamp => "clamp",
+            RetryAfterMode::Envoy => "envoy",
             RetryAfterMode::Ignore => "ignore",
         }
     }
@@ -124,7 +130,9 @@ impl RetryAfterMode {
             RetryAfterMode::Cap => Some(server.min(limit)),
             RetryAfterMode::RefuseAbove if server > limit => None,
             RetryAfterMode::RefuseAbove => Some(server),
+            RetryAfterMode::Envoy if server > limit => Some(backoff),
             RetryAfterMode::Ignore => Some(backoff),
+            RetryAfterMode::Envoy => Some(server),
             RetryAfterMode::Server
             | RetryAfterMode::Aws2026
             | RetryAfterMode::Clamp
@@ -136,7 +144,10 @@ impl RetryAfterMode {
     /// read as `server` here: [`RetryAfterMode::resolve_with`] applies their limits).
     pub fn resolve(self, server: Micros, backoff: Micros) -> Micros {
         match self {
-            RetryAfterMode::Server | RetryAfterMode::Cap | RetryAfterMode::RefuseAbove => server,
+            RetryAfterMode::Server
+            | RetryAfterMode::Cap
+            | RetryAfterMode::RefuseAbove
+            | RetryAfterMode::Envoy => server,
             RetryAfterMode::Ignore => backoff,
             RetryAfterMode::Aws2026 | RetryAfterMode::Clamp => {
                 backoff.max(server.min(backoff.saturating_add(Micros::from_secs(5))))
@@ -712,6 +723,10 @@ impl RequestRetry {
             self.done = Some(stop(&mut out, StopReason::NotRetryable));
             return out;
         };
+        let wait = match (source, p.retry_after_mode) {
+            (WaitSource::RetryAfter, RetryAfterMode::Envoy) => envoy_spread(wait, rng),
+            _ => wait,
+        };
         out.wait = Some(wait);
         out.wait_source = Some(source);
         if let Some(rem) = remaining {
@@ -733,6 +748,17 @@ impl RequestRetry {
         budget.retry_at(self.now);
         out
     }
+}
+
+/// Envoy's spread on a Retry-After of `server`: `random() % (I/2) + I` with `I` in whole
+/// milliseconds, so U{I, ..., 1.5 I - 1} ms (`I` itself under 2 ms, where the spread is empty).
+/// The only draw a Retry-After takes, and only in this mode.
+fn envoy_spread(server: Micros, rng: &mut Rng) -> Micros {
+    use crate::retry::rng::Words;
+    let i = server.as_micros() / 1000;
+    let half = i / 2;
+    let extra = if half == 0 { 0 } else { rng.below(half) };
+    Micros::from_millis(i + extra)
 }
 
 /// What retrying after `outcome` costs a budget that prices retries by their cause.
@@ -760,6 +786,10 @@ fn choose_wait(
         (Some(w), _) => (w, WaitSource::Forced),
         (None, Some(sw)) if c.pushback => (sw, WaitSource::Pushback),
         (None, Some(_)) if p.retry_after_mode == RetryAfterMode::Ignore => {
+            (backoff, WaitSource::Backoff)
+        }
+        // Envoy drops a header over its max_interval and falls back to the backoff.
+        (None, Some(sw)) if p.retry_after_mode == RetryAfterMode::Envoy && sw > p.ra_max => {
             (backoff, WaitSource::Backoff)
         }
         (None, Some(sw)) => {

@@ -30,7 +30,7 @@ fn the_proto_example_gives_its_policy_and_names_what_is_not_modelled() {
     assert_eq!(i.format, "envoy");
     assert_eq!(
         link(&i.link),
-        link("fit=cut&deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=server&budget=envoy_budget&envoy_budget_percent=20&envoy_min_retry_concurrency=3")
+        link("fit=cut&deadline=3s&attempt_timeout=500ms&attempts=4&backoff=full&base=50ms&cap=1s&whole_ms=true&classify=table&retry_on=429,500-599&idempotent=true&ra_mode=envoy&ra_max=300s&budget=envoy_budget&envoy_budget_percent=20&envoy_min_retry_concurrency=3")
     );
     // Envoy's code: retry n draws from [0, min(50 ms x 2^(n-1), 1 s)).
     assert_eq!(windows_ms(&i.link), [(0, 50), (0, 100), (0, 200)]);
@@ -46,7 +46,13 @@ fn the_proto_example_gives_its_policy_and_names_what_is_not_modelled() {
         "at most 20% of all attempts in flight, and always 3"
     ));
     assert!(unmodelled(&i, "route.hedge_policy", "per-try timeout"));
-    assert!(unmodelled(&i, "rate_limited_retry_back_off", "U[1, 1.5)"));
+    // Envoy's spread on Retry-After is the link's ra_mode=envoy; a UNIX-time header is not.
+    assert!(!i.unsupported.iter().any(|u| u.text.contains("U[1, 1.5)")));
+    assert!(unmodelled(
+        &i,
+        "rate_limited_retry_back_off.reset_headers",
+        "UNIX time"
+    ));
     assert!(unmodelled(&i, "retry_host_predicate", "one upstream host"));
 }
 
@@ -96,7 +102,7 @@ fn a_bare_policy_gets_envoys_defaults_and_their_warnings() {
     let i = read_with(&corpus("envoy/blog-basic.yaml"), &Options::default());
     assert_eq!(
         link(&i.link),
-        link("fit=cut&deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=envoy&envoy_max_retries=3")
+        link("fit=cut&deadline=15s&attempt_timeout=15s&attempts=4&backoff=full&base=25ms&cap=250ms&whole_ms=true&classify=table&retry_on=500-599&idempotent=true&ra_mode=ignore&budget=envoy&envoy_max_retries=3")
     );
     assert_eq!(windows_ms(&i.link), [(0, 25), (0, 50), (0, 100)]);
     assert!(warned(&i, "routes[0].route.timeout", "default of 15 s"));

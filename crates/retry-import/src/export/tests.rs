@@ -91,7 +91,7 @@ fn what_a_format_cannot_say_is_a_note_and_nothing_close_is_refused() {
 
 #[test]
 fn envoy_and_istio_write_what_they_read() {
-    let link = "attempts=4&backoff=full&base=50ms&cap=500ms&deadline=3s&attempt_timeout=500ms&fit=cut&retry_on=429,500-599&idempotent=true&ra_mode=server";
+    let link = "attempts=4&backoff=full&base=50ms&cap=500ms&whole_ms=true&deadline=3s&attempt_timeout=500ms&fit=cut&retry_on=429,500-599&idempotent=true&ra_mode=envoy&ra_max=90s";
     let (e, back) = round_trip(link, "envoy");
     assert!(e.notes.is_empty(), "{:?}", e.notes);
     assert!(
@@ -104,7 +104,12 @@ fn envoy_and_istio_write_what_they_read() {
     assert_eq!(shape(&back), shape(link));
     let back: Params = back.parse().unwrap();
     assert_eq!(back.policy.statuses.to_string(), "429,500-599");
-    let (e, back) = round_trip(&link.replace("ra_mode=server", "ra_mode=ignore"), "istio");
+    assert_eq!(back.get("ra_mode").as_deref(), Some("envoy"));
+    assert_eq!(back.get("ra_max").as_deref(), Some("90s"));
+    let (e, back) = round_trip(
+        &link.replace("ra_mode=envoy&ra_max=90s", "ra_mode=ignore"),
+        "istio",
+    );
     assert!(e.notes.is_empty(), "{:?}", e.notes);
     assert!(
         e.text
@@ -127,7 +132,7 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
         let timing = format!("attempts={n}&deadline={deadline_s}s&attempt_timeout={per_s}s&fit=cut");
         let link = match to {
             "grpc" => format!("{timing}&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=503"),
-            "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&retry_on=503&ra_mode=ignore", base_ms * 10),
+            "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&whole_ms=true&retry_on=503&ra_mode=ignore", base_ms * 10),
             // resilience4j: no deadline, no attempt timeout, a symmetric factor capped after it.
             "resilience4j" => format!("attempts={n}&deadline=none&attempt_timeout=3s&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&retry_on=400-599&idempotent=true&ra_mode=ignore"),
             // Polly: decorrelated jitter V2 under a total timeout.
@@ -144,7 +149,7 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
                 let wait = ["backoff=full", "backoff=exponential", "backoff=exponential&jitter=add&jitter_add=50ms", "backoff=exponential&jitter=add&jitter_add=50ms&jitter_after_cap=true"][(per_s % 4) as usize];
                 format!("{timing}&{wait}&base={base_ms}ms&cap={cap_ms}ms&multiplier=3&retry_on=400-599&idempotent=true&ra_mode=ignore")
             }
-            _ => format!("{timing}&backoff=full&base={base_ms}ms&cap={cap_ms}ms&retry_on=503&ra_mode=ignore"),
+            _ => format!("{timing}&backoff=full&base={base_ms}ms&cap={cap_ms}ms&whole_ms=true&retry_on=503&ra_mode=ignore"),
         };
         (link, to)
     })

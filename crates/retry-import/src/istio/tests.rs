@@ -14,7 +14,7 @@ fn the_proto_example_retries_three_times_with_envoys_defaults() {
     assert_eq!(i.format, "istio");
     assert_eq!(
         link(&i.link),
-        link("fit=cut&deadline=none&attempt_timeout=2s&attempts=4&backoff=full&base=25ms&cap=250ms&classify=table&retry_on=502,503,504&idempotent=true&ra_mode=ignore&budget=none")
+        link("fit=cut&deadline=none&attempt_timeout=2s&attempts=4&backoff=full&base=25ms&cap=250ms&whole_ms=true&classify=table&retry_on=502,503,504&idempotent=true&ra_mode=ignore&budget=none")
     );
     let s = schedule(&i.link.parse().unwrap()).unwrap();
     let ceilings: Vec<u64> = s.retries.iter().map(|r| r.ceiling.0 / 1000).collect();

@@ -143,6 +143,9 @@ impl Params {
             "multiplier" | "first_exp" | "multiplier_from_base" | "ceiling_sum" if !grows => Some(
                 "has no effect with this backoff: it shapes backoff=exponential, full and equal",
             ),
+            "whole_ms" if kind != BackoffKind::Full => {
+                Some("has no effect with this backoff: it draws backoff=full's wait in whole ms")
+            }
             "multiplier" if pol.backoff.multiplier_from_base => {
                 Some("has no effect with multiplier_from_base=true: the base sets the growth")
             }
@@ -228,8 +231,8 @@ impl Params {
         let mode = self.policy.retry_after_mode;
         match name {
             "ra_cap" if mode != RetryAfterMode::Cap => Some("has no effect unless ra_mode=cap"),
-            "ra_max" if mode != RetryAfterMode::RefuseAbove => {
-                Some("has no effect unless ra_mode=refuse_above")
+            "ra_max" if !matches!(mode, RetryAfterMode::RefuseAbove | RetryAfterMode::Envoy) => {
+                Some("has no effect unless ra_mode=refuse_above or ra_mode=envoy")
             }
             _ => None,
         }

@@ -76,6 +76,7 @@ pub fn jitter_text(b: &BackoffConfig) -> String {
         ("", true) => "none".to_string(),
         ("", false) if b.jitter_after_cap => format!("{spread} after the cap"),
         ("", false) => format!("{spread}, then the cap"),
+        ("full", _) if b.whole_ms => "full, in whole ms".to_string(),
         (own, _) => own.to_string(),
     };
     if b.sorted {
@@ -93,6 +94,7 @@ pub fn retry_after_text(p: &RetryPolicy) -> String {
         RetryAfterMode::Aws2026 | RetryAfterMode::Clamp => "clamped to [t, t + 5s]".to_string(),
         RetryAfterMode::Stripe => "max(it, t) up to 60s".to_string(),
         RetryAfterMode::Ignore => "ignored".to_string(),
+        RetryAfterMode::Envoy => format!("x U(1, 1.5) in ms; over {}: the backoff", p.ra_max),
     }
 }
 

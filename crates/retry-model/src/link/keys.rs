@@ -436,6 +436,7 @@ pub const RA_MODES: &[(&str, &str)] = &[
     ("refuse_above", "no retry above ra_max"),
     ("clamp", "AWS clamp"),
     ("ignore", "ignored"),
+    ("envoy", "Envoy: x U(1, 1.5), over ra_max the backoff"),
 ];
 
 /// The budgets, as the link names them.
@@ -564,6 +565,9 @@ pub static TABLE: &[Key] = &[
     key!("ceiling_sum", "false", Domain::Flag, "", BACKOFF,
         "the ceiling is the sum of the steps so far, `base x (1 + m + ... + m^k)`: Envoy's docs' `(2^N - 1) x base`",
         Control::Check, "ceiling as a sum of the waits so far", Group::Backoff),
+    key!("whole_ms", "false", Domain::Flag, "", BACKOFF,
+        "with `backoff=full`: draws the wait in whole milliseconds below the ceiling, U{0, ..., c - 1} ms, as Envoy's `random() % window`",
+        Control::Check, "full jitter in whole milliseconds (Envoy)", Group::Backoff),
     key!("throttle_base", "none", dur_or_none(ZERO, DAY), "duration", REQUEST,
         "base used after a 429 (AWS 2026: 1 s; at most cap); no simulated server answers 429",
         Control::Millis, "Base after a throttling answer (ms, empty: none)", Group::Backoff),
@@ -595,7 +599,7 @@ pub static TABLE: &[Key] = &[
         "with `ra_mode=cap`: the longest Retry-After honoured (urllib3: 6 h; httpx-retries: 120 s)",
         Control::Millis, "Retry-After cap (ms)", Group::RetryAfter),
     key!("ra_max", "120s", dur(ZERO, DAY), "duration", REQUEST.or(STORM),
-        "with `ra_mode=refuse_above`: a longer Retry-After ends the request unretried (openai: 120 s)",
+        "with `ra_mode=refuse_above`: a longer Retry-After ends the request unretried (openai: 120 s); with `ra_mode=envoy`: a longer one is dropped and the backoff used (Envoy's `max_interval`, 300 s)",
         Control::Millis, "Longest Retry-After obeyed (ms)", Group::RetryAfter),
     key!("budget", "none", Domain::Choice(BUDGETS), "", BUDGET,
         "the retry budget (below)",

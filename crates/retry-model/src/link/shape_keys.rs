@@ -5,7 +5,7 @@
 use super::*;
 
 /// The keys that shape the backoff beyond its kind (see [`Params::set_backoff_shape`]).
-pub(crate) const BACKOFF_SHAPE_KEYS: [&str; 9] = [
+pub(crate) const BACKOFF_SHAPE_KEYS: [&str; 10] = [
     "jitter",
     "jitter_lo",
     "jitter_hi",
@@ -15,6 +15,7 @@ pub(crate) const BACKOFF_SHAPE_KEYS: [&str; 9] = [
     "sorted",
     "multiplier_from_base",
     "ceiling_sum",
+    "whole_ms",
 ];
 
 impl Params {
@@ -42,6 +43,7 @@ impl Params {
             "sorted" => pol.backoff.sorted = k.flag(v)?,
             "multiplier_from_base" => pol.backoff.multiplier_from_base = k.flag(v)?,
             "ceiling_sum" => pol.backoff.ceiling_sum = k.flag(v)?,
+            "whole_ms" => pol.backoff.whole_ms = k.flag(v)?,
             _ => {}
         }
         Ok(())
@@ -82,6 +84,7 @@ impl Params {
             "sorted" => pol.backoff.sorted.to_string(),
             "multiplier_from_base" => pol.backoff.multiplier_from_base.to_string(),
             "ceiling_sum" => pol.backoff.ceiling_sum.to_string(),
+            "whole_ms" => pol.backoff.whole_ms.to_string(),
             _ => return None,
         })
     }

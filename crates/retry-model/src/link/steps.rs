@@ -50,7 +50,7 @@ pub const PIECES: [Piece; 10] = [
     Piece {
         name: "backoff",
         meaning: "waits longer after each failure, so retries stop arriving faster than the server recovers",
-        keys: &["backoff", "base", "cap", "multiplier", "first_exp", "floor", "first_wait", "sorted", "multiplier_from_base", "ceiling_sum", "throttle_base"],
+        keys: &["backoff", "base", "cap", "multiplier", "first_exp", "floor", "first_wait", "sorted", "multiplier_from_base", "ceiling_sum", "whole_ms", "throttle_base"],
     },
     Piece {
         name: "jitter",

@@ -373,6 +373,10 @@ fn plain_backoff_line(dg: Digits, b: &crate::BackoffConfig, d: &Draw) -> String 
         ),
     };
     let drawn = match b.kind {
+        BackoffKind::Full if b.whole_ms => format!(
+            "; drawn in whole ms below it (Envoy's random() % window): {}",
+            dg.h(d.wait)
+        ),
         BackoffKind::Full | BackoffKind::Equal | BackoffKind::Decorrelated => format!(
             "; drawn uniformly in [{}, {}]: {}",
             dg.h(d.low),
@@ -411,6 +415,12 @@ fn wait_line(dg: Digits, pol: &RetryPolicy, a: &AfterAttempt) -> Option<String> 
             "wait {} (forced by the link, instead of the drawn one)",
             dg.h(w)
         ),
+        WaitSource::RetryAfter if pol.retry_after_mode == crate::RetryAfterMode::Envoy => {
+            format!(
+                "wait {} (the server's Retry-After I spread to U[I, 1.5 I) in whole ms, Envoy's rate-limited backoff)",
+                dg.h(w)
+            )
+        }
         WaitSource::RetryAfter => format!(
             "wait {} (the server's Retry-After, {} mode, replaces the backoff)",
             dg.h(w),

@@ -218,6 +218,27 @@ mod tests {
     }
 
     #[test]
+    fn envoys_rate_limited_backoff_spreads_the_retry_after_in_whole_ms() {
+        let mut seen = alloc::vec::Vec::new();
+        for seed in 1..=400 {
+            let tr = t(&alloc::format!(
+                "outcomes=503:ra=2s,ok&idempotent=true&ra_mode=envoy&deadline=none&seed={seed}"
+            ));
+            let w = tr.steps[0].after.wait.unwrap();
+            assert_eq!(tr.steps[0].after.wait_source, Some(WaitSource::RetryAfter));
+            assert!((ms(2_000)..ms(3_000)).contains(&w), "{w}");
+            assert_eq!(w.as_micros() % 1000, 0, "whole milliseconds");
+            seen.push(w);
+        }
+        let (lo, hi) = (seen.iter().min().unwrap(), seen.iter().max().unwrap());
+        assert!(*lo < ms(2_010) && *hi > ms(2_990), "{lo} .. {hi}");
+        // Over max_interval (ra_max) the header is dropped: the backoff's wait, as Envoy does.
+        let tr = t("outcomes=503:ra=2s,ok&idempotent=true&ra_mode=envoy&ra_max=1s&deadline=none");
+        assert_eq!(tr.steps[0].after.wait_source, Some(WaitSource::Backoff));
+        assert!(tr.steps[0].after.wait.unwrap() < ms(1_000));
+    }
+
+    #[test]
     fn retry_after_replaces_the_wait_and_can_refuse() {
         let tr = t("outcomes=503:ra=2s,ok&idempotent=true");
         assert_eq!(tr.steps[0].after.wait, Some(ms(2_000)));

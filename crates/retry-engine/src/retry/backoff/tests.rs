@@ -603,3 +603,37 @@ proptest! {
         }
     }
 }
+
+/// Envoy's `random() % window`: retry n waits U{0, ..., c - 1} ms for a ceiling of c ms, every
+/// value of it in whole milliseconds, never c itself; and only full jitter takes it.
+#[test]
+fn whole_ms_draws_envoys_window_in_whole_milliseconds() {
+    let mut cfg = BackoffConfig::new(BackoffKind::Full)
+        .with_base(ms(25))
+        .with_cap(ms(250));
+    cfg.whole_ms = true;
+    let b = cfg.validate().unwrap();
+    assert!(
+        b.wait_range(0).is_none(),
+        "no fast path draws it differently"
+    );
+    let mut counts = [0u32; 25];
+    for seed in 0..5_000 {
+        let mut rng = Rng::stream(seed, 0);
+        let mut st = b.state();
+        for (retry, ceiling) in [25u64, 50, 100, 200, 250, 250].into_iter().enumerate() {
+            let d = b.next_draw(&mut st, &mut rng, false);
+            assert_eq!(d.ceiling, ms(ceiling));
+            assert_eq!(d.wait.0 % 1000, 0, "{}", d.wait);
+            assert!(d.wait < ms(ceiling), "retry {retry}: {}", d.wait);
+            if retry == 0 {
+                counts[(d.wait.0 / 1000) as usize] += 1;
+            }
+        }
+    }
+    // 5000 draws over 25 values: each near 200, none missing.
+    assert!(counts.iter().all(|c| (140..=260).contains(c)), "{counts:?}");
+    let mut exp = BackoffConfig::new(BackoffKind::Exponential);
+    exp.whole_ms = true;
+    assert_eq!(exp.validate().unwrap_err().field, "whole_ms");
+}
