@@ -80,7 +80,7 @@ impl fmt::Display for Outcome {
     }
 }
 
-const ACCEPTED: &str = "accepted ok, refused, connect_timeout, read_timeout, 400, 401, 403, 404, 408, 409, 409_in_flight, 422, 429, 500, 502, 503, 504";
+const ACCEPTED: &str = "accepted ok, refused, connect_timeout, read_timeout, 400, 401, 403, 404, 408, 409, 409_in_flight, 422, 429, 500, 502, 503, 504, or a gRPC code whose status is one of them (UNAVAILABLE, 14, RESOURCE_EXHAUSTED, ...)";
 
 impl FromStr for Outcome {
     type Err = ConfigError;
@@ -91,8 +91,16 @@ impl FromStr for Outcome {
             "connect_timeout" => Outcome::ConnectTimeout,
             "read_timeout" => Outcome::ReadTimeout,
             "409_in_flight" => Outcome::KeyInFlight,
-            _ => match s.parse::<u16>() {
-                Ok(c) if Outcome::STATUSES.contains(&c) => Outcome::Status(c),
+            _ => match (s.parse::<u16>(), crate::retry::statuses::grpc_status(s)) {
+                (Ok(c), _) if Outcome::STATUSES.contains(&c) => Outcome::Status(c),
+                // A gRPC code, as the status a gateway answers for it (UNAVAILABLE: 503).
+                (_, Some(c)) if Outcome::STATUSES.contains(&c) => Outcome::Status(c),
+                (_, Some(c)) => {
+                    return Err(ConfigError::new(
+                        "outcomes",
+                        format!("gRPC code '{s}' is answered as {c} by a gateway, which the lab's servers do not answer: {ACCEPTED}"),
+                    ))
+                }
                 _ => {
                     return Err(ConfigError::new(
                         "outcomes",
@@ -211,6 +219,24 @@ impl FromStr for ScriptedOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grpc_codes_are_the_statuses_a_gateway_answers() {
+        for (t, status) in [
+            ("UNAVAILABLE", 503),
+            ("14", 503),
+            ("resource_exhausted", 429),
+            ("DEADLINE_EXCEEDED:ra=1s", 504),
+            ("ABORTED", 409),
+        ] {
+            let o: ScriptedOutcome = t.parse().unwrap();
+            assert_eq!(o.outcome, Outcome::Status(status), "{t}");
+        }
+        // CANCELLED is 499 at a gateway, which no lab server answers.
+        let e = "CANCELLED".parse::<ScriptedOutcome>().unwrap_err();
+        assert!(e.rule.contains("499"), "{e}");
+        assert!("BOGUS".parse::<ScriptedOutcome>().is_err());
+    }
 
     #[test]
     fn tokens_round_trip() {

@@ -115,8 +115,34 @@ pub const GRPC_CODES: [(&str, u16, u16); 16] = [
     ("UNAUTHENTICATED", 16, 401),
 ];
 
+/// The gRPC code a server answers for each HTTP status the lab's servers answer: the inverse of
+/// [`GRPC_CODES`], where several codes share a status taking the one a gRPC server sends for it
+/// (INTERNAL for 500, ABORTED for 409, INVALID_ARGUMENT for 400). Statuses no gateway answers
+/// for a gRPC code (408, 422, 502) have none.
+const GRPC_OF_HTTP: [(u16, &str, u16); 11] = [
+    (400, "INVALID_ARGUMENT", 3),
+    (401, "UNAUTHENTICATED", 16),
+    (403, "PERMISSION_DENIED", 7),
+    (404, "NOT_FOUND", 5),
+    (409, "ABORTED", 10),
+    (429, "RESOURCE_EXHAUSTED", 8),
+    (499, "CANCELLED", 1),
+    (500, "INTERNAL", 13),
+    (501, "UNIMPLEMENTED", 12),
+    (503, "UNAVAILABLE", 14),
+    (504, "DEADLINE_EXCEEDED", 4),
+];
+
+/// The gRPC code (name and number) a gRPC server answers where an HTTP one answers `http`.
+pub fn grpc_code_of(http: u16) -> Option<(&'static str, u16)> {
+    GRPC_OF_HTTP
+        .iter()
+        .find(|(h, _, _)| *h == http)
+        .map(|(_, name, code)| (*name, *code))
+}
+
 /// The HTTP status of gRPC code `part`, given by name (any case) or number (1 to 16).
-fn grpc_status(part: &str) -> Option<u16> {
+pub fn grpc_status(part: &str) -> Option<u16> {
     let n = part.parse::<u16>().ok();
     GRPC_CODES
         .iter()

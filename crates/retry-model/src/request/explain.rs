@@ -151,7 +151,7 @@ fn step_lines(dg: Digits, p: &Params, s: &Step) -> Vec<String> {
             dg.h(plan.start)
         ),
         timeout_line(dg, pol, plan),
-        outcome_line(dg, s),
+        outcome_line(dg, pol, s),
     ];
     if a.stop == Some(crate::StopReason::Success) {
         if let Some(l) = s.budget_after {
@@ -225,8 +225,28 @@ fn timeout_line(dg: Digits, pol: &RetryPolicy, plan: &AttemptPlan) -> String {
     }
 }
 
+/// The outcome as the server answers it: under gRPC's classification a status is the gRPC code
+/// a gRPC server sends (`UNAVAILABLE` for 503), the modifiers after it unchanged, so the text
+/// is an outcome token the link reads back.
+pub fn outcome_text(pol: &RetryPolicy, o: &crate::ScriptedOutcome) -> String {
+    let text = o.to_string();
+    let grpc = pol.classifier == crate::retry::classify::Classifier::Grpc;
+    let status = if let crate::Outcome::Status(c) = o.outcome {
+        Some(c)
+    } else {
+        None
+    };
+    match status
+        .filter(|_| grpc)
+        .and_then(|c| Some((c, crate::retry::statuses::grpc_code_of(c)?)))
+    {
+        Some((c, (name, _))) => text.replacen(&c.to_string(), name, 1),
+        None => text,
+    }
+}
+
 /// The outcome and its classification.
-fn outcome_line(dg: Digits, s: &Step) -> String {
+fn outcome_line(dg: Digits, pol: &RetryPolicy, s: &Step) -> String {
     let c = &s.after.classification;
     let cut = if s.cut_off {
         " (the answer was slower than the timeout, so the client gave up)"
@@ -235,7 +255,7 @@ fn outcome_line(dg: Digits, s: &Step) -> String {
     };
     format!(
         "outcome {} after {}{cut} -> {} ({}): {}",
-        s.outcome,
+        outcome_text(pol, &s.outcome),
         dg.h(s.took),
         c.verdict.name(),
         c.reason.name(),

@@ -218,6 +218,31 @@ mod tests {
     }
 
     #[test]
+    fn a_grpc_policy_reads_and_shows_grpc_codes() {
+        let p: Params = "classify=grpc&outcomes=UNAVAILABLE,14:pushback=300,ok"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            p.get("outcomes").as_deref(),
+            Some("503,503:pushback=300,ok")
+        );
+        let e = crate::explain(&p, &trace(&p).unwrap());
+        let lines: alloc::vec::Vec<&str> = e.steps.iter().map(|s| s.lines[2].as_str()).collect();
+        assert!(
+            lines[0].starts_with("outcome UNAVAILABLE after"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with("outcome UNAVAILABLE:pushback=300 after"),
+            "{lines:?}"
+        );
+        // The same link under the lab's table speaks HTTP.
+        let http: Params = "outcomes=UNAVAILABLE,ok".parse().unwrap();
+        let e = crate::explain(&http, &trace(&http).unwrap());
+        assert!(e.steps[0].lines[2].starts_with("outcome 503 after"));
+    }
+
+    #[test]
     fn envoys_rate_limited_backoff_spreads_the_retry_after_in_whole_ms() {
         let mut seen = alloc::vec::Vec::new();
         for seed in 1..=400 {
