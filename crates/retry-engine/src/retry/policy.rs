@@ -700,11 +700,9 @@ impl RequestRetry {
             self.done = Some(stop(&mut out, StopReason::AttemptsUsedUp));
             return out;
         }
-        if let Some(rem) = remaining {
-            if rem <= p.reserve {
-                self.done = Some(stop(&mut out, StopReason::DeadlinePassed));
-                return out;
-            }
+        if remaining.is_some_and(|rem| rem <= p.reserve) {
+            self.done = Some(stop(&mut out, StopReason::DeadlinePassed));
+            return out;
         }
         let cost = retry_cost(outcome);
         let check = budget.check(end, cost);
@@ -718,14 +716,11 @@ impl RequestRetry {
                 .backoff
                 .next_draw(&mut self.backoff, rng, outcome.outcome.is_throttling());
         out.draw = Some(draw);
-        let Some((wait, source)) = choose_wait(p, forced_wait, &classification, draw.wait) else {
+        let chosen = choose_wait(p, forced_wait, &classification, draw.wait, rng);
+        let Some((wait, source)) = chosen else {
             // The client gives up on a Retry-After over its limit (openai, got).
             self.done = Some(stop(&mut out, StopReason::NotRetryable));
             return out;
-        };
-        let wait = match (source, p.retry_after_mode) {
-            (WaitSource::RetryAfter, RetryAfterMode::Envoy) => envoy_spread(wait, rng),
-            _ => wait,
         };
         out.wait = Some(wait);
         out.wait_source = Some(source);
@@ -775,12 +770,14 @@ fn retry_cost(outcome: &ScriptedOutcome) -> RetryCost {
 
 /// The wait before the next attempt and where it comes from: a forced wait, a gRPC pushback,
 /// the server's Retry-After under the client's rule, or the backoff; `None` when the client
-/// refuses to retry for a Retry-After over its limit.
+/// refuses to retry for a Retry-After over its limit. Envoy's mode spreads the server's value
+/// with one draw from `rng`.
 fn choose_wait(
     p: &RetryPolicy,
     forced: Option<Micros>,
     c: &Classification,
     backoff: Micros,
+    rng: &mut Rng,
 ) -> Option<(Micros, WaitSource)> {
     Some(match (forced, c.server_wait) {
         (Some(w), _) => (w, WaitSource::Forced),
@@ -791,6 +788,9 @@ fn choose_wait(
         // Envoy drops a header over its max_interval and falls back to the backoff.
         (None, Some(sw)) if p.retry_after_mode == RetryAfterMode::Envoy && sw > p.ra_max => {
             (backoff, WaitSource::Backoff)
+        }
+        (None, Some(sw)) if p.retry_after_mode == RetryAfterMode::Envoy => {
+            (envoy_spread(sw, rng), WaitSource::RetryAfter)
         }
         (None, Some(sw)) => {
             let limit = if p.retry_after_mode == RetryAfterMode::Cap {

@@ -334,6 +334,24 @@ fn set_budget_detail(
 
 /// An unknown preset, in one line: the nearest names and where the list is (the whole list
 /// would be a paragraph).
+/// `guess`: the reader's answer, up to 40 letters, digits, '.' and '-', or `none`.
+fn parse_guess(k: &Key, v: &str) -> Result<Option<String>, ConfigError> {
+    if v == "none" {
+        return Ok(None);
+    }
+    let ok = !v.is_empty()
+        && v.len() <= 40
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    if !ok {
+        return Err(k.error(format!(
+            "'{}' is not a guess: up to 40 letters, digits, '.' and '-'",
+            keys::shorten(v)
+        )));
+    }
+    Ok(Some(String::from(v)))
+}
+
 fn unknown_preset(k: &Key, v: &str) -> ConfigError {
     let near = Preset::ALL
         .iter()
@@ -459,18 +477,10 @@ impl Params {
                 }
             }
             "budget_scope" => pol.scope = k.pick(v)?,
-            "bucket_max"
-            | "bucket_refill"
-            | "ratio_percent"
-            | "ratio_window"
-            | "ratio_min_per_s"
-            | "grpc_max_tokens"
-            | "grpc_token_ratio"
-            | "rate_per_window"
-            | "rate_window"
-            | "envoy_max_retries"
-            | "envoy_budget_percent"
-            | "envoy_min_retry_concurrency" => set_budget_detail(&mut pol.budget, k, v)?,
+            // A budget's own sizes (`bucket_max`, `envoy_max_retries`, ...).
+            name if keys::detail_of(name).is_some_and(|(key, _)| key == "budget") => {
+                set_budget_detail(&mut pol.budget, k, v)?
+            }
             "seed" => self.seed = k.int(v)?,
             "clients" => self.clients = k.int32(v)?,
             "lesson" => {
@@ -479,22 +489,7 @@ impl Params {
                     _ => Some(lesson::LESSONS[k.choice(v)?]),
                 }
             }
-            "guess" if v == "none" => self.guess = None,
-            "guess" => {
-                let ok = !v.is_empty()
-                    && v.len() <= 40
-                    && v.chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
-                if !ok {
-                    return Err(k.error(format!(
-                        "'{}' is not a guess: up to 40 letters, digits, '.' and '-'",
-                        keys::shorten(v)
-                    )));
-                }
-                self.guess = Some(String::from(v));
-            }
-            "ask" | "q" => self.set_exercise_key(k, v)?,
-            "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
+            "guess" | "ask" | "q" | "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
             other => {
                 return Err(ConfigError::new(
                     "link",
@@ -505,9 +500,14 @@ impl Params {
         Ok(())
     }
 
-    /// `ask` (what the link asks, as [`lesson::Answer::text`]), `q` (the question in words),
-    /// `sheet` (the exercise sheet) and `sheet_at` (its exercise on screen).
+    /// `guess` (the reader's answer), `ask` (what the link asks, as [`lesson::Answer::text`]),
+    /// `q` (the question in words), `sheet` (the exercise sheet) and `sheet_at` (its exercise on
+    /// screen).
     fn set_exercise_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
+        if k.name == "guess" {
+            self.guess = parse_guess(k, v)?;
+            return Ok(());
+        }
         if k.name == "sheet_at" {
             self.sheet_at = k.int32(v)?;
             return Ok(());
