@@ -267,3 +267,39 @@ impl<'de> serde::de::Visitor<'de> for NoDuplicates {
         Ok(NoDuplicates)
     }
 }
+
+/// What a reader that holds several policies (tenacity functions, resilience4j instances,
+/// Linkerd resources, Polly sections) picks from: the names it found and what it is looking for.
+pub(crate) struct Choice<'a> {
+    /// `--instance NAME`, if given.
+    pub(crate) want: Option<&'a str>,
+    /// What a policy is, for the error: "no {what} '{want}'".
+    pub(crate) what: &'a str,
+    /// The field and the rule when nothing at all was found.
+    pub(crate) none: (&'a str, &'a str),
+}
+
+impl Choice<'_> {
+    /// The index of the policy `--instance` names (where `named(i, want)`), else of the first;
+    /// one line listing the names found when `--instance` names none.
+    pub(crate) fn pick(
+        &self,
+        names: &[&str],
+        named: impl Fn(usize, &str) -> bool,
+    ) -> Result<usize, ImportError> {
+        match self.want {
+            Some(want) => (0..names.len()).find(|&i| named(i, want)).ok_or_else(|| {
+                let found: Vec<&str> = names.iter().copied().filter(|n| !n.is_empty()).collect();
+                let found = if found.is_empty() {
+                    String::from("none named")
+                } else {
+                    found.join(", ")
+                };
+                let rule = format!("no {} '{}': found {found}", self.what, short(want));
+                ImportError::new("--instance", rule)
+            }),
+            None if names.is_empty() => Err(ImportError::new(self.none.0, self.none.1)),
+            None => Ok(0),
+        }
+    }
+}

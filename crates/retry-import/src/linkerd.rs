@@ -38,25 +38,16 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             found.push((at, name.to_string(), doc));
         }
     }
-    let (at, _, doc) = match opts.instance.as_deref() {
-        Some(want) => found.iter().find(|f| f.1 == want).ok_or_else(|| {
-            let names: Vec<&str> = found.iter().map(|f| f.1.as_str()).collect();
-            ImportError::new(
-                "--instance",
-                format!(
-                    "no resource named '{}' with Linkerd retries: found {}",
-                    short(want),
-                    names.join(", ")
-                ),
-            )
-        })?,
-        None => found.first().ok_or_else(|| {
-            ImportError::new(
-                "file",
-                "no retry.linkerd.io or timeout.linkerd.io annotation and no ServiceProfile",
-            )
-        })?,
+    let names: Vec<&str> = found.iter().map(|f| f.1.as_str()).collect();
+    let choice = crate::common::Choice {
+        want: opts.instance.as_deref(),
+        what: "resource with Linkerd retries named",
+        none: (
+            "file",
+            "no retry.linkerd.io or timeout.linkerd.io annotation and no ServiceProfile",
+        ),
     };
+    let (at, _, doc) = &found[choice.pick(&names, |i, want| names[i] == want)?];
     let mut out = Out::default();
     if found.len() > 1 && opts.instance.is_none() {
         out.warn(at.as_str(), format!("{} resources with Linkerd retries: took this one; pick another with --instance NAME", found.len()));

@@ -27,28 +27,19 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         .ok_or_else(|| ImportError::new("file", "empty"))?;
     let mut found = Vec::new();
     sections(doc, "", &mut found, 0);
-    let (at, section) = match opts.instance.as_deref() {
-        Some(want) => found
-            .iter()
-            .find(|(p, _)| p == want || p.rsplit(':').next() == Some(want))
-            .ok_or_else(|| {
-                let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
-                ImportError::new(
-                    "--instance",
-                    format!(
-                        "no section '{}' with retry options: found {}",
-                        short(want),
-                        names.join(", ")
-                    ),
-                )
-            })?,
-        None => found.first().ok_or_else(|| {
-            ImportError::new(
-                "file",
-                "no Retry section and no MaxRetryAttempts, BackoffType or Delay: not Polly options",
-            )
-        })?,
+    let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    let choice = crate::common::Choice {
+        want: opts.instance.as_deref(),
+        what: "section with retry options",
+        none: (
+            "file",
+            "no Retry section and no MaxRetryAttempts, BackoffType or Delay: not Polly options",
+        ),
     };
+    // A section is named by its whole path or its last part.
+    let named =
+        |i: usize, want: &str| names[i] == want || names[i].rsplit(':').next() == Some(want);
+    let (at, section) = &found[choice.pick(&names, named)?];
     let mut out = Out::default();
     if found.len() > 1 && opts.instance.is_none() {
         out.warn(

@@ -133,28 +133,16 @@ fn instance<'v>(
         None => Vec::new(),
     };
     let count = instances.len();
-    let found = match opts.instance.as_deref() {
-        Some(want) => instances
-            .iter()
-            .find(|(n, _)| n.as_str() == want)
-            .ok_or_else(|| {
-                let names: Vec<&str> = instances.iter().map(|(n, _)| n.as_str()).collect();
-                ImportError::new(
-                    "--instance",
-                    format!(
-                        "no retry instance '{}': found {}",
-                        short(want),
-                        names.join(", ")
-                    ),
-                )
-            })?,
-        None => instances.first().ok_or_else(|| {
-            ImportError::new(
-                "resilience4j.retry.instances",
-                "absent: no retry instance to read",
-            )
-        })?,
+    let names: Vec<&str> = instances.iter().map(|(n, _)| n.as_str()).collect();
+    let choice = crate::common::Choice {
+        want: opts.instance.as_deref(),
+        what: "retry instance",
+        none: (
+            "resilience4j.retry.instances",
+            "absent: no retry instance to read",
+        ),
     };
+    let found = instances[choice.pick(&names, |i, want| names[i] == want)?];
     Ok((found.0.to_string(), found.1, count))
 }
 

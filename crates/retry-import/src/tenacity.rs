@@ -76,33 +76,16 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
 fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError> {
     let found = find(text);
     let count = found.len();
-    let names: Vec<&str> = found.iter().filter_map(|f| f.2.as_deref()).collect();
-    let chosen = match opts.instance.as_deref() {
-        Some(want) => found
-            .iter()
-            .find(|f| f.2.as_deref() == Some(want))
-            .ok_or_else(|| {
-                let names = if names.is_empty() {
-                    String::from("none named")
-                } else {
-                    names.join(", ")
-                };
-                ImportError::new(
-                    "--instance",
-                    format!(
-                        "no @retry or Retrying is on '{}': found {names}",
-                        crate::short(want)
-                    ),
-                )
-            })?,
-        None => found.first().ok_or_else(|| {
-            ImportError::new(
-                "file",
-                "no tenacity policy: expected a @retry(...) decorator or a Retrying(...) call",
-            )
-        })?,
+    let names: Vec<&str> = found.iter().map(|f| f.2.as_deref().unwrap_or("")).collect();
+    let choice = crate::common::Choice {
+        want: opts.instance.as_deref(),
+        what: "@retry or Retrying on",
+        none: (
+            "file",
+            "no tenacity policy: expected a @retry(...) decorator or a Retrying(...) call",
+        ),
     };
-    let (i, needle, name) = chosen;
+    let (i, needle, name) = &found[choice.pick(&names, |i, want| names[i] == want)?];
     let prefix = name.as_ref().map_or_else(String::new, |n| format!("{n}: "));
     let start = i + usize::from(needle.starts_with('@'));
     let called = needle.trim_start_matches('@').trim_end_matches('(');
