@@ -1346,6 +1346,12 @@ try {
       // Opening the menu starts the importer and asks at once: the request waits for it.
       await page.locator('#export-config summary').click();
       await page.waitForFunction(() => document.querySelector('#export-text').textContent.includes('methodConfig'), null, { timeout: 20000 });
+      // The menu, grouped for a phone, offers every format retrylab export writes, once.
+      let accepted = '';
+      try { execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'export', 'v=1', '--to', 'nope'], { encoding: 'utf8', stdio: 'pipe' }); } catch (e) { accepted = e.stderr; }
+      const formats = accepted.trim().split('accepted ').pop().split(', ');
+      const offered = await page.locator('#export-to option').evaluateAll(os => os.map(o => o.value));
+      assert.deepEqual([...offered].sort(), [...formats].sort());
       await page.selectOption('#export-to', 'envoy');
       await page.waitForFunction(() => document.querySelector('#export-text').textContent.includes('retry_policy'), null, { timeout: 20000 });
       const link = (await page.locator('#share-link').innerText()).slice(1);
