@@ -201,6 +201,9 @@ impl Lost {
         let plan = match c.retry.plan_attempt(&self.policy) {
             Ok(plan) => plan,
             Err(reason) => {
+                // The attempt a budget counted (Envoy's in flight) was never sent.
+                let next = c.retry.attempts_made().saturating_add(1);
+                self.budget.attempt_ended(next, now);
                 self.end(now, id, reason);
                 return;
             }
