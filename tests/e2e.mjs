@@ -61,7 +61,8 @@ const attr = (page, sel, name) => page.locator(sel).getAttribute(name);
 // What `retrylab run` prints for a link, as [label, value] rows.
 function cliRows(link) {
   const out = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link], { encoding: 'utf8' });
-  return out.split('\n').slice(1).filter(l => l.trim()).map(l => l.trim().split(/\s{2,}/));
+  // The summary's rows, up to the first blank line (a layers link's stack follows it).
+  return out.split('\n\n')[0].split('\n').slice(1).filter(l => l.trim()).map(l => l.trim().split(/\s{2,}/));
 }
 // Whether an element is on view with some text in it.
 const shows = async (page, sel) => (await page.locator(sel).isVisible()) && (await page.locator(sel).innerText()).trim() !== '';
