@@ -1,7 +1,8 @@
 //! `cargo bench -p retry-model`: simulation speed.
 //!
-//! - `storm/outage` and `storm/burst`: throughput in simulated attempts per second (criterion
-//!   prints it as "elem/s").
+//! - `storm/outage`, `storm/burst`, `storm/envoy_budget` (Envoy's retry budget in a
+//!   connect-timeout outage) and `storm/layers` (a 6 x 4 x 4 stack, layers with their own
+//!   policies): throughput in simulated attempts per second (criterion prints it as "elem/s").
 //! - `occ/sweep`: the whole 2015 sweep, clients 10 to 190 step 10, five backoff kinds, 100 runs
 //!   each (the target is under 1 s native), on one thread and (`sweep_2_threads`) on two, as
 //!   `retrylab sweep` runs it.
@@ -30,6 +31,16 @@ fn storms(c: &mut Criterion) {
     for (name, q) in [
         ("outage", "preset=payments-none"),
         ("burst", "preset=burst-lab&clients=10000&capacity=100000"),
+        // Envoy's retry budget in a storm whose attempts hang: every attempt moves its count.
+        (
+            "envoy_budget",
+            "preset=envoy&scenario=outage&outage_kind=connect_timeout&budget=envoy_budget",
+        ),
+        // A 6 x 4 x 4 stack, each layer its own policy: every call of every request's tree.
+        (
+            "layers",
+            "scenario=layers&layers=6,4,4&p=0.5&requests=20000&l2.base=25ms&l3.backoff=none",
+        ),
     ] {
         let p: Params = q.parse().unwrap();
         g.throughput(Throughput::Elements(attempts(q)));
