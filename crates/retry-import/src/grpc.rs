@@ -315,6 +315,10 @@ fn retry_policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), I
             "not in gRFC A6: only grpc-java reads it (C-core behind an experimental flag, grpc-go not at all), so the import keeps A6's rule that an attempt may use the rest of the deadline",
         );
     }
+    out.unsupported(
+        field.as_str(),
+        "gRPC's own rules around the policy are not modelled: a transparent retry (an RPC that never left the client, or never reached the server's application) goes whatever the policy and is not counted in maxAttempts, and once response headers arrive the RPC is committed and never retried; every lab attempt reaches the server and fails whole",
+    );
     out.set("classify", "grpc");
     codes(
         need("retryableStatusCodes")?,

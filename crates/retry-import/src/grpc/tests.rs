@@ -1,4 +1,4 @@
-use crate::testing::{link, read_with, warned};
+use crate::testing::{link, read_with, unmodelled, warned};
 use crate::{import, Imported, Options};
 use retry_model::{schedule, Micros, Params};
 
@@ -39,7 +39,11 @@ fn the_a6_example_gives_its_policy_with_every_default_written_out() {
         "methodConfig[0].retryPolicy.maxAttempts",
         "attempts in all"
     ));
-    assert!(i.unsupported.is_empty(), "{:?}", i.unsupported);
+    // Only gRPC's rules around any policy (transparent retries, the commit rule) stay out.
+    let why: Vec<&str> = i.unsupported.iter().map(|u| u.field.as_str()).collect();
+    assert_eq!(why, ["methodConfig[0].retryPolicy"]);
+    assert!(unmodelled(&i, "retryPolicy", "transparent retry"));
+    assert!(unmodelled(&i, "retryPolicy", "committed and never retried"));
 }
 
 #[test]
@@ -70,7 +74,13 @@ fn grpc_gos_own_example_warns_of_its_field_names_and_durations() {
         i.link
     );
     let why: Vec<&str> = i.unsupported.iter().map(|u| u.field.as_str()).collect();
-    assert_eq!(why, ["methodConfig[0].waitForReady"]);
+    assert_eq!(
+        why,
+        [
+            "methodConfig[0].retryPolicy",
+            "methodConfig[0].waitForReady"
+        ]
+    );
 }
 
 #[test]
@@ -118,6 +128,7 @@ fn codes_the_lab_never_answers_are_unsupported_and_retry_nothing_here() {
     assert_eq!(
         fields,
         [
+            "methodConfig[0].retryPolicy",
             "methodConfig[0].retryPolicy.retryableStatusCodes: ABORTED",
             "methodConfig[0].retryPolicy.retryableStatusCodes: DEADLINE_EXCEEDED"
         ]
