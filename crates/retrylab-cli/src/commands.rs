@@ -498,7 +498,7 @@ mod tests {
         let go = format!("{dir}grpc-go-example.json");
         let d: Value =
             serde_json::from_str(&run_s(&["import", &go, "--format", "json"]).unwrap()).unwrap();
-        assert_eq!(d["unsupported"][0]["field"], "methodConfig[0].waitForReady");
+        assert_eq!(d["unsupported"][1]["field"], "methodConfig[0].waitForReady");
         let e = run_s(&["import", &a6, "--method", "nope.Svc"]).unwrap_err();
         assert!(
             e.contains("--method: no method config names 'nope.Svc'"),
