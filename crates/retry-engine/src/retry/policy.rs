@@ -122,6 +122,12 @@ impl RetryAfterMode {
         }
     }
 
+    /// Whether the client drops a server value over `limit` and waits its backoff instead
+    /// (Envoy's `max_interval`).
+    pub const fn drops(self, server: Micros, limit: Micros) -> bool {
+        matches!(self, RetryAfterMode::Envoy) && server.0 > limit.0
+    }
+
     /// The wait given the server's value and the computed backoff, with `limit` the mode's
     /// own limit (`ra_cap` for `cap`, `ra_max` for `refuse_above`); `None` when the client
     /// refuses to retry at all.
@@ -130,7 +136,7 @@ impl RetryAfterMode {
             RetryAfterMode::Cap => Some(server.min(limit)),
             RetryAfterMode::RefuseAbove if server > limit => None,
             RetryAfterMode::RefuseAbove => Some(server),
-            RetryAfterMode::Envoy if server > limit => Some(backoff),
+            RetryAfterMode::Envoy if self.drops(server, limit) => Some(backoff),
             RetryAfterMode::Ignore => Some(backoff),
             RetryAfterMode::Envoy => Some(server),
             RetryAfterMode::Server
@@ -786,7 +792,7 @@ fn choose_wait(
             (backoff, WaitSource::Backoff)
         }
         // Envoy drops a header over its max_interval and falls back to the backoff.
-        (None, Some(sw)) if p.retry_after_mode == RetryAfterMode::Envoy && sw > p.ra_max => {
+        (None, Some(sw)) if p.retry_after_mode.drops(sw, p.ra_max) => {
             (backoff, WaitSource::Backoff)
         }
         (None, Some(sw)) if p.retry_after_mode == RetryAfterMode::Envoy => {
