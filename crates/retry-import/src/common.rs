@@ -11,6 +11,8 @@ pub(crate) struct Out {
     keys: Vec<(&'static str, String)>,
     warnings: Vec<Note>,
     unsupported: Vec<Note>,
+    defaults: Vec<Note>,
+    release: Option<&'static crate::release::Release>,
 }
 
 impl Out {
@@ -23,10 +25,34 @@ impl Out {
     pub(crate) fn unsupported(&mut self, field: impl Into<String>, why: impl Into<String>) {
         self.unsupported.push(Note::new(field, why));
     }
+    /// Sets `key` to a value the file does not write, naming whose default it is (`Envoy's`,
+    /// `Istio 1.24+'s`), so the output lists it among the defaults applied.
+    pub(crate) fn set_default(&mut self, key: &'static str, value: impl Into<String>, whose: &str) {
+        let value = value.into();
+        self.defaults.push(Note {
+            key,
+            field: key.to_string(),
+            text: format!("{value}: {whose} default, not written in the file"),
+        });
+        self.set(key, value);
+    }
+    /// The release whose rules the reader applies.
+    pub(crate) fn use_release(&mut self, r: &'static crate::release::Release) {
+        self.release = Some(r);
+    }
+    /// The release set by [`Out::use_release`], if any.
+    pub(crate) fn release(&self) -> Option<&'static crate::release::Release> {
+        self.release
+    }
+    /// Whether the reader has set `key`.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|(k, _)| *k == key)
+    }
 
     /// The link, every key written out (a lab default included, so the link states the whole
     /// behaviour), checked by the lab's own parser; `at` names what it came from.
-    pub(crate) fn finish(self, format: &'static str, at: &str) -> Result<Imported, ImportError> {
+    pub(crate) fn finish(mut self, format: &'static str, at: &str) -> Result<Imported, ImportError> {
+        self.lab_defaults();
         let query: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let link = format!("v=1&{}", query.join("&"));
         link.parse::<Params>()
@@ -35,12 +61,67 @@ impl Out {
             })?;
         Ok(Imported {
             format,
+            release: self.release.map_or("", |r| r.label).to_string(),
             link,
             warnings: self.warnings,
             unsupported: self.unsupported,
+            defaults: self.defaults,
         })
     }
+
+    /// Names each policy key the reader left to the lab's own default: a run uses it, and the
+    /// file does not say it, so it must not pass in silence.
+    fn lab_defaults(&mut self) {
+        if self.value("hedge") == Some("on") {
+            // A hedging policy's sends are its own keys; the retry keys do not run.
+            return;
+        }
+        let waits = !matches!(self.value("backoff"), Some("none"));
+        let statuses = !self.has("retry_on") && !self.has("classify");
+        for key in LAB_DEFAULTED {
+            let needed = match *key {
+                "base" | "cap" => waits,
+                "classify" => statuses,
+                _ => true,
+            };
+            if !needed || self.has(key) {
+                continue;
+            }
+            let Some(k) = retry_model::link_keys::key(key) else {
+                continue;
+            };
+            self.defaults.push(Note {
+                key,
+                field: key.to_string(),
+                text: format!(
+                    "{}: the lab's default; the file does not set it and the format has none the import knows",
+                    k.default
+                ),
+            });
+        }
+    }
+
+    /// The value the reader set `key` to last, if any.
+    fn value(&self, key: &str) -> Option<&str> {
+        self.keys
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+    }
 }
+
+/// The policy keys every run reads: one the reader does not set takes the lab's default, which
+/// the import then names.
+const LAB_DEFAULTED: &[&str] = &[
+    "attempts",
+    "backoff",
+    "base",
+    "cap",
+    "deadline",
+    "attempt_timeout",
+    "classify",
+];
 
 /// The object at `field`, or an error naming it.
 pub(crate) fn object<'v>(v: &'v Value, field: &str) -> Result<&'v Map<String, Value>, ImportError> {

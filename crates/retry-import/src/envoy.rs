@@ -22,21 +22,27 @@ struct Found<'v> {
     holder: &'v Map<String, Value>,
     /// The nearest enclosing `name`.
     name: Option<&'v str>,
+    /// Whether the route matches gRPC requests only (`match.grpc`).
+    grpc: bool,
 }
 
 /// Reads an Envoy configuration.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
-    let docs = yaml::documents(text)?;
+    let mut docs = yaml::documents(text)?;
+    let camel = docs.iter_mut().fold(false, |any, d| snake_case(d) || any);
     let mut found = Vec::new();
     let mut breakers = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         let at = yaml::document_name(i, docs.len());
-        walk(d, &at, None, &mut found, &mut breakers);
+        walk(d, &at, None, false, &mut found, &mut breakers);
     }
     for f in &mut found {
         f.at = from_virtual_host(&f.at);
     }
     let mut out = Out::default();
+    if camel {
+        out.warn("file", "written in protobuf JSON's lowerCamelCase (numRetries, perTryTimeout), which Envoy reads as the snake_case names: fields are named here in snake_case");
+    }
     let Some(f) = pick(&found, opts.route.as_deref(), &mut out)? else {
         return no_policy(out);
     };
@@ -46,7 +52,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let deadline = route_timeout(timeout, &field("timeout"), vhost, &mut out)?;
     let rp_at = field("retry_policy");
     let rp = object(&f.holder["retry_policy"], &rp_at)?;
-    retry_policy(rp, &rp_at, deadline, &mut out)?;
+    retry_policy(rp, &rp_at, deadline, f.grpc, &mut out)?;
     if f.holder.contains_key("hedge_policy") {
         out.unsupported(
             field("hedge_policy"),
@@ -55,6 +61,40 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     }
     circuit_breakers(&breakers, &mut out)?;
     out.finish("envoy", &rp_at)
+}
+
+/// Renames every lowerCamelCase key under `v` to its snake_case field name, as protobuf's JSON
+/// mapping reads both (`numRetries` is `num_retries`); returns whether any was renamed. Keys
+/// that are not field names (`@type`, extension names with dots, header names with dashes) are
+/// kept as written.
+fn snake_case(v: &mut Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            let mut renamed = false;
+            let old = std::mem::take(m);
+            for (k, mut child) in old {
+                renamed |= snake_case(&mut child);
+                let field = k.bytes().all(|b| b.is_ascii_alphanumeric())
+                    && k.bytes().next().is_some_and(|b| b.is_ascii_lowercase());
+                let key = if field && k.bytes().any(|b| b.is_ascii_uppercase()) {
+                    renamed = true;
+                    k.chars().fold(String::new(), |mut s, c| {
+                        if c.is_ascii_uppercase() {
+                            s.push('_');
+                        }
+                        s.push(c.to_ascii_lowercase());
+                        s
+                    })
+                } else {
+                    k
+                };
+                m.insert(key, child);
+            }
+            renamed
+        }
+        Value::Array(list) => list.iter_mut().fold(false, |any, c| snake_case(c) || any),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => false,
+    }
 }
 
 /// A path from its virtual host on (`virtual_hosts[0].routes[1].route`), short enough to read,
@@ -89,17 +129,20 @@ fn walk<'v>(
     v: &'v Value,
     at: &str,
     name: Option<&'v str>,
+    grpc: bool,
     found: &mut Vec<Found<'v>>,
     breakers: &mut Vec<(String, &'v Value)>,
 ) {
     match v {
         Value::Object(m) => {
             let name = m.get("name").and_then(Value::as_str).or(name);
+            let grpc = grpc || m.get("match").is_some_and(|x| x.get("grpc").is_some());
             if m.contains_key("retry_policy") {
                 found.push(Found {
                     at: at.to_string(),
                     holder: m,
                     name,
+                    grpc,
                 });
             }
             for (k, child) in m {
@@ -107,12 +150,12 @@ fn walk<'v>(
                 if k == "circuit_breakers" {
                     breakers.push((path.clone(), child));
                 }
-                walk(child, &path, name, found, breakers);
+                walk(child, &path, name, grpc, found, breakers);
             }
         }
         Value::Array(list) => {
             for (i, child) in list.iter().enumerate() {
-                walk(child, &format!("{at}[{i}]"), name, found, breakers);
+                walk(child, &format!("{at}[{i}]"), name, grpc, found, breakers);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
@@ -239,6 +282,7 @@ fn retry_policy(
     rp: &Map<String, Value>,
     at: &str,
     deadline: Option<Micros>,
+    grpc: bool,
     out: &mut Out,
 ) -> Result<(), ImportError> {
     let field = |k: &str| join(at, k);
@@ -280,7 +324,7 @@ fn retry_policy(
         }
         None => "",
     };
-    let any = conditions(retry_on, &codes, &field("retry_on"), out)?;
+    let any = conditions(retry_on, &codes, &field("retry_on"), grpc, out)?;
     let attempts = if any { retries + 1 } else { 1 };
     out.set("attempts", attempts.to_string());
     out.warn(
@@ -440,6 +484,7 @@ pub(crate) fn conditions(
     retry_on: &str,
     codes: &[u64],
     field: &str,
+    grpc: bool,
     out: &mut Out,
 ) -> Result<bool, ImportError> {
     let mut r = Retried::default();
@@ -449,7 +494,7 @@ pub(crate) fn conditions(
         .filter(|t| !t.is_empty())
         .collect();
     for t in &tokens {
-        condition(t, codes, field, &mut r, out)?;
+        condition(t, codes, field, grpc, &mut r, out)?;
     }
     if !codes.is_empty() && !tokens.contains(&"retriable-status-codes") {
         out.warn(
@@ -487,6 +532,7 @@ fn condition(
     t: &str,
     codes: &[u64],
     field: &str,
+    grpc: bool,
     r: &mut Retried,
     out: &mut Out,
 ) -> Result<(), ImportError> {
@@ -495,9 +541,15 @@ fn condition(
         "5xx" => statuses(&["500-599"]),
         "gateway-error" => statuses(&["502", "503", "504"]),
         "retriable-4xx" => statuses(&["409"]),
-        // The lab's servers fail with 503, gRPC's UNAVAILABLE, and 429, its RESOURCE_EXHAUSTED.
-        "unavailable" => statuses(&["503"]),
-        "resource-exhausted" => statuses(&["429"]),
+        // Envoy reads the gRPC conditions from a grpc-status header only: an HTTP service's 503
+        // or 429 never meets them. On a gRPC route the lab's 503 stands for UNAVAILABLE and its
+        // 429 for RESOURCE_EXHAUSTED, as a gateway maps them.
+        "unavailable" if grpc => statuses(&["503"]),
+        "resource-exhausted" if grpc => statuses(&["429"]),
+        "unavailable" | "resource-exhausted" => out.unsupported(
+            format!("{field}: {t}"),
+            "a gRPC status, read from the grpc-status header: the route does not match gRPC (no `match.grpc`), so its servers answer HTTP, whose 503 and 429 this never retries; behind a gRPC service it would retry UNAVAILABLE or RESOURCE_EXHAUSTED",
+        ),
         "reset" | "connect-failure" | "refused-stream" => {}
         "retriable-status-codes" => {
             for &c in codes {

@@ -213,10 +213,17 @@ fn policy(entry: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), Imp
             out.set("attempt_timeout", t.to_string());
         }
         None => {
-            out.set("deadline", "none");
+            out.set_default("deadline", "none", "gRPC's");
             out.warn(
                 format!("{at}.timeout"),
                 "absent: no deadline, so retries stop only at maxAttempts or the throttle (the call's own deadline, if the application sets one, is not in this file)",
+            );
+            // A6 has no per-attempt timeout: a hung attempt waits for the call's deadline, and
+            // with none it waits as long as the lab allows.
+            out.set_default(
+                "attempt_timeout",
+                Micros::from_secs(86_400).to_string(),
+                "gRPC's (no per-attempt timeout: an attempt runs until the call's deadline)",
             );
         }
     }

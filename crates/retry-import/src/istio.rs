@@ -9,9 +9,21 @@ use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
 
-/// Istio's policy when a route has no `retries`.
+/// Istio's conditions when a route has no `retries`, or `retries` without `retryOn`
+/// (istio/istio `pilot/pkg/networking/core/route/retry/retry.go:37`, 2026-08-22).
 const DEFAULT_RETRY_ON: &str =
     "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes";
+
+/// The statuses Istio's default policy retries: 503 up to 1.23 (`retry.go:48` at 1.23.0); none
+/// from 1.24, where `EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY` (on by default,
+/// `pilot/pkg/features/pilot.go:240` at 1.24.0) drops it, and the flag was later removed.
+fn default_codes(release: &crate::release::Release) -> &'static [u64] {
+    if release.name == "1.23" {
+        &[503]
+    } else {
+        &[]
+    }
+}
 /// Envoy's base interval, which Istio keeps unless `backoff` is set.
 const BASE: Micros = Micros::from_millis(25);
 
@@ -19,6 +31,7 @@ const BASE: Micros = Micros::from_millis(25);
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let docs = yaml::documents(text)?;
     let mut out = Out::default();
+    out.use_release(crate::release::choose("istio", opts.release.as_deref(), None)?);
     let mut routes = Vec::new();
     let mut rules = Vec::new();
     for (d, doc) in docs.iter().enumerate() {
@@ -122,11 +135,18 @@ fn pick<'r, 'v>(
 }
 
 /// Istio's policy for a route without `retries`: 2 retries on connection failures, refused
-/// streams, UNAVAILABLE, CANCELLED and 503.
+/// streams, UNAVAILABLE and CANCELLED, and on 503 up to Istio 1.23.
 fn default_retries(at: &str, deadline: Option<Micros>, out: &mut Out) -> Result<(), ImportError> {
-    out.warn(at, "absent: Istio still retries twice (3 attempts) on connection failures, refused streams, gRPC UNAVAILABLE and CANCELLED, and 503, unless the mesh's defaultHttpRetryPolicy says otherwise");
-    let any = conditions(DEFAULT_RETRY_ON, &[503], at, out)?;
-    out.set("attempts", if any { "3" } else { "1" });
+    let release = out.release().expect("set on entry");
+    let codes = default_codes(release);
+    let what = if codes.is_empty() {
+        "connection failures, refused streams, gRPC UNAVAILABLE and CANCELLED, not 503"
+    } else {
+        "connection failures, refused streams, gRPC UNAVAILABLE and CANCELLED, and 503"
+    };
+    out.warn(at, format!("absent: {} still retries twice (3 attempts) on {what}, unless the mesh's defaultHttpRetryPolicy says otherwise", release.label));
+    let any = conditions(DEFAULT_RETRY_ON, codes, at, false, out)?;
+    out.set_default("attempts", if any { "3" } else { "1" }, &format!("{}'s", release.label));
     attempt_timeout(None, at, deadline, out)?;
     full_jitter(BASE, Micros(BASE.0 * 10), at, out);
     Ok(())
@@ -142,7 +162,11 @@ fn retries(
     let field = |k: &str| format!("{at}.{k}");
     let n = match r.get("attempts") {
         Some(v) => count(v, &field("attempts"), "a whole number of retries")?,
-        None => 2,
+        None => {
+            // retry.go:116: `attempts` 0 (or unset) is "explicitly disabling the retry policy".
+            out.warn(field("attempts"), "absent: Istio reads it as 0 and turns retries off for this route, whatever else `retries` says (one attempt)");
+            0
+        }
     };
     if n > 999 {
         return Err(ImportError::new(
@@ -150,8 +174,12 @@ fn retries(
             format!("{n} retries: the lab runs at most 999 (1000 attempts)"),
         ));
     }
-    let (named, codes) = retry_on(r.get("retryOn"), &field("retryOn"))?;
-    let any = n > 0 && conditions(&named, &codes, &field("retryOn"), out)?;
+    let release = out.release().expect("set on entry");
+    let (named, codes) = retry_on(r.get("retryOn"), &field("retryOn"), release)?;
+    if r.get("retryOn").is_none() && n > 0 {
+        out.warn(field("retryOn"), format!("absent: {} retries on connect-failure, refused-stream, unavailable and cancelled{}", release.label, if codes.is_empty() { " (not 503)" } else { ", and 503" }));
+    }
+    let any = n > 0 && conditions(&named, &codes, &field("retryOn"), false, out)?;
     out.set(
         "attempts",
         if any {
@@ -196,7 +224,11 @@ fn retries(
 
 /// `retryOn` as Envoy's conditions and the HTTP codes Istio turns each number into (with
 /// `retriable-status-codes` added, as Istio adds it); Istio's default when absent.
-fn retry_on(v: Option<&Value>, field: &str) -> Result<(String, Vec<u64>), ImportError> {
+fn retry_on(
+    v: Option<&Value>,
+    field: &str,
+    release: &crate::release::Release,
+) -> Result<(String, Vec<u64>), ImportError> {
     let retry_on = match v {
         Some(Value::String(s)) => s.clone(),
         Some(v) => {
@@ -208,7 +240,7 @@ fn retry_on(v: Option<&Value>, field: &str) -> Result<(String, Vec<u64>), Import
                 ),
             ))
         }
-        None => String::from(DEFAULT_RETRY_ON),
+        None => return Ok((DEFAULT_RETRY_ON.to_string(), default_codes(release).to_vec())),
     };
     // Istio turns each number into a retriable status code.
     let (codes, named): (Vec<&str>, Vec<&str>) = retry_on

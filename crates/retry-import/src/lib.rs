@@ -20,6 +20,7 @@ mod istio;
 mod linkerd;
 mod polly;
 mod python;
+pub mod release;
 mod resilience4j;
 mod spring_gateway;
 mod stack;
@@ -106,6 +107,9 @@ pub struct Options {
     /// resilience4j: the retry instance; tenacity: the function (or variable) whose policy to
     /// take; AWS: the profile.
     pub instance: Option<String>,
+    /// The release whose rules to apply (`1.23` for Istio, `1` for resilience4j; see
+    /// [`release::RELEASES`]); the file's own shape, else the current release, when `None`.
+    pub release: Option<String>,
 }
 
 /// A field as written and one sentence about it.
@@ -238,12 +242,17 @@ pub fn key_of(field: &str) -> &'static str {
 pub struct Imported {
     /// The format read.
     pub format: &'static str,
+    /// The release whose rules were applied (`Istio 1.24+`), see [`release::RELEASES`].
+    pub release: String,
     /// The link, every key the format decides written out (a lab default included).
     pub link: String,
     /// Where the configuration surprises.
     pub warnings: Vec<Note>,
     /// Fields read but not modelled, with why.
     pub unsupported: Vec<Note>,
+    /// Each link key the file does not set, with the default the link takes for it (the
+    /// format's or, where the format has none, the lab's).
+    pub defaults: Vec<Note>,
 }
 
 /// Why a file could not be read: the field (or line) and what was wrong, on one line.
@@ -302,7 +311,7 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         })?,
         None => detect(text)?,
     };
-    match format {
+    let mut imported = match format {
         Format::Grpc => grpc::import(text, opts),
         Format::Envoy => envoy::import(text, opts),
         Format::Istio => istio::import(text, opts),
@@ -313,7 +322,13 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
         Format::Polly => polly::import(text, opts),
         Format::Aws => aws::import(text, opts),
         Format::Tenacity => tenacity::import(text, opts),
+    }?;
+    if imported.release.is_empty() {
+        // A reader whose format has one set of rules: `--version` must still name it.
+        let r = release::choose(imported.format, opts.release.as_deref(), None)?;
+        imported.release = r.label.to_string();
     }
+    Ok(imported)
 }
 
 /// The format of `text`, from what it holds.
@@ -359,7 +374,14 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     if has(&["import tenacity", "from tenacity"]) {
         return Ok(Format::Tenacity);
     }
-    if has(&["networking.istio.io"]) {
+    // An Envoy admin config_dump (an istio-proxy's names Istio resources in its metadata) and
+    // Envoy's own resources, in either of protobuf JSON's spellings.
+    if has(&["type.googleapis.com/envoy.admin.", "ConfigDump\""]) {
+        return Ok(Format::Envoy);
+    }
+    if has(&["networking.istio.io"])
+        && has(&["VirtualService", "DestinationRule"])
+    {
         return Ok(Format::Istio);
     }
     if has(&[
@@ -367,8 +389,16 @@ fn detect(text: &str) -> Result<Format, ImportError> {
         "virtual_hosts",
         "circuit_breakers",
         "route_config",
+        "retryPolicy",
+        "virtualHosts",
+        "circuitBreakers",
+        "routeConfig",
+        "numRetries",
     ]) {
         return Ok(Format::Envoy);
+    }
+    if has(&["networking.istio.io"]) {
+        return Ok(Format::Istio);
     }
     Err(ImportError::new(
         "file",

@@ -30,10 +30,26 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         })?;
     let retry = read(root, "retry")
         .ok_or_else(|| ImportError::new("resilience4j.retry", "absent: no retry configuration"))?;
-    let (name, inst, count) = instance(retry, opts)?;
-    let at = format!("resilience4j.retry.instances.{name}");
-    let base = base_config(retry, inst, &at)?;
     let mut out = Out::default();
+    let release = crate::release::choose("resilience4j", opts.release.as_deref(), shape(retry))?;
+    out.use_release(release);
+    let v1 = release.name == "1";
+    let (name, inst, count) = instance(retry, opts, v1)?;
+    let group = if v1 && read(retry, "instances").is_none() {
+        "backends"
+    } else {
+        "instances"
+    };
+    let at = format!("resilience4j.retry.{group}.{name}");
+    let base = base_config(retry, inst, &at)?;
+    if shape(retry).is_some() {
+        let how = if v1 {
+            "so the import applies resilience4j 1.x's rules"
+        } else {
+            "which resilience4j 2.x no longer reads: it is ignored, as 2.x ignores it"
+        };
+        out.warn(&at, format!("the file is written for resilience4j 1.x (maxRetryAttempts or backends, both removed in 2.0), {how}"));
+    }
     if count > 1 && opts.instance.is_none() {
         out.warn(
             &at,
@@ -41,11 +57,17 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         );
     }
     let field = |k: &str| format!("{at}.{k}");
-    let attempts =
-        match read(inst, "maxAttempts").or_else(|| base.and_then(|b| read(b, "maxAttempts"))) {
-            Some(v) => attempts(v, &field("maxAttempts"))?,
-            None => 3,
-        };
+    let key = |k: &str| read(inst, k).or_else(|| base.and_then(|b| read(b, k)));
+    // 1.x: `maxRetryAttempts` is the deprecated name of `maxAttempts` (both total attempts).
+    let legacy = key("maxRetryAttempts").filter(|_| v1 && key("maxAttempts").is_none());
+    let attempts = match (key("maxAttempts"), legacy) {
+        (Some(v), _) => attempts(v, &field("maxAttempts"))?,
+        (None, Some(v)) => attempts(v, &field("maxRetryAttempts"))?,
+        (None, None) => {
+            out.set_default("attempts", "3", &format!("{}'s", release.label));
+            3
+        }
+    };
     out.warn(
         field("maxAttempts"),
         format!(
@@ -55,7 +77,11 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     );
     out.set("attempts", attempts.to_string());
     out.set("deadline", "none");
-    out.set("attempt_timeout", "3s");
+    out.set_default(
+        "attempt_timeout",
+        "3s",
+        "the lab's (a resilience4j retry has none: the call's own timeout or a TimeLimiter decides)",
+    );
     out.unsupported(&at, "resilience4j's retry has no timeout of its own (a TimeLimiter is separate): the link uses the lab's 3 s per attempt and no deadline");
     wait::wait(inst, base, &at, &mut out)?;
     exceptions(inst, &at, &mut out);
@@ -122,13 +148,29 @@ fn relaxed(key: &str) -> String {
         .collect()
 }
 
+/// `Some("1")` when the retry section is written for resilience4j 1.x: a `backends` group or a
+/// `maxRetryAttempts` anywhere in it, both removed in 2.0.
+fn shape(retry: &Value) -> Option<&'static str> {
+    fn has_key(v: &Value, key: &str) -> bool {
+        match v {
+            Value::Object(m) => m
+                .iter()
+                .any(|(k, v)| relaxed(k) == relaxed(key) || has_key(v, key)),
+            _ => false,
+        }
+    }
+    (read(retry, "backends").is_some() || has_key(retry, "maxRetryAttempts")).then_some("1")
+}
+
 /// The instance on `--instance`, else the first by name (YAML mappings are read sorted); with
-/// how many there are.
+/// how many there are. Under 1.x rules, a `backends` group stands for `instances`.
 fn instance<'v>(
     retry: &'v Value,
     opts: &Options,
+    v1: bool,
 ) -> Result<(String, &'v Value, usize), ImportError> {
-    let instances = match read(retry, "instances") {
+    let group = read(retry, "instances").or_else(|| v1.then(|| read(retry, "backends")).flatten());
+    let instances = match group {
         Some(i) => object(i, "resilience4j.retry.instances")?.iter().collect(),
         None => Vec::new(),
     };

@@ -32,6 +32,8 @@ pub struct Stack {
     pub warnings: Vec<Note>,
     /// Every file's fields not modelled, and what the stack cannot say.
     pub unsupported: Vec<Note>,
+    /// Every file's defaults (keys it does not write), each field prefixed with its file.
+    pub defaults: Vec<Note>,
 }
 
 /// A file's name as a layer's name: its last path part, in the letters the link takes.
@@ -67,7 +69,7 @@ pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, Impor
         ));
     }
     let (mut layers, mut read) = (Vec::new(), Vec::new());
-    let (mut warnings, mut unsupported) = (Vec::new(), Vec::new());
+    let (mut warnings, mut unsupported, mut defaults) = (Vec::new(), Vec::new(), Vec::new());
     for (path, bytes) in files {
         let name = unique(layer_name(path), &layers);
         let i = import(bytes, opts)
@@ -90,6 +92,7 @@ pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, Impor
         };
         warnings.extend(i.warnings.iter().map(note));
         unsupported.extend(i.unsupported.iter().map(note));
+        defaults.extend(i.defaults.iter().map(note));
         layers.push(Layer {
             name,
             format: i.format,
@@ -117,6 +120,7 @@ pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, Impor
         layers,
         warnings,
         unsupported,
+        defaults,
     })
 }
 

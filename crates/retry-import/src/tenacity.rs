@@ -166,7 +166,11 @@ fn stop(e: Option<&Expr>, at: &str, out: &mut Out) -> Result<(), ImportError> {
         None => out.set("deadline", "none"),
     }
     out.set("fit", "cut");
-    out.set("attempt_timeout", ATTEMPT_TIMEOUT.to_string());
+    out.set_default(
+        "attempt_timeout",
+        ATTEMPT_TIMEOUT.to_string(),
+        "the lab's (tenacity has none: the wrapped call's own timeout decides)",
+    );
     out.unsupported(at, "tenacity has no attempt timeout (the wrapped call's own does): the link uses the lab's 3 s");
     Ok(())
 }

@@ -144,6 +144,11 @@ pub enum Command {
         /// tenacity: the function (or variable) whose policy to take, by its name.
         #[arg(long, value_name = "NAME")]
         instance: Option<String>,
+        /// The release whose rules apply where they differ (Istio 1.23, resilience4j 1,
+        /// botocore 1.43, spring-gateway webmvc...); else the file's own shape, else the
+        /// current release.
+        #[arg(long, visible_alias = "release", value_name = "RELEASE")]
+        version: Option<String>,
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "json"])]
         format: String,

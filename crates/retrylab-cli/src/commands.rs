@@ -51,6 +51,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             method,
             route,
             instance,
+            version,
             format,
         } => cmd_import(
             &files,
@@ -58,6 +59,7 @@ pub fn run(argv: &[String]) -> Result<String, String> {
                 from,
                 method,
                 route,
+                release: version,
                 instance,
             },
             &format,
@@ -231,7 +233,9 @@ fn cmd_import(paths: &[String], opts: &retry_import::Options, fmt: &str) -> Resu
         if fmt == "json" {
             return json::pretty(&i);
         }
-        return Ok(notes_text(&i.link, &i.warnings, &i.unsupported));
+        let mut text = format!("{}\nrules: {}\n", i.link, i.release);
+        text.push_str(&notes_text(&i.warnings, &i.unsupported, &i.defaults));
+        return Ok(text);
     }
     let files = paths
         .iter()
@@ -241,7 +245,11 @@ fn cmd_import(paths: &[String], opts: &retry_import::Options, fmt: &str) -> Resu
     if fmt == "json" {
         return json::pretty(&s);
     }
-    Ok(notes_text(&s.link, &s.warnings, &s.unsupported))
+    Ok(format!(
+        "{}\n{}",
+        s.link,
+        notes_text(&s.warnings, &s.unsupported, &s.defaults)
+    ))
 }
 
 /// A configuration file (or standard input for `-`), at most one byte over the importer's
@@ -263,18 +271,21 @@ fn read_config(path: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// The link, then a line per warning and per field not modelled.
+/// A line per warning, per field not modelled and per default the file does not write.
 fn notes_text(
-    link: &str,
     warnings: &[retry_import::Note],
     unsupported: &[retry_import::Note],
+    defaults: &[retry_import::Note],
 ) -> String {
-    let mut out = format!("{link}\n");
+    let mut out = String::new();
     for w in warnings {
         out.push_str(&format!("warning: {}: {}\n", w.field, w.text));
     }
     for u in unsupported {
         out.push_str(&format!("not modelled: {}: {}\n", u.field, u.text));
+    }
+    for d in defaults {
+        out.push_str(&format!("default: {}={}\n", d.field, d.text));
     }
     out
 }

@@ -29,6 +29,8 @@ pub struct Request {
     pub link: String,
     /// Several files to stack as layers, outermost first: each its name and its text.
     pub files: Vec<(String, String)>,
+    /// The release whose rules to apply (`retrylab import --version`), or "" for the file's own.
+    pub release: String,
 }
 
 /// What the page gets: the import, or the one-line reason it failed.
@@ -48,6 +50,10 @@ pub struct Reply {
     pub warnings: Vec<retry_import::Note>,
     /// Each field read but not modelled, and why.
     pub unsupported: Vec<retry_import::Note>,
+    /// Each key the file does not write, with the default the link takes.
+    pub defaults: Vec<retry_import::Note>,
+    /// The release whose rules were applied (`Istio 1.24+`).
+    pub release: String,
     /// Why the file was refused (`field: rule`), when it was.
     pub error: String,
 }
@@ -88,6 +94,7 @@ fn import(req: &Request) -> Reply {
         method: some(&req.pick).filter(|_| from.as_deref() == Some("grpc") || from.is_none()),
         route: some(&req.pick).filter(|_| from.as_deref() != Some("grpc")),
         instance: some(&req.pick).filter(|_| from.as_deref() != Some("grpc")),
+        release: some(&req.release),
         from,
     };
     if !req.files.is_empty() {
@@ -101,6 +108,8 @@ fn import(req: &Request) -> Reply {
             link: i.link,
             warnings: i.warnings,
             unsupported: i.unsupported,
+            defaults: i.defaults,
+            release: i.release,
             ..Reply::default()
         },
         Err(e) => Reply {
@@ -126,6 +135,7 @@ fn stacked(req: &Request, opts: &retry_import::Options) -> Reply {
             link: s.link,
             warnings: s.warnings,
             unsupported: s.unsupported,
+            defaults: s.defaults,
             ..Reply::default()
         },
         Err(e) => Reply {

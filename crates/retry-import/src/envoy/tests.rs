@@ -144,11 +144,22 @@ fn conditions_become_statuses_timeouts_and_connections() {
         "route.retry_policy.retry_on",
         "does nothing unless"
     ));
+    // On an HTTP route the gRPC conditions never meet a 503 or a 429: Envoy reads them from
+    // the grpc-status header only.
     let i = policy("retriable-4xx,unavailable,resource-exhausted,retriable-status-codes");
     assert!(
-        i.link.contains("retry_on=409,418,429,503&idempotent=false"),
+        i.link.contains("retry_on=409,418&idempotent=false"),
         "{}",
         i.link
+    );
+    assert!(unmodelled(&i, "retry_on: unavailable", "grpc-status header"));
+    // On a gRPC route (match.grpc) the lab's 503 and 429 stand for UNAVAILABLE and
+    // RESOURCE_EXHAUSTED.
+    let grpc = read("routes:\n- match: {prefix: /, grpc: {}}\n  route:\n    retry_policy:\n      retry_on: \"unavailable,resource-exhausted\"\n");
+    assert!(
+        grpc.link.contains("retry_on=429,503&idempotent=false"),
+        "{}",
+        grpc.link
     );
     assert!(unmodelled(&i, "retry_on", "refused connection"));
     let i = policy("internal");

@@ -33,15 +33,39 @@ fn the_proto_example_retries_three_times_with_envoys_defaults() {
 
 #[test]
 fn a_route_without_retries_still_retries_twice() {
-    let i = read(&format!(
-        "{HEAD}  - route: [{{destination: {{host: r}}}}]\n    timeout: 4s\n"
-    ));
+    let text = format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    timeout: 4s\n");
+    let i = read(&text);
+    assert_eq!(i.release, "Istio 1.24+");
     assert!(i.link.contains("attempts=3"), "{}", i.link);
+    // 1.24 and later retry connection failures only: no HTTP status.
     assert!(
-        i.link.contains("retry_on=503&idempotent=false"),
+        i.link.contains("retry_on=501&idempotent=false"),
         "{}",
         i.link
     );
+    assert!(warned(&i, "spec.http[0].retries", "not 503"));
+    // Up to 1.23 the default policy retried 503 too.
+    let opts = Options {
+        release: Some(String::from("1.23")),
+        ..Options::default()
+    };
+    let old = crate::testing::read_with(text.as_bytes(), &opts);
+    assert_eq!(old.release, "Istio 1.23 and earlier");
+    assert!(
+        old.link.contains("retry_on=503&idempotent=false"),
+        "{}",
+        old.link
+    );
+    // `retries` without `retryOn` keeps the default conditions, 503 by release.
+    let set = format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    retries: {{attempts: 4}}\n");
+    assert!(read(&set).link.contains("retry_on=501&"), "{}", read(&set).link);
+    let set_old = crate::testing::read_with(set.as_bytes(), &opts);
+    assert!(set_old.link.contains("retry_on=503&"), "{}", set_old.link);
+    // `retries` without `attempts` turns retries off.
+    let off = format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    retries: {{perTryTimeout: 2s, retryOn: 5xx}}\n");
+    let off = read(&off);
+    assert!(off.link.contains("attempts=1&"), "{}", off.link);
+    assert!(warned(&off, "spec.http[0].retries.attempts", "turns retries off"));
     assert!(
         i.link.contains("deadline=4s&") && i.link.contains("attempt_timeout=4s"),
         "{}",
