@@ -198,4 +198,30 @@ mod tests {
         assert_eq!(e.field, "--release");
         assert!(e.rule.contains("accepted 1.24, 1.23"), "{}", e.rule);
     }
+
+    /// The page's Release menu offers every release of each format that has more than one,
+    /// by the name `--version` takes, as the import labels it.
+    #[test]
+    fn the_pages_menu_holds_every_release() {
+        let page = format!("{}/../../www/index.html", env!("CARGO_MANIFEST_DIR"));
+        let page = std::fs::read_to_string(page).unwrap();
+        let menu = page
+            .split("<select id=\"import-release\">")
+            .nth(1)
+            .and_then(|m| m.split("</select>").next())
+            .expect("the Import box has a Release menu");
+        let mut offered = 0;
+        for f in crate::FORMATS {
+            if releases_of(f).count() < 2 {
+                continue;
+            }
+            assert!(menu.contains(&format!("<optgroup label=\"{f}\">")), "{f}");
+            for r in releases_of(f) {
+                let option = format!("<option value=\"{}\">{}</option>", r.name, r.label);
+                assert!(menu.contains(&option), "{option}");
+                offered += 1;
+            }
+        }
+        assert_eq!(menu.matches("<option value=").count(), offered + 1);
+    }
 }

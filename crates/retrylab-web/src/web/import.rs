@@ -3,7 +3,7 @@
 //! parsers never delay the first chart. Its link opens here, the same link `retrylab import`
 //! prints, and its warnings and the fields it does not model stay listed under the box.
 
-use super::importer::{ensure_worker, note_list, post, Reply};
+use super::importer::{ensure_worker, note_list, notes, post, Reply};
 use super::*;
 use web_sys::HtmlTextAreaElement;
 
@@ -76,8 +76,7 @@ fn notes_beside(r: &Reply) {
     if let Some(body) = doc.body() {
         clear_beside(&body);
     }
-    let notes = r.warnings.iter().map(|w| ("Warning", w));
-    for (kind, n) in notes.chain(r.unsupported.iter().map(|u| ("Not modelled", u))) {
+    for (kind, n) in notes(r) {
         let Some(row) = by_id(&format!("{}-row", n.key)).filter(|_| !n.key.is_empty()) else {
             continue;
         };
@@ -121,6 +120,7 @@ fn send() {
         ("text", text),
         ("from", value("import-from")),
         ("pick", value("import-pick")),
+        ("release", value("import-release")),
     ] {
         let _ = js_sys::Reflect::set(&req, &k.into(), &v.into());
     }
@@ -155,14 +155,20 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     status(
         &format!(
-            "Imported from {}: the view now runs its policy. {} and {}, listed below.",
+            "Imported from {}{}: the view now runs its policy. {}, {} and {}, listed below.",
             format_name(&r.format),
+            if r.release.is_empty() {
+                String::new()
+            } else {
+                format!(" by the rules of {}", r.release)
+            },
             count(r.warnings.len(), "warning", "warnings"),
             count(
                 r.unsupported.len(),
                 "field not modelled",
                 "fields not modelled"
             ),
+            count(r.defaults.len(), "default", "defaults"),
         ),
         false,
     );
@@ -171,11 +177,7 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
         set_hidden(&a, false);
     }
     notes_beside(r);
-    let notes = r.warnings.iter().map(|w| ("Warning", w));
-    note_list(
-        "import-notes",
-        notes.chain(r.unsupported.iter().map(|u| ("Not modelled", u))),
-    );
+    note_list("import-notes", notes(r));
 }
 
 /// Hides or shows the element `id`, if it is there.

@@ -106,6 +106,8 @@ pub(super) struct Reply {
     pub(super) link: String,
     pub(super) warnings: Vec<Note>,
     pub(super) unsupported: Vec<Note>,
+    pub(super) defaults: Vec<Note>,
+    pub(super) release: String,
     pub(super) error: String,
 }
 
@@ -155,9 +157,20 @@ impl Reply {
             link: text_of(v, "link"),
             warnings: notes_of(v, "warnings"),
             unsupported: notes_of(v, "unsupported"),
+            defaults: notes_of(v, "defaults"),
+            release: text_of(v, "release"),
             error: text_of(v, "error"),
         }
     }
+}
+
+/// Every note of a reply with its kind, in the order `retrylab import` prints them.
+pub(super) fn notes(r: &Reply) -> impl Iterator<Item = (&'static str, &Note)> {
+    let warnings = r.warnings.iter().map(|w| ("Warning", w));
+    let unsupported = r.unsupported.iter().map(|u| ("Not modelled", u));
+    warnings
+        .chain(unsupported)
+        .chain(r.defaults.iter().map(|d| ("Default", d)))
 }
 
 /// Lists the notes under the box: each its kind, the field as written and its sentence.
