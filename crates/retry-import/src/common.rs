@@ -51,7 +51,11 @@ impl Out {
 
     /// The link, every key written out (a lab default included, so the link states the whole
     /// behaviour), checked by the lab's own parser; `at` names what it came from.
-    pub(crate) fn finish(mut self, format: &'static str, at: &str) -> Result<Imported, ImportError> {
+    pub(crate) fn finish(
+        mut self,
+        format: &'static str,
+        at: &str,
+    ) -> Result<Imported, ImportError> {
         self.lab_defaults();
         let query: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let link = format!("v=1&{}", query.join("&"));

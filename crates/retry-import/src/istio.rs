@@ -31,7 +31,11 @@ const BASE: Micros = Micros::from_millis(25);
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let docs = yaml::documents(text)?;
     let mut out = Out::default();
-    out.use_release(crate::release::choose("istio", opts.release.as_deref(), None)?);
+    out.use_release(crate::release::choose(
+        "istio",
+        opts.release.as_deref(),
+        None,
+    )?);
     let mut routes = Vec::new();
     let mut rules = Vec::new();
     for (d, doc) in docs.iter().enumerate() {
@@ -146,7 +150,11 @@ fn default_retries(at: &str, deadline: Option<Micros>, out: &mut Out) -> Result<
     };
     out.warn(at, format!("absent: {} still retries twice (3 attempts) on {what}, unless the mesh's defaultHttpRetryPolicy says otherwise", release.label));
     let any = conditions(DEFAULT_RETRY_ON, codes, at, false, out)?;
-    out.set_default("attempts", if any { "3" } else { "1" }, &format!("{}'s", release.label));
+    out.set_default(
+        "attempts",
+        if any { "3" } else { "1" },
+        &format!("{}'s", release.label),
+    );
     attempt_timeout(None, at, deadline, out)?;
     full_jitter(BASE, Micros(BASE.0 * 10), at, out);
     Ok(())
@@ -240,7 +248,12 @@ fn retry_on(
                 ),
             ))
         }
-        None => return Ok((DEFAULT_RETRY_ON.to_string(), default_codes(release).to_vec())),
+        None => {
+            return Ok((
+                DEFAULT_RETRY_ON.to_string(),
+                default_codes(release).to_vec(),
+            ))
+        }
     };
     // Istio turns each number into a retriable status code.
     let (codes, named): (Vec<&str>, Vec<&str>) = retry_on

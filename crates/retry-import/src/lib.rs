@@ -379,9 +379,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     if has(&["type.googleapis.com/envoy.admin.", "ConfigDump\""]) {
         return Ok(Format::Envoy);
     }
-    if has(&["networking.istio.io"])
-        && has(&["VirtualService", "DestinationRule"])
-    {
+    if has(&["networking.istio.io"]) && has(&["VirtualService", "DestinationRule"]) {
         return Ok(Format::Istio);
     }
     if has(&[

@@ -179,9 +179,7 @@ mod tests {
             unique.dedup();
             assert_eq!(names, unique, "{f}");
         }
-        assert!(RELEASES
-            .iter()
-            .all(|r| crate::FORMATS.contains(&r.format)));
+        assert!(RELEASES.iter().all(|r| crate::FORMATS.contains(&r.format)));
     }
 
     #[test]

@@ -238,6 +238,11 @@ fn own_policy(
             return link;
         };
         let (k, v) = pairs.remove(at);
+        // A key at its default is what the layer gets anyway once the link's key that does not
+        // fit its policy is reset for it.
+        if retry_model::link_keys::key(k).is_some_and(|row| row.default == v) {
+            continue;
+        }
         unsupported.push(Note {
             key: k,
             field: format!("{}: {k}", layer.name),

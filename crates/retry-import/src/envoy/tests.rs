@@ -152,7 +152,11 @@ fn conditions_become_statuses_timeouts_and_connections() {
         "{}",
         i.link
     );
-    assert!(unmodelled(&i, "retry_on: unavailable", "grpc-status header"));
+    assert!(unmodelled(
+        &i,
+        "retry_on: unavailable",
+        "grpc-status header"
+    ));
     // On a gRPC route (match.grpc) the lab's 503 and 429 stand for UNAVAILABLE and
     // RESOURCE_EXHAUSTED.
     let grpc = read("routes:\n- match: {prefix: /, grpc: {}}\n  route:\n    retry_policy:\n      retry_on: \"unavailable,resource-exhausted\"\n");

@@ -57,15 +57,24 @@ fn a_route_without_retries_still_retries_twice() {
         old.link
     );
     // `retries` without `retryOn` keeps the default conditions, 503 by release.
-    let set = format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    retries: {{attempts: 4}}\n");
-    assert!(read(&set).link.contains("retry_on=501&"), "{}", read(&set).link);
+    let set =
+        format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    retries: {{attempts: 4}}\n");
+    assert!(
+        read(&set).link.contains("retry_on=501&"),
+        "{}",
+        read(&set).link
+    );
     let set_old = crate::testing::read_with(set.as_bytes(), &opts);
     assert!(set_old.link.contains("retry_on=503&"), "{}", set_old.link);
     // `retries` without `attempts` turns retries off.
     let off = format!("{HEAD}  - route: [{{destination: {{host: r}}}}]\n    retries: {{perTryTimeout: 2s, retryOn: 5xx}}\n");
     let off = read(&off);
     assert!(off.link.contains("attempts=1&"), "{}", off.link);
-    assert!(warned(&off, "spec.http[0].retries.attempts", "turns retries off"));
+    assert!(warned(
+        &off,
+        "spec.http[0].retries.attempts",
+        "turns retries off"
+    ));
     assert!(
         i.link.contains("deadline=4s&") && i.link.contains("attempt_timeout=4s"),
         "{}",

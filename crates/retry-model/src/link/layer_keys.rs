@@ -221,18 +221,42 @@ impl Params {
             if applied.contains(&e.field) {
                 errors.push(bad(n, e.field, &e.rule));
                 applied.retain(|k| *k != e.field);
+            } else {
+                // The link's key does not fit this layer's own policy (whole_ms under a layer's
+                // exponential backoff): the layer is reset to the key's default, not refused.
+                reset(&mut side, e.field);
             }
         }
-        let mut policy = side.policy;
-        if let Some(Scenario::Layers(l)) = &self.sim.scenario {
-            policy.max_attempts = l.layers[n as usize - 1];
+        let attempts = match &self.sim.scenario {
+            Some(Scenario::Layers(l)) => l.layers[n as usize - 1],
+            _ => side.policy.max_attempts,
+        };
+        // Each pass resets one inherited key the layer's policy cannot take; a key of the
+        // layer's own that breaks it is refused.
+        for _ in 0..keys::TABLE.len() {
+            let policy = side.policy.with_max_attempts(attempts);
+            match policy.validate() {
+                Ok(_) => return (Some(policy).filter(|_| !applied.is_empty()), applied),
+                Err(e) if !applied.contains(&e.field) && reset(&mut side, e.field) => {}
+                Err(e) => {
+                    errors.push(bad(n, e.field, &e.rule));
+                    return (None, Vec::new());
+                }
+            }
         }
-        if let Err(e) = policy.validate() {
-            errors.push(bad(n, e.field, &e.rule));
-            return (None, Vec::new());
-        }
-        (Some(policy).filter(|_| !applied.is_empty()), applied)
+        (None, Vec::new())
     }
+}
+
+/// Sets `key` back to its default on `side`; whether that changed anything.
+fn reset(side: &mut Params, key: &str) -> bool {
+    let Some(row) = keys::key(key) else {
+        return false;
+    };
+    if side.get(key).as_deref() == Some(row.default) {
+        return false;
+    }
+    side.set(row.name, row.default).is_ok()
 }
 
 /// The columns of [`layer_rows`], as the page's table and `retrylab run` head them.
@@ -404,6 +428,24 @@ mod tests {
             p.set_layer_text("base=1s").is_err(),
             "a key without its layer"
         );
+    }
+
+    #[test]
+    fn a_links_key_a_layer_cannot_take_is_reset_for_it() {
+        // Envoy's whole-millisecond draws on top, a layer with gRPC's exponential backoff and
+        // multiplicative jitter below: the layer runs its own backoff, without whole_ms.
+        let q = "scenario=layers&layers=3,4&backoff=full&whole_ms=true&l2.backoff=exponential&l2.jitter=mult";
+        let p: Params = q.parse().unwrap_or_else(|e| panic!("{e}"));
+        let two = p.layer_policy(2).expect("layer 2 keeps its own policy");
+        assert_eq!(two.backoff.kind.name(), "exponential");
+        assert!(!two.backoff.whole_ms);
+        assert_ne!(two.backoff.jitter, crate::retry::jitter::Jitter::None);
+        assert!(p.policy.backoff.whole_ms, "the link's own policy keeps it");
+        // A layer's own key that does not fit is still refused, naming it.
+        let bad: Result<Params, _> =
+            "scenario=layers&layers=3,4&l2.backoff=exponential&l2.whole_ms=true".parse();
+        let e = bad.unwrap_err();
+        assert!(e.rule.contains("l2.whole_ms"), "{e}");
     }
 
     #[test]
