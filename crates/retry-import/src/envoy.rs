@@ -29,7 +29,8 @@ struct Found<'v> {
 /// Reads an Envoy configuration.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let mut docs = yaml::documents(text)?;
-    let camel = docs.iter_mut().fold(false, |any, d| snake_case(d) || any);
+    // Every document is renamed (no short cut), then whether any was.
+    let camel = docs.iter_mut().map(snake_case).filter(|r| *r).count() > 0;
     let mut found = Vec::new();
     let mut breakers = Vec::new();
     for (i, d) in docs.iter().enumerate() {
@@ -92,7 +93,7 @@ fn snake_case(v: &mut Value) -> bool {
             }
             renamed
         }
-        Value::Array(list) => list.iter_mut().fold(false, |any, c| snake_case(c) || any),
+        Value::Array(list) => list.iter_mut().map(snake_case).filter(|r| *r).count() > 0,
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => false,
     }
 }

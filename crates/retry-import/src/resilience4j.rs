@@ -156,7 +156,11 @@ fn shape(retry: &Value) -> Option<&'static str> {
             Value::Object(m) => m
                 .iter()
                 .any(|(k, v)| relaxed(k) == relaxed(key) || has_key(v, key)),
-            _ => false,
+            Value::Null
+            | Value::Bool(_)
+            | Value::Number(_)
+            | Value::String(_)
+            | Value::Array(_) => false,
         }
     }
     (read(retry, "backends").is_some() || has_key(retry, "maxRetryAttempts")).then_some("1")
