@@ -44,7 +44,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         .parse()
         .map_err(|e: retry_model::ConfigError| ImportError::new("link", e.to_string()))?;
     let mut notes = Notes::default();
-    if p.policy.backoff.whole_ms && !matches!(to, "envoy" | "istio") {
+    if p.policy.backoff.whole_ms && !matches!(to, "envoy" | "istio" | "gateway-api") {
         notes.add(
             "whole_ms",
             "the format draws finer than whole milliseconds: whole_ms is not written",
@@ -141,10 +141,18 @@ fn retried(p: &Params) -> (bool, bool) {
     (s.contains(503), s.contains(429))
 }
 
+/// The status the importers write as `retry_on` for a policy that retries no HTTP status (only
+/// connection failures): no simulated server answers 501.
+pub(crate) const NO_STATUS: u16 = 501;
+
 /// The link's statuses as a proxy lists them (codes and ranges within `range`), the lab's
-/// table when the link leaves it to its classifier.
+/// table when the link leaves it to its classifier, none for [`NO_STATUS`].
 pub(crate) fn http_statuses(p: &Params, notes: &mut Notes, range: (u16, u16)) -> Vec<String> {
     let mut codes: Vec<u16> = p.policy.statuses.codes().collect();
+    if codes == [NO_STATUS] {
+        // The importers' mark for "connection failures only": no status is written.
+        return Vec::new();
+    }
     if codes.is_empty() {
         codes = if p.policy.operation.idempotent {
             vec![408, 429, 500, 502, 503, 504]

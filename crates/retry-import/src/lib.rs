@@ -348,7 +348,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     ]) {
         return Ok(Format::Linkerd);
     }
-    if has(&["gateway.networking.k8s.io"]) && has(&["retry:", "\"retry\""]) {
+    if has(&["gateway.networking.k8s.io"]) && has(&["HTTPRoute", "retry:", "\"retry\""]) {
         return Ok(Format::GatewayApi);
     }
     if has(&["Retry=", "name: Retry"]) && has(&["gateway"]) {

@@ -139,7 +139,7 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
             "polly" => format!("attempts={n}&deadline={deadline_s}s&attempt_timeout={}s&fit=cut&backoff=decorrelated-v2&base={base_ms}ms&cap={cap_ms}ms&retry_on=408,429,500-599&idempotent=true&ra_mode=server", per_s.min(deadline_s)),
             // Linkerd retries at once; a gateway waits a constant; Spring Cloud Gateway doubles.
             "linkerd" => format!("{timing}&backoff=none&retry_on=500-599&idempotent=true&ra_mode=ignore"),
-            "gateway-api" => format!("{timing}&backoff=constant&base={base_ms}ms&cap={base_ms}ms&retry_on=503&ra_mode=ignore"),
+            "gateway-api" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&whole_ms=true&retry_on=503&ra_mode=ignore", base_ms * 10),
             "spring-gateway" => format!("attempts={n}&deadline=none&attempt_timeout={per_s}s&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&retry_on=500-599&idempotent=true&ra_mode=ignore"),
             // The SDK's modes are fixed: only the attempts vary.
             "aws" => format!("attempts={n}&deadline=none&attempt_timeout=60s&backoff=full&base=50ms&cap=20s&throttle_base=1s&classify=aws&ra_mode=clamp&budget=aws2026"),

@@ -2,18 +2,24 @@
 
 use crate::export::{get, go_duration, http_statuses, yaml_header, yaml_notes, Notes};
 use crate::ImportError;
-use retry_model::{Jitter, Micros, Params};
+use retry_model::{Micros, Params};
 
 /// The HTTPRoute.
 pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
     let pol = &p.policy;
     let b = &pol.backoff;
     let kind = get(p, "backoff");
+    // Istio and Envoy Gateway hand `backoff` to Envoy as its base interval: full jitter in
+    // whole ms, capped at 10 x base.
+    let envoy = kind == "full" && b.whole_ms && b.cap == Micros(b.base.0.saturating_mul(10));
     let backoff = match kind.as_str() {
-        "none" => None,
-        "constant" if b.jitter == Jitter::None => Some(b.base.min(b.cap)),
+        _ if envoy => Some(b.base),
+        "none" => {
+            notes.add("backoff", "Istio and Envoy Gateway wait U[0, 25 ms x 2^(n-1)) with no backoff set: the policy's immediate retries are not what they run");
+            None
+        }
         _ => {
-            notes.add("backoff", format!("Gateway API sets only the least wait before a retry: backoff={kind} is written as its base, which the implementation may grow"));
+            notes.add("backoff", format!("Istio and Envoy Gateway use backoff as the base of Envoy's full jitter (cap 10 x base): backoff={kind} is written as its base"));
             Some(b.base.max(Micros(1_000)))
         }
     };
