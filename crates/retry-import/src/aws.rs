@@ -35,6 +35,11 @@ struct Settings {
 /// Reads a config file, the environment or a `Config(...)` call.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let mut out = Out::default();
+    out.use_release(crate::release::choose(
+        "aws",
+        opts.release.as_deref(),
+        None,
+    )?);
     let s = if let Some(at) = config_call(text) {
         python(text, at, &mut out)?
     } else if text.lines().any(|l| env_line(l).is_some()) {
@@ -259,7 +264,9 @@ fn python(text: &str, at: usize, out: &mut Out) -> Result<Settings, ImportError>
 
 /// The link's keys for what a source says, botocore's defaults written out.
 fn keys(s: &Settings, out: &mut Out) -> Result<(), ImportError> {
-    let (mode, mode_at) = match &s.mode {
+    let release = out.release().expect("set on entry");
+    let (old, go) = (release.name == "1.43", release.name == "go-v2");
+    let (mut mode, mode_at) = match &s.mode {
         Some((m, f)) => (m.as_str(), f.clone()),
         None => {
             let at = if s.at == "environment" {
@@ -267,10 +274,18 @@ fn keys(s: &Settings, out: &mut Out) -> Result<(), ImportError> {
             } else {
                 format!("{} retry_mode", s.at)
             };
-            out.warn(&at, "absent: botocore 1.44 and later use standard mode (3 attempts, a 500-token quota); botocore 1.43 and earlier, and tools built on them, use legacy: 5 attempts, U(0, 1) x 2^(n-1) s with no cap and no quota");
-            ("standard", at)
+            let mode = if old { "legacy" } else { "standard" };
+            out.warn(&at, format!("absent: {} uses {mode} mode (botocore 1.44 and later, and the Go SDK v2, use standard; botocore 1.43 and earlier, and tools built on them, legacy: 5 attempts, U(0, 1) x 2^(n-1) s with no cap and no quota); --version names another", release.label));
+            (mode, at)
         }
     };
+    if go && mode == "legacy" {
+        out.warn(
+            &mode_at,
+            "the Go SDK v2 has no legacy mode: it runs standard",
+        );
+        mode = "standard";
+    }
     let legacy = mode == "legacy";
     let attempts = s
         .attempts
@@ -297,17 +312,31 @@ fn keys(s: &Settings, out: &mut Out) -> Result<(), ImportError> {
         out.set("budget", "none");
         return Ok(());
     }
-    out.set("base", "50ms");
+    // botocore 1.44 cut standard mode's base from 1 s to 50 ms; older botocore and the Go SDK
+    // v2 keep 1 s (clients.md: botocore 1.44.8, aws-smithy-runtime's v2_0).
+    if old || go {
+        out.warn(&mode_at, format!("{}: standard waits U(0, min(1 s x 2^(n-1), 20 s)), 20 times botocore 1.44's first wait", release.label));
+        out.set("base", "1s");
+    } else {
+        out.set("base", "50ms");
+    }
     out.set("cap", "20s");
-    out.set("ra_mode", "clamp");
-    out.set("budget", "aws2026");
+    if old || go {
+        // Before the 2026 behaviour: the classic quota (5 a retry, 10 a timeout) and no
+        // x-amz-retry-after.
+        out.set("ra_mode", "ignore");
+        out.set("budget", "aws");
+    } else {
+        out.set("ra_mode", "clamp");
+        out.set("budget", "aws2026");
+    }
     out.unsupported(&mode_at, "the retry quota is per client object in botocore; the lab's budget is shared by the process unless budget_scope=client in a storm");
     if mode == "adaptive" {
         out.warn(&mode_at, "adaptive: the client-side rate limiter acts across requests, so the link opens the outage scenario to show it");
         out.set("scenario", "outage");
         out.set("limiter", "aws-adaptive");
         out.unsupported(&mode_at, "the 1 s base after a throttling answer: the lab's storms answer 503, never 429, so it is left out of the outage link");
-    } else {
+    } else if !(old || go) {
         out.set("throttle_base", "1s");
     }
     Ok(())

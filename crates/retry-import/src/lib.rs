@@ -368,6 +368,7 @@ fn detect(text: &str) -> Result<Format, ImportError> {
         "AWS_MAX_ATTEMPTS",
         "total_max_attempts",
     ]) || (has(&["botocore", "boto3"]) && has(&["retries"]))
+        || (has(&["max_attempts"]) && has(&["[default]", "[profile "]))
     {
         return Ok(Format::Aws);
     }

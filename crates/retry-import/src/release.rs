@@ -4,7 +4,7 @@
 //! Gateway's WebMVC filter counts attempts where WebFlux counts retries), so the same file runs a
 //! different schedule under each. Every import names the release whose rules it applied, read
 //! from the file's own shape where it shows (a removed key, a property prefix), else the current
-//! one; `--release` (the page's Release menu) applies another where the rules differ.
+//! one; `--version` (the page's Release menu) applies another where the rules differ.
 //!
 //! ```
 //! use retry_import::{import, Options};
@@ -22,7 +22,7 @@ use crate::{short, ImportError};
 pub struct Release {
     /// The format (one of [`crate::FORMATS`]).
     pub format: &'static str,
-    /// The name `--release` takes.
+    /// The name `--version` takes.
     pub name: &'static str,
     /// How the import names it.
     pub label: &'static str,
@@ -135,7 +135,7 @@ pub fn releases_of(format: &str) -> impl Iterator<Item = &'static Release> + '_ 
     RELEASES.iter().filter(move |r| r.format == format)
 }
 
-/// The release `--release` names for `format`, else the one `shape` found in the file, else the
+/// The release `--version` names for `format`, else the one `shape` found in the file, else the
 /// current one. A name the format has no release of is refused, naming those it has.
 pub(crate) fn choose(
     format: &'static str,
@@ -156,7 +156,7 @@ pub(crate) fn choose(
         .ok_or_else(|| {
             let names: Vec<&str> = releases_of(format).map(|r| r.name).collect();
             ImportError::new(
-                "--release",
+                "--version",
                 format!(
                     "'{}' is not a {format} release whose rules the importer knows: accepted {}",
                     short(want),
@@ -193,7 +193,7 @@ mod tests {
             "2"
         );
         let e = choose("istio", Some("1.5"), None).unwrap_err();
-        assert_eq!(e.field, "--release");
+        assert_eq!(e.field, "--version");
         assert!(e.rule.contains("accepted 1.24, 1.23"), "{}", e.rule);
     }
 

@@ -166,3 +166,57 @@ proptest! {
         }
     }
 }
+
+/// A profile with `max_attempts` and no `retry_mode` is found, and read by the release's rules:
+/// standard with a 50 ms base from botocore 1.44, legacy before, standard with a 1 s base in the
+/// Go SDK v2.
+#[test]
+fn a_profile_without_a_mode_is_read_by_its_release() {
+    let text = b"[default]\nregion = eu-west-1\nmax_attempts = 6\n";
+    let on = |v: Option<&str>| {
+        let opts = Options {
+            release: v.map(str::to_string),
+            ..Options::default()
+        };
+        crate::import(text, &opts).unwrap()
+    };
+    let now = on(None);
+    assert_eq!(
+        (now.format, now.release.as_str()),
+        ("aws", "botocore 1.44+")
+    );
+    assert!(
+        now.link.contains("attempts=6&") && now.link.contains("base=50ms"),
+        "{}",
+        now.link
+    );
+    let old = on(Some("1.43"));
+    assert!(
+        old.link.contains("attempts=6&") && old.link.contains("cap=24h"),
+        "{}",
+        old.link
+    );
+    let go = on(Some("go-v2"));
+    assert!(
+        go.link.contains("base=1s&cap=20s")
+            && go.link.contains("budget=aws")
+            && !go.link.contains("aws2026"),
+        "{}",
+        go.link
+    );
+    let waits = crate::testing::ranges(&go.link);
+    assert_eq!(waits[0], (0, 1000));
+    assert_eq!(crate::testing::ranges(&now.link)[0], (0, 50));
+    let e = crate::import(
+        text,
+        &Options {
+            release: Some("2.0".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        e.field == "--version" && e.rule.contains("1.44, 1.43, go-v2"),
+        "{e}"
+    );
+}
