@@ -338,6 +338,18 @@ fn detect(text: &str) -> Result<Format, ImportError> {
     if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
     }
+    // A gateway's Retry filter first: a Spring Cloud Gateway file often configures resilience4j
+    // beside it (a circuit breaker filter).
+    if has(&[
+        "Retry=",
+        "name: Retry",
+        "- Retry\n",
+        "- Retry\r",
+        "\"Retry\"",
+    ]) && has(&["gateway"])
+    {
+        return Ok(Format::SpringGateway);
+    }
     if has(&["resilience4j"]) {
         return Ok(Format::Resilience4j);
     }

@@ -28,6 +28,14 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     for doc in &docs {
         filters(doc, "", None, &mut found, 0)?;
     }
+    let release = crate::release::choose("spring-gateway", opts.release.as_deref(), shape(&found))?;
+    let mvc = release.name == "webmvc";
+    for f in &mut found {
+        f.args = match f.args.remove(SHORTCUT) {
+            Some(Value::String(s)) => shortcut(&s, &f.at, mvc)?,
+            _ => std::mem::take(&mut f.args),
+        };
+    }
     let f = match opts.route.as_deref() {
         Some(want) => found
             .iter()
@@ -46,6 +54,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         })?,
     };
     let mut out = Out::default();
+    out.use_release(release);
     if found.len() > 1 && opts.route.is_none() {
         out.warn(
             &f.at,
@@ -73,14 +82,33 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             })?,
         None => 3,
     };
-    out.warn(
-        field("retries"),
+    // WebMVC hands `retries` to Spring Retry's SimpleRetryPolicy as maxAttempts
+    // (GatewayRetryFilterFunctions.java:75), WebFlux counts retries (RetryGatewayFilterFactory).
+    let attempts = if mvc { n.max(1) } else { n + 1 };
+    let how = if mvc {
         format!(
-            "counts retries (3 when absent): {n} retries are {} attempts",
-            n + 1
-        ),
-    );
-    out.set("attempts", (n + 1).to_string());
+            "counts every attempt in {} (3 when absent): {n} is {attempts} attempts in all",
+            release.label
+        )
+    } else {
+        format!("counts retries (3 when absent): {n} retries are {attempts} attempts")
+    };
+    out.warn(field("retries"), how);
+    out.set("attempts", attempts.to_string());
+    if mvc && read_arg(a, "statuses").is_some() {
+        out.warn(
+            field("statuses"),
+            "Spring Cloud Gateway Server MVC has no statuses argument, only series: it is ignored",
+        );
+    }
+    let a = &if mvc {
+        a.iter()
+            .filter(|(k, _)| k.as_str() != "statuses")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    } else {
+        a.clone()
+    };
     statuses(a, &field, &mut out)?;
     methods(a, &field("methods"), &mut out);
     backoff(read_arg(a, "backoff"), &field("backoff"), &mut out)?;
@@ -150,45 +178,24 @@ fn filters(
     Ok(())
 }
 
-/// The arguments of a Retry filter written at `item`, if it is one.
-fn retry_filter(item: &Value, at: &str) -> Result<Option<Map<String, Value>>, ImportError> {
+/// Where a shortcut's text waits until the release (which orders its values) is known.
+const SHORTCUT: &str = "\0shortcut";
+
+/// The arguments of a Retry filter written at `item`, if it is one: a shortcut (`Retry=...`, or
+/// a bare `Retry` with every default) is kept as its text, read by [`shortcut`].
+fn retry_filter(item: &Value, _at: &str) -> Result<Option<Map<String, Value>>, ImportError> {
     if let Some(s) = item.as_str() {
-        let Some(rest) = s.trim().strip_prefix("Retry=") else {
-            return Ok(None);
+        let s = s.trim();
+        let rest = match s.strip_prefix("Retry") {
+            Some("") => "",
+            Some(r) => match r.strip_prefix('=') {
+                Some(r) => r,
+                None => return Ok(None),
+            },
+            None => return Ok(None),
         };
-        let names = [
-            "retries",
-            "statuses",
-            "methods",
-            "firstBackoff",
-            "maxBackoff",
-            "factor",
-            "basedOnPreviousValue",
-        ];
-        let parts: Vec<&str> = rest.split(',').map(str::trim).collect();
-        if parts.len() > names.len() {
-            return Err(ImportError::new(
-                at,
-                format!(
-                    "{} shortcut values: Retry= takes at most {}",
-                    parts.len(),
-                    names.len()
-                ),
-            ));
-        }
         let mut args = Map::new();
-        let mut backoff = Map::new();
-        for (name, v) in names.iter().zip(parts) {
-            let v = Value::String(v.to_string());
-            if name.ends_with("Backoff") || *name == "factor" || *name == "basedOnPreviousValue" {
-                backoff.insert(name.to_string(), v);
-            } else {
-                args.insert(name.to_string(), v);
-            }
-        }
-        if !backoff.is_empty() {
-            args.insert("backoff".into(), Value::Object(backoff));
-        }
+        args.insert(SHORTCUT.into(), Value::String(rest.to_string()));
         return Ok(Some(args));
     }
     let is_retry = item.get("name").and_then(Value::as_str) == Some("Retry");
@@ -198,6 +205,90 @@ fn retry_filter(item: &Value, at: &str) -> Result<Option<Map<String, Value>>, Im
             .cloned()
             .unwrap_or_default()
     }))
+}
+
+/// The series names of Spring's `HttpStatus.Series`.
+const SERIES: [&str; 5] = [
+    "INFORMATIONAL",
+    "SUCCESSFUL",
+    "REDIRECTION",
+    "CLIENT_ERROR",
+    "SERVER_ERROR",
+];
+
+/// `Retry=...`'s values by the release's field order: WebFlux's `retries, statuses, methods,
+/// firstBackoff, maxBackoff, factor, basedOnPreviousValue` (RetryGatewayFilterFactory.java:74),
+/// WebMVC's `retries, series, methods` (RetryFilterFunctions.java:70).
+fn shortcut(rest: &str, at: &str, mvc: bool) -> Result<Map<String, Value>, ImportError> {
+    let names: &[&str] = if mvc {
+        &["retries", "series", "methods"]
+    } else {
+        &[
+            "retries",
+            "statuses",
+            "methods",
+            "firstBackoff",
+            "maxBackoff",
+            "factor",
+            "basedOnPreviousValue",
+        ]
+    };
+    let parts: Vec<&str> = rest
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.len() > names.len() {
+        return Err(ImportError::new(
+            at,
+            format!(
+                "{} shortcut values: Retry= takes at most {} ({})",
+                parts.len(),
+                names.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    let mut args = Map::new();
+    let mut backoff = Map::new();
+    for (name, v) in names.iter().zip(parts) {
+        let v = Value::String(v.to_string());
+        if name.ends_with("Backoff") || *name == "factor" || *name == "basedOnPreviousValue" {
+            backoff.insert(name.to_string(), v);
+        } else {
+            args.insert(name.to_string(), v);
+        }
+    }
+    if !backoff.is_empty() {
+        args.insert("backoff".into(), Value::Object(backoff));
+    }
+    Ok(args)
+}
+
+/// `Some("webmvc")` when a filter sits under a Server MVC route prefix
+/// (`spring.cloud.gateway.mvc.routes`, `spring.cloud.gateway.server.webmvc.routes`) or its
+/// shortcut's second value is a series, which only WebMVC's shortcut takes there;
+/// `Some("webflux")` under a WebFlux prefix.
+fn shape(found: &[Filter]) -> Option<&'static str> {
+    let mvc = found.iter().any(|f| {
+        f.at.contains(".mvc.")
+            || f.at.contains("webmvc")
+            || f.args
+                .get(SHORTCUT)
+                .and_then(Value::as_str)
+                .is_some_and(|s| {
+                    s.split(',')
+                        .nth(1)
+                        .is_some_and(|v| SERIES.contains(&v.trim().to_ascii_uppercase().as_str()))
+                })
+    });
+    if mvc {
+        Some("webmvc")
+    } else if found.iter().any(|f| f.at.contains("webflux")) {
+        Some("webflux")
+    } else {
+        None
+    }
 }
 
 /// A list argument: a YAML list or a comma string.

@@ -65,3 +65,36 @@ fn bad_filters_are_one_line_naming_the_field() {
         assert!(err.field == field && err.rule.contains(words), "{f}: {err}");
     }
 }
+
+/// Server MVC's `retries` counts attempts and its shortcut takes a series second; a bare
+/// `Retry` takes every default; a file with resilience4j beside its Retry filter is read as the
+/// gateway's.
+#[test]
+fn webmvc_counts_attempts_and_a_bare_retry_takes_the_defaults() {
+    let mvc = "spring:\n  cloud:\n    gateway:\n      mvc:\n        routes:\n        - id: o\n          uri: http://o\n          filters:\n          - Retry=3,SERVER_ERROR\n";
+    let i = crate::testing::read_with(mvc.as_bytes(), &Options::default());
+    assert_eq!(i.release, "Spring Cloud Gateway Server MVC");
+    assert!(
+        i.link.contains("attempts=3&") && i.link.contains("retry_on=500-599"),
+        "{}",
+        i.link
+    );
+    let bare = "spring:\n  cloud:\n    gateway:\n      routes:\n      - id: o\n        uri: lb://o\n        filters:\n        - Retry\nresilience4j:\n  circuitbreaker:\n    instances:\n      o: {slidingWindowSize: 10}\n";
+    let i = crate::testing::read_with(bare.as_bytes(), &Options::default());
+    assert_eq!(
+        (i.format, i.release.as_str()),
+        ("spring-gateway", "Spring Cloud Gateway (WebFlux)")
+    );
+    assert!(
+        i.link.contains("attempts=4&") && i.link.contains("backoff=none"),
+        "{}",
+        i.link
+    );
+    // The same bare filter under MVC's rules: 3 attempts.
+    let opts = Options {
+        release: Some("webmvc".into()),
+        ..Options::default()
+    };
+    let i = crate::testing::read_with(bare.as_bytes(), &opts);
+    assert!(i.link.contains("attempts=3&"), "{}", i.link);
+}
