@@ -118,19 +118,35 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
         .map(|s| s.split(',').map(str::to_string).collect())
         .unwrap_or_default();
     let mut codes = http_codes(&http, &field("retry.linkerd.io/http"))?;
-    if let Some(g) = get("retry.linkerd.io/grpc") {
-        codes = grpc(&g, &codes, &field("retry.linkerd.io/grpc"), out);
+    let grpc_list = get("retry.linkerd.io/grpc");
+    if let Some(g) = &grpc_list {
+        codes = grpc(g, &codes, &field("retry.linkerd.io/grpc"), out);
     }
-    let retries = !codes.is_empty() && limit > 0;
-    if !retries {
+    // A try cut by retry.linkerd.io/timeout is retried too, whatever the statuses.
+    let per_try = a.contains_key("retry.linkerd.io/timeout");
+    let retries = (!codes.is_empty() || per_try) && limit > 0;
+    if limit == 0 {
         out.warn(
-            field("retry.linkerd.io/http"),
-            "no status to retry (retry.linkerd.io/http or grpc): Linkerd retries nothing",
+            field("retry.linkerd.io/limit"),
+            "0: Linkerd drops a limit of 0, so nothing is retried",
         );
+    } else if codes.is_empty() {
+        let why = match (&grpc_list, per_try) {
+            (Some(g), true) => format!("Linkerd retries {g}, which no simulated server answers, and a try that times out: the link retries timed-out tries only"),
+            (Some(g), false) => format!("Linkerd retries {g}, which no simulated server answers: in the lab nothing is retried"),
+            (None, true) => String::from("no status listed: Linkerd retries only a try that times out"),
+            (None, false) => String::from("no status listed and no per-try timeout: Linkerd retries nothing"),
+        };
+        out.warn(field("retry.linkerd.io/http"), why);
     }
     out.set("attempts", if retries { limit + 1 } else { 1 }.to_string());
     out.set("classify", "table");
     if retries {
+        let codes = if codes.is_empty() {
+            crate::export::NO_STATUS.to_string()
+        } else {
+            codes
+        };
         out.set("retry_on", codes);
     }
     timeouts(&a, at, out)?;
@@ -189,8 +205,11 @@ fn grpc(list: &str, codes: &str, field: &str, out: &mut Out) -> String {
         .collect();
     for c in list.split(',').map(|c| c.trim().to_ascii_lowercase()) {
         match c.as_str() {
+            // As a gateway maps the codes to the statuses the lab's servers answer.
             "unavailable" => all.push(String::from("503")),
             "resource-exhausted" => all.push(String::from("429")),
+            "deadline-exceeded" => all.push(String::from("504")),
+            "internal" => all.push(String::from("500")),
             "" => {}
             other => out.unsupported(field, format!("{other}: the lab's servers answer UNAVAILABLE (as 503) and RESOURCE_EXHAUSTED (as 429), so it is never met")),
         }
@@ -225,7 +244,16 @@ fn profile(doc: &Value, at: &str, opts: &Options, out: &mut Out) -> Result<(), I
     };
     let name = route.get("name").and_then(Value::as_str).unwrap_or("?");
     let field = format!("{at}: spec.routes[{name}]");
-    let retryable = route.get("isRetryable") == Some(&Value::Bool(true));
+    let mut retryable = route.get("isRetryable") == Some(&Value::Bool(true));
+    if retryable {
+        if let Some(why) = never_applies(doc, route) {
+            out.warn(
+                &field,
+                format!("isRetryable, but {why}: Linkerd makes one attempt, and so does the link"),
+            );
+            retryable = false;
+        }
+    }
     let timeout = match route.get("timeout") {
         Some(v) => go_duration(v, &format!("{field}.timeout"))?,
         None => Micros::from_secs(10),
@@ -247,6 +275,38 @@ fn profile(doc: &Value, at: &str, opts: &Options, out: &mut Out) -> Result<(), I
     }
     out.set("idempotent", "false");
     budget(doc.pointer("/spec/retryBudget"), at, retryable, out)
+}
+
+/// Why a ServiceProfile's route can never apply, if it cannot: the profile's name is not the
+/// fully qualified name Linkerd looks it up by (`books.default.svc.cluster.local`, or an
+/// external host), or the route's condition asks one request for two methods at once.
+fn never_applies(doc: &Value, route: &Value) -> Option<String> {
+    let name = doc.pointer("/metadata/name").and_then(Value::as_str)?;
+    if !name.contains('.') {
+        return Some(format!(
+            "the profile's name '{}' is not a fully qualified service name (service.namespace.svc.cluster.local), which is how Linkerd finds a profile, so it never applies",
+            short(name)
+        ));
+    }
+    fn methods(c: &Value) -> Vec<String> {
+        let own = c
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_ascii_uppercase);
+        let all = c.get("all").and_then(Value::as_array);
+        own.into_iter()
+            .chain(all.into_iter().flatten().flat_map(methods))
+            .collect()
+    }
+    let mut m = methods(route.get("condition")?);
+    m.sort();
+    m.dedup();
+    (m.len() > 1).then(|| {
+        format!(
+            "its condition asks for methods {} at once, which no request has",
+            m.join(" and ")
+        )
+    })
 }
 
 /// `retryBudget`: retries at most `retryRatio` of requests plus `minRetriesPerSecond`, over

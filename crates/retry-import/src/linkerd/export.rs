@@ -4,9 +4,13 @@ use crate::export::{get, http_statuses, yaml_header, yaml_notes, Notes};
 use crate::ImportError;
 use retry_model::Params;
 
-/// The annotated HTTPRoute.
+/// The annotated HTTPRoute; or, for a policy whose retries only a ratio budget bounds, the
+/// ServiceProfile that says so (the annotations have a limit and no budget).
 pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
     let pol = &p.policy;
+    if get(p, "budget") == "ratio" && pol.max_attempts >= 1000 {
+        return Ok(profile(p, notes));
+    }
     if get(p, "backoff") != "none" {
         notes.add(
             "backoff",
@@ -72,4 +76,35 @@ fn ranges(codes: &[String]) -> String {
         i = j + 1;
     }
     out.join(",")
+}
+
+/// A ServiceProfile with one retryable route under the link's ratio budget and deadline.
+fn profile(p: &Params, notes: &mut Notes) -> String {
+    let pol = &p.policy;
+    if get(p, "backoff") != "none" {
+        notes.add(
+            "backoff",
+            "Linkerd has no backoff setting: each retry goes at once",
+        );
+    }
+    let codes = http_statuses(p, notes, (100, 599));
+    if ranges(&codes) != "500-599" {
+        notes.add(
+            "retry_on",
+            "a ServiceProfile retries 5xx answers only: the statuses are not written",
+        );
+    }
+    let ratio: f64 = get(p, "ratio_percent").parse().unwrap_or(20.0) / 100.0;
+    let mut t = yaml_header(p, "linkerd");
+    t.push_str("apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata:\n  name: service.default.svc.cluster.local\nspec:\n  routes:\n  - name: all\n    condition:\n      pathRegex: \".*\"\n    isRetryable: true\n");
+    if let Some(d) = pol.deadline {
+        t.push_str(&format!("    timeout: {}\n", crate::export::go_duration(d)));
+    }
+    t.push_str(&format!(
+        "  retryBudget:\n    retryRatio: {ratio}\n    minRetriesPerSecond: {}\n    ttl: {}\n",
+        get(p, "ratio_min_per_s"),
+        get(p, "ratio_window")
+    ));
+    yaml_notes(&mut t, notes);
+    t
 }

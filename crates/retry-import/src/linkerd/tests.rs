@@ -74,9 +74,72 @@ fn bad_annotations_are_one_line_naming_the_field() {
         assert!(err.field == field && err.rule.contains(words), "{a}: {err}");
     }
     let grpc = read_with(
-        doc("retry.linkerd.io/grpc: unavailable,internal").as_bytes(),
+        doc("retry.linkerd.io/grpc: unavailable,internal,cancelled").as_bytes(),
         &Options::default(),
     );
-    assert!(grpc.link.contains("retry_on=503"), "{}", grpc.link);
-    assert!(unmodelled(&grpc, "retry.linkerd.io/grpc", "internal"));
+    assert!(grpc.link.contains("retry_on=503,500"), "{}", grpc.link);
+    assert!(unmodelled(&grpc, "retry.linkerd.io/grpc", "cancelled"));
+    // Codes no simulated server answers: the warning says Linkerd retries them, and a try cut
+    // by its timeout is still retried.
+    let unmet = read_with(
+        doc("retry.linkerd.io/grpc: cancelled\n    retry.linkerd.io/timeout: 300ms").as_bytes(),
+        &Options::default(),
+    );
+    assert!(unmet.link.contains("attempts=2&"), "{}", unmet.link);
+    assert!(warned(
+        &unmet,
+        "Service s: retry.linkerd.io/http",
+        "Linkerd retries cancelled"
+    ));
+}
+
+/// A ServiceProfile route that can never apply is no retries, with why.
+#[test]
+fn a_profile_that_never_applies_retries_nothing() {
+    let profile = |name: &str, cond: &str| {
+        format!("apiVersion: linkerd.io/v1alpha2\nkind: ServiceProfile\nmetadata: {{name: {name}}}\nspec:\n  routes:\n  - name: r\n    condition: {cond}\n    isRetryable: true\n")
+    };
+    let live = read_with(
+        profile("books.default.svc.cluster.local", "{method: GET}").as_bytes(),
+        &Options::default(),
+    );
+    assert!(live.link.contains("attempts=1000"), "{}", live.link);
+    let both = read_with(
+        profile(
+            "books.default.svc.cluster.local",
+            "{all: [{method: POST}, {method: GET}]}",
+        )
+        .as_bytes(),
+        &Options::default(),
+    );
+    assert!(both.link.contains("attempts=1&"), "{}", both.link);
+    assert!(both
+        .warnings
+        .iter()
+        .any(|w| w.text.contains("POST and GET") || w.text.contains("GET and POST")));
+    let short = read_with(
+        profile("books", "{method: GET}").as_bytes(),
+        &Options::default(),
+    );
+    assert!(short.link.contains("attempts=1&"), "{}", short.link);
+    assert!(short
+        .warnings
+        .iter()
+        .any(|w| w.text.contains("fully qualified")));
+}
+
+/// A ServiceProfile's budgeted retries go out as a ServiceProfile, never as an invented limit,
+/// and come back the same link.
+#[test]
+fn a_budgeted_profile_exports_as_a_profile() {
+    let i = read_with(&corpus("linkerd/books-profile.yaml"), &Options::default());
+    let e = crate::export(&i.link, "linkerd").unwrap();
+    assert!(!e.text.contains("retry.linkerd.io/limit"), "{}", e.text);
+    assert!(
+        e.text.contains("kind: ServiceProfile") && e.text.contains("retryRatio: 0.2"),
+        "{}",
+        e.text
+    );
+    let back = read_with(e.text.as_bytes(), &Options::default());
+    assert_eq!(back.link, i.link);
 }
