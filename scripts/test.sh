@@ -28,6 +28,9 @@ tests/clients/.venv/bin/python tests/clients/check_js.py "$lab"
 tests/clients/.venv/bin/python tests/clients/adaptive_botocore.py
 step "exported configurations read by the real parsers and libraries (grpcio, tenacity, botocore; the rest by structure)"
 tests/clients/.venv/bin/python tests/configs/check_exports.py "$lab"
+step "the corpus and its exports read by Envoy's API (xds-protos) and Istio's and Gateway API's CRD schemas (@kubernetes-models)"
+tests/clients/.venv/bin/python tests/configs/check_envoy_proto.py "$lab"
+node tests/configs/check_k8s_schemas.mjs "$lab"
 cargo build -q --release --locked --manifest-path tests/clients/rust/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}/client-draws"
 tests/clients/.venv/bin/python tests/clients/check_rs.py "$lab" "${CARGO_TARGET_DIR:-target}/client-draws/release/client-draws"
 
