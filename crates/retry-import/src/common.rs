@@ -245,6 +245,37 @@ pub(crate) fn go_duration(v: &Value, field: &str) -> Result<Micros, ImportError>
     u64::try_from(total / 1_000).map(Micros).map_err(|_| bad())
 }
 
+/// Warns on each key of `map` that is not among `known` (a format's fields), naming the nearest
+/// real one: a key a format does not have is ignored by it, so the setting silently does
+/// nothing there (`Backoff` for `BackoffType`).
+pub(crate) fn unknown_keys(map: &Map<String, Value>, known: &[&str], at: &str, out: &mut Out) {
+    for k in map.keys() {
+        if known.iter().any(|n| n.eq_ignore_ascii_case(k)) {
+            continue;
+        }
+        let nearest = known
+            .iter()
+            .map(|n| {
+                (
+                    strsim::jaro_winkler(&k.to_ascii_lowercase(), &n.to_ascii_lowercase()),
+                    n,
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| *n)
+            .unwrap_or("");
+        let field = if at.is_empty() {
+            k.clone()
+        } else {
+            format!("{at}:{k}")
+        };
+        out.warn(
+            field,
+            format!("not a key of this format: it is ignored, so it does nothing; the nearest real key is {nearest}"),
+        );
+    }
+}
+
 /// The field as a whole number, if it is one.
 pub(crate) fn count(v: &Value, field: &str, what: &str) -> Result<u64, ImportError> {
     v.as_u64().ok_or_else(|| {

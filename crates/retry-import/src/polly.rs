@@ -19,6 +19,35 @@ const TOTAL: Micros = Micros::from_secs(30);
 /// `HttpClient.Timeout`, which bounds an attempt when no strategy does.
 const CLIENT: Micros = Micros::from_secs(100);
 
+/// The strategies of a standard resilience handler's options
+/// (`HttpStandardResilienceOptions`).
+const STANDARD: [&str; 5] = [
+    "Retry",
+    "AttemptTimeout",
+    "TotalRequestTimeout",
+    "CircuitBreaker",
+    "RateLimiter",
+];
+/// The sections a pipeline of strategies is commonly bound from.
+const PIPELINE: [&str; 6] = [
+    "Retry",
+    "Timeout",
+    "CircuitBreaker",
+    "RateLimiter",
+    "AttemptTimeout",
+    "TotalRequestTimeout",
+];
+/// The options of `HttpRetryStrategyOptions` a file can bind (the rest are code).
+const RETRY_OPTIONS: [&str; 7] = [
+    "MaxRetryAttempts",
+    "BackoffType",
+    "UseJitter",
+    "Delay",
+    "MaxDelay",
+    "ShouldRetryAfterHeader",
+    "Name",
+];
+
 /// Reads the first (or `--instance`) section with retry options.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let docs = yaml::documents(&strip_comments(text))?;
@@ -50,12 +79,18 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             ),
         );
     }
-    let standard = section.contains_key("Retry");
+    // A standard handler's section holds its five strategies only; a section with its own
+    // `Timeout` (a pipeline built from configuration) is not one, and gets no standard default.
+    let standard =
+        section.contains_key("Retry") && section.keys().all(|k| STANDARD.contains(&k.as_str()));
+    if section.contains_key("Retry") && !standard {
+        crate::common::unknown_keys(section, &PIPELINE, at, &mut out);
+    }
     let retry = match section.get("Retry") {
         Some(r) => object(r, &field(at, "Retry"))?,
         None => section,
     };
-    let retry_at = if standard {
+    let retry_at = if section.contains_key("Retry") {
         field(at, "Retry")
     } else {
         at.clone()
@@ -206,6 +241,11 @@ fn timeouts(
             None => Ok(default),
         }
     };
+    if !standard {
+        if let Some(t) = section.get("Timeout") {
+            return pipeline_timeout(t, &field(at, "Timeout"), out);
+        }
+    }
     let attempt = read("AttemptTimeout", if standard { ATTEMPT } else { CLIENT })?;
     if !standard && !section.contains_key("AttemptTimeout") {
         out.unsupported(field(at, "AttemptTimeout"), "absent: a retry strategy alone has no attempt timeout, so HttpClient's own 100 s bounds each attempt");
@@ -239,9 +279,35 @@ fn timeouts(
     Ok(())
 }
 
+/// A pipeline's own `Timeout` section (`TimeoutStrategyOptions`, 30 s when its `Timeout` is
+/// absent): the order of the strategies is set in code, so it is read as the outer timeout
+/// over every attempt, with a warning that an inner one bounds each attempt instead.
+fn pipeline_timeout(t: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> {
+    let t = object(t, at)?;
+    let d = match t.get("Timeout") {
+        Some(v) => timespan(v, &format!("{at}:Timeout"))?,
+        None => {
+            out.set_default("deadline", TOTAL.to_string(), "TimeoutStrategyOptions'");
+            TOTAL
+        }
+    };
+    if d == Micros::ZERO {
+        return Err(ImportError::new(
+            format!("{at}:Timeout"),
+            "a timeout of 0: Polly's timeouts are above 0",
+        ));
+    }
+    out.warn(at, "a pipeline's own Timeout: read as the timeout over every attempt (added before the Retry in code); added after it, it bounds each attempt instead");
+    out.set("attempt_timeout", d.to_string());
+    out.set("deadline", d.to_string());
+    out.set("fit", "cut");
+    Ok(())
+}
+
 /// The retry strategy's options.
 fn policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
     let f = |k: &str| field(at, k);
+    crate::common::unknown_keys(r, &RETRY_OPTIONS, at, out);
     let n = match r.get("MaxRetryAttempts") {
         Some(v) => v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).filter(|n| (1..=999).contains(n)).ok_or_else(|| ImportError::new(f("MaxRetryAttempts"), format!("'{}' is not a whole number in [1, 999] (Polly needs at least 1; the lab runs at most 1000 attempts)", short(&v.to_string()))))?,
         None => 3,

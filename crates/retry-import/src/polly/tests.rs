@@ -157,3 +157,31 @@ proptest! {
         }
     }
 }
+
+/// A pipeline's `Retry` and `Timeout` sections are not the standard handler: its own timeout
+/// applies, not the handler's 10 s and 30 s; a key Polly does not have is named with the real one.
+#[test]
+fn a_pipelines_own_timeout_is_read_and_unknown_keys_are_named() {
+    let text = r#"{"Resilience": {"Orders": {
+        "Retry": {"MaxRetryAttempts": 5, "Backoff": "Constant", "Delay": "00:00:01"},
+        "Timeout": {"Timeout": "00:00:05"}}}}"#;
+    let i = crate::testing::read_with(text.as_bytes(), &Options::default());
+    assert!(
+        i.link.contains("attempt_timeout=5s&deadline=5s") && i.link.contains("attempts=6"),
+        "{}",
+        i.link
+    );
+    assert!(crate::testing::warned(
+        &i,
+        "Resilience:Orders:Retry:Backoff",
+        "nearest real key is BackoffType"
+    ));
+    // The standard handler's section keeps its defaults.
+    let std = r#"{"Http": {"Retry": {"MaxRetryAttempts": 2}, "CircuitBreaker": {}}}"#;
+    let i = crate::testing::read_with(std.as_bytes(), &Options::default());
+    assert!(
+        i.link.contains("attempt_timeout=10s&deadline=30s"),
+        "{}",
+        i.link
+    );
+}
