@@ -137,6 +137,70 @@ struct Parser<'t> {
     depth: usize,
 }
 
+/// A module's constants: each `NAME = value` at the start of a line whose value is a number,
+/// a string or a `timedelta`, in order, later ones seeing earlier ones (`DELAY = BASE * 2`).
+/// A name assigned twice is dropped: which value a call sees depends on when it runs.
+pub(crate) fn constants(text: &str) -> Vec<(String, Expr)> {
+    let mut out: Vec<(String, Expr)> = Vec::new();
+    let mut twice: Vec<String> = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let Some((name, _)) = line.split_once('=') else {
+            continue;
+        };
+        let name = name.trim_end();
+        let simple = name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && !line.starts_with([' ', '\t']);
+        let rest = &line[name.len()..].trim_start()[1..];
+        if !simple || rest.starts_with('=') {
+            continue;
+        }
+        let mut p = Parser {
+            text,
+            at: at + line.len() - rest.len(),
+            depth: 0,
+        };
+        let Ok(mut e) = p.expr() else { continue };
+        e.resolve(&out);
+        if e.number().is_none() && !matches!(e, Expr::Str(_)) {
+            continue;
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            twice.push(name.to_string());
+        }
+        out.push((name.to_string(), e));
+    }
+    out.retain(|(n, _)| !twice.contains(n));
+    out
+}
+
+impl Expr {
+    /// Puts each module constant of `consts` in place of its name, everywhere under `self`.
+    pub(crate) fn resolve(&mut self, consts: &[(String, Expr)]) {
+        match self {
+            Expr::Name(n) => {
+                if let Some((_, v)) = consts.iter().rev().find(|(c, _)| c == n) {
+                    *self = v.clone();
+                }
+            }
+            Expr::Call(c) => {
+                c.args.iter_mut().for_each(|a| a.resolve(consts));
+                c.kwargs.iter_mut().for_each(|(_, a)| a.resolve(consts));
+            }
+            Expr::Seq(items) => items.iter_mut().for_each(|a| a.resolve(consts)),
+            Expr::Dict(entries) => entries.iter_mut().for_each(|(_, v)| v.resolve(consts)),
+            Expr::Bin(_, a, b) => {
+                a.resolve(consts);
+                b.resolve(consts);
+            }
+            Expr::Num(_) | Expr::Str(_) => {}
+        }
+    }
+}
+
 /// The call that starts at byte `at` of `text` (at its name), and where it ends.
 pub(crate) fn call_at(text: &str, at: usize) -> Result<(Call, usize), ImportError> {
     let mut p = Parser { text, at, depth: 0 };
@@ -245,17 +309,50 @@ impl<'t> Parser<'t> {
         })
     }
 
-    /// An atom and the calls made on it.
+    /// An atom and the calls, attributes and subscripts on it. An attribute or a subscript of
+    /// something other than a name (`log(x).warning`, `levels[0]`) is kept as its text: a
+    /// callback or a value the reader never needs to run.
     fn postfix(&mut self) -> Result<Expr, ImportError> {
+        let start = self.at;
         let mut e = self.atom()?;
-        while self.eat("(") {
-            let Expr::Name(name) = e else {
-                return Err(self.error("only a name can be called here"));
-            };
-            let (args, kwargs) = self.arguments()?;
-            e = Expr::Call(Call { name, args, kwargs });
+        loop {
+            if self.eat("(") {
+                let name = match e {
+                    Expr::Name(name) => name,
+                    Expr::Num(_)
+                    | Expr::Str(_)
+                    | Expr::Call(_)
+                    | Expr::Seq(_)
+                    | Expr::Dict(_)
+                    | Expr::Bin(..) => self.text[start..self.at - 1].trim().to_string(),
+                };
+                let (args, kwargs) = self.arguments()?;
+                e = Expr::Call(Call { name, args, kwargs });
+            } else if self.eat("[") {
+                self.sequence("]")?;
+                e = Expr::Name(self.text[start..self.at].trim().to_string());
+            } else if self.rest().starts_with('.') && !matches!(e, Expr::Num(_)) {
+                self.at += 1;
+                let attr = self.identifier();
+                if attr.is_empty() {
+                    return Err(self.error("a name expected after '.'"));
+                }
+                e = Expr::Name(self.text[start..self.at].trim().to_string());
+            } else {
+                return Ok(e);
+            }
         }
-        Ok(e)
+    }
+
+    /// `lambda args: body`, kept as its text: the body runs only when tenacity calls it.
+    fn lambda(&mut self) -> Result<Expr, ImportError> {
+        let start = self.at;
+        self.expect(":")?;
+        self.expr()?;
+        Ok(Expr::Name(format!(
+            "lambda{}",
+            self.text[start..self.at].trim_end()
+        )))
     }
 
     /// A call's arguments, after its `(` and through its `)`.
@@ -318,6 +415,12 @@ impl<'t> Parser<'t> {
                 let name = self.identifier();
                 if name.is_empty() {
                     return Err(self.error(&format!("'{c}' is not read here")));
+                }
+                if name == "lambda" {
+                    // Its parameters up to the colon, then its body.
+                    let params = self.rest().find(':').unwrap_or(0);
+                    self.at += params;
+                    return self.lambda();
                 }
                 Ok(Expr::Name(name.to_string()))
             }

@@ -23,6 +23,9 @@ const NEEDLES: &[&str] = &[
     "tenacity.AsyncRetrying(",
     "Retrying(",
     "AsyncRetrying(",
+    // `policy = retry(...)`, applied later as `@policy`: only where it is assigned.
+    "tenacity.retry(",
+    "retry(",
 ];
 
 /// The attempt timeout written: tenacity never times an attempt out.
@@ -91,7 +94,7 @@ fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError
     let called = needle.trim_start_matches('@').trim_end_matches('(');
     let bare =
         !needle.ends_with('(') && !text[start + called.len()..].trim_start().starts_with('(');
-    let call = if bare {
+    let mut call = if bare {
         Call {
             name: called.to_string(),
             args: Vec::new(),
@@ -102,6 +105,10 @@ fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError
             .map_err(|e| ImportError::new(format!("{prefix}{}", e.field), e.rule))?
             .0
     };
+    // A module constant as an argument (`stop_after_attempt(MAX_TRIES)`) is its value.
+    let consts = crate::python::constants(text);
+    call.args.iter_mut().for_each(|a| a.resolve(&consts));
+    call.kwargs.iter_mut().for_each(|(_, a)| a.resolve(&consts));
     Ok((call, prefix, count))
 }
 
@@ -116,8 +123,10 @@ fn find(text: &str) -> Vec<(usize, &'static str, Option<String>)> {
             let word_starts =
                 needle.starts_with('@') || !text[..i].ends_with(|c| ident(c) || c == '.');
             let inside = found.iter().any(|(j, n, _)| *j <= i && i < j + n.len());
-            if word_ends && word_starts && !inside {
-                found.push((i, needle, owner(text, i)));
+            let owner = owner(text, i);
+            let assigned = !needle.ends_with("retry(") || owner.is_some();
+            if word_ends && word_starts && !inside && assigned {
+                found.push((i, needle, owner));
             }
         }
     }

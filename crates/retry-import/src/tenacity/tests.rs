@@ -259,3 +259,33 @@ proptest! {
         let _ = Micros::ZERO;
     }
 }
+
+/// Shapes real modules write: a policy assigned with `retry(...)` and applied later, module
+/// constants as arguments, and callbacks with attributes, subscripts and lambdas.
+#[test]
+fn assigned_policies_constants_and_callbacks_are_read() {
+    let read = |t: &str| crate::testing::read_with(t.as_bytes(), &Options::default());
+    let assigned = read("import tenacity\nfrom tenacity import retry, stop_after_attempt\npolicy = retry(stop=stop_after_attempt(4), reraise=True)\n@policy\ndef f(): pass\n");
+    assert!(assigned.link.contains("attempts=4&"), "{}", assigned.link);
+    assert!(assigned
+        .warnings
+        .iter()
+        .any(|w| w.field.starts_with("policy: ")));
+    let consts = read("from tenacity import *\nBASE = 0.25\nTRIES = 5\nDELAY = BASE * 2\n@retry(stop=stop_after_attempt(TRIES), wait=wait_fixed(DELAY))\ndef f(): pass\n");
+    assert!(
+        consts.link.contains("attempts=5&") && consts.link.contains("base=500ms"),
+        "{}",
+        consts.link
+    );
+    let callbacks = read("from tenacity import *\n@retry(stop=stop_after_attempt(2), before_sleep=before_sleep_log(LOG.child('x'), logging.INFO).__call__, after=lambda rs: log(rs.attempt_number), retry_error_callback=HANDLERS[0])\ndef f(): pass\n");
+    assert!(callbacks.link.contains("attempts=2&"), "{}", callbacks.link);
+    // A name assigned twice is not a constant: which value applies depends on when it runs.
+    let e = crate::import(b"from tenacity import *\nN = 3\nN = 4\n@retry(stop=stop_after_attempt(N))\ndef f(): pass\n", &Options::default()).unwrap_err();
+    assert!(e.rule.contains("'N' is not a number"), "{e}");
+    // A bare call of retry() that is not assigned is not a policy.
+    assert!(crate::import(
+        b"from tenacity import retry\nx(retry(f))\n",
+        &Options::default()
+    )
+    .is_err());
+}
