@@ -41,6 +41,28 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         f.at = from_virtual_host(&f.at);
     }
     let mut out = Out::default();
+    // A filter's own retry policy (a JWKS fetch, an ext_authz or ext_proc call, a Wasm module's
+    // download) is Envoy's core RetryPolicy for that side call, not a route's.
+    found.retain(|f| {
+        let side = [
+            "http_filters",
+            "grpc_service",
+            "http_service",
+            "remote_jwks",
+            "vm_config",
+            "access_log",
+            "listener_filters",
+            "typed_per_filter_config",
+        ];
+        let route = !side.iter().any(|k| f.at.contains(k));
+        if !route {
+            out.unsupported(
+                join(&f.at, "retry_policy"),
+                "a filter's own retry policy for its side call (JWKS, ext_authz, ext_proc, a Wasm download), not a route's: it does not retry the request",
+            );
+        }
+        route
+    });
     if camel {
         out.warn("file", "written in protobuf JSON's lowerCamelCase (numRetries, perTryTimeout), which Envoy reads as the snake_case names: fields are named here in snake_case");
     }

@@ -287,3 +287,13 @@ proptest! {
         }
     }
 }
+
+/// A filter's own retry policy (an OAuth2 token call, ext_authz, a JWKS or Wasm fetch) is not
+/// the route's: a route config whose only retry_policy is one makes one attempt.
+#[test]
+fn a_filters_side_call_policy_is_not_the_routes() {
+    let text = "virtualHosts:\n- name: v\n  domains: ['*']\n  routes:\n  - match: {prefix: /}\n    route: {cluster: c}\n    typedPerFilterConfig:\n      envoy.filters.http.oauth2:\n        config:\n          retryPolicy: {numRetries: 3, retryBackOff: {baseInterval: 1s, maxInterval: 10s}}\n";
+    let i = read(text);
+    assert!(i.link.contains("attempts=1"), "{}", i.link);
+    assert!(unmodelled(&i, "typed_per_filter_config", "side call"));
+}
