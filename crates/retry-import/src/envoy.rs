@@ -86,6 +86,39 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.finish("envoy", &rp_at)
 }
 
+/// The fields of Envoy's `config.route.v3.RetryPolicy` (route_components.proto).
+const RETRY_POLICY_FIELDS: &[&str] = &[
+    "retry_on",
+    "num_retries",
+    "per_try_timeout",
+    "per_try_idle_timeout",
+    "retry_priority",
+    "retry_host_predicate",
+    "retry_options_predicates",
+    "host_selection_retry_max_attempts",
+    "retriable_status_codes",
+    "retry_back_off",
+    "rate_limited_retry_back_off",
+    "retriable_headers",
+    "retriable_request_headers",
+];
+
+/// Refuses a field the message does not have, as Envoy's own parser refuses it (an unknown
+/// field fails the whole configuration), naming the nearest real field.
+fn only_fields(m: &Map<String, Value>, fields: &[&str], at: &str) -> Result<(), ImportError> {
+    let Some(bad) = m.keys().find(|k| !fields.contains(&k.as_str())) else {
+        return Ok(());
+    };
+    let nearest = fields
+        .iter()
+        .max_by(|a, b| strsim::jaro_winkler(bad, a).total_cmp(&strsim::jaro_winkler(bad, b)))
+        .unwrap_or(&"");
+    Err(ImportError::new(
+        join(at, bad),
+        format!("not a field of Envoy's {}: Envoy refuses the whole configuration (did you mean {nearest}?)", if fields.len() == 2 { "RetryBackOff" } else { "RetryPolicy" }),
+    ))
+}
+
 /// Renames every lowerCamelCase key under `v` to its snake_case field name, as protobuf's JSON
 /// mapping reads both (`numRetries` is `num_retries`); returns whether any was renamed. Keys
 /// that are not field names (`@type`, extension names with dots, header names with dashes) are
@@ -309,6 +342,14 @@ fn retry_policy(
     out: &mut Out,
 ) -> Result<(), ImportError> {
     let field = |k: &str| join(at, k);
+    only_fields(rp, RETRY_POLICY_FIELDS, at)?;
+    if let Some(b) = rp.get("retry_back_off").and_then(Value::as_object) {
+        only_fields(
+            b,
+            &["base_interval", "max_interval"],
+            &field("retry_back_off"),
+        )?;
+    }
     let retries = rp.get("num_retries").map_or(Ok(1), |v| {
         count(v, &field("num_retries"), "a whole number of retries")
     })?;
