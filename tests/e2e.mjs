@@ -1312,8 +1312,9 @@ try {
       const canonical = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', want.link], { encoding: 'utf8' }).trim();
       assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
       const notes = await page.locator('#import-notes li').evaluateAll(ls => ls.map(l => [l.dataset.kind, l.querySelector('code').textContent, l.lastChild.textContent]));
-      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text])];
+      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text]), ...want.defaults.map(d => ['Default', d.field, d.text])];
       assert.deepEqual(notes, expected);
+      assert.ok((await page.locator('#import-status').innerText()).includes(`by the rules of ${want.release}`));
       // Each note with a link key also sits beside that key's control.
       const beside = await page.locator('#attempts-row .imported-note').allTextContents();
       const onAttempts = want.warnings.filter(w => w.key === 'attempts').map(w => `From your file (Warning), ${w.field}: ${w.text}`);
@@ -1371,6 +1372,30 @@ try {
     assert.deepEqual(loaded, []);
     await context.close();
   });
+  await check('the release menu applies an older version\'s rules as retrylab import --version does; its defaults are listed', async () => {
+    // A route with no retries block: Istio's default policy, which stopped retrying 503 in 1.24.
+    const text = 'apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: reviews\nspec:\n  hosts: [reviews]\n  http:\n  - route:\n    - destination:\n        host: reviews\n';
+    const file = join(ARTIFACTS, 'istio-default.yaml');
+    writeFileSync(file, text);
+    const cli = version => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', file, '--version', version, '--format', 'json'], { encoding: 'utf8' }));
+    const [now, old] = [cli('1.24'), cli('1.23')];
+    assert.notEqual(now.link, old.link, 'Istio 1.23 retries 503 by default where 1.24 does not');
+    const { page, context, errors } = await openPage('?v=1#import', 1, { width: 1280, height: 900 });
+    for (const [version, want] of [['1.23', old], ['1.24', now]]) {
+      await page.fill('#import-text', text);
+      await page.selectOption('#import-release', version);
+      await page.click('#import-go');
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
+      const canonical = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', want.link], { encoding: 'utf8' }).trim();
+      assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
+      assert.ok((await page.locator('#import-status').innerText()).includes(`by the rules of ${want.release}`));
+      const defaults = await page.locator('#import-notes li[data-kind="Default"]').evaluateAll(ls => ls.map(l => [l.querySelector('code').textContent, l.lastChild.textContent]));
+      assert.deepEqual(defaults, want.defaults.map(d => [d.field, d.text]));
+    }
+    await page.locator('#import').screenshot({ path: join(ARTIFACTS, 'import-release-laptop.png') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
   await check('several files picked together stack into the CLI\'s layers link, and the tree names each layer after its file, phone and laptop; screenshots', async () => {
     const files = ['tests/configs/tenacity/openai-cookbook.py', 'tests/configs/istio/ratings.yaml', 'tests/configs/grpc/grpc-go-example.json'];
     const want = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', ...files, '--format', 'json'], { encoding: 'utf8' }));
@@ -1383,7 +1408,7 @@ try {
       await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
       assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
       const notes = await page.locator('#import-notes li').evaluateAll(ls => ls.map(l => [l.dataset.kind, l.querySelector('code').textContent, l.lastChild.textContent]));
-      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text])];
+      const expected = [...want.warnings.map(w => ['Warning', w.field, w.text]), ...want.unsupported.map(u => ['Not modelled', u.field, u.text]), ...want.defaults.map(d => ['Default', d.field, d.text])];
       assert.deepEqual(notes, expected);
       await page.waitForSelector('#tree-table tbody tr', { state: 'attached' });
       const rows = await page.locator('#tree-table tbody tr td:first-child').allTextContents();

@@ -5,6 +5,10 @@ use crate::{short, ImportError, Imported, Note};
 use retry_model::{Micros, Params};
 use serde_json::{Map, Value};
 
+/// The attempt timeout of a format that has none: an attempt that hangs runs as long as the
+/// lab allows (24 h).
+pub(crate) const NO_TIMEOUT: Micros = Micros::from_secs(86_400);
+
 /// What the import builds: the link's keys in order, and the notes.
 #[derive(Default)]
 pub(crate) struct Out {

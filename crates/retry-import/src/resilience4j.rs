@@ -79,10 +79,10 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.set("deadline", "none");
     out.set_default(
         "attempt_timeout",
-        "3s",
-        "the lab's (a resilience4j retry has none: the call's own timeout or a TimeLimiter decides)",
+        crate::common::NO_TIMEOUT.to_string(),
+        "resilience4j's (a retry has no attempt timeout: an attempt runs until the call's own timeout or a TimeLimiter ends it; the link waits 24 h)",
     );
-    out.unsupported(&at, "resilience4j's retry has no timeout of its own (a TimeLimiter is separate): the link uses the lab's 3 s per attempt and no deadline");
+    out.unsupported(&at, "resilience4j's retry has no timeout of its own (a TimeLimiter is separate): an attempt that hangs is never cut, and there is no deadline");
     wait::wait(inst, base, &at, &mut out)?;
     exceptions(inst, &at, &mut out);
     out.set("ra_mode", "ignore");

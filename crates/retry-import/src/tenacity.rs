@@ -29,7 +29,7 @@ const NEEDLES: &[&str] = &[
 ];
 
 /// The attempt timeout written: tenacity never times an attempt out.
-const ATTEMPT_TIMEOUT: Micros = Micros::from_secs(3);
+pub(crate) const ATTEMPT_TIMEOUT: Micros = crate::common::NO_TIMEOUT;
 
 /// Reads the first `@retry(...)` or `Retrying(...)` in `text` (or the one on `--instance`).
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
@@ -178,9 +178,9 @@ fn stop(e: Option<&Expr>, at: &str, out: &mut Out) -> Result<(), ImportError> {
     out.set_default(
         "attempt_timeout",
         ATTEMPT_TIMEOUT.to_string(),
-        "the lab's (tenacity has none: the wrapped call's own timeout decides)",
+        "tenacity's (none: the wrapped call's own timeout decides; the link waits 24 h)",
     );
-    out.unsupported(at, "tenacity has no attempt timeout (the wrapped call's own does): the link uses the lab's 3 s");
+    out.unsupported(at, "tenacity has no attempt timeout (the wrapped call's own does): an attempt that hangs is never cut");
     Ok(())
 }
 

@@ -134,7 +134,7 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
             "grpc" => format!("{timing}&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=503"),
             "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&whole_ms=true&retry_on=503&ra_mode=ignore", base_ms * 10),
             // resilience4j: no deadline, no attempt timeout, a symmetric factor capped after it.
-            "resilience4j" => format!("attempts={n}&deadline=none&attempt_timeout=3s&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&retry_on=400-599&idempotent=true&ra_mode=ignore"),
+            "resilience4j" => format!("attempts={n}&deadline=none&attempt_timeout=24h&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&retry_on=400-599&idempotent=true&ra_mode=ignore"),
             // Polly: decorrelated jitter V2 under a total timeout.
             "polly" => format!("attempts={n}&deadline={deadline_s}s&attempt_timeout={}s&fit=cut&backoff=decorrelated-v2&base={base_ms}ms&cap={cap_ms}ms&retry_on=408,429,500-599&idempotent=true&ra_mode=server", per_s.min(deadline_s)),
             // Linkerd retries at once; a gateway waits a constant; Spring Cloud Gateway doubles.
@@ -143,9 +143,9 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
             "spring-gateway" => format!("attempts={n}&deadline=none&attempt_timeout={per_s}s&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&retry_on=500-599&idempotent=true&ra_mode=ignore"),
             // The SDK's modes are fixed: only the attempts vary.
             "aws" => format!("attempts={n}&deadline=none&attempt_timeout=60s&backoff=full&base=50ms&cap=20s&throttle_base=1s&classify=aws&ra_mode=clamp&budget=aws2026"),
-            // tenacity has no attempt timeout: the lab's 3 s is what comes back.
+            // tenacity has no attempt timeout: the lab's 24 h stands for none.
             "tenacity" => {
-                let timing = format!("attempts={n}&deadline={deadline_s}s&attempt_timeout=3s&fit=cut");
+                let timing = format!("attempts={n}&deadline={deadline_s}s&attempt_timeout=24h&fit=cut");
                 let wait = ["backoff=full", "backoff=exponential", "backoff=exponential&jitter=add&jitter_add=50ms", "backoff=exponential&jitter=add&jitter_add=50ms&jitter_after_cap=true"][(per_s % 4) as usize];
                 format!("{timing}&{wait}&base={base_ms}ms&cap={cap_ms}ms&multiplier=3&retry_on=400-599&idempotent=true&ra_mode=ignore")
             }

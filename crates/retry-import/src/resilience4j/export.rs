@@ -115,7 +115,7 @@ fn notes_for(p: &Params, notes: &mut Notes) {
             "resilience4j's retry has no deadline (a TimeLimiter bounds one call): not written",
         );
     }
-    if pol.attempt_timeout != Micros::from_secs(3) {
+    if pol.attempt_timeout != crate::common::NO_TIMEOUT {
         notes.add(
             "attempt_timeout",
             "resilience4j's retry has no attempt timeout (a TimeLimiter is separate): not written",

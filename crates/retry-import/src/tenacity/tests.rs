@@ -141,7 +141,7 @@ fn the_cookbook_policy_draws_full_jitter_over_a_floor() {
     let i = read_with(&corpus("tenacity/openai-cookbook.py"), &Options::default());
     assert_eq!(
         link(&i.link),
-        link("attempts=6&deadline=none&fit=cut&attempt_timeout=3s&backoff=full&base=1s&cap=60s&multiplier=2&floor=1s&classify=table&retry_on=400-599&idempotent=true&ra_mode=ignore&budget=none")
+        link("attempts=6&deadline=none&fit=cut&attempt_timeout=24h&backoff=full&base=1s&cap=60s&multiplier=2&floor=1s&classify=table&retry_on=400-599&idempotent=true&ra_mode=ignore&budget=none")
     );
     assert!(
         unmodelled(
