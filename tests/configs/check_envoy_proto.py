@@ -7,7 +7,9 @@ must be refused by `retrylab import` too.
 Usage: check_envoy_proto.py PATH/TO/retrylab
 """
 import glob
+import importlib
 import json
+import pkgutil
 import os
 import subprocess
 import sys
@@ -15,16 +17,17 @@ import sys
 import yaml
 from google.protobuf import json_format
 
-# Importing the modules registers their messages, so `@type` in an Any resolves.
-from envoy.admin.v3 import config_dump_pb2  # noqa: F401
-from envoy.admin.v3 import config_dump_shared_pb2  # noqa: F401
+import envoy
+from envoy.admin.v3 import config_dump_pb2
 from envoy.config.bootstrap.v3 import bootstrap_pb2
 from envoy.config.cluster.v3 import cluster_pb2
 from envoy.config.route.v3 import route_components_pb2, route_pb2
-from envoy.extensions.filters.http.router.v3 import router_pb2  # noqa: F401
-from envoy.extensions.filters.network.http_connection_manager.v3 import (  # noqa: F401
-    http_connection_manager_pb2,
-)
+
+# Importing every message module registers it, so any `@type` in an Any (a filter, a retry
+# host predicate) resolves as it does in Envoy.
+for _m in pkgutil.walk_packages(envoy.__path__, "envoy."):
+    if _m.name.endswith("_pb2"):
+        importlib.import_module(_m.name)
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 
@@ -46,7 +49,10 @@ def message_for(doc):
 
 
 def envoy_refuses(doc):
-    """Why Envoy's API refuses `doc`, or None."""
+    """Why Envoy's API refuses `doc`, or None. A list (a control plane's dump of several
+    RouteConfigurations) is refused when one of its items is."""
+    if isinstance(doc, list):
+        return next((w for w in map(envoy_refuses, doc) if w), None)
     try:
         json_format.ParseDict(doc, message_for(doc))
         return None

@@ -20,8 +20,13 @@ pub(crate) struct Out {
 }
 
 impl Out {
+    /// Sets `key`; a key set again keeps its place and takes the new value.
     pub(crate) fn set(&mut self, key: &'static str, value: impl Into<String>) {
-        self.keys.push((key, value.into()));
+        let value = value.into();
+        match self.keys.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = value,
+            None => self.keys.push((key, value)),
+        }
     }
     pub(crate) fn warn(&mut self, field: impl Into<String>, text: impl Into<String>) {
         self.warnings.push(Note::new(field, text));
@@ -84,11 +89,14 @@ impl Out {
             // A hedging policy's sends are its own keys; the retry keys do not run.
             return;
         }
-        let waits = !matches!(self.value("backoff"), Some("none"));
-        let statuses = !self.has("retry_on") && !self.has("classify");
+        // One attempt never waits and never asks whether to retry.
+        let retries = !matches!(self.value("attempts"), Some("1"));
+        let waits = retries && !matches!(self.value("backoff"), Some("none"));
+        let statuses = retries && !self.has("retry_on") && !self.has("classify");
         for key in LAB_DEFAULTED {
             let needed = match *key {
                 "base" | "cap" => waits,
+                "backoff" => retries,
                 "classify" => statuses,
                 _ => true,
             };

@@ -67,12 +67,16 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         out.warn("file", "written in protobuf JSON's lowerCamelCase (numRetries, perTryTimeout), which Envoy reads as the snake_case names: fields are named here in snake_case");
     }
     let Some(f) = pick(&found, opts.route.as_deref(), &mut out)? else {
-        return no_policy(out);
+        return no_policy(&docs, out);
     };
     let field = |k: &str| join(&f.at, k);
     let vhost = f.holder.contains_key("routes") || f.holder.contains_key("domains");
-    let timeout = if vhost { None } else { f.holder.get("timeout") };
-    let deadline = route_timeout(timeout, &field("timeout"), vhost, &mut out)?;
+    let deadline =
+        match vhost.then(|| vhost_route(f.holder, opts.route.as_deref(), &f.at, &mut out)) {
+            Some(Some((at, timeout))) => route_timeout(timeout, &at, false, &mut out)?,
+            Some(None) => route_timeout(None, &field("timeout"), true, &mut out)?,
+            None => route_timeout(f.holder.get("timeout"), &field("timeout"), false, &mut out)?,
+        };
     let rp_at = field("retry_policy");
     let rp = object(&f.holder["retry_policy"], &rp_at)?;
     retry_policy(rp, &rp_at, deadline, f.grpc, &mut out)?;
@@ -258,14 +262,75 @@ fn pick<'f, 'v>(
     Ok(found.first())
 }
 
-/// A file with no `retry_policy`: Envoy makes one attempt.
-fn no_policy(mut out: Out) -> Result<Imported, ImportError> {
+/// A file with no `retry_policy`: Envoy makes one attempt, under the first route's timeout.
+fn no_policy(docs: &[Value], mut out: Out) -> Result<Imported, ImportError> {
     out.set("attempts", "1");
     out.warn(
         "retry_policy",
         "absent: Envoy retries nothing without a retry_policy on the route or its virtual host",
     );
+    let action = docs.iter().find_map(route_action);
+    let deadline = route_timeout(
+        action.and_then(|a| a.get("timeout")),
+        "route.timeout",
+        false,
+        &mut out,
+    )?;
+    out.set(
+        "attempt_timeout",
+        deadline.unwrap_or(crate::common::NO_TIMEOUT).to_string(),
+    );
     out.finish("envoy", "file")
+}
+
+/// The first route action (`route:` with a cluster) under `v`.
+fn route_action(v: &Value) -> Option<&Map<String, Value>> {
+    match v {
+        Value::Object(m) => m
+            .get("route")
+            .and_then(Value::as_object)
+            .filter(|r| {
+                [
+                    "cluster",
+                    "weighted_clusters",
+                    "cluster_header",
+                    "cluster_specifier_plugin",
+                ]
+                .iter()
+                .any(|k| r.contains_key(*k))
+            })
+            .or_else(|| m.values().find_map(route_action)),
+        Value::Array(list) => list.iter().find_map(route_action),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => None,
+    }
+}
+
+/// A virtual host's policy applies to each of its routes, each under its own timeout: the
+/// route named `route`, else the first, with a warning when the routes' timeouts differ.
+/// Returns the timeout's path and value, or `None` when the host lists no route.
+fn vhost_route<'v>(
+    vhost: &'v Map<String, Value>,
+    route: Option<&str>,
+    at: &str,
+    out: &mut Out,
+) -> Option<(String, Option<&'v Value>)> {
+    let routes = vhost.get("routes")?.as_array()?;
+    let timeout = |r: &'v Value| r.get("route").and_then(|a| a.get("timeout"));
+    let named = route.and_then(|n| {
+        routes
+            .iter()
+            .position(|r| r.get("name").and_then(Value::as_str) == Some(n))
+    });
+    let i = named.unwrap_or(0);
+    let chosen = routes.get(i)?;
+    let path = join(at, &format!("routes[{i}].route.timeout"));
+    if named.is_none() && routes.iter().any(|r| timeout(r) != timeout(chosen)) {
+        out.warn(
+            &path,
+            format!("the virtual host's policy runs under each route's own timeout, and its {} routes' differ: took the first's; pick another with --route NAME", routes.len()),
+        );
+    }
+    Some((path, timeout(chosen)))
 }
 
 /// The route `timeout` as the deadline: 15 s when absent, none when 0.

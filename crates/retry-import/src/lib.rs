@@ -27,6 +27,8 @@ mod stack;
 mod tenacity;
 #[cfg(test)]
 mod testing;
+#[cfg(test)]
+mod world;
 mod yaml;
 
 pub use export::{export, Exported, EXPORT_FORMATS};

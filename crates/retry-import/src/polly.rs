@@ -248,7 +248,7 @@ fn timeouts(
     }
     let attempt = read("AttemptTimeout", if standard { ATTEMPT } else { CLIENT })?;
     if !standard && !section.contains_key("AttemptTimeout") {
-        out.unsupported(field(at, "AttemptTimeout"), "absent: a retry strategy alone has no attempt timeout, so HttpClient's own 100 s bounds each attempt");
+        out.unsupported(field(at, "AttemptTimeout"), "absent: a retry strategy alone has no attempt timeout, so HttpClient's own 100 s (HttpClient.Timeout, outside the resilience handler) bounds the whole request, every attempt and wait included");
     }
     if section.contains_key("RateLimiter") {
         out.unsupported(
@@ -256,10 +256,12 @@ fn timeouts(
             "a concurrency limit on the client's requests: not modelled",
         );
     }
+    // HttpClient.Timeout (100 s) sits outside the handler: without a total timeout of the
+    // handler's own, it is the deadline.
     let total = if standard || section.contains_key("TotalRequestTimeout") {
         Some(read("TotalRequestTimeout", TOTAL)?)
     } else {
-        None
+        Some(CLIENT)
     };
     if attempt == Micros::ZERO || total == Some(Micros::ZERO) {
         return Err(ImportError::new(

@@ -90,7 +90,7 @@ pub const RELEASES: &[Release] = &[
         format: "polly",
         name: "8",
         label: "Polly 8 / Microsoft.Extensions.Http.Resilience",
-        rules: "MaxRetryAttempts counts retries (3), 2 s base, constant backoff unless BackoffType says",
+        rules: "MaxRetryAttempts counts retries (3), 2 s base, Exponential with jitter by default in the HTTP handlers; the standard handler adds 10 s per attempt and 30 s in all",
     },
     Release {
         format: "aws",
@@ -221,5 +221,25 @@ mod tests {
             }
         }
         assert_eq!(menu.matches("<option value=").count(), offered + 1);
+    }
+
+    /// docs/import.md's table holds every release, as `--version` names it and the import
+    /// labels it, and nothing else.
+    #[test]
+    fn the_docs_table_holds_every_release() {
+        let doc = format!("{}/../../docs/import.md", env!("CARGO_MANIFEST_DIR"));
+        let doc = std::fs::read_to_string(doc).unwrap();
+        for r in RELEASES {
+            let row = format!(
+                "| {} | `{}` | {} | {} |",
+                r.format, r.name, r.label, r.rules
+            );
+            assert!(doc.contains(&row), "docs/import.md lacks {row}");
+        }
+        let rows = doc
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.contains(" | `"))
+            .count();
+        assert_eq!(rows, RELEASES.len());
     }
 }

@@ -18,6 +18,8 @@ pub(crate) use export::export;
 struct Filter {
     at: String,
     route: Option<String>,
+    /// The route's `metadata.response-timeout` (milliseconds), if set.
+    route_timeout: Option<Value>,
     args: Map<String, Value>,
 }
 
@@ -26,7 +28,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let docs = yaml::documents(text)?;
     let mut found = Vec::new();
     for doc in &docs {
-        filters(doc, "", None, &mut found, 0)?;
+        filters(doc, "", (None, None), &mut found, 0)?;
     }
     let release = crate::release::choose("spring-gateway", opts.release.as_deref(), shape(&found))?;
     let mvc = release.name == "webmvc";
@@ -112,20 +114,55 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     statuses(a, &field, &mut out)?;
     methods(a, &field("methods"), &mut out);
     backoff(read_arg(a, "backoff"), &field("backoff"), &mut out)?;
-    let per = read_arg(a, "timeout")
-        .map(|t| duration(t, &field("timeout")))
-        .transpose()?;
-    out.set(
-        "attempt_timeout",
-        per.unwrap_or(Micros::from_secs(86_400)).to_string(),
-    );
-    if per.is_none() {
-        out.warn(field("timeout"), "absent: only the gateway's httpclient response-timeout (none by default) ends an attempt; the link waits 24 h");
-    }
+    attempt_timeout(a, f, &docs, &field("timeout"), &mut out)?;
     out.set("deadline", "none");
     out.set("ra_mode", "ignore");
     out.set("budget", "none");
     out.finish("spring-gateway", &f.at)
+}
+
+/// What ends an attempt: the filter's own `timeout`, else the route's
+/// `metadata.response-timeout` (milliseconds), else the gateway's
+/// `spring.cloud.gateway.httpclient.response-timeout` (none by default: the link waits 24 h).
+fn attempt_timeout(
+    a: &Map<String, Value>,
+    f: &Filter,
+    docs: &[Value],
+    field: &str,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let own = read_arg(a, "timeout").map(|t| (t.clone(), field.to_string()));
+    let route = f.route_timeout.clone().map(|t| {
+        let id = f.route.as_deref().unwrap_or("");
+        (t, format!("routes[id={id}].metadata.response-timeout"))
+    });
+    let global = docs.iter().find_map(|d| {
+        let mut v = d;
+        for k in ["spring", "cloud", "gateway", "httpclient"] {
+            v = read_arg(v.as_object()?, k)?;
+        }
+        read_arg(v.as_object()?, "responseTimeout").cloned()
+    });
+    let global = global.map(|t| {
+        (
+            t,
+            String::from("spring.cloud.gateway.httpclient.response-timeout"),
+        )
+    });
+    let Some((t, at)) = own.or(route).or(global) else {
+        out.set("attempt_timeout", crate::common::NO_TIMEOUT.to_string());
+        out.warn(field, "absent, and no httpclient response-timeout: nothing ends an attempt (the link waits 24 h)");
+        return Ok(());
+    };
+    // A number is milliseconds (the route's metadata, or a bare httpclient value); -1 or 0
+    // disables it.
+    let t = match t.as_i64() {
+        Some(ms) if ms <= 0 => crate::common::NO_TIMEOUT,
+        Some(ms) => Micros::from_millis(ms.unsigned_abs()),
+        None => duration(&t, &at)?,
+    };
+    out.set("attempt_timeout", t.to_string());
+    Ok(())
 }
 
 /// An argument by Spring's relaxed binding (`first-backoff` is `firstBackoff`).
@@ -137,10 +174,10 @@ fn read_arg<'a>(a: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 }
 
 /// Every Retry filter under `v`, with the route it is on.
-fn filters(
-    v: &Value,
+fn filters<'v>(
+    v: &'v Value,
     at: &str,
-    route: Option<&str>,
+    route: (Option<&'v str>, Option<&'v Value>),
     found: &mut Vec<Filter>,
     depth: usize,
 ) -> Result<(), ImportError> {
@@ -149,7 +186,15 @@ fn filters(
     }
     match v {
         Value::Object(map) => {
-            let id = map.get("id").and_then(Value::as_str).or(route);
+            let id = match map.get("id").and_then(Value::as_str) {
+                Some(id) => (
+                    Some(id),
+                    map.get("metadata")
+                        .and_then(Value::as_object)
+                        .and_then(|m| read_arg(m, "responseTimeout")),
+                ),
+                None => route,
+            };
             for (k, child) in map {
                 let path = if at.is_empty() {
                     k.clone()
@@ -165,7 +210,8 @@ fn filters(
                 if let Some(args) = retry_filter(item, &path)? {
                     found.push(Filter {
                         at: path,
-                        route: route.map(str::to_string),
+                        route: route.0.map(str::to_string),
+                        route_timeout: route.1.cloned(),
                         args,
                     });
                 } else {
@@ -306,7 +352,9 @@ fn list(v: Option<&Value>) -> Option<Vec<String>> {
                 .filter(|p| !p.is_empty())
                 .collect(),
         ),
-        other @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
+        // `series:` with nothing after it binds as an empty list.
+        Value::Null => Some(Vec::new()),
+        other @ (Value::Bool(_) | Value::Number(_) | Value::Object(_)) => {
             Some(vec![other.to_string()])
         }
     }

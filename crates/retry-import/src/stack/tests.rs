@@ -173,7 +173,7 @@ fn every_ordered_pair_keeps_both_layers_policies() {
             })
         })
         .collect();
-    assert!(alone.len() >= 18, "{} files", alone.len());
+    assert!(alone.len() >= 100, "{} files", alone.len());
     let mut pairs = 0;
     for a in &alone {
         for b in &alone {
@@ -195,5 +195,5 @@ fn every_ordered_pair_keeps_both_layers_policies() {
             pairs += 1;
         }
     }
-    assert!(pairs >= 18 * 17, "{pairs} pairs");
+    assert!(pairs >= 100 * 99, "{pairs} pairs");
 }
