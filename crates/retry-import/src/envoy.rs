@@ -230,9 +230,20 @@ fn pick<'f, 'v>(
     out: &mut Out,
 ) -> Result<Option<&'f Found<'v>>, ImportError> {
     if let Some(r) = route {
+        // A virtual host's policy belongs to each of its routes too.
+        let holds = |f: &Found<'_>| {
+            f.holder
+                .get("routes")
+                .and_then(Value::as_array)
+                .is_some_and(|rs| {
+                    rs.iter()
+                        .any(|x| x.get("name").and_then(Value::as_str) == Some(r))
+                })
+        };
         return found
             .iter()
             .find(|f| f.name == Some(r))
+            .or_else(|| found.iter().find(|f| holds(f)))
             .map(Some)
             .ok_or_else(|| {
                 let names: Vec<&str> = found.iter().filter_map(|f| f.name).collect();

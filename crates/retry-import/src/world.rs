@@ -146,3 +146,96 @@ fn every_world_file_imports_to_the_schedule_its_system_runs() {
         );
     }
 }
+
+/// The link's value of `key`, if it writes one.
+fn key<'l>(link: &'l str, key: &str) -> Option<&'l str> {
+    link.split('&')
+        .find_map(|kv| kv.strip_prefix(key).and_then(|v| v.strip_prefix('=')))
+}
+
+/// Every world file that imports, exported to its own format and imported again, runs the same
+/// schedule, retries the same failures and keeps its budget: an export writes what the policy
+/// is, and what it cannot write is a note, not a different policy.
+#[test]
+fn every_world_file_round_trips_through_its_own_format() {
+    let path = format!(
+        "{}/../../tests/configs/world/manifest.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for e in manifest["files"].as_array().unwrap() {
+        if e["refused"].is_string() || e["gap"].is_string() {
+            continue;
+        }
+        let file = e["file"].as_str().unwrap();
+        let path = format!(
+            "{}/../../tests/configs/world/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let opt = |k: &str| e["options"][k].as_str().map(str::to_string);
+        let opts = Options {
+            route: opt("route"),
+            instance: opt("instance"),
+            release: opt("version"),
+            method: opt("method"),
+            from: opt("from"),
+        };
+        let first = import(&std::fs::read(&path).unwrap(), &opts).unwrap();
+        let out = match crate::export(&first.link, first.format) {
+            Ok(x) => x,
+            Err(err) => {
+                wrong.push(format!("{file}: export refused: {err}"));
+                continue;
+            }
+        };
+        let again = Options {
+            release: opt("version"),
+            ..Options::default()
+        };
+        let second = match import(out.text.as_bytes(), &again) {
+            Ok(i) => i,
+            Err(err) => {
+                wrong.push(format!("{file}: its export does not import: {err}"));
+                continue;
+            }
+        };
+        let (a, b): (Params, Params) = (first.link.parse().unwrap(), second.link.parse().unwrap());
+        let (da, db) = (drawn(&a), drawn(&b));
+        // A difference is allowed only where the export's notes name the key it could not write.
+        let noted = |k: &str| out.notes.iter().any(|n| n.key == k);
+        let fields = [
+            ("attempts", "attempts"),
+            ("waits_ms", "base"),
+            ("attempt_timeout_ms", "attempt_timeout"),
+            ("deadline_ms", "deadline"),
+            ("retried", "retry_on"),
+        ];
+        for (f, k) in fields {
+            if da[f] != db[f] && !noted(k) {
+                wrong.push(format!("{file}: {f} {} became {}", da[f], db[f]));
+            }
+        }
+        // A budget limits retries: with one attempt there is none to limit.
+        let budget = |l: &str| key(l, "budget").unwrap_or("none").to_string();
+        if a.policy.max_attempts > 1
+            && budget(&first.link) != budget(&second.link)
+            && !noted("budget")
+        {
+            wrong.push(format!(
+                "{file}: budget {} became {}",
+                budget(&first.link),
+                budget(&second.link)
+            ));
+        }
+        checked += 1;
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {checked} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(checked >= 80, "{checked} files");
+}
