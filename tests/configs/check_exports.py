@@ -52,11 +52,14 @@ LINKS = [
     "preset=botocore-standard&attempt_timeout=60s&deadline=none",
     "preset=botocore-adaptive&attempts=4&attempt_timeout=60s",
     "attempts=8&backoff=full&base=1s&cap=24h&classify=aws&ra_mode=ignore&attempt_timeout=60s&budget=none&deadline=none",
+    # Linear waits (equal steps summed): Polly's Linear, tenacity's wait_incrementing.
+    "attempts=5&backoff=exponential&multiplier=1&ceiling_sum=true&first_exp=1&base=1s&cap=4s&deadline=none",
+    "attempts=4&backoff=exponential&multiplier=1&ceiling_sum=true&base=200ms&cap=500ms&jitter=mult&jitter_lo=0.75&jitter_hi=1.25",
 ]
 FORMATS = ("grpc", "envoy", "istio", "linkerd", "gateway-api", "resilience4j", "polly", "aws",
            "tenacity", "spring-gateway")
 # The keys whose notes mean a format draws other waits than the link's.
-SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier"}
+SHAPING = {"backoff", "jitter", "cap", "floor", "first_exp", "multiplier", "ceiling_sum"}
 
 
 def export(lab, link, to):

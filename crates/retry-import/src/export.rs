@@ -50,6 +50,13 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
             "the format draws finer than whole milliseconds: whole_ms is not written",
         );
     }
+    // Polly and tenacity write a linear wait (equal steps summed) and note any other sum.
+    if p.policy.backoff.ceiling_sum && !matches!(to, "polly" | "tenacity") {
+        notes.add(
+            "ceiling_sum",
+            "the format's waits grow by the multiplier, not as a sum of the steps so far: ceiling_sum is not written, so each wait is the last step alone",
+        );
+    }
     let (format, text) = match to {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),

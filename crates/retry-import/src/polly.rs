@@ -393,10 +393,17 @@ fn backoff(
             out.set("multiplier", "2");
         }
         ("Exponential", true) => out.set("backoff", "decorrelated-v2"),
-        ("Linear", _) => return Err(ImportError::new(
-            field(at, "BackoffType"),
-            "Linear, (n + 1) x Delay, has nothing close in the lab: use Constant or Exponential",
-        )),
+        // (n + 1) x Delay: the sum of n + 1 equal steps.
+        ("Linear", jitter) => {
+            out.set("backoff", "exponential");
+            out.set("multiplier", "1");
+            out.set("ceiling_sum", "true");
+            if jitter {
+                out.set("jitter", "mult");
+                out.set("jitter_lo", "0.75");
+                out.set("jitter_hi", "1.25");
+            }
+        }
         (other, _) => {
             return Err(ImportError::new(
                 field(at, "BackoffType"),
@@ -407,10 +414,13 @@ fn backoff(
             ))
         }
     }
-    if cap.is_none() && kind == "Exponential" {
+    if cap.is_none() && kind != "Constant" {
         out.warn(
             field(at, "MaxDelay"),
-            "absent: nothing caps the exponential wait; the lab caps it at 24 h",
+            format!(
+                "absent: nothing caps the {} wait; the lab caps it at 24 h",
+                kind.to_lowercase()
+            ),
         );
     }
     // A fixed wait has no cap of its own: its top is its spread's, unless MaxDelay is lower.

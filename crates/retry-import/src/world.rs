@@ -119,6 +119,7 @@ fn every_world_file_imports_to_the_schedule_its_system_runs() {
     );
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let entries = manifest["files"].as_array().unwrap();
+    assert!(entries.len() >= 150, "{} files", entries.len());
     let wrong: Vec<String> = entries.iter().filter_map(check).collect();
     assert!(
         wrong.is_empty(),
@@ -136,7 +137,7 @@ fn every_world_file_imports_to_the_schedule_its_system_runs() {
                     .is_some_and(|p| p.starts_with(&format!("{f}/")))
             })
             .count();
-        assert!(n >= 10, "{f}: {n} files");
+        assert!(n >= 15, "{f}: {n} files");
     }
     for e in entries {
         assert!(

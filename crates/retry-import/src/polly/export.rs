@@ -31,9 +31,13 @@ fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
             hi_milli: 1250
         }
     );
+    // Linear, (n + 1) x Delay, is the exponential kind summing equal steps.
+    let linear =
+        kind == "exponential" && b.ceiling_sum && (b.multiplier - 1.0).abs() < f64::EPSILON;
     let (ty, jitter) = match kind.as_str() {
         "none" => ("Constant", false),
         "constant" => ("Constant", polly_jitter),
+        "exponential" if linear => ("Linear", polly_jitter),
         "exponential" => ("Exponential", false),
         "decorrelated-v2" => ("Exponential", true),
         other => {
@@ -41,15 +45,19 @@ fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
             ("Exponential", true)
         }
     };
-    if kind == "exponential" && (b.multiplier - 2.0).abs() > f64::EPSILON {
+    if kind == "exponential" && !linear && (b.multiplier - 2.0).abs() > f64::EPSILON {
         notes.add(
             "multiplier",
             "Polly's exponential backoff doubles: the multiplier is not written",
         );
     }
+    if kind == "exponential" && !linear && b.ceiling_sum {
+        notes.add("ceiling_sum", "Polly's exponential wait is base x 2^n, not a sum of the steps so far: ceiling_sum is not written");
+    }
+    let jitter_written = polly_jitter && (kind == "constant" || linear);
     if matches!(kind.as_str(), "constant" | "exponential")
         && b.jitter != Jitter::None
-        && !polly_jitter
+        && !jitter_written
     {
         notes.add("jitter", "Polly's jitter is +-25% (a constant wait) or its decorrelated jitter V2 (an exponential one): the link's jitter is not written");
     }

@@ -82,11 +82,6 @@ fn bad_options_are_one_line_naming_the_field() {
             "[1, 999]",
         ),
         (
-            r#"{"Retry": {"BackoffType": "Linear"}}"#,
-            "Retry:BackoffType",
-            "nothing close",
-        ),
-        (
             r#"{"Retry": {"BackoffType": "Fibonacci"}}"#,
             "Retry:BackoffType",
             "accepted Constant",
@@ -183,5 +178,46 @@ fn a_pipelines_own_timeout_is_read_and_unknown_keys_are_named() {
         i.link.contains("attempt_timeout=10s&deadline=30s"),
         "{}",
         i.link
+    );
+}
+
+/// Polly's Linear waits (n + 1) x Delay (RetryHelper.GetRetryDelayCore), spread by +-25% with
+/// jitter and capped by MaxDelay afterwards; it exports as Linear again.
+#[test]
+fn linear_waits_grow_by_delay_and_round_trip() {
+    let text = r#"{"Retry": {"MaxRetryAttempts": 3, "BackoffType": "Linear", "UseJitter": true, "Delay": "00:00:00.200", "MaxDelay": "00:00:00.500"}}"#;
+    let i = crate::import(text.as_bytes(), &crate::Options::default()).unwrap();
+    let p: retry_model::Params = i.link.parse().unwrap();
+    let mut one = p.clone();
+    one.clients = 1;
+    let s = retry_model::schedule(&one).unwrap();
+    let ranges: Vec<(u64, u64)> = s
+        .retries
+        .iter()
+        .map(|r| (r.low.0 / 1000, r.ceiling.0 / 1000))
+        .collect();
+    assert_eq!(ranges, [(150, 250), (300, 500), (450, 500)]);
+    let out = crate::export(&i.link, "polly").unwrap();
+    assert!(
+        out.text.contains("\"BackoffType\": \"Linear\""),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.notes
+            .iter()
+            .all(|n| n.key != "jitter" && n.key != "multiplier"),
+        "{:?}",
+        out.notes.iter().map(|n| n.key).collect::<Vec<_>>()
+    );
+    let again = crate::import(out.text.as_bytes(), &crate::Options::default()).unwrap();
+    assert_eq!(
+        again
+            .link
+            .parse::<retry_model::Params>()
+            .unwrap()
+            .policy
+            .backoff,
+        p.policy.backoff
     );
 }

@@ -56,7 +56,20 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
             format!("wait_exponential_jitter({exp}, jitter={add})"),
             vec!["wait_exponential_jitter"],
         ),
-        ("exponential", _) => (format!("wait_exponential({exp})"), vec!["wait_exponential"]),
+        // Equal steps summed: wait_incrementing's start + increment x (n - 1).
+        ("exponential", "none") if linear(p) => (
+            format!(
+                "wait_incrementing(start={}, increment={base}, max={cap})",
+                py_secs(Micros(b.base.0.saturating_mul(u64::from(b.first_exp) + 1)))
+            ),
+            vec!["wait_incrementing"],
+        ),
+        ("exponential", _) => {
+            if b.ceiling_sum {
+                notes.add("ceiling_sum", "tenacity's exponential wait is multiplier x exp_base^n, not a sum of the steps so far: ceiling_sum is not written");
+            }
+            (format!("wait_exponential({exp})"), vec!["wait_exponential"])
+        }
         ("full", _) => {
             if b.floor != Micros::ZERO {
                 notes.add("floor", "tenacity's min raises the low end of the draw, U(min, ceiling), where the lab raises a shorter wait to the floor: the range is the same, the spread is not");
@@ -73,10 +86,17 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
     Ok(w)
 }
 
+/// Whether the link's wait is linear (`multiplier=1&ceiling_sum=true`), which
+/// `wait_incrementing` writes with its `first_exp` in `start`.
+fn linear(p: &Params) -> bool {
+    let b = &p.policy.backoff;
+    b.ceiling_sum && (b.multiplier - 1.0).abs() < f64::EPSILON && b.floor == Micros::ZERO
+}
+
 /// Notes for the keys tenacity cannot say.
 fn notes_for(p: &Params, notes: &mut Notes) {
     let pol = &p.policy;
-    if pol.backoff.first_exp != 0 {
+    if pol.backoff.first_exp != 0 && !(linear(p) && get(p, "jitter") == "none") {
         notes.add(
             "first_exp",
             "tenacity's first retry waits the multiplier: first_exp is not written",

@@ -196,8 +196,8 @@ fn sums_jitter_and_refusals_follow_tenacitys_formulas() {
         ),
         (
             "@retry(wait=wait_incrementing(1, 2))\ndef f(): pass",
-            "f: wait",
-            "wait_incrementing",
+            "f: wait.wait_incrementing",
+            "whole multiple of increment",
         ),
         (
             "@retry(wait=wait_fixed(1) + wait_exponential())\ndef f(): pass",
@@ -288,4 +288,58 @@ fn assigned_policies_constants_and_callbacks_are_read() {
         &Options::default()
     )
     .is_err());
+}
+
+/// `wait_incrementing(start, increment, max)` waits `start + increment x (n - 1)`, at most
+/// `max` (tenacity/wait.py): read exactly where `start` is a whole multiple of `increment`,
+/// refused by name where it is not, and written back as `wait_incrementing`.
+#[test]
+fn wait_incrementing_is_read_where_the_lab_draws_it_exactly() {
+    let policy = |w: &str| {
+        format!("from tenacity import *\n\n@retry(stop=stop_after_attempt(5), wait={w})\ndef f():\n    ...\n")
+    };
+    let i = import(
+        policy("wait_incrementing(start=2, increment=1, max=4)").as_bytes(),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        ranges(&i.link),
+        [(2000, 2000), (3000, 3000), (4000, 4000), (4000, 4000)]
+    );
+    let i = import(
+        policy("wait_incrementing(0.5, 0.5)").as_bytes(),
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        ranges(&i.link),
+        [(500, 500), (1000, 1000), (1500, 1500), (2000, 2000)]
+    );
+    let out = crate::export(&i.link, "tenacity").unwrap();
+    assert!(
+        out.text
+            .contains("wait_incrementing(start=0.5, increment=0.5, max=86400)"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.notes.is_empty()
+            || out
+                .notes
+                .iter()
+                .all(|n| n.key != "first_exp" && n.key != "ceiling_sum")
+    );
+    let again = import(out.text.as_bytes(), &Options::default()).unwrap();
+    assert_eq!(ranges(&again.link), ranges(&i.link));
+    for w in [
+        "wait_incrementing(start=1, increment=2)",
+        "wait_incrementing(increment=2)",
+        "wait_incrementing(2, 1) + wait_fixed(1)",
+        "wait_chain(wait_fixed(1))",
+    ] {
+        let e = import(policy(w).as_bytes(), &Options::default()).unwrap_err();
+        assert!(e.field.contains("wait"), "{w}: {e}");
+        assert!(e.to_string().contains("nothing close"), "{w}: {e}");
+    }
 }

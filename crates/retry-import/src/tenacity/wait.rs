@@ -28,6 +28,8 @@ struct Sum {
     /// `wait_random(min, max)`s, added.
     random: Option<(f64, f64)>,
     exp: Option<Exp>,
+    /// `wait_incrementing(start, increment, max)`, in seconds.
+    incrementing: Option<(f64, f64, Option<f64>)>,
 }
 
 /// The argument `key` (or at `pos`) as a number of seconds, or `default`.
@@ -79,6 +81,17 @@ impl Sum {
                 }
                 self.exp = Some(exponential(c, kind, at)?);
             }
+            "wait_incrementing" => {
+                let max = match c.arg(2, "max") {
+                    None => None,
+                    Some(_) => Some(num(c, 2, "max", 0.0, at)?),
+                };
+                let (start, step) = (
+                    num(c, 0, "start", 0.0, at)?,
+                    num(c, 1, "increment", 100.0, at)?,
+                );
+                self.incrementing = Some((start, step, max));
+            }
             other => return Err(refused(at, other)),
         }
         Ok(())
@@ -117,7 +130,7 @@ fn exponential(c: &Call, kind: &'static str, at: &str) -> Result<Exp, ImportErro
 fn refused(at: &str, what: &str) -> ImportError {
     ImportError::new(
         at,
-        format!("'{what}' has nothing close in the lab: accepted wait_none, wait_fixed, wait_random, wait_exponential, wait_random_exponential, wait_exponential_jitter, and sums of a wait_fixed or an exponential wait with a wait_random"),
+        format!("'{what}' has nothing close in the lab: accepted wait_none, wait_fixed, wait_random, wait_exponential, wait_random_exponential, wait_exponential_jitter, wait_incrementing, and sums of a wait_fixed or an exponential wait with a wait_random"),
     )
 }
 
@@ -131,6 +144,15 @@ pub(crate) fn wait(e: Option<&Expr>, at: &str, out: &mut Out) -> Result<(), Impo
             "absent: tenacity's default is wait_none(), so every retry goes at once",
         ),
     }
+    if let Some(inc) = sum.incrementing {
+        if sum.exp.is_some() || sum.fixed != 0.0 || sum.random.is_some() {
+            return Err(ImportError::new(
+                at,
+                "wait_incrementing added to another wait: nothing close in the lab",
+            ));
+        }
+        return incrementing(inc, &format!("{at}.wait_incrementing"), out);
+    }
     match sum.exp {
         None => constant(&sum, at, out),
         Some(x) => {
@@ -143,6 +165,42 @@ pub(crate) fn wait(e: Option<&Expr>, at: &str, out: &mut Out) -> Result<(), Impo
             exp_keys(x, sum.random, at, out)
         }
     }
+}
+
+/// `wait_incrementing`: `start + increment x (n - 1)` seconds before retry n, at most `max`.
+/// The lab's linear wait, equal steps summed (`multiplier=1&ceiling_sum=true`), gives
+/// `increment x (first_exp + n)`: exact when `start` is a whole multiple of `increment`.
+fn incrementing(
+    (start, step, max): (f64, f64, Option<f64>),
+    field: &str,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let cap = match max {
+        Some(m) if m <= 86_400.0 => secs(m, &format!("{field}.max"))?,
+        _ => LONGEST,
+    };
+    let whole =
+        step > 0.0 && start >= step && (start / step).fract() == 0.0 && start / step <= 64.0;
+    if !whole {
+        return Err(ImportError::new(
+            field,
+            format!("start {start} s, increment {step} s: the lab's linear wait is increment x (k + n) for a whole k of at least 1, so start must be a whole multiple of increment (1 to 64 times); waits of 0, increment, 2 x increment... have nothing close"),
+        ));
+    }
+    out.set("backoff", "exponential");
+    out.set("multiplier", "1");
+    out.set("ceiling_sum", "true");
+    out.set("first_exp", format!("{}", (start / step) as u32 - 1));
+    out.set(
+        "base",
+        secs(step, &format!("{field}.increment"))?
+            .min(cap)
+            .to_string(),
+    );
+    out.set("cap", cap.max(Micros(1)).to_string());
+    out.set("floor", "0ms");
+    out.set("jitter", "none");
+    Ok(())
 }
 
 /// A wait with no exponential term: none, fixed, or fixed plus random.
