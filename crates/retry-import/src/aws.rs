@@ -139,6 +139,16 @@ fn profile(text: &str, opts: &Options, out: &mut Out) -> Result<Settings, Import
         at: at.clone(),
         ..Settings::default()
     };
+    // botocore reads a profile's other keys for other settings and ignores the rest: a key
+    // spelt close to a retry setting is one that does nothing.
+    for (k, _) in chosen.2.iter() {
+        let near = ["retry_mode", "max_attempts"]
+            .into_iter()
+            .find(|r| k != *r && strsim::jaro_winkler(k, r) >= 0.9);
+        if let Some(r) = near {
+            out.warn(format!("{at} {k}"), format!("not a key botocore reads: it is ignored, so it does nothing; the nearest real key is {r}"));
+        }
+    }
     if let Some(v) = chosen.2.get("retry_mode") {
         s.mode = Some(mode(v, &format!("{at} retry_mode"))?);
     }

@@ -259,30 +259,27 @@ pub(crate) fn go_duration(v: &Value, field: &str) -> Result<Micros, ImportError>
 
 /// Warns on each key of `map` that is not among `known` (a format's fields), naming the nearest
 /// real one: a key a format does not have is ignored by it, so the setting silently does
-/// nothing there (`Backoff` for `BackoffType`).
-pub(crate) fn unknown_keys(map: &Map<String, Value>, known: &[&str], at: &str, out: &mut Out) {
+/// nothing there (`Backoff` for `BackoffType`). Keys compare as Spring's relaxed binding and
+/// .NET's and Go's JSON do: case, `-` and `_` aside. `field` names a key where it was found.
+pub(crate) fn unknown_keys(
+    map: &Map<String, Value>,
+    known: &[&str],
+    field: &dyn Fn(&str) -> String,
+    out: &mut Out,
+) {
+    let norm = |k: &str| k.replace(['-', '_'], "").to_ascii_lowercase();
     for k in map.keys() {
-        if known.iter().any(|n| n.eq_ignore_ascii_case(k)) {
+        if known.iter().any(|n| norm(n) == norm(k)) {
             continue;
         }
         let nearest = known
             .iter()
-            .map(|n| {
-                (
-                    strsim::jaro_winkler(&k.to_ascii_lowercase(), &n.to_ascii_lowercase()),
-                    n,
-                )
-            })
+            .map(|n| (strsim::jaro_winkler(&norm(k), &norm(n)), n))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, n)| *n)
             .unwrap_or("");
-        let field = if at.is_empty() {
-            k.clone()
-        } else {
-            format!("{at}:{k}")
-        };
         out.warn(
-            field,
+            field(k),
             format!("not a key of this format: it is ignored, so it does nothing; the nearest real key is {nearest}"),
         );
     }

@@ -194,6 +194,8 @@ fn no_retry(at: &str, istio: bool, out: &mut Out) -> Result<(), ImportError> {
 /// `codes` and `backoff`, the base of Envoy's full jitter (cap 10 x base).
 fn retry(r: &Map<String, Value>, at: &str, istio: bool, out: &mut Out) -> Result<(), ImportError> {
     let field = |k: &str| format!("{at}.{k}");
+    // HTTPRouteRetry's fields (apis/v1/httproute_types.go).
+    crate::common::unknown_keys(r, &["codes", "attempts", "backoff"], &field, out);
     let who = if istio { "Istio" } else { "Envoy Gateway" };
     let n = match r.get("attempts") {
         Some(v) => count(v, &field("attempts"), "a whole number of retries")?,

@@ -280,6 +280,20 @@ fn attempts(p: &Map<String, Value>, field: &str, out: &mut Out) -> Result<u64, I
 /// `retryPolicy`: exponential backoff with A6's 2024 jitter, and the codes retried.
 fn retry_policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
     let field = format!("{at}.retryPolicy");
+    // grpc-go's JSON ignores a field it does not have (any case).
+    crate::common::unknown_keys(
+        r,
+        &[
+            "maxAttempts",
+            "initialBackoff",
+            "maxBackoff",
+            "backoffMultiplier",
+            "retryableStatusCodes",
+            "perAttemptRecvTimeout",
+        ],
+        &|k| format!("{field}.{k}"),
+        out,
+    );
     let n = attempts(r, &field, out)?;
     let need = |k: &str| {
         r.get(k)

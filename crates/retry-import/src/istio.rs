@@ -168,6 +168,20 @@ fn retries(
     out: &mut Out,
 ) -> Result<(), ImportError> {
     let field = |k: &str| format!("{at}.{k}");
+    // HTTPRetry's fields (virtual_service.proto); the CRD's schema prunes or refuses another.
+    crate::common::unknown_keys(
+        r,
+        &[
+            "attempts",
+            "perTryTimeout",
+            "retryOn",
+            "retryRemoteLocalities",
+            "retryIgnorePreviousHosts",
+            "backoff",
+        ],
+        &field,
+        out,
+    );
     let n = match r.get("attempts") {
         Some(v) => count(v, &field("attempts"), "a whole number of retries")?,
         None => {

@@ -82,6 +82,26 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
         .unwrap_or_default();
     let get = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
     let field = |k: &str| format!("{at}: {k}");
+    // Linkerd reads these annotations and ignores another under its prefixes.
+    let ours: serde_json::Map<String, Value> = a
+        .iter()
+        .filter(|(k, _)| k.starts_with("retry.linkerd.io/") || k.starts_with("timeout.linkerd.io/"))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    crate::common::unknown_keys(
+        &ours,
+        &[
+            "retry.linkerd.io/http",
+            "retry.linkerd.io/grpc",
+            "retry.linkerd.io/limit",
+            "retry.linkerd.io/timeout",
+            "timeout.linkerd.io/request",
+            "timeout.linkerd.io/response",
+            "timeout.linkerd.io/idle",
+        ],
+        &field,
+        out,
+    );
     let limit = match a.get("retry.linkerd.io/limit") {
         Some(v) => {
             let n = v

@@ -84,7 +84,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let standard =
         section.contains_key("Retry") && section.keys().all(|k| STANDARD.contains(&k.as_str()));
     if section.contains_key("Retry") && !standard {
-        crate::common::unknown_keys(section, &PIPELINE, at, &mut out);
+        crate::common::unknown_keys(section, &PIPELINE, &|k| field(at, k), &mut out);
     }
     let retry = match section.get("Retry") {
         Some(r) => object(r, &field(at, "Retry"))?,
@@ -309,7 +309,7 @@ fn pipeline_timeout(t: &Value, at: &str, out: &mut Out) -> Result<(), ImportErro
 /// The retry strategy's options.
 fn policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
     let f = |k: &str| field(at, k);
-    crate::common::unknown_keys(r, &RETRY_OPTIONS, at, out);
+    crate::common::unknown_keys(r, &RETRY_OPTIONS, &|k| field(at, k), out);
     let n = match r.get("MaxRetryAttempts") {
         Some(v) => v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).filter(|n| (1..=999).contains(n)).ok_or_else(|| ImportError::new(f("MaxRetryAttempts"), format!("'{}' is not a whole number in [1, 999] (Polly needs at least 1; the lab runs at most 1000 attempts)", short(&v.to_string()))))?,
         None => 3,

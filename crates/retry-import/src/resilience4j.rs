@@ -17,6 +17,30 @@ mod wait;
 pub(crate) use export::export;
 
 /// Reads one retry instance.
+/// The properties of a retry instance (resilience4j-framework-common
+/// `CommonRetryConfigurationProperties.InstanceProperties`, 2.x, with 1.x's `maxRetryAttempts`).
+const INSTANCE_KEYS: &[&str] = &[
+    "maxAttempts",
+    "maxRetryAttempts",
+    "waitDuration",
+    "baseConfig",
+    "retryExceptionPredicate",
+    "resultPredicate",
+    "retryExceptions",
+    "ignoreExceptions",
+    "enableExponentialBackoff",
+    "exponentialBackoffMultiplier",
+    "exponentialMaxWaitDuration",
+    "enableRandomizedWait",
+    "randomizedWaitFactor",
+    "failAfterMaxAttempts",
+    "intervalBiFunction",
+    "eventConsumerBufferSize",
+    "consumeResultBeforeRetryAttempt",
+    "writableStackTraceEnabled",
+    "enableIntervalBiFunction",
+];
+
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let docs: Vec<Value> = yaml::documents(text)?.into_iter().map(expand).collect();
     let root = docs
@@ -57,6 +81,10 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         );
     }
     let field = |k: &str| format!("{at}.{k}");
+    // CommonRetryConfigurationProperties.InstanceProperties: Spring's binder ignores another key.
+    if let Some(m) = inst.as_object() {
+        crate::common::unknown_keys(m, INSTANCE_KEYS, &field, &mut out);
+    }
     let key = |k: &str| read(inst, k).or_else(|| base.and_then(|b| read(b, k)));
     // 1.x: `maxRetryAttempts` is the deprecated name of `maxAttempts` (both total attempts).
     let legacy = key("maxRetryAttempts").filter(|_| v1 && key("maxAttempts").is_none());

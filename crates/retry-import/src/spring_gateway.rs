@@ -68,6 +68,23 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     }
     let a = &f.args;
     let field = |k: &str| format!("{}.args.{k}", f.at);
+    // RetryGatewayFilterFactory.RetryConfig's properties (WebMVC's are a subset).
+    crate::common::unknown_keys(
+        a,
+        &[
+            "retries",
+            "statuses",
+            "series",
+            "methods",
+            "exceptions",
+            "backoff",
+            "timeout",
+            "jitter",
+            "cacheBody",
+        ],
+        &field,
+        &mut out,
+    );
     let n = match read_arg(a, "retries") {
         Some(v) => v
             .as_u64()

@@ -103,3 +103,34 @@ fn fields_of_every_format_name_their_link_key() {
         assert_eq!(crate::key_of(field), key, "{field}");
     }
 }
+
+/// A key the format does not have is a warning naming the key and the nearest real one, in
+/// every format that ignores such a key (Envoy refuses it instead, as its parser does).
+#[test]
+fn a_misspelt_key_is_named_with_the_nearest_real_one() {
+    let cases: [(&str, &str, &str); 8] = [
+        ("apiVersion: networking.istio.io/v1\nkind: VirtualService\nspec:\n  http:\n  - route: [{destination: {host: a}}]\n    retries: {attempts: 2, perTryTimout: 1s}\n", "perTryTimout", "perTryTimeout"),
+        ("resilience4j:\n  retry:\n    instances:\n      a: {maxAttempts: 3, waitDurtion: 1s}\n", "waitDurtion", "waitDuration"),
+        ("spring:\n  cloud:\n    gateway:\n      routes:\n      - id: a\n        filters:\n        - name: Retry\n          args: {retries: 2, seriess: SERVER_ERROR}\n", "seriess", "series"),
+        ("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: a}\nspec:\n  rules:\n  - retry: {attempts: 2, backof: 1s}\n", "backof", "backoff"),
+        ("apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  annotations:\n    retry.linkerd.io/http: 5xx\n    retry.linkerd.io/limt: \"3\"\n", "retry.linkerd.io/limt", "retry.linkerd.io/limit"),
+        ("[default]\nretry_mode = standard\nmax_atempts = 5\n", "max_atempts", "max_attempts"),
+        (r#"{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"], "perAttemptRecvTimout": "1s"}}]}"#, "perAttemptRecvTimout", "perAttemptRecvTimeout"),
+        (r#"{"Resilience": {"Retry": {"MaxRetryAttempts": 2, "Backoff": "Linear"}}}"#, "Backoff", "BackoffType"),
+    ];
+    for (text, bad, nearest) in cases {
+        let i = crate::import(text.as_bytes(), &crate::Options::default())
+            .unwrap_or_else(|e| panic!("{bad}: {e}"));
+        let w = i
+            .warnings
+            .iter()
+            .find(|w| w.field.ends_with(bad))
+            .unwrap_or_else(|| panic!("{bad}: no warning in {:?}", i.warnings));
+        assert!(
+            w.text
+                .ends_with(&format!("the nearest real key is {nearest}")),
+            "{}",
+            w.text
+        );
+    }
+}
