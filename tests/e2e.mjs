@@ -1129,12 +1129,20 @@ try {
       assert.equal(await shows(page, '#tiles'), false, `${l.id}: the tiles wait for the guess`);
       assert.equal(await shows(page, '#compare'), false, `${l.id}: the before/after table waits for the guess`);
       if (/\d/.test(said.answer)) assert.ok(!before.includes(said.answer), `${l.id}: '${said.answer}' shows before the guess`);
-      await page.fill('#lesson-guess', '1');
+      // The unit sits beside the field; the answer typed as the page shows it (a number with
+      // its unit, or the word) is judged right, in the CLI's words.
+      assert.equal(await page.locator('#lesson-unit').innerText(), said.unit, `${l.id}: the unit beside the field`);
+      const typed = /^-?[\d.]+$/.test(said.exact) ? said.answer : said.exact;
+      await page.fill('#lesson-guess', typed);
       await page.click('#lesson-commit');
       await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
       const result = await page.locator('#lesson-result').innerText();
       assert.ok(result.includes(`The lab: ${said.answer}.`), `${l.id}: ${result} against the CLI's ${said.answer}`);
-      assert.ok(page.url().includes('guess=1'), `${l.id}: the guess is in the link`);
+      assert.ok(result.endsWith('Right.'), `${l.id}: '${typed}' is the answer as shown: ${result}`);
+      const judged = cliAnswer(`lesson=${l.id}&guess=${encodeURIComponent(typed)}`);
+      assert.equal(judged.right, true, `${l.id}: the CLI judges '${typed}' right too`);
+      assert.equal(await page.locator('#lesson-guess').inputValue(), typed, `${l.id}: the field keeps the guess`);
+      assert.ok(page.url().includes(`guess=${encodeURIComponent(typed)}`), `${l.id}: the guess is in the link: ${page.url()}`);
       await page.reload();
       await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
       assert.deepEqual(errors, [], l.id);
@@ -1152,6 +1160,15 @@ try {
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
     assert.equal(await page.locator('#lesson-result').innerText(), `Your guess: 50 %. The lab: ${said.answer}. Not quite: look again at the view.`);
+    // A guess the link refuses gets one line naming the field, and stays in the field as typed.
+    const long = 'a much too long guess, past forty characters';
+    await page.fill('#lesson-guess', long);
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /guess/.test(document.getElementById('errors').textContent));
+    assert.equal(await page.locator('#lesson-guess').inputValue(), long, 'the refused guess stays in the field');
+    await page.fill('#lesson-guess', said.answer);
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /Right\.$/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
     // A question is shown as text, never as markup.
     await page.goto(BASE + '/?preset=payments-none&ask=attempts&q=%3Cb%3Ebold%3C%2Fb%3E');
     await page.waitForSelector('body[data-ready="true"]');

@@ -65,6 +65,13 @@ pub fn cmd_answer(query: &str, fmt: &str) -> Result<String, String> {
     let _ = writeln!(out, "question  {}", ex.question);
     let _ = writeln!(out, "answer    {}", said.shown);
     let _ = writeln!(out, "exact     {}{}", said.compared, unit_suffix(ex.unit));
+    if let Some(g) = &p.guess {
+        let _ = writeln!(
+            out,
+            "guess     {}",
+            retry_model::verdict(g, ex.unit, &said.shown, &said.compared).0
+        );
+    }
     Ok(out)
 }
 

@@ -116,7 +116,7 @@ mod tests {
         let s = retry_model::sim::simulate(&p).unwrap().summary;
         let (shown, cmp) = answer_of(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!(shown, "27 calls");
-        assert!(Lesson::right(&cmp, "27"));
+        assert!(Lesson::right(&cmp, "", "27"));
         assert_eq!(
             answer_of(&l, None, None, &t, None),
             None,
@@ -242,7 +242,7 @@ mod tests {
         let s = retry_model::sim::simulate(&p).unwrap().summary;
         let (shown, cmp) = answer_of(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!((shown.as_str(), cmp.as_str()), ("no", "no"));
-        assert!(Lesson::right(&cmp, "No"));
-        assert!(!Lesson::right(&cmp, "yes"));
+        assert!(Lesson::right(&cmp, "", "No"));
+        assert!(!Lesson::right(&cmp, "", "yes"));
     }
 }

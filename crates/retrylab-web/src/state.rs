@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27");
         assert!(s.update(Msg::Set("guess", "27".into())));
         assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27&guess=27");
-        assert!(!s.update(Msg::Set("guess", "2 7".into())));
+        assert!(!s.update(Msg::Set("guess", "2 < 7".into())));
         assert_eq!(s.errors[0].field, "guess");
         assert!(s.update(Msg::Lesson(String::new())));
         assert_eq!(s.link(), "v=1");

@@ -645,6 +645,12 @@ pub struct AnswerDoc {
     pub exact: String,
     /// The unit of a number answer ("" for a word).
     pub unit: &'static str,
+    /// The link's guess, if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess: Option<String>,
+    /// Whether the guess is right (`judge`), if the link has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub right: Option<bool>,
 }
 
 impl AnswerDoc {
@@ -657,6 +663,11 @@ impl AnswerDoc {
             answer: said.shown.clone(),
             exact: said.compared.clone(),
             unit: ex.unit,
+            guess: p.guess.clone(),
+            right: p
+                .guess
+                .as_deref()
+                .map(|g| crate::judge(&said.compared, ex.unit, g)),
         }
     }
 }

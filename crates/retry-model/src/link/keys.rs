@@ -758,7 +758,7 @@ pub static TABLE: &[Key] = &[
         Control::Number, "Clients", Group::Schedule),
     key!("lesson", "none", Domain::Choice(&super::lesson::MENU), "", Applies::ALL,
         "show this lesson: what to look for, and its question before the run"),
-    key!("guess", "none", Domain::List("the reader's answer: a number, or one of the question's choices (up to 40 letters, digits, '.', '-')"), "", Applies::ALL,
+    key!("guess", "none", Domain::List("the reader's answer: a number with or without its unit (3.6 s, 3600ms, 91.7 %, 0.917), or one of the question's choices (up to 40 letters, digits, spaces, '.', '-', '+', '%')"), "", Applies::ALL,
         "the reader's answer to the lesson's question; the run is shown once it is given"),
     key!("ask", "none", Domain::List("what the link asks before it shows its answer: a run's metric (amplification, success_rate, p99_ms, recovered, ...), least:, most:, same: or helps: and a metric over a sweep's rows, remaining_at:<n> or made:<n> for the traced request, or outlasts_mixing"), "", Applies::ALL,
         "turns the link into an exercise: the page hides this figure until the reader has guessed, and `retrylab answer` prints it",

@@ -406,14 +406,9 @@ impl Lesson {
         LESSONS.into_iter().find(|l| l.id == id)
     }
 
-    /// Whether `guess` matches `answer`: a choice exactly (case aside), a number within 5% (or
-    /// 0.5 of a whole-number answer, whichever is wider).
-    pub fn right(answer: &str, guess: &str) -> bool {
-        use crate::retry::text::decimal_f64;
-        match (decimal_f64(answer), decimal_f64(guess.trim())) {
-            (Some(a), Some(g)) => (a - g).abs() <= (a.abs() * 0.05).max(0.5),
-            _ => answer.eq_ignore_ascii_case(guess.trim()),
-        }
+    /// Whether `guess` matches `answer` in `unit`: see [`crate::judge`].
+    pub fn right(answer: &str, unit: &str, guess: &str) -> bool {
+        super::guess::judge(answer, unit, guess)
     }
 }
 
@@ -438,7 +433,7 @@ mod tests {
     fn a_guess_needs_a_lesson_and_is_checked() {
         let e = "guess=3".parse::<Params>().unwrap_err();
         assert_eq!(e.field, "guess");
-        assert!("lesson=stack-27&preset=layers-333&guess=a%20b"
+        assert!("lesson=stack-27&preset=layers-333&guess=a%3Cb"
             .parse::<Params>()
             .is_err());
         let none: Params = "preset=layers-333&lesson=stack-27&guess=none"
@@ -446,11 +441,11 @@ mod tests {
             .unwrap();
         assert_eq!(none.guess, None, "guess=none is no guess, as the default");
         assert_eq!(none.to_string(), "v=1&preset=layers-333&lesson=stack-27");
-        assert!(Lesson::right("27", "27"));
-        assert!(Lesson::right("194.80", "190"));
-        assert!(!Lesson::right("194.80", "100"));
-        assert!(Lesson::right("full", " Full"));
-        assert!(!Lesson::right("full", "equal"));
+        assert!(Lesson::right("27", "", "27"));
+        assert!(Lesson::right("194.80", "", "190"));
+        assert!(!Lesson::right("194.80", "", "100"));
+        assert!(Lesson::right("full", "", " Full"));
+        assert!(!Lesson::right("full", "", "equal"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use budget_keys::{budget_of, set_budget_detail};
 pub mod client_table;
 pub mod clients;
 pub mod compare;
+pub mod guess;
 pub mod keys;
 pub mod layer_keys;
 pub mod lesson;
@@ -256,10 +257,10 @@ fn parse_guess(k: &Key, v: &str) -> Result<Option<String>, ConfigError> {
     let ok = !v.is_empty()
         && v.len() <= 40
         && v.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '%' | ' '));
     if !ok {
         return Err(k.error(format!(
-            "'{}' is not a guess: up to 40 letters, digits, '.' and '-'",
+            "'{}' is not a guess: up to 40 letters, digits, spaces, '.', '-', '+' and '%' (a number with its unit, such as 3.6 s or 91.7 %, or a word)",
             keys::shorten(v)
         )));
     }

@@ -21,21 +21,8 @@ fn lesson_result(
             None,
         ),
         (Some(g), Some(said), _) => {
-            let right = retry_model::Lesson::right(&said.compared, g);
-            let unit = if ex.unit.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", ex.unit)
-            };
-            let verdict = if right {
-                "Right."
-            } else {
-                "Not quite: look again at the view."
-            };
-            (
-                format!("Your guess: {g}{unit}. The lab: {}. {verdict}", said.shown),
-                Some(right),
-            )
+            let (line, right) = retry_model::verdict(g, ex.unit, &said.shown, &said.compared);
+            (line, Some(right))
         }
         (Some(g), None, _) => (
             format!("Your guess: {g}. The lab is working out its answer..."),
@@ -76,7 +63,12 @@ impl Panel for LessonPanel {
         if let Some(ask) = by_id("lesson-ask") {
             set_hidden(&ask, exercise.is_none());
         }
-        write_guess_field(p.guess.as_deref());
+        write_guess_field(
+            p.guess.as_deref(),
+            exercise.as_ref().map_or("", |e| e.question.as_str()),
+        );
+        // The unit the answer is in, beside the field (a guess may also carry its own).
+        set_text("lesson-unit", exercise.as_ref().map_or("", |e| e.unit));
         let (Some(result), Some(ex)) = (by_id("lesson-result"), exercise) else {
             set_text("lesson-result", "");
             return;
@@ -160,7 +152,11 @@ fn render_sheet(p: &retry_model::Params) {
 }
 
 /// The guess field shows the link's guess, unless the reader is typing in it.
-fn write_guess_field(guess: Option<&str>) {
+fn write_guess_field(guess: Option<&str>, question: &str) {
+    thread_local! {
+        /// The link's guess when the field was last written.
+        static WRITTEN: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    }
     let Some(input) = by_id("lesson-guess").and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
     else {
         return;
@@ -169,7 +165,16 @@ fn write_guess_field(guess: Option<&str>) {
         .and_then(|d| d.active_element())
         .map(|e| e.id())
         .unwrap_or_default();
-    if active != "lesson-guess" {
+    // Only a change of the question or the link's guess (a lesson opened, a link loaded)
+    // rewrites the field: a
+    // guess the link refused stays as typed beside its one-line message, never emptied.
+    let changed = WRITTEN.with(|w| {
+        let now = Some(format!("{question}\n{}", guess.unwrap_or("")));
+        let changed = *w.borrow() != now;
+        *w.borrow_mut() = now;
+        changed
+    });
+    if changed && active != "lesson-guess" {
         input.set_value(guess.unwrap_or(""));
     }
 }
