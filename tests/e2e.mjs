@@ -639,18 +639,18 @@ try {
 
   await check('a lesson asks first and runs after: the guess lives in the link and the lab\'s answer is shown beside it', async () => {
     const { page, context, errors } = await openPage();
-    await page.selectOption('#lesson-menu', 'stack-27');
-    await page.waitForFunction(() => location.search.includes('lesson=stack-27'));
-    assert.ok(page.url().endsWith('?v=1&preset=layers-333&lesson=stack-27'), page.url());
+    await page.selectOption('#lesson-menu', 'layers-three');
+    await page.waitForFunction(() => location.search.includes('lesson=layers-three'));
+    assert.ok(page.url().endsWith('?v=1&preset=layers-333&lesson=layers-three'), page.url());
     assert.match(await page.locator('#sim-status').innerText(), /^Answer the question first/);
     assert.equal(await attr(page, '#scenario-view', 'data-done'), 'false', 'nothing runs before the guess');
     await page.fill('#lesson-guess', '27');
     await page.click('#lesson-commit');
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
-    assert.ok(page.url().endsWith('&lesson=stack-27&guess=27'), page.url());
+    assert.ok(page.url().endsWith('&lesson=layers-three&guess=27'), page.url());
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
     assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 27 calls. The lab: 27 calls. Right.');
-    await page.screenshot({ path: join(ARTIFACTS, 'lesson-stack-27.png'), fullPage: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'lesson-layers-three.png'), fullPage: true });
     await page.reload();
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
@@ -667,13 +667,13 @@ try {
     await change(page, '#lesson-guess', 'a b');
     assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);
     // The cheat sheet's first statement: the answer is read from the sweep's rows.
-    await page.selectOption('#lesson-menu', 'burst-tie');
-    await page.waitForFunction(() => location.search.includes('lesson=burst-tie'));
+    await page.selectOption('#lesson-menu', 'burst-immediate');
+    await page.waitForFunction(() => location.search.includes('lesson=burst-immediate'));
     await page.fill('#lesson-guess', 'yes');
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
     assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: yes. The lab: yes (attempts: 5000, 5000). Right.');
-    await page.screenshot({ path: join(ARTIFACTS, 'lesson-burst-tie.png'), fullPage: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'lesson-burst-immediate.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -1129,6 +1129,12 @@ try {
       assert.equal(await shows(page, '#tiles'), false, `${l.id}: the tiles wait for the guess`);
       assert.equal(await shows(page, '#compare'), false, `${l.id}: the before/after table waits for the guess`);
       if (/\d/.test(said.answer)) assert.ok(!before.includes(said.answer), `${l.id}: '${said.answer}' shows before the guess`);
+      // Neither the id in the address nor the lead-in gives the answer away; what the run
+      // shows is said only after the guess.
+      const number = (said.answer.match(/^-?[\d.]+/) || [''])[0];
+      if (number.length > 1) assert.ok(!l.id.includes(number) && !page.url().includes(`lesson=${number}`), `${l.id}: the id holds the answer ${number}`);
+      if (l.after) assert.ok(!before.includes(l.after), `${l.id}: its after-text shows before the guess`);
+      assert.equal(await page.locator('#lesson-after').isVisible(), false, `${l.id}: the after-text waits for the guess`);
       // The unit sits beside the field; the answer typed as the page shows it (a number with
       // its unit, or the word) is judged right, in the CLI's words.
       assert.equal(await page.locator('#lesson-unit').innerText(), said.unit, `${l.id}: the unit beside the field`);
@@ -1142,6 +1148,7 @@ try {
       const judged = cliAnswer(`lesson=${l.id}&guess=${encodeURIComponent(typed)}`);
       assert.equal(judged.right, true, `${l.id}: the CLI judges '${typed}' right too`);
       assert.equal(await page.locator('#lesson-guess').inputValue(), typed, `${l.id}: the field keeps the guess`);
+      if (l.after) assert.equal(await page.locator('#lesson-after').innerText(), l.after, `${l.id}: what the run shows, after the guess`);
       assert.ok(page.url().includes(`guess=${encodeURIComponent(typed)}`), `${l.id}: the guess is in the link: ${page.url()}`);
       await page.reload();
       await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });

@@ -65,6 +65,9 @@ pub fn cmd_answer(query: &str, fmt: &str) -> Result<String, String> {
     let _ = writeln!(out, "question  {}", ex.question);
     let _ = writeln!(out, "answer    {}", said.shown);
     let _ = writeln!(out, "exact     {}{}", said.compared, unit_suffix(ex.unit));
+    if let Some(after) = p.lesson.map(|l| l.after).filter(|a| !a.is_empty()) {
+        let _ = writeln!(out, "shows     {after}");
+    }
     if let Some(g) = &p.guess {
         let _ = writeln!(
             out,
@@ -138,9 +141,9 @@ mod tests {
 
     #[test]
     fn answer_prints_what_a_link_asks_and_the_labs_figure() {
-        let d = json(&["answer", "lesson=stack-27", "--format", "json"]);
+        let d = json(&["answer", "lesson=layers-three", "--format", "json"]);
         assert_eq!(d["answer"], "27 calls");
-        assert_eq!(d["link"], "v=1&preset=layers-333&lesson=stack-27");
+        assert_eq!(d["link"], "v=1&preset=layers-333&lesson=layers-three");
         let d = json(&[
             "answer",
             "preset=chapter&ask=remaining_at:3",

@@ -112,7 +112,7 @@ mod tests {
         assert_eq!(answer_of(&l, None, None, &t, None).unwrap().0, "3600 ms");
         let (l, _, t) = open("fit-700ms");
         assert_eq!(answer_of(&l, None, None, &t, None).unwrap().1, "no");
-        let (l, p, t) = open("stack-27");
+        let (l, p, t) = open("layers-three");
         let s = retry_model::sim::simulate(&p).unwrap().summary;
         let (shown, cmp) = answer_of(&l, Some(&s), None, &t, None).unwrap();
         assert_eq!(shown, "27 calls");
@@ -189,7 +189,7 @@ mod tests {
     fn the_cheat_sheets_four_statements_hold_in_the_lab() {
         // 1: immediate and no-jitter exponential tie (5000 attempts each).
         assert_eq!(
-            swept("burst-tie"),
+            swept("burst-immediate"),
             ("yes (attempts: 5000, 5000)".into(), "yes".into())
         );
         // 2 and 3: when refusals are free, or capacity doubles, immediate retries finish first.

@@ -280,10 +280,13 @@ mod tests {
     #[test]
     fn a_lesson_opens_its_link_and_a_guess_goes_in_the_link() {
         let mut s = State::from_query("");
-        assert!(s.update(Msg::Lesson("stack-27".into())));
-        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27");
+        assert!(s.update(Msg::Lesson("layers-three".into())));
+        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=layers-three");
         assert!(s.update(Msg::Set("guess", "27".into())));
-        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=stack-27&guess=27");
+        assert_eq!(
+            s.link(),
+            "v=1&preset=layers-333&lesson=layers-three&guess=27"
+        );
         assert!(!s.update(Msg::Set("guess", "2 < 7".into())));
         assert_eq!(s.errors[0].field, "guess");
         assert!(s.update(Msg::Lesson(String::new())));

@@ -611,6 +611,8 @@ pub struct LessonDoc {
     title: &'static str,
     link: &'static str,
     look_for: &'static str,
+    /// What the run shows, said after the guess.
+    after: &'static str,
     question: Option<&'static str>,
     unit: &'static str,
 }
@@ -624,6 +626,7 @@ pub fn lessons() -> Vec<LessonDoc> {
             title: l.title,
             link: l.link,
             look_for: l.look_for,
+            after: l.after,
             question: l.question,
             unit: l.unit,
         })

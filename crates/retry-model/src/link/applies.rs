@@ -177,7 +177,7 @@ impl Params {
                 Some("has no effect unless budget_scope=tenant")
             }
             "guess" if self.exercise().is_none() => Some(
-                "has no effect without a question (lesson=stack-27, or ask=amplification, say)",
+                "has no effect without a question (lesson=layers-three, or ask=amplification, say)",
             ),
             "sheet_at" if self.sheet.is_none() => Some("has no effect without a sheet"),
             "q" if self.ask.is_none() => {

@@ -8,11 +8,11 @@
 //!
 //! ```
 //! use retry_model::{Lesson, Params};
-//! let l = Lesson::from_id("stack-27").unwrap();
+//! let l = Lesson::from_id("layers-three").unwrap();
 //! let p: Params = format!("{}&lesson={}&guess=9", l.link, l.id).parse().unwrap();
 //! assert_eq!(p.lesson, Some(l));
 //! assert_eq!(p.guess.as_deref(), Some("9"));
-//! assert_eq!(p.to_string(), "v=1&preset=layers-333&lesson=stack-27&guess=9");
+//! assert_eq!(p.to_string(), "v=1&preset=layers-333&lesson=layers-three&guess=9");
 //! ```
 
 use crate::sim::Metric;
@@ -186,8 +186,10 @@ pub struct Lesson {
     pub title: &'static str,
     /// The lesson's settings, as link text.
     pub link: &'static str,
-    /// What to look for, in a sentence or two.
+    /// What to look for, in a sentence or two: the set-up, never the answer.
     pub look_for: &'static str,
+    /// What the run shows, said once the reader has guessed ("" for nothing more).
+    pub after: &'static str,
     /// The question asked before the run is shown, if any.
     pub question: Option<&'static str>,
     /// Where its answer comes from.
@@ -203,6 +205,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Course project: the payments outage, before and after",
         link: "preset=payments-none&b.preset=payments-jitter",
         look_for: "During the 5 s outage side A (no backoff, up to 1000 attempts) sends far more attempts than there are checkouts, and keeps the server saturated after it ends; side B (2 attempts, full jitter) stays close to the offered load.",
+        after: "",
         question: Some("With no retry control (side A), how many attempts does each checkout make on average?"),
         answer: Some(Answer::Run(Metric::Amplification)),
         unit: "attempts per checkout",
@@ -211,7 +214,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "course-retry-on",
         title: "Course project, exercise 1: which failures to retry",
         link: "outcomes=400,ok&attempts=3",
-        look_for: "Retry what is transient (timeouts, a dropped connection, 503, 429); a 400 will fail the same way every time, so retrying it is pure waste. Try 503 or connect_timeout as the first outcome.",
+        look_for: "Which failures are worth a second attempt? The first attempt's outcome is set by `outcomes`; try 400, 503 or connect_timeout.",
+        after: "Retry what is transient (timeouts, a dropped connection, 503, 429); a 400 will fail the same way every time, so retrying it is pure waste.",
         question: Some("The first attempt gets 400 Bad Request. Is attempt 2 made? (yes or no)"),
         answer: Some(Answer::Made(2)),
         unit: "",
@@ -221,6 +225,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Course project, exercise 2: base from 100 ms to 2 s",
         link: "preset=payments-jitter&sweep.base=100ms..2000ms/100ms",
         look_for: "How amplification and the success rate move as the first wait grows, against the same 5 s outage.",
+        after: "",
         question: None,
         answer: None,
         unit: "",
@@ -230,6 +235,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Course project, exercise 3: an aggregate retry budget",
         link: "preset=payments-none&budget=ratio&b.preset=payments-none",
         look_for: "Side A is the storm with a retry budget that allows retries up to 20% of the traffic; side B is the storm without it. The budget caps the storm whatever the per-request limit says.",
+        after: "",
         question: Some("With the budget (side A), how many attempts does each checkout make on average?"),
         answer: Some(Answer::Run(Metric::Amplification)),
         unit: "attempts per checkout",
@@ -238,16 +244,18 @@ pub static LESSONS: [Lesson; 21] = [
         id: "burst-lab",
         title: "Cheat sheet: the burst lab, five kinds of backoff",
         link: "preset=burst-lab&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
-        look_for: "500 clients at once against a small server: without jitter they retry in lockstep; jitter spreads them so the server can keep up.",
+        look_for: "500 clients at once against a small server, with five kinds of backoff: compare the attempts and the completion time of each.",
+        after: "Without jitter the clients retry in lockstep; jitter spreads them so the server can keep up.",
         question: Some("Which kind of backoff makes the fewest attempts?"),
         answer: Some(Answer::Least(Metric::Attempts)),
         unit: "",
     },
     Lesson {
-        id: "burst-tie",
-        title: "Cheat sheet, statement 1: immediate and no-jitter exponential tie",
+        id: "burst-immediate",
+        title: "Cheat sheet, statement 1: immediate retries against exponential without jitter",
         link: "preset=burst-lab&sweep.backoff=none,exponential&sweep.plot=attempts,success_rate",
-        look_for: "Both send every client's attempts in the same ticks: 500 refusals at 0.1 slot each use the tick's 50 slots, so nobody is served, wave after identical wave. Waiting longer between identical waves changes when they end, not what they do.",
+        look_for: "500 clients at once against a small server: compare the two rows' attempts and success.",
+        after: "Both send every client's attempts in the same ticks: 500 refusals at 0.1 slot each use the tick's 50 slots, so nobody is served, wave after identical wave. Waiting longer between identical waves changes when they end, not what they do.",
         question: Some("Do immediate retries and exponential backoff without jitter make exactly the same number of attempts (yes or no)?"),
         answer: Some(Answer::Same(Metric::Attempts)),
         unit: "",
@@ -256,7 +264,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "burst-free-refusals",
         title: "Cheat sheet, statement 2: refusals that cost nothing",
         link: "preset=burst-lab&reject_cost=0&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
-        look_for: "With reject_cost=0 a refusal uses no capacity, so retrying at once no longer starves the server: compare the completion chart with the attempts chart, where jitter still makes fewer calls.",
+        look_for: "With reject_cost=0 a refusal uses no capacity: compare the completion chart with the attempts chart.",
+        after: "Retrying at once no longer starves the server, while jitter still makes fewer calls.",
         question: Some("With free refusals, which kind finishes the burst first?"),
         answer: Some(Answer::Least(Metric::CompletionMs)),
         unit: "",
@@ -265,16 +274,18 @@ pub static LESSONS: [Lesson; 21] = [
         id: "burst-capacity",
         title: "Cheat sheet, statement 3: twice the capacity",
         link: "preset=burst-lab&capacity=10000&sweep.backoff=none,exponential,full,equal,decorrelated&sweep.plot=completion_ms,attempts",
-        look_for: "At 100 per 10 ms tick the server can refuse every wave and still serve: the collapse needed refusals to use all of a tick. Jitter still makes fewer calls.",
+        look_for: "The server now takes 100 per 10 ms tick: compare the completion chart with the attempts chart.",
+        after: "At 100 per tick the server can refuse every wave and still serve: the collapse needed refusals to use all of a tick. Jitter still makes fewer calls.",
         question: Some("With 100 per tick, which kind finishes the burst first?"),
         answer: Some(Answer::Least(Metric::CompletionMs)),
         unit: "",
     },
     Lesson {
         id: "jitter-loser",
-        title: "Cheat sheet, statement 4: which jitter loses",
+        title: "Cheat sheet, statement 4: three kinds of jitter",
         link: "preset=occ-2015&sweep.backoff=full,equal,decorrelated&sweep.plot=completion_ms,attempts",
-        look_for: "Brooker calls equal jitter the loser and full against decorrelated less clear. In his setting (100 clients, one row), look at both charts: one kind is slowest, and the other two trade calls for time.",
+        look_for: "Brooker's setting: 100 clients updating one row, three kinds of jitter. Look at both charts for each kind.",
+        after: "Brooker calls equal jitter the loser and full against decorrelated less clear: one kind is slowest, and the other two trade calls for time.",
         question: Some("Of the three jittered kinds, which takes longest to finish?"),
         answer: Some(Answer::Most(Metric::CompletionMs)),
         unit: "",
@@ -284,6 +295,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Book chapter: a 10 s deadline, attempt by attempt",
         link: "preset=chapter",
         look_for: "Each attempt's timeout is the smaller of its ceiling and what remains of the deadline; the remaining time is the arithmetic to follow.",
+        after: "",
         question: Some("How much of the 10 s deadline remains when attempt 3 starts?"),
         answer: Some(Answer::RemainingAt(3)),
         unit: "ms",
@@ -293,33 +305,37 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Guide: 700 ms left, does the retry fit?",
         link: "preset=guide-700ms",
         look_for: "The client checks before sleeping: the wait, the next attempt's timeout and the reserve must all fit in what remains.",
+        after: "",
         question: Some("Is attempt 2 made? (yes or no)"),
         answer: Some(Answer::Made(2)),
         unit: "",
     },
     Lesson {
-        id: "stack-27",
+        id: "layers-three",
         title: "Guide: 3 attempts at 3 layers",
         link: "preset=layers-333",
-        look_for: "Each layer retries the one below: the calls multiply level by level. Step through the tree.",
+        look_for: "Each layer retries the one below. Step through the tree.",
+        after: "The calls multiply level by level: 3 x 3 x 3.",
         question: Some("When the bottom dependency is down, how many calls reach it for one click?"),
         answer: Some(Answer::Run(Metric::Amplification)),
         unit: "calls",
     },
     Lesson {
-        id: "sre-64",
+        id: "layers-sre",
         title: "SRE book: \"3 retries\" at 3 layers",
         link: "preset=layers-333&layers=4,4,4",
-        look_for: "\"3 retries\" is 4 attempts: 4 x 4 x 4.",
+        look_for: "The SRE book's \"3 retries\" at each of 3 layers. Step through the tree.",
+        after: "\"3 retries\" is 4 attempts: 4 x 4 x 4.",
         question: Some("How many calls reach the bottom dependency for one click?"),
         answer: Some(Answer::Run(Metric::Amplification)),
         unit: "calls",
     },
     Lesson {
-        id: "brooker-243",
+        id: "layers-five",
         title: "Five layers of 3 attempts",
         link: "preset=layers-333&layers=3,3,3,3,3",
-        look_for: "Every layer you add multiplies the worst case again; retrying at one layer only brings it back to 3.",
+        look_for: "Five layers, each making up to 3 attempts. Step through the tree.",
+        after: "Every layer you add multiplies the worst case again; retrying at one layer only brings it back to 3.",
         question: Some("How many calls reach the bottom dependency for one click?"),
         answer: Some(Answer::Run(Metric::Amplification)),
         unit: "calls",
@@ -328,7 +344,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "occ-2015",
         title: "The 2015 study at 100 clients",
         link: "preset=occ-2015&sweep.backoff=none,exponential,full,equal,decorrelated",
-        look_for: "Optimistic concurrency on one row: no backoff finishes fast with many wasted writes, exponential without jitter takes far longer, jitter does both well.",
+        look_for: "Optimistic concurrency on one row: 100 clients, five kinds of backoff. Compare the write calls and the completion time.",
+        after: "No backoff finishes fast with many wasted writes, exponential without jitter takes far longer, jitter does both well.",
         question: Some("Which kind makes the fewest write calls?"),
         answer: Some(Answer::Least(Metric::Attempts)),
         unit: "",
@@ -337,7 +354,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "metastable",
         title: "Metastability: a 1 s outage that does not end",
         link: "preset=metastable-none&b.preset=metastable-budget",
-        look_for: "Side A retries at once with no limit: the retries alone fill the server after the outage ends. Side B's retry budget lets it recover.",
+        look_for: "Side A retries at once with no limit; side B has a retry budget. Watch both after the 1 s outage ends.",
+        after: "Side A's retries alone fill the server after the outage ends. Side B's retry budget lets it recover.",
         question: Some("After the 1 s outage, what share of side A's requests succeed?"),
         answer: Some(Answer::Run(Metric::SuccessRate)),
         unit: "%",
@@ -346,7 +364,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "metastable-queue",
         title: "Metastability in a queue: the trigger ends, the collapse stays",
         link: "preset=queue-spike-none&b.preset=queue-spike-lifo",
-        look_for: "The shaded band is the trigger, a 5 s load spike. Watch side A after it ends: the queue stays full, every answer comes after its 1 s timeout, and the retries of those timeouts are the sustaining effect. Side B serves the newest first and recovers.",
+        look_for: "The shaded band is the trigger, a 5 s load spike. Side A serves first in, first out; side B serves the newest first. Watch both after the spike ends.",
+        after: "Side A's queue stays full after the spike, every answer comes after its 1 s timeout, and the retries of those timeouts are the sustaining effect. Side B serves the newest first and recovers.",
         question: Some("After the spike, what share of side A's requests succeed?"),
         answer: Some(Answer::Run(Metric::SuccessRate)),
         unit: "%",
@@ -356,6 +375,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Lost responses without an idempotency key",
         link: "preset=lost-nokey",
         look_for: "A lost answer looks like a failure; retrying it charges again. The chart beside the timeline runs the same link with a key.",
+        after: "",
         question: Some("How many duplicate charges in the run's 1200 checkouts?"),
         answer: Some(Answer::Run(Metric::Duplicates)),
         unit: "charges",
@@ -364,7 +384,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "hedging",
         title: "Hedging: a long tail, then a slow-down",
         link: "preset=hedge-overload&sweep.slow=1,2&sweep.hedge=off,on&sweep.plot=p999_ms,success_rate,peak_attempts_per_s",
-        look_for: "One queue, hedged after 15 ms. At slow=1 only one answer in 200 is slow (500 ms): a second attempt rarely goes, and when it does it wins. At slow=2 every answer takes 20 ms for 10 s, longer than the hedging delay, so every request sends two attempts: twice the load on a queue that was coping alone.",
+        look_for: "One queue, hedged after 15 ms. At slow=1 one answer in 200 takes 500 ms; at slow=2 every answer takes 20 ms for 10 s. Compare the p99.9 lines.",
+        after: "At slow=1 a second attempt rarely goes, and when it does it wins. At slow=2 every answer is slower than the hedging delay, so every request sends two attempts: twice the load on a queue that was coping alone.",
         question: Some("Hedging is one line, no hedging the other. At which slow-down factor does hedging cut the p99.9 latency: 1 or 2?"),
         answer: Some(Answer::Helps(Metric::P999Ms)),
         unit: "",
@@ -374,6 +395,7 @@ pub static LESSONS: [Lesson; 21] = [
         title: "Metastability: which side of the boundary?",
         link: "preset=queue-spike-none&rate=70&spike_start=10s&spike_rate=60&spike_for=4s",
         look_for: "A queue at 70% with 1 s timeouts and two immediate retries, hit at 10 s by 60 extra requests a second for 4 s. It survives small or short spikes and stays down after large or long ones. Then open ?preset=phase-spike: this run is one cell of that phase plot, next to the boundary.",
+        after: "",
         question: Some("After this spike, does the queue recover? (yes or no)"),
         answer: Some(Answer::Run(Metric::Recovered)),
         unit: "",
@@ -382,7 +404,8 @@ pub static LESSONS: [Lesson; 21] = [
         id: "analytic-twin",
         title: "The analytic twin: a chain's time scale against a run",
         link: "preset=twin-spike",
-        look_for: "Under the charts, the Analytic panel solves the same queue as a Markov chain over attempts at the server and requests waiting to retry: how much of the time it is congested, its mixing time (how long it takes to forget a disturbance) and how long a full queue takes to drain. The run's path is drawn over the chain: the spike pushes it into the high-queue mode. In the chain a waiting request comes back after a random, exponential time, some of them early; the simulator's retries come back exactly one timeout later, together. Point at a cell to read how much of the time the chain spends there, and when the run was there.",
+        look_for: "Under the charts, the Analytic panel solves the same queue as a Markov chain over attempts at the server and requests waiting to retry: how much of the time it is congested, its mixing time (how long it takes to forget a disturbance) and how long a full queue takes to drain. The run's path is drawn over the chain: the spike pushes it into the high-queue mode. Point at a cell to read how much of the time the chain spends there, and when the run was there.",
+        after: "In the chain a waiting request comes back after a random, exponential time, some of them early; the simulator's retries come back exactly one timeout later, together.",
         question: Some("The chain for this queue forgets a disturbance in about 20 s (its mixing time). After the spike ends, does the run take longer than that to recover? (yes or no)"),
         answer: Some(Answer::OutlastsMixing),
         unit: "",
@@ -400,9 +423,27 @@ pub static MENU: [(&str, &str); 21] = {
     m
 };
 
+/// Old lesson ids, whose numbers gave the answer away, and the ids they open now: every old
+/// link keeps opening its lesson.
+pub const ALIASES: [(&str, &str); 4] = [
+    ("burst-tie", "burst-immediate"),
+    ("stack-27", "layers-three"),
+    ("sre-64", "layers-sre"),
+    ("brooker-243", "layers-five"),
+];
+
+/// The id `id` stands for: itself, or the lesson an old id was renamed to.
+pub fn canonical_id(id: &str) -> &str {
+    ALIASES
+        .iter()
+        .find(|(old, _)| *old == id)
+        .map_or(id, |(_, new)| *new)
+}
+
 impl Lesson {
-    /// The lesson with this id.
+    /// The lesson with this id (an old id included, see [`ALIASES`]).
     pub fn from_id(id: &str) -> Option<Lesson> {
+        let id = canonical_id(id);
         LESSONS.into_iter().find(|l| l.id == id)
     }
 
@@ -429,18 +470,33 @@ mod tests {
         assert_eq!(MENU[0].0, "course-project");
     }
 
+    /// An old lesson id, whose number gave the answer away, still opens its lesson, and the
+    /// link the lab writes names the new id.
+    #[test]
+    fn an_old_lesson_id_opens_its_lesson_under_its_new_id() {
+        for (old, new) in ALIASES {
+            let p: Params = format!("lesson={old}").parse().unwrap();
+            assert_eq!(p.lesson.map(|l| l.id), Some(new));
+            assert!(p.to_string().contains(&format!("lesson={new}")), "{p}");
+            assert!(!new.chars().any(|c| c.is_ascii_digit()), "{new}");
+        }
+    }
+
     #[test]
     fn a_guess_needs_a_lesson_and_is_checked() {
         let e = "guess=3".parse::<Params>().unwrap_err();
         assert_eq!(e.field, "guess");
-        assert!("lesson=stack-27&preset=layers-333&guess=a%3Cb"
+        assert!("lesson=layers-three&preset=layers-333&guess=a%3Cb"
             .parse::<Params>()
             .is_err());
-        let none: Params = "preset=layers-333&lesson=stack-27&guess=none"
+        let none: Params = "preset=layers-333&lesson=layers-three&guess=none"
             .parse()
             .unwrap();
         assert_eq!(none.guess, None, "guess=none is no guess, as the default");
-        assert_eq!(none.to_string(), "v=1&preset=layers-333&lesson=stack-27");
+        assert_eq!(
+            none.to_string(),
+            "v=1&preset=layers-333&lesson=layers-three"
+        );
         assert!(Lesson::right("27", "", "27"));
         assert!(Lesson::right("194.80", "", "190"));
         assert!(!Lesson::right("194.80", "", "100"));
@@ -465,12 +521,12 @@ mod tests {
         }
         // A lesson link with settings of its own keeps them: it is not bare; nor is a link the
         // lab wrote (with `v`), whose settings are all written.
-        let own: Params = "lesson=stack-27&seed=5".parse().unwrap();
+        let own: Params = "lesson=layers-three&seed=5".parse().unwrap();
         assert_eq!(own.preset, None);
         assert_eq!(own.seed, 5);
-        let written: Params = "v=1&lesson=stack-27".parse().unwrap();
+        let written: Params = "v=1&lesson=layers-three".parse().unwrap();
         assert_eq!(written.preset, None);
-        assert_eq!(written.to_string(), "v=1&lesson=stack-27");
+        assert_eq!(written.to_string(), "v=1&lesson=layers-three");
     }
 
     #[test]
@@ -527,7 +583,7 @@ mod tests {
             "Is attempt 2 made? (yes or no)"
         );
         // ask overrides a lesson's own question.
-        let p: Params = "preset=layers-333&lesson=stack-27&ask=success_rate"
+        let p: Params = "preset=layers-333&lesson=layers-three&ask=success_rate"
             .parse()
             .unwrap();
         assert_eq!(

@@ -401,7 +401,7 @@ impl Params {
             "lesson" => {
                 self.lesson = match v {
                     "none" => None,
-                    _ => Some(lesson::LESSONS[k.choice(v)?]),
+                    _ => Some(lesson::LESSONS[k.choice(lesson::canonical_id(v))?]),
                 }
             }
             "guess" | "ask" | "q" | "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,

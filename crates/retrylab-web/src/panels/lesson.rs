@@ -56,6 +56,12 @@ impl Panel for LessonPanel {
         let exercise = p.exercise();
         set_hidden(&panel, p.lesson.is_none() && exercise.is_none());
         set_text("lesson-look", p.lesson.map_or("", |l| l.look_for));
+        // What the run shows, once the reader has guessed: never before.
+        let after = p.lesson.map_or("", |l| l.after);
+        set_text("lesson-after", if p.guess.is_some() { after } else { "" });
+        if let Some(el) = by_id("lesson-after") {
+            set_hidden(&el, p.guess.is_none() || after.is_empty());
+        }
         set_text(
             "lesson-question",
             exercise.as_ref().map_or("", |e| e.question.as_str()),
