@@ -86,14 +86,37 @@ fn unit_suffix(unit: &str) -> String {
     }
 }
 
+/// The most a sheet file may hold: 20 exercises whose links each carry the whole sheet cannot
+/// pass the link cap together, so anything larger is not a sheet.
+const MAX_SHEET_BYTES: u64 = 64 * 1024;
+
+/// A sheet file's text, read no further than [`MAX_SHEET_BYTES`] and refused past it.
+fn read_capped(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let name = if path == "-" { "-" } else { path };
+    let reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_SHEET_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{name}: {e}"))?;
+    if bytes.len() as u64 > MAX_SHEET_BYTES {
+        return Err(format!(
+            "{name}: over {} KiB, more than a sheet of 20 exercises can hold",
+            MAX_SHEET_BYTES / 1024
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{name}: not UTF-8 text"))
+}
+
 /// `retrylab sheet FILE` (`-` for standard input): the sheet checked, its answer key, and the
 /// link that opens it.
 pub fn cmd_sheet(path: &str, base: &str, fmt: &str) -> Result<String, String> {
-    let text = if path == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| format!("-: {e}"))?
-    } else {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
-    };
+    let text = read_capped(path)?;
     let sheet = Sheet::from_file(&text).map_err(|e| format!("{path}: {e}"))?;
     let mut docs = Vec::new();
     for (i, link) in sheet.links.iter().enumerate() {
@@ -137,6 +160,20 @@ mod tests {
 
     fn json(args: &[&str]) -> serde_json::Value {
         serde_json::from_str(&run_s(args).unwrap()).unwrap()
+    }
+
+    /// A file larger than any sheet is refused on one line, read no further than the cap.
+    #[test]
+    fn a_sheet_file_past_the_cap_is_refused() {
+        let path = std::env::temp_dir().join("retrylab-big-sheet.md");
+        std::fs::write(&path, "T\n".to_string() + &"x".repeat(70_000)).unwrap();
+        let e = run_s(&["sheet", path.to_str().unwrap()]).unwrap_err();
+        assert!(
+            e.ends_with("over 64 KiB, more than a sheet of 20 exercises can hold"),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1);
+        std::fs::remove_file(path).ok();
     }
 
     #[test]

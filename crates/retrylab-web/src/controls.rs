@@ -8,8 +8,11 @@ use retry_model::{Micros, Params};
 pub enum Kind {
     /// A number of milliseconds (`250` means `250ms`); empty means `none` where allowed.
     Millis,
-    /// Text passed through unchanged (selects, whole numbers, lists).
+    /// Text passed through unchanged (selects, whole numbers).
     Plain,
+    /// Free text whose default is `none` (a question, layer names): `none` shows as an empty
+    /// field, and an empty field is `none`, so a field that starts unset starts empty.
+    Text,
     /// A checkbox: `true` or `false`.
     Check,
 }
@@ -27,9 +30,13 @@ pub fn kind_of(control: Control) -> Option<Kind> {
 /// Every key with a page control, in table order: its row and how its text converts. The
 /// element id is the key's name.
 pub fn controls() -> impl Iterator<Item = (&'static Key, Kind)> {
-    link_keys::TABLE
-        .iter()
-        .filter_map(|k| kind_of(k.control).map(|kind| (k, kind)))
+    link_keys::TABLE.iter().filter_map(|k| {
+        let kind = match (k.control, k.default) {
+            (Control::Text, "none") => Some(Kind::Text),
+            _ => kind_of(k.control),
+        };
+        kind.map(|kind| (k, kind))
+    })
 }
 
 /// The link key for an element id, as a `'static` string.
@@ -93,7 +100,8 @@ pub fn to_control(kind: Kind, link_text: &str) -> String {
             }
             Err(_) => String::new(),
         },
-        Kind::Plain | Kind::Check => link_text.to_string(),
+        Kind::Text if link_text == "none" => String::new(),
+        Kind::Plain | Kind::Check | Kind::Text => link_text.to_string(),
     }
 }
 
@@ -110,6 +118,8 @@ pub fn to_link(kind: Kind, value: &str, checked: bool) -> String {
         }
         Kind::Check => checked.to_string(),
         Kind::Plain => value.trim().to_string(),
+        Kind::Text if value.trim().is_empty() => "none".to_string(),
+        Kind::Text => value.trim().to_string(),
     }
 }
 
@@ -117,6 +127,21 @@ pub fn to_link(kind: Kind, value: &str, checked: bool) -> String {
 mod tests {
     use super::*;
     use retry_model::Params;
+
+    /// The exercise's Question and Ask fields start empty, not with the word `none`, and an
+    /// emptied field takes the key back to `none`.
+    #[test]
+    fn an_unset_text_field_is_empty() {
+        for name in ["q", "ask", "layer_names"] {
+            let (_, kind) = controls().find(|(k, _)| k.name == name).unwrap();
+            assert_eq!(kind, Kind::Text, "{name}");
+            assert_eq!(to_control(kind, "none"), "", "{name}");
+            assert_eq!(to_link(kind, "  ", false), "none", "{name}");
+            assert_eq!(to_control(kind, "least:attempts"), "least:attempts");
+        }
+        let (_, retry_on) = controls().find(|(k, _)| k.name == "retry_on").unwrap();
+        assert_eq!(retry_on, Kind::Plain);
+    }
 
     #[test]
     fn millis_round_trip() {

@@ -42,6 +42,8 @@ impl Sheet {
     /// before the first link-holding block is the sheet's introduction and is skipped. The
     /// error names the line.
     pub fn from_file(text: &str) -> Result<Sheet, String> {
+        // A byte-order mark (editors on Windows write one) is not part of the title.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text
             .lines()
             .enumerate()
@@ -82,7 +84,17 @@ impl Sheet {
                 self.links.len()
             ));
         }
+        let carried = self.value_encoded().len();
         for (i, link) in self.links.iter().enumerate() {
+            // Each exercise's link carries the whole sheet: it must stay under the lab's cap.
+            let len = link.len() + carried + "&sheet=&sheet_at=20".len();
+            if len > super::MAX_LINK_LEN {
+                return Err(format!(
+                    "exercise {}: its link, which carries the whole sheet, would be {len} characters, over the {} a link may hold: fewer or shorter exercises",
+                    i + 1,
+                    super::MAX_LINK_LEN
+                ));
+            }
             let p: Params = link
                 .parse()
                 .map_err(|e| format!("exercise {}: {e}", i + 1))?;
@@ -232,6 +244,25 @@ mod tests {
         assert_eq!((second.sheet_at, second.sheet.as_deref()), (2, Some(&s)));
         assert_eq!(second.exercise().unwrap().question, "What share succeeds?");
         assert_eq!(s.open_link(3), None);
+    }
+
+    /// A byte-order mark is not part of the title; a sheet whose exercise links, each carrying
+    /// the whole sheet, would pass the link cap is refused naming the exercise.
+    #[test]
+    fn a_bom_is_dropped_and_a_sheet_past_the_link_cap_is_refused() {
+        let s = Sheet::from_file(&format!("\u{feff}{FILE}")).unwrap();
+        assert_eq!(s.title, "Retries, week 3");
+        let q = "q=".to_string() + &"Why%20".repeat(45);
+        let mut big = String::from("Long\n");
+        for _ in 0..20 {
+            big.push_str(&format!("\npreset=layers-333&ask=amplification&{q}\n"));
+        }
+        let e = Sheet::from_file(&big).unwrap_err();
+        assert!(
+            e.starts_with("exercise 1: its link, which carries the whole sheet, would be"),
+            "{e}"
+        );
+        assert!(e.contains("over the 8192 a link may hold"), "{e}");
     }
 
     #[test]
