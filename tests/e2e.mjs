@@ -664,8 +664,15 @@ try {
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
     assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3600 ms. Not quite: look again at the view.');
     assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
-    await change(page, '#lesson-guess', 'a b');
-    assert.match(await page.locator('#errors').innerText(), /^guess: 'a b' is not a guess/);
+    await change(page, '#lesson-guess', 'a;b');
+    assert.match(await page.locator('#errors').innerText(), /^guess: 'a;b' is not a guess/);
+    assert.equal(await page.locator('#lesson-guess').inputValue(), 'a;b', 'a refused guess stays as typed');
+    // The answer as a person writes it, in another unit: right.
+    await page.fill('#lesson-guess', '3.6 s');
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /Right\.$/.test(document.getElementById('lesson-result').textContent));
+    assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 3.6 s. The lab: 3600 ms. Right.');
+    assert.equal(await page.locator('#lesson-unit').innerText(), 'ms');
     // The cheat sheet's first statement: the answer is read from the sweep's rows.
     await page.selectOption('#lesson-menu', 'burst-immediate');
     await page.waitForFunction(() => location.search.includes('lesson=burst-immediate'));
@@ -1138,18 +1145,20 @@ try {
       // The unit sits beside the field; the answer typed as the page shows it (a number with
       // its unit, or the word) is judged right, in the CLI's words.
       assert.equal(await page.locator('#lesson-unit').innerText(), said.unit, `${l.id}: the unit beside the field`);
-      const typed = /^-?[\d.]+$/.test(said.exact) ? said.answer : said.exact;
+      const typed = /^-?[\d.]+$/.test(said.exact) && said.unit ? said.answer : said.exact;
       await page.fill('#lesson-guess', typed);
       await page.click('#lesson-commit');
-      await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
+      await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 })
+        .catch(async e => { throw new Error(`${l.id}, guess '${typed}': ${await page.locator('#errors').innerText()} ${e.message}`); });
       const result = await page.locator('#lesson-result').innerText();
       assert.ok(result.includes(`The lab: ${said.answer}.`), `${l.id}: ${result} against the CLI's ${said.answer}`);
       assert.ok(result.endsWith('Right.'), `${l.id}: '${typed}' is the answer as shown: ${result}`);
-      const judged = cliAnswer(`lesson=${l.id}&guess=${encodeURIComponent(typed)}`);
+      const inLink = encodeURIComponent(typed.toLowerCase() === 'none' ? 'None' : typed);
+      const judged = cliAnswer(`lesson=${l.id}&guess=${inLink}`);
       assert.equal(judged.right, true, `${l.id}: the CLI judges '${typed}' right too`);
       assert.equal(await page.locator('#lesson-guess').inputValue(), typed, `${l.id}: the field keeps the guess`);
       if (l.after) assert.equal(await page.locator('#lesson-after').innerText(), l.after, `${l.id}: what the run shows, after the guess`);
-      assert.ok(page.url().includes(`guess=${encodeURIComponent(typed)}`), `${l.id}: the guess is in the link: ${page.url()}`);
+      assert.ok(page.url().includes(`guess=${inLink}`), `${l.id}: the guess is in the link: ${page.url()}`);
       await page.reload();
       await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
       assert.deepEqual(errors, [], l.id);

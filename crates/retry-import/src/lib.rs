@@ -33,7 +33,7 @@ mod yaml;
 
 pub use export::{export, Exported, EXPORT_FORMATS};
 use serde::Serialize;
-pub use stack::{stack, Layer, Stack};
+pub use stack::{stack, Layer, Stack, MAX_STACK};
 
 /// The largest file read: a service config is a few kilobytes.
 pub const MAX_BYTES: usize = 1 << 20;

@@ -10,6 +10,9 @@ use crate::{short, ImportError};
 
 /// The deepest nesting read.
 const MAX_DEPTH: usize = 64;
+/// The most operators one parse reads: an operator chain is a tree as deep as it is long, so
+/// a bound here keeps every walk of it (and its drop) shallow.
+const MAX_OPS: usize = 1_000;
 
 /// An expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,14 +138,16 @@ struct Parser<'t> {
     text: &'t str,
     at: usize,
     depth: usize,
+    /// Operators read so far.
+    ops: usize,
 }
 
 /// A module's constants: each `NAME = value` at the start of a line whose value is a number,
 /// a string or a `timedelta`, in order, later ones seeing earlier ones (`DELAY = BASE * 2`).
 /// A name assigned twice is dropped: which value a call sees depends on when it runs.
-pub(crate) fn constants(text: &str) -> Vec<(String, Expr)> {
-    let mut out: Vec<(String, Expr)> = Vec::new();
-    let mut twice: Vec<String> = Vec::new();
+pub(crate) fn constants(text: &str) -> Consts {
+    let mut out = Consts::new();
+    let mut twice = std::collections::HashSet::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let at = offset;
@@ -158,31 +163,39 @@ pub(crate) fn constants(text: &str) -> Vec<(String, Expr)> {
         if !simple || rest.starts_with('=') {
             continue;
         }
+        // The value is read on its own line, so no line's parse reads the rest of the file.
         let mut p = Parser {
-            text,
+            text: &text[..offset],
             at: at + line.len() - rest.len(),
             depth: 0,
+            ops: 0,
         };
         let Ok(mut e) = p.expr() else { continue };
         e.resolve(&out);
-        if e.number().is_none() && !matches!(e, Expr::Str(_)) {
-            continue;
+        // Kept folded to its value, so constants built from constants stay one node each
+        // (`B = A + A` a thousand times over is not a tree of 2^1000).
+        let e = match e.number() {
+            Some(n) => Expr::Num(n),
+            None if matches!(e, Expr::Str(_)) => e,
+            None => continue,
+        };
+        if out.insert(name.to_string(), e).is_some() {
+            twice.insert(name.to_string());
         }
-        if out.iter().any(|(n, _)| n == name) {
-            twice.push(name.to_string());
-        }
-        out.push((name.to_string(), e));
     }
-    out.retain(|(n, _)| !twice.contains(n));
+    out.retain(|n, _| !twice.contains(n));
     out
 }
 
+/// A module's constants by name (see [`constants`]).
+pub(crate) type Consts = std::collections::HashMap<String, Expr>;
+
 impl Expr {
     /// Puts each module constant of `consts` in place of its name, everywhere under `self`.
-    pub(crate) fn resolve(&mut self, consts: &[(String, Expr)]) {
+    pub(crate) fn resolve(&mut self, consts: &Consts) {
         match self {
             Expr::Name(n) => {
-                if let Some((_, v)) = consts.iter().rev().find(|(c, _)| c == n) {
+                if let Some(v) = consts.get(n.as_str()) {
                     *self = v.clone();
                 }
             }
@@ -203,7 +216,12 @@ impl Expr {
 
 /// The call that starts at byte `at` of `text` (at its name), and where it ends.
 pub(crate) fn call_at(text: &str, at: usize) -> Result<(Call, usize), ImportError> {
-    let mut p = Parser { text, at, depth: 0 };
+    let mut p = Parser {
+        text,
+        at,
+        depth: 0,
+        ops: 0,
+    };
     let e = p.postfix()?;
     let Expr::Call(c) = e else {
         return Err(p.error(&format!("expected a call, found {}", e.text())));
@@ -291,6 +309,10 @@ impl<'t> Parser<'t> {
                 return Err(self.error(&format!("'{op}{}' is not read here", &self.rest()[1..2])));
             }
             self.at += 1;
+            self.ops += 1;
+            if self.ops > MAX_OPS {
+                return Err(self.error(&format!("more than {MAX_OPS} operators in one call")));
+            }
             let right = self.binary(level + 1)?;
             left = Expr::Bin(op, Box::new(left), Box::new(right));
         }

@@ -57,13 +57,16 @@ fn layer_name(path: &str) -> String {
     }
 }
 
+/// The most files a stack takes (the layers scenario's limit).
+pub const MAX_STACK: usize = 8;
+
 /// Stacks `files` (each a path, or a name, and its bytes), outermost first.
 pub fn stack(files: &[(String, Vec<u8>)], opts: &Options) -> Result<Stack, ImportError> {
-    if !(2..=8).contains(&files.len()) {
+    if !(2..=MAX_STACK).contains(&files.len()) {
         return Err(ImportError::new(
             "files",
             format!(
-                "{} files: a stack takes 2 to 8, outermost first",
+                "{} files: a stack takes 2 to {MAX_STACK}, outermost first",
                 files.len()
             ),
         ));

@@ -113,19 +113,24 @@ fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError
 }
 
 /// Where each policy starts, its needle, and the name it is on.
+/// Linear in the file: the needles found so far are kept by where they start, and each
+/// decorator's `def` is looked up among the `def`s found once.
 fn find(text: &str) -> Vec<(usize, &'static str, Option<String>)> {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let defs: Vec<usize> = text.match_indices("def ").map(|(i, _)| i).collect();
     let mut found: Vec<(usize, &'static str, Option<String>)> = Vec::new();
+    let mut spans = std::collections::BTreeMap::new();
     for needle in NEEDLES {
         for (i, _) in text.match_indices(needle) {
             let end = i + needle.len();
             let word_ends = needle.ends_with('(') || !text[end..].starts_with(ident);
             let word_starts =
                 needle.starts_with('@') || !text[..i].ends_with(|c| ident(c) || c == '.');
-            let inside = found.iter().any(|(j, n, _)| *j <= i && i < j + n.len());
-            let owner = owner(text, i);
+            let inside = spans.range(..=i).next_back().is_some_and(|(_, e)| i < *e);
+            let owner = owner(text, i, &defs);
             let assigned = !needle.ends_with("retry(") || owner.is_some();
             if word_ends && word_starts && !inside && assigned {
+                spans.insert(i, end);
                 found.push((i, needle, owner));
             }
         }
@@ -136,16 +141,15 @@ fn find(text: &str) -> Vec<(usize, &'static str, Option<String>)> {
 
 /// The name a policy is on: the function a decorator decorates (the next `def`), or the
 /// variable a `Retrying(...)` is assigned to.
-fn owner(text: &str, start: usize) -> Option<String> {
+fn owner(text: &str, start: usize, defs: &[usize]) -> Option<String> {
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_')
             .collect()
     };
     if text[start..].starts_with('@') {
-        let rest = &text[start..];
-        let def = rest.find("def ")?;
-        return Some(ident(&rest[def + 4..])).filter(|n| !n.is_empty());
+        let def = *defs.get(defs.partition_point(|d| *d < start))?;
+        return Some(ident(&text[def + 4..])).filter(|n| !n.is_empty());
     }
     let line = text[..start].rsplit('\n').next()?;
     let lhs = line.split_once('=')?.0.trim();

@@ -1,24 +1,152 @@
 //! YAML documents read into JSON values, so each format's reader walks one kind of tree.
-//! `serde_yaml_ng` keeps its parser's limits: nesting deeper than 128 and aliases that expand
-//! without bound are refused, and a mapping with a key twice is an error, not a silent
-//! overwrite.
+//! A mapping with a key twice is an error, not a silent overwrite. Hostile files are bounded
+//! before anything is built: flow nesting past 128 is refused by a linear scan of the text
+//! (the parser's own scanner slows down with it), and a first pass counts what the documents
+//! expand to, aliases replayed, refusing past [`MAX_EXPANDED`] before the tree is made.
 
 use crate::ImportError;
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 use serde_yaml_ng::Value as Yaml;
+use std::cell::Cell;
+
+/// The most the documents may expand to, aliases replayed: about the bytes of the tree built
+/// (32 a node, and each string's length), so any file under the 1 MB cap is read in bounded
+/// memory whatever its anchors.
+pub(crate) const MAX_EXPANDED: u64 = 32 << 20;
+
+/// The deepest flow nesting (`[` and `{`) read.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// Refuses flow nesting past [`MAX_FLOW_DEPTH`], in one pass over the text (brackets inside
+/// quotes and comments aside; a quote is taken to end with its line, so a bound, not a parse).
+fn flow_depth(text: &str) -> Result<(), ImportError> {
+    let (mut depth, mut quote, mut comment, mut line) = (0usize, None, false, 1usize);
+    let mut prev = ' ';
+    for c in text.chars() {
+        match (quote, c) {
+            (_, '\n') => {
+                (comment, quote) = (false, None);
+                line += 1;
+            }
+            _ if comment => {}
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            // A quote opens a scalar only where a token starts (not in `don't`).
+            (None, '"' | '\'') if prev.is_whitespace() || "[{,:".contains(prev) => {
+                quote = Some(c);
+            }
+            (None, '#') if prev.is_whitespace() => comment = true,
+            (None, '[' | '{') => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Err(ImportError::new(
+                        format!("line {line}"),
+                        format!("not YAML the importer reads: nested deeper than {MAX_FLOW_DEPTH}"),
+                    ));
+                }
+            }
+            (None, ']' | '}') => depth = depth.saturating_sub(1),
+            (None, _) => {}
+        }
+        prev = c;
+    }
+    Ok(())
+}
+
+/// A pass that builds nothing and counts what a document expands to, stopping past the limit.
+#[derive(Clone, Copy)]
+struct Count<'b>(&'b Cell<u64>);
+
+impl Count<'_> {
+    fn add<E: serde::de::Error>(self, n: u64) -> Result<(), E> {
+        let total = self.0.get().saturating_add(n);
+        self.0.set(total);
+        if total > MAX_EXPANDED {
+            return Err(E::custom(format!(
+                "its aliases expand past {} MiB",
+                MAX_EXPANDED >> 20
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Count<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Count<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a YAML document")
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+        self.add(32 + s.len() as u64)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.add(32)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.add(32)?;
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.add(32)?;
+        while map.next_key_seed(self)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, e: A) -> Result<(), A::Error> {
+        // A tagged value: counted here, refused when the tree is built.
+        let ((), v) = e.variant_seed(self)?;
+        serde::de::VariantAccess::newtype_variant_seed(v, self)
+    }
+}
+
+/// The error for a document that does not read, at its line.
+fn not_yaml(e: &serde_yaml_ng::Error) -> ImportError {
+    let at = e
+        .location()
+        .map_or_else(|| String::from("file"), |l| format!("line {}", l.line()));
+    let why = e.to_string().replace('\n', " ");
+    ImportError::new(at, format!("not YAML the importer reads: {why}"))
+}
 
 /// Every document in `text` (YAML, or JSON, which YAML reads too), in order.
 pub(crate) fn documents(text: &str) -> Result<Vec<Value>, ImportError> {
+    flow_depth(text)?;
+    let total = Cell::new(0);
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        Count(&total).deserialize(doc).map_err(|e| not_yaml(&e))?;
+    }
     let mut docs = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
-        let yaml = Yaml::deserialize(doc).map_err(|e| {
-            let at = e
-                .location()
-                .map_or_else(|| String::from("file"), |l| format!("line {}", l.line()));
-            let why = e.to_string().replace('\n', " ");
-            ImportError::new(at, format!("not YAML the importer reads: {why}"))
-        })?;
+        let yaml = Yaml::deserialize(doc).map_err(|e| not_yaml(&e))?;
         if !yaml.is_null() {
             docs.push(json(yaml, "")?);
         }

@@ -40,7 +40,7 @@ pub use retry::budget;
 pub use link::analyze::{analysis_rows, analyze, analyze_reporting, analyze_within, Analysis};
 pub use link::client_table::{client_row, client_table_markdown, describe_policy, CLIENT_COLUMNS};
 pub use link::clients::{client, Client, Ecosystem, CLIENTS};
-pub use link::guess::{judge, verdict};
+pub use link::guess::{judge, link_value as guess_link_value, verdict};
 pub use link::keys as link_keys;
 pub use link::layer_keys;
 pub use link::lesson::{Answer, Exercise, Lesson, LESSONS, MAX_QUESTION};

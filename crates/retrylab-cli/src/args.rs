@@ -130,7 +130,8 @@ pub enum Command {
     Import {
         /// The configuration file, or - for standard input; several (outermost first) stack
         /// into a `layers` link, one layer a file.
-        #[arg(required = true, num_args = 1..=8)]
+        /// (at most 8: more are refused naming the limit, before any is read).
+        #[arg(required = true, num_args = 1..)]
         files: Vec<String>,
         /// The format, when it is not detected.
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(retry_import::FORMATS))]

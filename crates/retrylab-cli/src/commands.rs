@@ -237,6 +237,13 @@ fn cmd_import(paths: &[String], opts: &retry_import::Options, fmt: &str) -> Resu
         text.push_str(&notes_text(&i.warnings, &i.unsupported, &i.defaults));
         return Ok(text);
     }
+    if paths.len() > retry_import::MAX_STACK {
+        return Err(format!(
+            "files: {} files: a stack takes 2 to {}, outermost first",
+            paths.len(),
+            retry_import::MAX_STACK
+        ));
+    }
     let files = paths
         .iter()
         .map(|p| read_config(p).map(|b| (p.clone(), b)))
@@ -326,6 +333,16 @@ mod tests {
 
     fn run_s(args: &[&str]) -> Result<String, String> {
         run(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// Nine files or more are refused naming the limit, before any is read (the paths need not
+    /// exist).
+    #[test]
+    fn a_stack_past_eight_files_names_the_limit() {
+        let mut args = vec!["import"];
+        args.extend(["no-such-file.yaml"; 9]);
+        let e = run_s(&args).unwrap_err();
+        assert_eq!(e, "files: 9 files: a stack takes 2 to 8, outermost first");
     }
 
     #[test]

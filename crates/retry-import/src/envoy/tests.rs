@@ -250,7 +250,26 @@ fn hostile_yaml_gets_one_line_naming_where() {
     );
     let deep = format!("{}1{}", "[".repeat(500), "]".repeat(500));
     let e = refused(&deep);
-    assert!(e.rule.contains("recursion limit"), "{e}");
+    assert!(e.rule.contains("nested deeper than 128"), "{e}");
+    // A mapping referenced a hundred thousand times (300 KB of text, gigabytes expanded) is
+    // refused by its expanded size before any tree is built.
+    let keys: Vec<String> = (0..200)
+        .map(|i| format!("k{i}: {}", "v".repeat(50)))
+        .collect();
+    let refs = format!(
+        "base: &b {{{}}}\nroute: {{retry_policy: {{num_retries: 2}}}}\nlist: [{}]\n",
+        keys.join(", "),
+        vec!["*b"; 100_000].join(",")
+    );
+    let e = refused(&refs);
+    assert!(e.rule.contains("aliases expand past 32 MiB"), "{e}");
+    // Sixty thousand levels of flow nesting are refused by the linear scan, at once.
+    let e = refused(&format!(
+        "route: {}{}",
+        "[".repeat(60_000),
+        "]".repeat(60_000)
+    ));
+    assert!(e.rule.contains("nested deeper than 128"), "{e}");
     let e = refused("route: !custom {retry_policy: {}}\n");
     assert!(e.rule.contains("tag"), "{e}");
     let e = refused("route:\n  retry_policy:\n    num_retries: 99999999999999999999999\n");

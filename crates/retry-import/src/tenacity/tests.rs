@@ -343,3 +343,37 @@ fn wait_incrementing_is_read_where_the_lab_draws_it_exactly() {
         assert!(e.to_string().contains("nothing close"), "{w}: {e}");
     }
 }
+
+/// Hostile modules are bounded: a 60,000-term operator chain is refused on one line (it once
+/// overflowed the stack), constants built from constants stay one value each (`B = A + A`
+/// sixty times over once meant 2^60 nodes), and 149,000 stacked bare decorators are read in
+/// one pass (they once took 45 s).
+#[test]
+fn hostile_modules_are_bounded() {
+    let chain = format!(
+        "from tenacity import *\n@retry(wait={})\ndef f(): pass\n",
+        vec!["wait_fixed(1)"; 60_000].join(" + ")
+    );
+    let e = import(chain.as_bytes(), &Options::default()).unwrap_err();
+    assert!(e.rule.contains("more than 1000 operators"), "{e}");
+    assert!(!e.to_string().contains('\n'));
+    let mut doubling = String::from("from tenacity import *\nC0 = 0.001\n");
+    for i in 1..=60 {
+        doubling.push_str(&format!("C{i} = C{} + C{}\n", i - 1, i - 1));
+    }
+    doubling.push_str("@retry(stop=stop_after_attempt(3), wait=wait_fixed(C10))\ndef f(): pass\n");
+    let i = import(doubling.as_bytes(), &Options::default()).unwrap();
+    assert_eq!(ranges(&i.link), [(1024, 1024), (1024, 1024)]);
+    let many = format!(
+        "from tenacity import *\n{}def f(): pass\n",
+        "@retry\n".repeat(149_000)
+    );
+    let i = import(many.as_bytes(), &Options::default()).unwrap();
+    assert!(
+        i.warnings
+            .iter()
+            .any(|w| w.text.starts_with("149000 tenacity policies")),
+        "{:?}",
+        i.warnings.first()
+    );
+}

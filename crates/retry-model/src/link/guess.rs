@@ -95,6 +95,17 @@ pub fn judge(answer: &str, unit: &str, guess: &str) -> bool {
     })
 }
 
+/// A typed guess as the link writes it: trimmed, and the word `none` (an answer some questions
+/// have) as `None`, since `guess=none` is the link's "no guess yet".
+pub fn link_value(typed: &str) -> String {
+    let t = typed.trim();
+    if t.eq_ignore_ascii_case("none") {
+        String::from("None")
+    } else {
+        String::from(t)
+    }
+}
+
 /// The line the page and `retrylab answer` give for a guess: the guess (with the question's
 /// unit when it was written as a bare number) beside the lab's answer as shown, the verdict,
 /// and whether it is right.
@@ -123,6 +134,15 @@ pub fn verdict(guess: &str, unit: &str, shown: &str, exact: &str) -> (String, bo
 #[cfg(test)]
 mod tests {
     use super::{judge, verdict};
+
+    #[test]
+    fn the_word_none_is_a_guess_in_the_link() {
+        assert_eq!(super::link_value(" none "), "None");
+        assert_eq!(super::link_value("3.6 s "), "3.6 s");
+        let p: crate::Params = "lesson=burst-free-refusals&guess=None".parse().unwrap();
+        assert_eq!(p.guess.as_deref(), Some("None"));
+        assert!(judge("none", "", "None"));
+    }
 
     #[test]
     fn the_verdict_line_keeps_the_unit_the_reader_wrote() {

@@ -180,7 +180,9 @@ fn write_guess_field(guess: Option<&str>, question: &str) {
         *w.borrow_mut() = now;
         changed
     });
-    if changed && active != "lesson-guess" {
+    // The field already saying the link's guess (`none` for `None`) is left as typed.
+    let same = guess == Some(retry_model::guess_link_value(&input.value()).as_str());
+    if changed && !same && active != "lesson-guess" {
         input.set_value(guess.unwrap_or(""));
     }
 }

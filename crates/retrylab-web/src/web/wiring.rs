@@ -142,7 +142,7 @@ pub(super) fn controls(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                     "guess",
                     target
                         .dyn_ref::<HtmlInputElement>()
-                        .map(|i| i.value().trim().to_string())
+                        .map(|i| retry_model::guess_link_value(&i.value()))
                         .unwrap_or_default(),
                 )
             } else if id == "preset" {
@@ -228,7 +228,7 @@ pub(super) fn lessons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     on_click(app, "lesson-commit", |a| {
         let guess = by_id("lesson-guess")
             .and_then(|e| e.dyn_into::<HtmlInputElement>().ok())
-            .map(|i| i.value().trim().to_string())
+            .map(|i| retry_model::guess_link_value(&i.value()))
             .unwrap_or_default();
         a.state.update(Msg::Set("guess", guess));
         render(a, false);
