@@ -1185,6 +1185,16 @@ try {
     await page.fill('#lesson-guess', said.answer);
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /Right\.$/.test(document.getElementById('lesson-result').textContent), null, { timeout: 60000 });
+    // A teacher's exercise over a sweep answers on the page as in the CLI.
+    const swept = 'preset=burst-lab&sweep.backoff=none,full&ask=least:attempts';
+    const sweptSaid = cliAnswer(swept);
+    await page.goto(`${BASE}/?${swept}`);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+    await page.fill('#lesson-guess', sweptSaid.exact);
+    await page.click('#lesson-commit');
+    await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent), null, { timeout: 120000 });
+    assert.equal(await page.locator('#lesson-result').innerText(), `Your guess: ${sweptSaid.exact}. The lab: ${sweptSaid.answer}. Right.`);
+    assert.equal(await attr(page, '#errors', 'data-count'), '0');
     // A question is shown as text, never as markup.
     await page.goto(BASE + '/?preset=payments-none&ask=attempts&q=%3Cb%3Ebold%3C%2Fb%3E');
     await page.waitForSelector('body[data-ready="true"]');

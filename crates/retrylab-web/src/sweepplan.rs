@@ -60,8 +60,7 @@ impl Planning {
         let p = self.link;
         let sweep = p.sweep().ok_or("the link has no sweep")?;
         let rows = self.rows.finish()?;
-        let mut base = p.clone();
-        base.sweep = None;
+        let base = p.plain_run();
         Ok(Plan {
             base: base.to_string(),
             axes: sweep.axes.clone(),

@@ -48,6 +48,23 @@ pub struct SweepRows {
     inert: Vec<(ConfigError, usize)>,
 }
 
+impl Params {
+    /// This link as one plain run: no sweep, and no exercise keys, since the question is the
+    /// sweep's (a row's link, which sweeps nothing, could not ask for a row).
+    pub fn plain_run(&self) -> Params {
+        Params {
+            sweep: None,
+            lesson: None,
+            guess: None,
+            ask: None,
+            question: None,
+            sheet: None,
+            sheet_at: 0,
+            ..self.clone()
+        }
+    }
+}
+
 impl SweepRows {
     /// The rows of `p` swept over `axes`; an error when there would be more than [`MAX_ROWS`].
     pub fn new(p: &Params, axes: &[Axis]) -> Result<SweepRows, String> {
@@ -62,10 +79,7 @@ impl SweepRows {
             ));
         };
         Ok(SweepRows {
-            base: Params {
-                sweep: None,
-                ..p.clone()
-            },
+            base: p.plain_run(),
             axes: axes.to_vec(),
             total,
             rows: Vec::with_capacity(total),
@@ -165,6 +179,24 @@ mod tests {
     use super::*;
 
     /// Made one row at a time, or three, the rows and the errors are `sweep_rows`'s.
+    /// A teacher's exercise over a sweep (`ask=least:attempts`): each row is a plain run whose
+    /// link reads back, so the page's workers can run it.
+    #[test]
+    fn an_exercise_over_a_sweep_makes_rows_that_read() {
+        let p: Params = "preset=burst-lab&sweep.backoff=none,full&ask=least:attempts&guess=full"
+            .parse()
+            .unwrap();
+        let mut rows = SweepRows::new(&p, &p.sweep().unwrap().axes).unwrap();
+        rows.step(10).unwrap();
+        for (_, row) in rows.finish().unwrap() {
+            let again: Params = row.to_string().parse().unwrap();
+            assert!(
+                again.exercise().is_none() && again.guess.is_none(),
+                "{again}"
+            );
+        }
+    }
+
     #[test]
     fn a_preset_sweeps_row_drops_the_preset_keys_its_own_keys_make_inert() {
         // phase-capacity sets rate=70; with users=15 the rate has no effect.
