@@ -30,8 +30,7 @@ use alloc::vec::Vec;
 pub const LINK_VERSION: u32 = 1;
 /// The most simulated clients a schedule may draw for.
 pub const MAX_CLIENTS: u32 = 10_000;
-/// The longest a link may be, in bytes.
-pub const MAX_LINK_LEN: usize = 8_192;
+pub use super::limits::MAX_LINK_LEN;
 /// The most scripted outcomes or forced waits a link may list.
 pub const MAX_SCRIPT: usize = 100;
 

@@ -26,6 +26,7 @@ pub mod guess;
 pub mod keys;
 pub mod layer_keys;
 pub mod lesson;
+mod limits;
 mod named;
 pub mod preset;
 pub(crate) mod rows;

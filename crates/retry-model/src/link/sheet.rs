@@ -88,11 +88,11 @@ impl Sheet {
         for (i, link) in self.links.iter().enumerate() {
             // Each exercise's link carries the whole sheet: it must stay under the lab's cap.
             let len = link.len() + carried + "&sheet=&sheet_at=20".len();
-            if len > super::MAX_LINK_LEN {
+            if len > super::limits::MAX_LINK_LEN {
                 return Err(format!(
                     "exercise {}: its link, which carries the whole sheet, would be {len} characters, over the {} a link may hold: fewer or shorter exercises",
                     i + 1,
-                    super::MAX_LINK_LEN
+                    super::limits::MAX_LINK_LEN
                 ));
             }
             let p: Params = link
