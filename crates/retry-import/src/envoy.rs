@@ -560,6 +560,17 @@ fn back_off(v: Option<&Value>, field: &str, out: &mut Out) -> Result<(), ImportE
 /// Envoy's backoff as its code draws it, in whole milliseconds, with the note on what its docs
 /// say.
 pub(crate) fn full_jitter(base: Micros, cap: Micros, field: &str, out: &mut Out) {
+    // The lab waits at most a day; a longer interval (Istio's 10 x a 3 h backoff) is capped.
+    let day = crate::common::NO_TIMEOUT;
+    if cap > day {
+        out.warn(
+            field,
+            format!(
+                "a window of up to {cap}: the lab waits at most 24 h, so the wait is capped there"
+            ),
+        );
+    }
+    let (base, cap) = (base.min(day), cap.min(day));
     out.set("backoff", "full");
     out.set("base", base.to_string());
     out.set("cap", cap.to_string());

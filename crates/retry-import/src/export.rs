@@ -27,9 +27,13 @@ pub struct Exported {
 pub(crate) struct Notes(pub(crate) Vec<Note>);
 
 impl Notes {
+    /// Adds a note on `key`; a key already noted keeps its first note.
     pub(crate) fn add(&mut self, key: &str, text: impl Into<String>) {
         // An export's note is on a link key already.
         let key = retry_model::link_keys::key(key).map_or("", |row| row.name);
+        if !key.is_empty() && self.0.iter().any(|n| n.key == key) {
+            return;
+        }
         self.0.push(Note {
             field: key.to_string(),
             text: text.into(),
@@ -43,6 +47,13 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
     let p: Params = link
         .parse()
         .map_err(|e: retry_model::ConfigError| ImportError::new("link", e.to_string()))?;
+    // A file holds one policy: a comparison's two sides, or a stack's layers, are not one.
+    if p.compare.is_some() {
+        return Err(ImportError::new("b.", "this link compares two sides: a configuration holds one policy, so export each side's own link (side B's keys without their b.)"));
+    }
+    if p.sim.kind() == Some(retry_model::sim::ScenarioKind::Layers) {
+        return Err(ImportError::new("layers", "this link stacks layers, each with its own attempts and lN. keys: a configuration holds one layer's policy, so export a link without scenario=layers for each"));
+    }
     let mut notes = Notes::default();
     if p.policy.backoff.whole_ms && !matches!(to, "envoy" | "istio" | "gateway-api") {
         notes.add(
@@ -57,6 +68,7 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
             "the format's waits grow by the multiplier, not as a sum of the steps so far: ceiling_sum is not written, so each wait is the last step alone",
         );
     }
+    shaping_notes(&p, to, &mut notes);
     let (format, text) = match to {
         "grpc" => ("grpc", grpc(&p, &mut notes)?),
         "envoy" => ("envoy", envoy(&p, &mut notes)?),
@@ -87,6 +99,28 @@ pub fn export(link: &str, to: &str) -> Result<Exported, ImportError> {
         text,
         notes: notes.0,
     })
+}
+
+/// Notes for the backoff's shaping keys no format here writes (or, for `floor`, only some):
+/// named, never dropped, so the file's waits are known to differ.
+fn shaping_notes(p: &Params, to: &str, notes: &mut Notes) {
+    let b = &p.policy.backoff;
+    if b.sorted {
+        notes.add("sorted", "the format draws each wait when it is due, not up front smallest first: sorted is not written");
+    }
+    if b.first_wait_zero {
+        notes.add("first_wait", "the format's first retry waits its backoff: first_wait=0 (a first retry at once) is not written");
+    }
+    if b.multiplier_from_base {
+        notes.add("multiplier_from_base", "the format's growth is its own multiplier, not the base in milliseconds: multiplier_from_base is not written, so the waits grow by the link's multiplier");
+    }
+    let writes_floor = matches!(to, "tenacity" | "grpc" | "envoy" | "istio");
+    if b.floor != Micros::ZERO && !writes_floor {
+        notes.add(
+            "floor",
+            "the format has no least wait: floor is not written, so a wait may be shorter",
+        );
+    }
 }
 
 /// The link's text for `key` (every policy key has one).
@@ -403,7 +437,13 @@ fn envoy_backoff(p: &Params, notes: &mut Notes) -> Result<(Micros, Micros), Impo
         );
     }
     shape_notes(p, notes);
-    Ok((b.base.max(Micros(1_000)), b.cap.max(b.base)))
+    // Envoy's intervals are whole milliseconds, at least 1, and max_interval is at least the base.
+    let base = b.base.max(Micros::from_millis(1));
+    let cap = b.cap.max(base);
+    if base != b.base || cap != b.cap {
+        notes.add("cap", format!("Envoy's base_interval is at least 1 ms and max_interval at least the base: written as {base} and {cap}"));
+    }
+    Ok((base, cap))
 }
 
 /// Notes for what neither Envoy nor Istio can say of the policy.

@@ -185,3 +185,54 @@ proptest! {
         }
     }
 }
+
+/// The backoff's shaping keys no format here writes are named in every export's notes, never
+/// dropped (`floor=2s` to resilience4j once came back waiting 0 to 100 ms).
+#[test]
+fn shaping_keys_are_written_or_named() {
+    for (extra, key) in [
+        ("floor=200ms", "floor"),
+        ("first_wait=0", "first_wait"),
+        ("sorted=true", "sorted"),
+        (
+            "multiplier_from_base=true&base=10ms",
+            "multiplier_from_base",
+        ),
+        ("ceiling_sum=true", "ceiling_sum"),
+    ] {
+        let base = if extra.contains("base=") {
+            ""
+        } else {
+            "&base=100ms"
+        };
+        let link = format!("attempts=4&backoff=full&cap=2s{base}&{extra}");
+        for to in crate::EXPORT_FORMATS {
+            let out = crate::export(&link, to).unwrap_or_else(|e| panic!("{link} to {to}: {e}"));
+            let written = *to == "tenacity" && key == "floor" && out.text.contains("min=0.2");
+            assert!(
+                written || out.notes.iter().any(|n| n.key == key),
+                "{to} drops {key}: {:?}",
+                out.notes.iter().map(|n| n.key).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+/// A link that is not one policy is refused by key; an export is always read back by its own
+/// importer (Envoy with a cap under 1 ms, Istio with a base whose 10 x is over a day).
+#[test]
+fn exports_are_one_policy_and_read_back() {
+    let e = crate::export("preset=layers-333", "grpc").unwrap_err();
+    assert_eq!(e.field, "layers");
+    let e = crate::export("preset=payments-none&b.preset=payments-jitter", "envoy").unwrap_err();
+    assert_eq!(e.field, "b.");
+    for (link, to) in [
+        ("attempts=3&backoff=full&base=100us&cap=500us", "envoy"),
+        ("attempts=3&backoff=full&base=3h&cap=24h", "istio"),
+    ] {
+        let out = crate::export(link, to).unwrap();
+        let back = crate::import(out.text.as_bytes(), &crate::Options::default())
+            .unwrap_or_else(|e| panic!("{link} to {to}, read back: {e}"));
+        assert!(back.link.contains("backoff=full"), "{}", back.link);
+    }
+}

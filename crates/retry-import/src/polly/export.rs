@@ -51,8 +51,8 @@ fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
             "Polly's exponential backoff doubles: the multiplier is not written",
         );
     }
-    if kind == "exponential" && !linear && b.ceiling_sum {
-        notes.add("ceiling_sum", "Polly's exponential wait is base x 2^n, not a sum of the steps so far: ceiling_sum is not written");
+    if !linear && b.ceiling_sum {
+        notes.add("ceiling_sum", "Polly's waits are constant, linear in Delay, or base x 2^n, not a sum of the steps so far: ceiling_sum is not written");
     }
     let jitter_written = polly_jitter && (kind == "constant" || linear);
     if matches!(kind.as_str(), "constant" | "exponential")

@@ -38,6 +38,9 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
             "tenacity has no proportional jitter: the wait is written without it",
         );
     }
+    if b.ceiling_sum && !(kind == "exponential" && jitter == "none" && linear(p)) {
+        notes.add("ceiling_sum", "tenacity's waits grow as multiplier x exp_base^n or by wait_incrementing's equal steps, not as a sum of other steps: ceiling_sum is not written");
+    }
     let w = match (kind.as_str(), jitter.as_str()) {
         ("none", _) => (String::from("wait_none()"), vec!["wait_none"]),
         ("constant", "add") => {
@@ -64,12 +67,7 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
             ),
             vec!["wait_incrementing"],
         ),
-        ("exponential", _) => {
-            if b.ceiling_sum {
-                notes.add("ceiling_sum", "tenacity's exponential wait is multiplier x exp_base^n, not a sum of the steps so far: ceiling_sum is not written");
-            }
-            (format!("wait_exponential({exp})"), vec!["wait_exponential"])
-        }
+        ("exponential", _) => (format!("wait_exponential({exp})"), vec!["wait_exponential"]),
         ("full", _) => {
             if b.floor != Micros::ZERO {
                 notes.add("floor", "tenacity's min raises the low end of the draw, U(min, ceiling), where the lab raises a shorter wait to the floor: the range is the same, the spread is not");
