@@ -227,8 +227,10 @@ pub fn solve_reporting(spec: &ChainSpec, stage: &mut dyn FnMut(SolveStage)) -> O
         }
     }
     stage(SolveStage::Hitting);
+    // From the top state (every worker busy, the queue full, nobody waiting to retry) until
+    // the server is empty, as the M/M/1/K hitting time and Metafor's time_to_drain count it.
     let drain = hitting(&chain, chain.n_max * (chain.m_max + 1), |s| {
-        s / (chain.m_max + 1) <= spec.workers as usize
+        s / (chain.m_max + 1) == 0
     });
     let collapse = hitting(&chain, 0, |s| {
         s / (chain.m_max + 1) >= spec.congested_at as usize
@@ -433,11 +435,38 @@ mod tests {
 
     #[test]
     fn draining_an_m_m_1_queue_takes_its_backlog_over_the_spare_rate() {
-        // From K + 1 attempts down to 1 (nobody waiting), with lambda << mu: about K / (mu - lambda).
+        // From K + 1 attempts down to none, with lambda << mu: about (K + 1) / (mu - lambda).
         let r = solve(&mm1k(0.1, 10.0, 20)).unwrap();
-        let want = 20.0 / (10.0 - 0.1);
+        let want = 21.0 / (10.0 - 0.1);
         let drain = r.drain_s.unwrap();
         assert!((drain / want - 1.0).abs() < 0.02, "{drain} against {want}");
+    }
+
+    /// The M/M/1/K hitting time from full to empty, exactly: the sum over the states of the
+    /// time to step down one, d_K = 1/mu, d_n = (1 + lambda d_(n+1)) / mu. For 8/s against 10/s
+    /// with 18 waiting (K = 19), 7.5288 s; with none waiting, one service, 0.1 s.
+    #[test]
+    fn the_drain_is_the_m_m_1_k_hitting_time_from_full_to_empty() {
+        let closed = |lambda: f64, mu: f64, k: u32| {
+            let mut d = 1.0 / mu;
+            let mut sum = d;
+            for _ in 1..k {
+                d = (1.0 + lambda * d) / mu;
+                sum += d;
+            }
+            sum
+        };
+        for (k, want) in [(18, 7.528_823_037_6), (0, 0.1), (5, closed(8.0, 10.0, 6))] {
+            let drain = solve(&mm1k(8.0, 10.0, k)).unwrap().drain_s.unwrap();
+            assert!(
+                (drain - want).abs() < 1e-6 * want.max(1.0),
+                "queue_limit {k}: {drain} against {want}"
+            );
+            assert!(
+                (closed(8.0, 10.0, k + 1) - want).abs() < 1e-6,
+                "the closed form itself"
+            );
+        }
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub fn analysis_rows(a: &Analysis) -> alloc::vec::Vec<(&'static str, alloc::stri
         ),
         ("mixing time", secs(r.mixing_s, "-")),
         (
-            "drain from a full queue",
+            "drain, full to empty",
             secs(r.drain_s, "never: the retries hold it full")
         ),
         ("collapse from empty", secs(r.collapse_s, "never")),

@@ -84,7 +84,7 @@ pub fn judge(answer: &str, unit: &str, guess: &str) -> bool {
     let Some((value, rest)) = split(guess) else {
         return false;
     };
-    let tolerance = if a.fract() == 0.0 {
+    let tolerance = if libm::trunc(a) == a {
         (a.abs() * 0.05).max(0.5)
     } else {
         a.abs() * 0.05
