@@ -1119,6 +1119,18 @@ try {
     await context.close();
   });
 
+  await check('the footer\'s documentation links open on the built site', async () => {
+    const { page, context, errors } = await openPage('?v=1');
+    const hrefs = await page.locator('footer a[href^="docs/"]').evaluateAll(as => as.map(a => a.getAttribute('href')));
+    assert.ok(hrefs.length >= 3, `${hrefs.length} links`);
+    for (const href of hrefs) {
+      const res = await page.request.get(`${BASE}/${href}`);
+      assert.equal(res.status(), 200, href);
+      assert.ok((await res.text()).startsWith('#'), `${href} is the document`);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
   await check('every lesson opened as a bare link shows nothing of its answer before the guess, and the CLI\'s answer after it, also on reload', async () => {
     const lessons = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'lessons', '--format', 'json'], { encoding: 'utf8' }));
     const asking = lessons.filter(l => l.question);

@@ -287,7 +287,7 @@ impl Params {
 
 /// Whether an `outage` link has something to recover from: the outage, a load spike or a
 /// capacity drop.
-fn has_trigger(o: &crate::sim::Outage) -> bool {
+pub(super) fn has_trigger(o: &crate::sim::Outage) -> bool {
     let sv = &o.server;
     o.outage.0 > 0
         || (o.spike_rate_milli > 0 && o.spike.length.0 > 0)

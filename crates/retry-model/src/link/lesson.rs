@@ -482,6 +482,24 @@ mod tests {
         }
     }
 
+    /// `ask=recovered` on a run with nothing to recover from is refused by key, not answered `-`.
+    #[test]
+    fn asking_about_recovery_needs_a_trigger() {
+        let e = "scenario=outage&outage=0ms&ask=recovered"
+            .parse::<Params>()
+            .unwrap_err();
+        assert_eq!(e.field, "ask");
+        assert!(e.rule.contains("nothing to recover from"), "{e}");
+        assert!("preset=metastable-none&ask=recovered"
+            .parse::<Params>()
+            .is_ok());
+        assert!(
+            "scenario=outage&outage=0ms&spike_rate=60&spike_start=5s&spike_for=2s&ask=recovery_s"
+                .parse::<Params>()
+                .is_ok()
+        );
+    }
+
     #[test]
     fn a_guess_needs_a_lesson_and_is_checked() {
         let e = "guess=3".parse::<Params>().unwrap_err();

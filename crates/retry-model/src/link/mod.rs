@@ -475,6 +475,17 @@ impl Params {
             }
         }
         let ask = self.ask?;
+        // Whether a run recovers needs something to recover from.
+        let recovery = matches!(
+            ask,
+            lesson::Answer::Run(crate::sim::Metric::Recovered | crate::sim::Metric::RecoveryS)
+                | lesson::Answer::OutlastsMixing
+        );
+        if let Some(crate::sim::Scenario::Outage(o)) = &self.sim.scenario {
+            if recovery && !applies::has_trigger(o) {
+                return Some(keys::row("ask").error("asks whether the run recovers, and this link has nothing to recover from: set an outage, a load spike or a slow-down"));
+            }
+        }
         let swept = self.sweep.as_ref().map_or(0, |s| s.axes.len());
         let rule = ask.needs(self.sim.kind().is_some(), swept)?;
         Some(keys::row("ask").error(rule))
