@@ -267,10 +267,18 @@ pub struct ImportError {
 }
 
 impl ImportError {
+    /// An error on one line whatever it echoes of the input: line breaks become spaces.
     fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        let one_line = |s: String| {
+            if s.contains(['\n', '\r']) {
+                s.replace("\r\n", " ").replace(['\n', '\r'], " ")
+            } else {
+                s
+            }
+        };
         ImportError {
-            field: field.into(),
-            rule: rule.into(),
+            field: one_line(field.into()),
+            rule: one_line(rule.into()),
         }
     }
 }

@@ -101,6 +101,12 @@ const SYSTEM: Piece = Piece {
     keys: &[],
 };
 
+const REST: Piece = Piece {
+    name: "the rest of B",
+    meaning: "B's remaining settings, so the last row is B's own run",
+    keys: &[],
+};
+
 /// Keys that are not settings of a run (the link's own bookkeeping).
 const NOT_SETTINGS: [&str; 8] = [
     "v", "preset", "lesson", "guess", "ask", "q", "sheet", "sheet_at",
@@ -162,6 +168,20 @@ impl Params {
                     params: cur.clone(),
                 });
             }
+        }
+        // The ladder ends at B's own run: whatever the pieces could not carry over (a key set
+        // one piece would make inert, say) is the last step, so its row is B's.
+        let rest = cur.differing(&target);
+        if !rest.is_empty() {
+            let changed: Vec<(&str, String)> = rest
+                .iter()
+                .map(|k| (*k, target.get(k).unwrap_or_default()))
+                .collect();
+            steps.push(Step {
+                piece: REST,
+                changes: link_text(&changed),
+                params: target,
+            });
         }
         steps
     }
@@ -287,6 +307,26 @@ mod tests {
                     w[1].changes
                 );
                 assert_ne!(w[0].piece, w[1].piece);
+            }
+        }
+    }
+
+    /// Whatever A holds (hedging on, a breaker, another scenario), the last row is B's own run:
+    /// every ordered pair of presets, and each with hedging turned on in A.
+    #[test]
+    fn every_pair_of_presets_ends_at_side_b() {
+        use crate::link::preset::Preset;
+        for a in Preset::ALL {
+            for extra in ["", "&hedge=on"] {
+                let Ok(a) = format!("preset={}{extra}", a.name()).parse::<Params>() else {
+                    continue;
+                };
+                for b in Preset::ALL {
+                    let b: Params = format!("preset={}", b.name()).parse().unwrap();
+                    let b = b.settings_only();
+                    let last = a.settings_only().steps_to(&b).pop().unwrap().params;
+                    assert_eq!(last.differing(&b), Vec::<&str>::new(), "{a} to {b}");
+                }
             }
         }
     }
