@@ -281,19 +281,7 @@ fn attempts(p: &Map<String, Value>, field: &str, out: &mut Out) -> Result<u64, I
 fn retry_policy(r: &Map<String, Value>, at: &str, out: &mut Out) -> Result<(), ImportError> {
     let field = format!("{at}.retryPolicy");
     // grpc-go's JSON ignores a field it does not have (any case).
-    crate::common::unknown_keys(
-        r,
-        &[
-            "maxAttempts",
-            "initialBackoff",
-            "maxBackoff",
-            "backoffMultiplier",
-            "retryableStatusCodes",
-            "perAttemptRecvTimeout",
-        ],
-        &|k| format!("{field}.{k}"),
-        out,
-    );
+    crate::common::unknown_keys(r, RETRY_FIELDS, &|k| format!("{field}.{k}"), out);
     let n = attempts(r, &field, out)?;
     let need = |k: &str| {
         r.get(k)

@@ -85,35 +85,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         &field,
         &mut out,
     );
-    let n = match read_arg(a, "retries") {
-        Some(v) => v
-            .as_u64()
-            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-            .filter(|n| *n <= 999)
-            .ok_or_else(|| {
-                ImportError::new(
-                    field("retries"),
-                    format!(
-                        "'{}' is not a whole number of retries in [0, 999]",
-                        short(&v.to_string())
-                    ),
-                )
-            })?,
-        None => 3,
-    };
-    // WebMVC hands `retries` to Spring Retry's SimpleRetryPolicy as maxAttempts
-    // (GatewayRetryFilterFunctions.java:75), WebFlux counts retries (RetryGatewayFilterFactory).
-    let attempts = if mvc { n.max(1) } else { n + 1 };
-    let how = if mvc {
-        format!(
-            "counts every attempt in {} (3 when absent): {n} is {attempts} attempts in all",
-            release.label
-        )
-    } else {
-        format!("counts retries (3 when absent): {n} retries are {attempts} attempts")
-    };
-    out.warn(field("retries"), how);
-    out.set("attempts", attempts.to_string());
+    attempts(a, &field, mvc, release.label, &mut out)?;
     if mvc && read_arg(a, "statuses").is_some() {
         out.warn(
             field("statuses"),
@@ -179,6 +151,46 @@ fn attempt_timeout(
         None => duration(&t, &at)?,
     };
     out.set("attempt_timeout", t.to_string());
+    Ok(())
+}
+
+/// `retries` as the link's attempts: WebMVC hands it to Spring Retry's SimpleRetryPolicy as
+/// maxAttempts (GatewayRetryFilterFunctions.java:75), WebFlux counts retries
+/// (RetryGatewayFilterFactory); 3 when absent.
+fn attempts(
+    a: &Map<String, Value>,
+    field: &dyn Fn(&str) -> String,
+    mvc: bool,
+    label: &str,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let n = match read_arg(a, "retries") {
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+            .filter(|n| *n <= 999)
+            .ok_or_else(|| {
+                ImportError::new(
+                    field("retries"),
+                    format!(
+                        "'{}' is not a whole number of retries in [0, 999]",
+                        short(&v.to_string())
+                    ),
+                )
+            })?,
+        None => 3,
+    };
+    let attempts = if mvc { n.max(1) } else { n + 1 };
+    let how = if mvc {
+        format!(
+            "counts every attempt in {} (3 when absent): {n} is {attempts} attempts in all",
+            label
+        )
+    } else {
+        format!("counts retries (3 when absent): {n} retries are {attempts} attempts")
+    };
+    out.warn(field("retries"), how);
+    out.set("attempts", attempts.to_string());
     Ok(())
 }
 

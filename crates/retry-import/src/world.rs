@@ -43,23 +43,31 @@ fn drawn(p: &Params) -> Value {
     })
 }
 
-/// One manifest entry checked: `None` when the lab matches it, else what differs.
-fn check(entry: &Value) -> Option<String> {
-    let file = entry["file"].as_str()?;
+/// A world file's bytes.
+fn bytes_of(file: &str) -> Vec<u8> {
     let path = format!(
         "{}/../../tests/configs/world/{file}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A manifest entry's import options (`version` is `--version`).
+fn options_of(entry: &Value) -> Options {
     let opt = |k: &str| entry["options"][k].as_str().map(str::to_string);
-    let opts = Options {
+    Options {
         route: opt("route"),
         instance: opt("instance"),
         release: opt("version"),
         method: opt("method"),
         from: opt("from"),
-    };
-    let got = import(&bytes, &opts);
+    }
+}
+
+/// One manifest entry checked: `None` when the lab matches it, else what differs.
+fn check(entry: &Value) -> Option<String> {
+    let file = entry["file"].as_str()?;
+    let got = import(&bytes_of(file), &options_of(entry));
     // A schedule the lab cannot draw yet (`gap`): the import must refuse it with that message,
     // never run something else; the file's real schedule stays in the manifest beside it.
     if let Some(why) = entry["gap"].as_str() {
@@ -171,19 +179,7 @@ fn every_world_file_round_trips_through_its_own_format() {
             continue;
         }
         let file = e["file"].as_str().unwrap();
-        let path = format!(
-            "{}/../../tests/configs/world/{file}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let opt = |k: &str| e["options"][k].as_str().map(str::to_string);
-        let opts = Options {
-            route: opt("route"),
-            instance: opt("instance"),
-            release: opt("version"),
-            method: opt("method"),
-            from: opt("from"),
-        };
-        let first = import(&std::fs::read(&path).unwrap(), &opts).unwrap();
+        let first = import(&bytes_of(file), &options_of(e)).unwrap();
         let out = match crate::export(&first.link, first.format) {
             Ok(x) => x,
             Err(err) => {
@@ -192,7 +188,7 @@ fn every_world_file_round_trips_through_its_own_format() {
             }
         };
         let again = Options {
-            release: opt("version"),
+            release: options_of(e).release,
             ..Options::default()
         };
         let second = match import(out.text.as_bytes(), &again) {

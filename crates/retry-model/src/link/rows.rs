@@ -52,15 +52,10 @@ impl Params {
     /// This link as one plain run: no sweep, and no exercise keys, since the question is the
     /// sweep's (a row's link, which sweeps nothing, could not ask for a row).
     pub fn plain_run(&self) -> Params {
+        // A comparison's rows keep their side B.
         Params {
-            sweep: None,
-            lesson: None,
-            guess: None,
-            ask: None,
-            question: None,
-            sheet: None,
-            sheet_at: 0,
-            ..self.clone()
+            compare: self.compare.clone(),
+            ..self.settings_only()
         }
     }
 }
