@@ -32,6 +32,7 @@ pub fn wait_formula(b: &BackoffConfig) -> String {
         format!("min({}, {step})", b.cap)
     };
     let core = match b.kind {
+        BackoffKind::None if b.floor.as_micros() > 0 => return format!("{} (the floor)", b.floor),
         BackoffKind::None => return "no wait".to_string(),
         BackoffKind::Constant => b.base.to_string(),
         BackoffKind::Exponential => grow(b.base.to_string()),
@@ -45,8 +46,11 @@ pub fn wait_formula(b: &BackoffConfig) -> String {
     } else {
         core
     };
-    if b.kind == BackoffKind::Exponential && b.base.as_micros() == 0 {
+    if b.kind == BackoffKind::Exponential && b.base.as_micros() == 0 && b.floor.as_micros() == 0 {
         out.push_str(" (never waits)");
+    }
+    if b.floor.as_micros() > 0 {
+        out = format!("max({}, {out})", b.floor);
     }
     if b.throttle_base.is_some() {
         out.push_str(&format!(
@@ -209,5 +213,17 @@ mod tests {
         assert!(line("envoy-docs").contains("25ms x (1 + ... + 2^k)"));
         assert!(line("azure-core").contains("408,429,500,502-504,506-998"));
         assert_eq!(md.matches("\n| `").count(), CLIENTS.len());
+    }
+
+    #[test]
+    fn the_formula_shows_the_floor() {
+        let formula = |link: &str| wait_formula(&link.parse::<Params>().unwrap().policy.backoff);
+        assert_eq!(formula("floor=2s"), "max(2s, U(0, min(20s, 100ms x 2^k)))");
+        assert_eq!(formula("backoff=none&floor=2s"), "2s (the floor)");
+        assert_eq!(
+            formula("backoff=exponential&base=0ms&floor=1s"),
+            "max(1s, min(20s, 0ms x 2^k))"
+        );
+        assert_eq!(formula("backoff=none"), "no wait");
     }
 }
