@@ -1331,6 +1331,18 @@ try {
     assert.equal(await swept.page.locator('[data-key="backoff"]').isDisabled(), true);
     assert.match(await swept.page.locator('#backoff-note').innerText(), /^backoff: swept over none,full/);
     await swept.context.close();
+    // A help line is shown only with its control: no view leaves one standing alone.
+    for (const q of ['?v=1', '?preset=metastable-retries', '?lesson=course-project', '?v=1&layers=3,3,3']) {
+      const { page: p, context: c } = await openPage(q);
+      const orphans = await p.evaluate(() => {
+        const seen = e => !!e && e.getClientRects().length > 0;
+        return [...document.querySelectorAll('.help[id$="-help"]')]
+          .filter(h => seen(h) && !seen(document.getElementById(h.id.replace(/-help$/, ''))))
+          .map(h => h.id);
+      });
+      assert.deepEqual(orphans, [], `${q}: help lines without their control`);
+      await c.close();
+    }
     // Side B can be edited whenever B is drawn, a policy link's two clients too.
     const two = await openPage('?v=1&preset=openai&b.preset=urllib3');
     assert.equal(await two.page.locator('#side-b').isDisabled(), false);
@@ -1379,7 +1391,8 @@ try {
       assert.equal(await page.locator('#budget').inputValue(), 'envoy_budget');
       const onBudget = want.warnings.filter(w => w.key === 'budget').map(w => `From your file (Warning), ${w.field}: ${w.text}`);
       assert.deepEqual(await page.locator('#budget-row .imported-note').allTextContents(), onBudget);
-      assert.equal(await page.locator('#import-outage').getAttribute('href'), `?${want.link}&scenario=outage`);
+      const outage = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', `${want.link}&scenario=outage`], { encoding: 'utf8' }).trim();
+      assert.equal(await page.locator('#import-outage').getAttribute('href'), `?${outage}`);
       assert.equal(await attr(page, '#errors', 'data-count'), '0');
       assert.deepEqual(await axeFindings(page), []);
       await page.screenshot({ path: join(ARTIFACTS, `import-${name}.png`) });
@@ -1394,6 +1407,18 @@ try {
       assert.equal(await page.locator('#share-link').innerText(), `?${canonical}`);
       assert.equal(await page.locator('#import-notes li').count(), 0);
       assert.equal(await page.locator('.imported-note').count(), 0);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+    // A resilience4j breaker opens the outage already: no second link to it, no second key.
+    {
+      const { page, context, errors } = await openPage('?v=1#import');
+      await page.fill('#import-text', readFileSync('tests/configs/world/resilience4j/with-breaker.yml', 'utf8'));
+      await page.click('#import-go');
+      await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
+      assert.equal((await page.locator('#share-link').innerText()).match(/scenario=/g).length, 1);
+      assert.ok(await page.locator('#import-outage').isHidden());
+      assert.equal(await attr(page, '#errors', 'data-count'), '0');
       assert.deepEqual(errors, []);
       await context.close();
     }

@@ -27,6 +27,7 @@ mod stack;
 mod tenacity;
 #[cfg(test)]
 mod testing;
+mod wording;
 #[cfg(test)]
 mod world;
 mod yaml;
@@ -34,6 +35,7 @@ mod yaml;
 pub use export::{export, Exported, EXPORT_FORMATS};
 use serde::Serialize;
 pub use stack::{stack, Layer, Stack, MAX_STACK};
+pub use wording::{field_for_page, for_page};
 
 /// The largest file read: a service config is a few kilobytes.
 pub const MAX_BYTES: usize = 1 << 20;

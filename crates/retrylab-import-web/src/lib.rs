@@ -60,10 +60,34 @@ pub struct Reply {
 
 /// Answers a request: an export when it names a format to write, else an import.
 pub fn answer(req: &Request) -> Reply {
-    if !req.export.is_empty() {
-        return export(req);
+    let reply = if req.export.is_empty() {
+        import(req)
+    } else {
+        export(req)
+    };
+    in_page_words(reply)
+}
+
+/// The reply with the CLI's options (`--route NAME`) named as the page's fields.
+fn in_page_words(mut r: Reply) -> Reply {
+    for n in r
+        .warnings
+        .iter_mut()
+        .chain(&mut r.unsupported)
+        .chain(&mut r.defaults)
+    {
+        n.field = retry_import::field_for_page(&n.field);
+        n.text = retry_import::for_page(&n.text);
     }
-    import(req)
+    r.error = match r.error.split_once(": ") {
+        Some((field, rule)) => format!(
+            "{}: {}",
+            retry_import::field_for_page(field),
+            retry_import::for_page(rule)
+        ),
+        None => retry_import::for_page(&r.error),
+    };
+    r
 }
 
 /// Writes the link's policy, as `retrylab export` would; the notes come back as warnings.
@@ -268,5 +292,25 @@ mod tests {
             ..Request::default()
         });
         assert!(r.link.contains("attempts=5"), "{r:?}");
+        // The page names its own fields where the CLI names its options.
+        let r = answer(&Request {
+            text: two.into(),
+            ..Request::default()
+        });
+        let w = r
+            .warnings
+            .iter()
+            .find(|w| w.text.contains("took the first"))
+            .unwrap();
+        assert!(
+            w.text.ends_with("in the \"Method, route or name\" field"),
+            "{w:?}"
+        );
+        let r = answer(&Request {
+            text: text.into(),
+            pick: "nope".into(),
+            ..Request::default()
+        });
+        assert!(r.error.starts_with("Method, route or name: "), "{r:?}");
     }
 }

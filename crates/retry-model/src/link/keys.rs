@@ -684,7 +684,7 @@ pub static TABLE: &[Key] = &[
         "one-way network delay (its mean for `occ`)",
         Control::Millis, "Network delay (ms)", Group::System),
     key!("net_sd", "0ms", dur(ZERO, s(10)), "duration", Applies::OCC,
-        "standard deviation of the network delay (`\\|Normal(net, net_sd)\\|`)",
+        "standard deviation of the network delay, drawn as the absolute value of `Normal(net, net_sd)`",
         Control::Millis, "Network delay spread (ms, sd)", Group::System),
     key!("runs", "1", int(1, caps::RUNS as u64), "", Applies::SIMS,
         "repetitions, each on its own streams of the seed; summaries are means",
@@ -930,7 +930,7 @@ pub fn markdown() -> String {
             k.domain.accepted_md().replace('|', "\\|"),
             k.unit,
             applies,
-            k.meaning
+            k.meaning.replace('|', "\\|")
         ));
     }
     out

@@ -172,9 +172,16 @@ fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
         ),
         false,
     );
-    if let Some(a) = by_id("import-outage") {
-        let _ = a.set_attribute("href", &format!("?{}&scenario=outage", r.link));
-        set_hidden(&a, false);
+    // The same policy in the outage scenario, unless the import already opened it (a
+    // resilience4j breaker does). The link is set by key, never by appending text.
+    if let (Some(a), Ok(mut p)) = (
+        by_id("import-outage"),
+        r.link.parse::<retry_model::Params>(),
+    ) {
+        if p.get("scenario").as_deref() != Some("outage") && p.set("scenario", "outage").is_ok() {
+            let _ = a.set_attribute("href", &format!("?{p}"));
+            set_hidden(&a, false);
+        }
     }
     notes_beside(r);
     note_list("import-notes", notes(r));

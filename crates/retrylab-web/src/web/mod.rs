@@ -42,10 +42,10 @@ struct App {
     shown: Vec<Option<ControlShown>>,
 }
 
-/// One control's elements (the field, its label and its note) and what is written in them.
+/// One control's elements (the field and its note; its row holds its label and help) and
+/// what is written in them.
 struct ControlShown {
     el: Element,
-    label: Option<Element>,
     note: Option<Element>,
     /// Whether the key acts in the link (enabled, and for a system setting, in view), whether
     /// its value is refused, the note beside it and the value in the field, as last written;
@@ -57,13 +57,9 @@ struct ControlShown {
 }
 
 impl ControlShown {
-    fn of(doc: &Document, key: &str) -> Option<ControlShown> {
+    fn of(key: &str) -> Option<ControlShown> {
         Some(ControlShown {
             el: by_id(key)?,
-            label: doc
-                .query_selector(&format!("label[for=\"{key}\"]"))
-                .ok()
-                .flatten(),
             note: by_id(&format!("{key}-note")),
             on: None,
             invalid: None,
@@ -509,14 +505,11 @@ fn write_control(
             let _ = c.el.set_attribute("disabled", "");
         }
         // A simulation setting the chosen scenario does not have is left out of view
-        // (with its label and note) rather than shown disabled: the group lists what the
-        // scenario has.
+        // (its whole row: label, field, help and note) rather than shown disabled: the group
+        // lists what the scenario has.
         if k.group == Group::System {
-            for part in [Some(&c.el), c.label.as_ref(), c.note.as_ref()]
-                .into_iter()
-                .flatten()
-            {
-                set_hidden(part, !used);
+            if let Some(row) = by_id(&format!("{key}-row")) {
+                set_hidden(&row, !used);
             }
         }
         moved = k.group != Group::System;
@@ -611,9 +604,7 @@ fn render_controls(a: &mut App, write_controls: bool) {
     }
     let active = doc.active_element().map(|e| e.id()).unwrap_or_default();
     if a.shown.is_empty() {
-        a.shown = controls()
-            .map(|(k, _)| ControlShown::of(&doc, k.name))
-            .collect();
+        a.shown = controls().map(|(k, _)| ControlShown::of(k.name)).collect();
     }
     let s = &a.state;
     let mut moved = false;
