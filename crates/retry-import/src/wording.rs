@@ -83,8 +83,10 @@ mod tests {
                     !page.contains(" --"),
                     "a CLI option left for the page: {line}"
                 );
+                seen += 1;
             }
         }
+        assert!(seen >= 12, "{seen} messages naming an option");
         for (cli, _) in FIELDS {
             assert_ne!(field_for_page(cli), cli);
         }
