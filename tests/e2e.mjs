@@ -647,6 +647,8 @@ try {
     await page.fill('#lesson-guess', '27');
     await page.click('#lesson-commit');
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    // Once the run is drawn, its figures are on screen.
+    await page.waitForFunction(() => { const r = document.getElementById('run-summary').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; });
     assert.ok(page.url().endsWith('&lesson=layers-three&guess=27'), page.url());
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
     assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 27 calls. The lab: 27 calls. Right.');
@@ -659,11 +661,17 @@ try {
     await page.selectOption('#lesson-menu', 'deadline-walk');
     await page.waitForFunction(() => location.search.includes('lesson=deadline-walk'));
     assert.equal(await page.locator('#trace-view').isHidden(), true);
+    // Its place in the right column says what will appear there, not a blank.
+    assert.match(await page.locator('#trace-waiting').innerText(), /appears here once you commit a guess/);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.fill('#lesson-guess', '6800');
     await page.click('#lesson-commit');
     await page.waitForFunction(() => /The lab:/.test(document.getElementById('lesson-result').textContent));
     assert.equal(await page.locator('#lesson-result').innerText(), 'Your guess: 6800 ms. The lab: 3600 ms. Not quite: look again at the view.');
     assert.equal(await page.locator('#trace-view').isHidden(), false, 'the trace is shown once guessed');
+    assert.equal(await page.locator('#trace-waiting').isHidden(), true);
+    // Commit brings the answer's figure, the steps of the traced request, on screen.
+    await page.waitForFunction(() => { const r = document.getElementById('trace-steps').getBoundingClientRect(); return r.top >= -1 && r.top < innerHeight / 2; });
     await change(page, '#lesson-guess', 'a;b');
     assert.match(await page.locator('#errors').innerText(), /^guess: 'a;b' is not a guess/);
     assert.equal(await page.locator('#lesson-guess').inputValue(), 'a;b', 'a refused guess stays as typed');
@@ -1284,6 +1292,9 @@ try {
       assert.equal(await page.locator('#start-lessons li').count(), 21, 'all lessons, each a bare link');
       assert.equal(await page.locator('#start-lessons a').first().getAttribute('href'), '?lesson=course-project');
       assert.deepEqual(await axeFindings(page), []);
+      // One main landmark in view, the start screen's; the page describes itself to a search.
+      assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('main')].filter(m => m.getClientRects().length && !m.hidden).map(m => m.id)), ['start']);
+      assert.ok((await page.locator('meta[name="description"]').getAttribute('content')).length >= 80);
       await page.screenshot({ path: join(ARTIFACTS, `start-${w}.png`), fullPage: true });
       await page.click('#start-free');
       await page.waitForSelector('body[data-ready="true"]');

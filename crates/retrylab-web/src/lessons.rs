@@ -33,6 +33,20 @@ pub fn answer(
     )
 }
 
+/// Where an answer's figure is on the page, as element ids in the order tried (the first one
+/// in view is the one the page scrolls to once the guess is committed): a comparison's table
+/// before a run's tiles, the sweep's table, the traced request's steps, the analytic twin.
+pub fn answer_figure(ask: Answer) -> &'static [&'static str] {
+    match ask {
+        Answer::Run(_) => &["compare-section", "run-summary", "tree-section"],
+        Answer::Least(_) | Answer::Most(_) | Answer::Helps(_) | Answer::Same(_) => {
+            &["sweep-summary", "sweep-section"]
+        }
+        Answer::RemainingAt(_) | Answer::Made(_) => &["trace-steps", "trace-view"],
+        Answer::OutlastsMixing => &["analytic-section", "run-summary"],
+    }
+}
+
 /// One line of the idempotency walk, in words.
 pub fn ledger_line(step: &retry_model::sim::LostStep) -> String {
     use retry_model::sim::LostWhat;

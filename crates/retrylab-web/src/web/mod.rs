@@ -40,6 +40,8 @@ struct App {
     /// so a render writes only what changed (a control change on a scenario link used to
     /// rewrite about 40 controls, and the layout that followed made it a long task).
     shown: Vec<Option<ControlShown>>,
+    /// Set by Commit: the answer's figure is scrolled into view once it is drawn.
+    scroll_to_answer: bool,
 }
 
 /// One control's elements (the field and its note; its row holds its label and help) and
@@ -88,6 +90,38 @@ fn on_click(
 fn render_view(a: &mut App) {
     if a.view.render(&a.state.params) {
         schedule(a);
+    }
+    scroll_to_answer(a);
+}
+
+/// After Commit, brings the answer's figure on screen once it is drawn (a run's when the run
+/// is done, the traced request's at once); a refused guess leaves the page where it is.
+fn scroll_to_answer(a: &mut App) {
+    if !a.scroll_to_answer {
+        return;
+    }
+    let p = &a.state.params;
+    let (Some(ex), Some(_)) = (p.exercise(), p.get("guess")) else {
+        a.scroll_to_answer = false;
+        return;
+    };
+    let done = by_id("scenario-view")
+        .is_some_and(|v| v.get_attribute("data-done").as_deref() == Some("true"));
+    if p.sim.scenario.is_some() && !done {
+        return;
+    }
+    a.scroll_to_answer = false;
+    // An element laid out has an offset parent; one under `display: none` has none.
+    let in_view = |e: &Element| {
+        e.dyn_ref::<web_sys::HtmlElement>()
+            .is_some_and(|h| h.offset_parent().is_some())
+    };
+    if let Some(figure) = crate::lessons::answer_figure(ex.answer)
+        .iter()
+        .filter_map(|id| by_id(id))
+        .find(in_view)
+    {
+        figure.scroll_into_view_with_bool(true);
     }
 }
 
@@ -206,6 +240,7 @@ pub fn start() -> Result<(), JsValue> {
         progress_shown: 0.0,
         starting: true,
         shown: Vec::new(),
+        scroll_to_answer: false,
     }));
     wiring::worker_messages(&app);
     wiring::first_render(&app)?;
@@ -232,8 +267,10 @@ fn show_start(state: &mut State) {
     if let Some(body) = document().body() {
         let _ = body.set_attribute("data-start", "true");
     }
-    if let Some(start) = by_id("start") {
+    // One main landmark at a time: the start screen's, the lab's hidden behind it.
+    if let (Some(start), Some(lab)) = (by_id("start"), by_id("lab")) {
         set_hidden(&start, false);
+        set_hidden(&lab, true);
     }
     // Every lesson, as its bare link: it opens the lesson's own settings.
     let Some(list) = by_id("start-lessons") else {
@@ -652,13 +689,19 @@ fn render_rest(a: &mut App) {
         schedule(a);
     }
     // Predict, then run: a policy-only lesson's trace stays hidden until the guess is in.
-    if params.sim.scenario.is_none() && crate::web::scenario::awaiting_guess(&params) {
+    let waiting = params.sim.scenario.is_none() && crate::web::scenario::awaiting_guess(&params);
+    if waiting {
         if let Some(t) = by_id("trace-view") {
             let _ = t.set_attribute("hidden", "");
         }
     }
+    // Its place says what will appear there, rather than a blank column.
+    if let Some(w) = by_id("trace-waiting") {
+        set_hidden(&w, !waiting);
+    }
     render_policy(a, "lesson");
     render_policy(a, "budget");
+    scroll_to_answer(a);
     a.renders += 1;
     if let Some(body) = doc.body() {
         let _ = body.set_attribute("data-renders", &a.renders.to_string());

@@ -231,6 +231,7 @@ pub(super) fn lessons(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
             .map(|i| retry_model::guess_link_value(&i.value()))
             .unwrap_or_default();
         a.state.update(Msg::Set("guess", guess));
+        a.scroll_to_answer = true;
         render(a, false);
     })
 }
