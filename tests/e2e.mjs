@@ -850,6 +850,16 @@ try {
           .map(c => [c.id || c.parentElement.id, c.getBoundingClientRect().right, c.clientHeight]),
       }));
       assert.ok(m.scroll <= m.screen, `${name}: the page scrolls sideways, ${m.scroll} px on a ${m.screen} px screen`);
+      // The comparison's tables: every number on the screen, no key broken mid-word.
+      const cells = await page.evaluate(() => ({
+        off: [...document.querySelectorAll('#compare-section td, #compare-section th')]
+          .filter(c => c.getClientRects().length && c.getBoundingClientRect().right > innerWidth + 0.5).map(c => c.textContent),
+        broken: [...document.querySelectorAll('#compare-changes td:first-child, #steps-table td:first-child')]
+          .filter(c => c.getClientRects().length && c.getBoundingClientRect().height > 1.6 * (parseFloat(getComputedStyle(c).lineHeight) || 1.2 * parseFloat(getComputedStyle(c).fontSize)))
+          .map(c => c.textContent),
+      }));
+      assert.deepEqual(cells.off, [], `${name}: cells off the screen`);
+      assert.deepEqual(cells.broken, [], `${name}: keys broken over lines`);
       assert.ok(m.view < m.controls, `${name}: the view comes before the settings`);
       assert.ok(m.chart < 800, `${name}: the first chart starts on the first screen, at ${m.chart} px`);
       assert.equal(await page.locator('.to-settings').isVisible(), true, `${name}: the settings are one tap away`);

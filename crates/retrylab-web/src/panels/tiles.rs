@@ -156,11 +156,19 @@ fn markdown_table(_doc: &Document, table: &Element, md: &str) {
             html.push_str("</thead><tbody>");
             continue; // |---|---:|
         }
-        let tag = if i == 0 { "th" } else { "td" };
         html.push_str(if i == 0 { "<thead><tr>" } else { "<tr>" });
-        for c in cells {
+        for (j, c) in cells.iter().enumerate() {
             // Markdown's code marks are for the text copy; the table shows the words.
-            html.push_str(&format!("<{tag}>{}</{tag}>", escape(&c.replace('`', ""))));
+            let text = escape(&c.replace('`', ""));
+            if i == 0 {
+                html.push_str(&format!("<th>{text}</th>"));
+            } else {
+                // Each cell names its column, for a phone's one-row-a-card layout.
+                let column = rows[0]
+                    .get(j)
+                    .map_or(String::new(), |h| escape(&h.replace('`', "")));
+                html.push_str(&format!("<td data-label=\"{column}\">{text}</td>"));
+            }
         }
         html.push_str("</tr>");
     }
@@ -201,9 +209,11 @@ fn changes_table(doc: &Document, table: &Element, a: &str, b: &str) {
             continue;
         };
         let show = |v: Option<String>| v.filter(|s| !s.is_empty()).unwrap_or_else(|| "-".into());
-        for text in [k.to_string(), show(va), show(vb), meaning.replace('`', "")] {
+        let cells = [k.to_string(), show(va), show(vb), meaning.replace('`', "")];
+        for (text, column) in cells.iter().zip(["key", "A", "B", "what it sets"]) {
             if let Ok(td) = doc.create_element("td") {
-                td.set_text_content(Some(&text));
+                td.set_text_content(Some(text));
+                let _ = td.set_attribute("data-label", column);
                 let _ = tr.append_child(&td);
             }
         }
