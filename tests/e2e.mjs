@@ -1313,6 +1313,28 @@ try {
     }
   });
 
+  await check('nothing on screen moves as the page is built and the results arrive: layout shift under 0.1 on the course link, laptop and phone', async () => {
+    for (const viewport of [{ width: 1350, height: 940 }, { width: 412, height: 823 }]) {
+      for (const link of ['?lesson=course-project&guess=195', '?v=1&preset=payments-none&b.preset=payments-jitter', '?lesson=deadline-walk']) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        // Cumulative layout shift as the browser reports it (what Lighthouse sums).
+        await page.addInitScript(() => {
+          window.__cls = 0;
+          new PerformanceObserver(l => { for (const e of l.getEntries()) if (!e.hadRecentInput) window.__cls += e.value; })
+            .observe({ type: 'layout-shift', buffered: true });
+        });
+        await page.goto(BASE + '/' + link);
+        await page.waitForSelector('body[data-ready="true"]');
+        if (link.includes('preset=payments') || link.includes('guess=')) await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+        await page.waitForTimeout(300);
+        const cls = await page.evaluate(() => window.__cls);
+        assert.ok(cls < 0.1, `${link} at ${viewport.width} px: layout shift ${cls.toFixed(3)}`);
+        await context.close();
+      }
+    }
+  });
+
   await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
     assert.equal(await shows(page, '#tiles'), true);

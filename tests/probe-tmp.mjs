@@ -4,13 +4,17 @@ const PORT=8111, BASE=`http://127.0.0.1:${PORT}`;
 const server = spawn('python3', ['-m','http.server',String(PORT),'--bind','127.0.0.1','--directory','/work/main/dist'],{stdio:'ignore'});
 await new Promise(r=>setTimeout(r,800));
 const browser = await chromium.launch({executablePath:'/usr/bin/chromium',args:['--headless','--no-sandbox','--disable-gpu']});
-const ctx = await browser.newContext({viewport:{width:390,height:844}});
-const page = await ctx.newPage();
-await page.goto(BASE+'/?lesson=course-project&guess=195'); await page.waitForSelector('#scenario-view[data-done="true"]',{timeout:60000});
-for (const id of ['compare-section','steps-box','compare-changes','course-note']) {
-  const el = page.locator('#'+id); if (await el.isVisible()) await el.screenshot({path:`/tmp/probe/phone-${id}.png`});
+for (const [w,h] of [[1350,940],[412,823]])
+for (const q of (process.env.QS||'/,?lesson=course-project,?lesson=course-project&guess=195,?v=1&preset=payments-none&b.preset=payments-jitter').split(',')) {
+  const ctx = await browser.newContext({viewport:{width:w,height:h}});
+  const page = await ctx.newPage();
+  await page.addInitScript(()=>{ window.__shifts=[]; new PerformanceObserver(l=>{for(const e of l.getEntries()) if(!e.hadRecentInput) window.__shifts.push({v:e.value,t:e.startTime,src:(e.sources||[]).map(s=>s.node?(s.node.id||s.node.className||s.node.nodeName):'?').join(',')});}).observe({type:'layout-shift',buffered:true}); });
+  await page.goto(BASE+'/'+(q==='/'?'':q)); await page.waitForSelector('body[data-ready="true"]');
+  try { await page.waitForSelector('#scenario-view[data-done="true"]',{timeout:20000}); } catch {}
+  await page.waitForTimeout(1000);
+  const s = await page.evaluate(()=>window.__shifts);
+  const cls = s.reduce((a,b)=>a+b.v,0);
+  console.log(w, q, cls.toFixed(3), JSON.stringify(s.filter(x=>x.v>0.01).map(x=>[x.v.toFixed(3),Math.round(x.t),x.src])));
+  await ctx.close();
 }
-console.log(await page.evaluate(()=>{
-  const out=[]; for (const e of document.querySelectorAll('#compare-section *')) { const r=e.getBoundingClientRect(); if (r.right>innerWidth+1 && e.children.length===0) out.push(e.tagName+':'+e.textContent.slice(0,30)+':'+Math.round(r.right)); } return out.slice(0,20);
-}));
 await browser.close(); server.kill();

@@ -8,9 +8,22 @@ use crate::web::dom::{by_id, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::ScenarioKind;
 
+/// The system chart's height: this share of its width, within these CSS pixels (also what
+/// a run in flight keeps for it).
+pub(crate) const SIZE: (f64, f64, f64) = (0.6, 340.0, 600.0);
+
 /// The system's charts.
 #[derive(Default)]
 pub(crate) struct SystemPanel;
+
+/// Whether a run of these settings has a system chart: `lost` has no capacity to chart (its
+/// failures and in-flight count are in the tiles).
+pub(crate) fn shows(p: &retry_model::Params) -> bool {
+    matches!(
+        p.sim.kind(),
+        Some(ScenarioKind::Outage | ScenarioKind::Burst)
+    )
+}
 
 impl Panel for SystemPanel {
     fn name(&self) -> &'static str {
@@ -25,16 +38,13 @@ impl Panel for SystemPanel {
         let Some(first) = d.reports.first() else {
             return;
         };
-        // `lost` has no capacity to chart; its failures and in-flight count are in the tiles.
-        let shown = matches!(
-            d.params.sim.kind(),
-            Some(ScenarioKind::Outage | ScenarioKind::Burst)
-        );
+        let shown = shows(&d.params);
         set_hidden(&el, !shown);
         if !shown {
             return;
         }
-        let Some((canvas, dpr)) = crate::web::canvas::fit("system-chart", 0.6, 340.0, 600.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("system-chart", SIZE.0, SIZE.1, SIZE.2)
+        else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {

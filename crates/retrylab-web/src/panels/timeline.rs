@@ -6,6 +6,10 @@ use crate::charts::timeline::{draw_timeline, TimeMap, Timeline};
 use crate::panel::{Ctx, Outcome, Panel};
 use plotters::prelude::IntoDrawingArea;
 
+/// The timeline's height: this share of its width, within these CSS pixels (also what a run
+/// in flight keeps for it).
+pub(crate) const SIZE: (f64, f64, f64) = (0.5, 280.0, 460.0);
+
 /// The timeline and where its bins landed, for the pointer.
 #[derive(Default)]
 pub(crate) struct TimelinePanel {
@@ -24,7 +28,8 @@ impl Panel for TimelinePanel {
         let Some(first) = d.reports.first() else {
             return;
         };
-        let Some((canvas, dpr)) = crate::web::canvas::fit("timeline", 0.5, 280.0, 460.0) else {
+        let Some((canvas, dpr)) = crate::web::canvas::fit("timeline", SIZE.0, SIZE.1, SIZE.2)
+        else {
             return;
         };
         let Some(backend) = CanvasBackend::with_canvas_object(canvas.clone()) else {

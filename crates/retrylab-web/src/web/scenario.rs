@@ -526,8 +526,29 @@ impl ScenarioView {
                 }
             }
         }
+        // While the first result is on its way, its place is kept: the view holds a screen's
+        // height and the exports line its own, so nothing under them moves when it arrives.
+        let first = self.done.is_none() && !asking && view != crate::views::View::Schedule;
+        if let Some(v) = by_id("scenario-view") {
+            let _ = v.set_attribute("data-running", if first { "true" } else { "false" });
+        }
+        if first && view == crate::views::View::Run {
+            use crate::panels::{system, timeline};
+            let _ = crate::web::canvas::fit(
+                "timeline",
+                timeline::SIZE.0,
+                timeline::SIZE.1,
+                timeline::SIZE.2,
+            );
+            if let Some(el) = by_id("system-chart") {
+                set_hidden(&el, !system::shows(p));
+                let (ratio, lo, hi) = system::SIZE;
+                let _ = crate::web::canvas::fit("system-chart", ratio, lo, hi);
+            }
+        }
         if let Some(exports) = by_id("exports") {
-            set_hidden(&exports, self.done.is_none());
+            set_hidden(&exports, self.done.is_none() && !first);
+            let _ = exports.set_attribute("data-waiting", if first { "true" } else { "false" });
         }
         if view == crate::views::View::Schedule {
             return false;
