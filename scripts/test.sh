@@ -19,6 +19,8 @@ python3 scripts/check-layers.py
 
 step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked
+# The documentation builds with every intra-doc link resolved (a broken link is an error).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked
 
 step "client presets against the libraries themselves (tests/clients: Python, npm and Rust crates, KS per retry)"
 cargo build -q -p retrylab-cli --locked

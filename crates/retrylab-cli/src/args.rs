@@ -116,7 +116,7 @@ pub enum Command {
     Sheet {
         /// The sheet: a plain text or Markdown file, or - for standard input.
         file: String,
-        /// The page's address to put before the sheet's query (e.g. https://lab.example/).
+        /// The page's address to put before the sheet's query (e.g. `https://lab.example/`).
         #[arg(long, default_value = "")]
         base: String,
         /// Output format.

@@ -1,8 +1,8 @@
 //! Retry Lab in the browser: a thin layer over `retry-model`.
 //!
 //! [`state`] holds the page's state and its pure update function, [`controls`] maps controls to
-//! link keys, [`chart`] draws the schedule. Every chart draws with plotters; [`plot`] adds what
-//! plotters lacks. [`api`] is the JavaScript API. The DOM glue (`web`) exists only on wasm32.
+//! link keys, [`charts`] draws the schedule and every other chart with plotters; [`charts::plot`]
+//! adds what plotters lacks. [`api`] is the JavaScript API. The DOM glue (`web`) exists only on wasm32.
 //! Nothing here computes a retry: every number comes from `retry-model`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -1,6 +1,6 @@
 //! The page's views, which one a link opens, and the panels each is made of. A view is a set
 //! of sections of `www/index.html`; a panel is one module under `panels/` behind the
-//! [`Panel`](crate::panel::Panel) trait. This file is where both are registered: to add a
+//! `Panel` trait (`panel.rs`, on wasm32 only). This file is where both are registered: to add a
 //! panel, write its module, list it in [`PANELS`] and make it in `panel`.
 
 use retry_model::Params;

@@ -203,7 +203,7 @@ impl NormalTable {
 
     /// The delays `|sample_from(q, w, mean, sd)|` rounded half up (through `i64`) of two
     /// words. Where [`NormalTable::narrow`] holds for `mean` and `sd`, the same numbers come
-    /// from [`NormalTable::fill_narrow`].
+    /// from `NormalTable::fill_narrow`.
     #[inline(always)]
     pub fn delays(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> [u64; 2] {
         w.map(|w| (Self::sample_from(q, w, mean, sd).abs() + 0.5) as i64 as u64)
@@ -235,7 +235,7 @@ impl NormalTable {
     }
 
     /// Whether every `|Normal(mean, sd)|` delay stays below 2^31 µs, the range
-    /// [`NormalTable::fill_narrow`] needs: a draw from a 53-bit uniform is within 8.3
+    /// `NormalTable::fill_narrow` needs: a draw from a 53-bit uniform is within 8.3
     /// standard deviations of the mean.
     pub fn narrow(mean: f64, sd: f64) -> bool {
         mean.abs() + 9.0 * sd.abs() < (1u64 << 30) as f64

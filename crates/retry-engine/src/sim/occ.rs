@@ -551,7 +551,7 @@ impl Occ {
     }
 
     /// The wait of every retry, when one value: then every event can go through
-    /// [`Occ::next_flat`].
+    /// `Occ::next_flat`.
     pub fn uniform(&self) -> Option<u64> {
         self.uniform
     }
@@ -575,7 +575,7 @@ impl Occ {
 }
 
 /// One OCC run on a [`Tourney`], one leaf per client: the same events in the same order as
-/// [`Sim`] over the event heap, faster (see [`super::tourney`]).
+/// `Sim` over the event heap, faster (see `super::tourney`).
 pub struct OccRun {
     /// The model.
     pub model: Occ,

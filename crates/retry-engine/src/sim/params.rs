@@ -7,7 +7,7 @@ use super::settings::{Scenario, Series};
 
 /// The simulation's part of a link: the scenario, with the settings it owns, and the
 /// repetitions. A key belongs to the scenarios whose settings hold it (see
-/// [`super::settings`]), so a key set for another scenario has nowhere to go and is refused.
+/// `super::settings`), so a key set for another scenario has nowhere to go and is refused.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SimParams {
     /// The scenario and its settings; `None` for no simulation.

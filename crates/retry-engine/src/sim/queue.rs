@@ -124,7 +124,7 @@ impl<E> EventQueue<E> {
         at
     }
 
-    /// Schedules `event` at `time` as head `k` (below [`HEADS`]), in the same order a push
+    /// Schedules `event` at `time` as head `k` (below `HEADS`), in the same order a push
     /// would give it. A lane has at most one head: arming it again replaces it.
     pub fn push_head(&mut self, k: usize, time: Micros, event: E) {
         let entry = self.entry(time, event);

@@ -184,7 +184,7 @@ impl<E: Copy> Tourney<E> {
     }
 
     /// Moves `base` up to the earliest event once it is far, and rebuilds (after a
-    /// [`Cursor`] has stopped for it).
+    /// `Cursor` has stopped for it).
     #[inline(always)]
     pub fn settle(&mut self) {
         // One compare on the hot path: IDLE is above every far key too.
@@ -331,7 +331,7 @@ impl<E: Copy> Tourney<E> {
 }
 
 impl<E: Copy> Tourney<E> {
-    /// The tree as a [`Cursor`] for a loop of [`Cursor::replace`] within the [`Tourney::room`]
+    /// The tree as a `Cursor` for a loop of `Cursor::replace` within the [`Tourney::room`]
     /// just asked; `None` unless `D` is the tree's depth (and not 0).
     #[inline(always)]
     pub fn cursor<const D: u32>(&mut self) -> Option<Cursor<'_, E, D>> {

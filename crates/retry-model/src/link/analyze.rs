@@ -47,8 +47,8 @@ pub fn analyze(p: &Params) -> Result<Analysis, ConfigError> {
     analyze_within(p, MAX_STATES)
 }
 
-/// [`analyze`], refusing a chain of more than `max` states (at most [`MAX_STATES`]), or one
-/// whose solve would pass [`MAX_ENTRIES`] or [`MAX_WORK`], before solving it: the page solves
+/// [`analyze`], refusing a chain of more than `max` states (at most `MAX_STATES`), or one
+/// whose solve would pass `MAX_ENTRIES` or `MAX_WORK`, before solving it: the page solves
 /// smaller chains than the CLI.
 pub fn analyze_within(p: &Params, max: usize) -> Result<Analysis, ConfigError> {
     analyze_reporting(p, max, &mut |_, _| {})

@@ -259,7 +259,7 @@ fn reset(side: &mut Params, key: &str) -> bool {
     side.set(row.name, row.default).is_ok()
 }
 
-/// The columns of [`layer_rows`], as the page's table and `retrylab run` head them.
+/// The columns of `layer_rows`, as the page's table and `retrylab run` head them.
 pub const LAYER_COLUMNS: [&str; 9] = [
     "layer",
     "attempts",

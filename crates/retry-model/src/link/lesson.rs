@@ -441,7 +441,7 @@ pub fn canonical_id(id: &str) -> &str {
 }
 
 impl Lesson {
-    /// The lesson with this id (an old id included, see [`ALIASES`]).
+    /// The lesson with this id (an old id included, see `ALIASES`).
     pub fn from_id(id: &str) -> Option<Lesson> {
         let id = canonical_id(id);
         LESSONS.into_iter().find(|l| l.id == id)

@@ -438,10 +438,10 @@ pub enum Preset {
     /// The open loop with a 15 ms attempt timeout retried at once, twice: the queue grows
     /// without bound.
     OmissionRetry,
-    /// A phase plot: [`PHASE`] hit at 10 s by load spikes of 10 to 200 extra requests/s for 1
+    /// A phase plot: `PHASE` hit at 10 s by load spikes of 10 to 200 extra requests/s for 1
     /// to 20 s, each cell one run, coloured by whether it recovered.
     PhaseSpike,
-    /// A phase plot: [`PHASE`] slowed at 10 s by a capacity cut (service times x 1.1 to 5)
+    /// A phase plot: `PHASE` slowed at 10 s by a capacity cut (service times x 1.1 to 5)
     /// lasting 1 to 20 s.
     PhaseCapacity,
     /// The analytic twin's queue: one worker at 10 ms (exponential), 45 Poisson requests/s,
