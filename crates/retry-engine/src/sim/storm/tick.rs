@@ -224,3 +224,61 @@ impl Server for Tick {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::kinds::ScenarioKind;
+    use crate::sim::settings::Scenario;
+    use alloc::vec::Vec;
+
+    /// A tick server of 50 attempts/s with this tick and refusal cost.
+    fn server(tick_ms: u64, reject_cost_milli: u64) -> Tick {
+        let mut s = Scenario::new(ScenarioKind::Outage);
+        if let Scenario::Outage(o) = &mut s {
+            o.server.capacity_milli = 50_000;
+            o.server.tick = Micros::from_millis(tick_ms);
+            o.server.reject_cost_milli = reject_cost_milli;
+        }
+        Tick::new(&StormCfg::of(&s))
+    }
+
+    #[test]
+    fn a_tick_serves_what_its_capacity_and_the_bank_cover() {
+        let mut t = server(50, 100);
+        assert_eq!(t.per_tick_milli, 2_500, "2.5 slots a tick");
+        // An idle server holds one slot: 3 attempts fit in 1 + 2.5 slots.
+        assert_eq!(t.serve(0, 3), 3);
+    }
+
+    #[test]
+    fn an_overloaded_tick_pays_for_its_refusals_and_carries_the_rest() {
+        let mut t = server(50, 100);
+        // 10 attempts: 2.5 slots less 10 x 0.1 for refusals serve floor(1.5 / 0.9) = 1;
+        // 1 + 9 x 0.1 = 1.9 used, 0.6 carried.
+        assert_eq!(t.serve(0, 10), 1);
+        assert_eq!(t.carry, 600);
+        // The next tick has 2.5 + 0.6: floor(2.1 / 0.9) = 2, and 0.3 carried.
+        assert_eq!(t.serve(1, 10), 2);
+        assert_eq!(t.carry, 300);
+        // Eight quiet ticks bank at most one slot, and an overload spends it: 4 attempts
+        // against 2.5 + 0.3 serve floor(2.4 / 0.9) = 2, not all 4.
+        assert_eq!(t.serve(10, 4), 2);
+    }
+
+    #[test]
+    fn refusals_that_cost_a_whole_slot_leave_only_whole_slots() {
+        let mut t = server(50, 1_000);
+        assert_eq!(t.serve(0, 10), 2);
+    }
+
+    #[test]
+    fn less_than_a_slot_a_tick_still_serves_one_every_few_ticks() {
+        // 10 ms ticks: half a slot each, one attempt every tick. The idle server's slot and
+        // two halves serve the first two; then each refusal costs 0.1 of the carried credit:
+        // 0.5 - 0.1 = 0.4, 0.9 - 0.1 = 0.8, 1.3 serves (0.3 left), 0.8 - 0.1 = 0.7, 1.2 serves.
+        let mut t = server(10, 100);
+        let served: Vec<u64> = (0..8).map(|k| t.serve(k, 1)).collect();
+        assert_eq!(served, [1, 1, 0, 0, 1, 0, 1, 0]);
+    }
+}
