@@ -1,129 +1,247 @@
 #!/usr/bin/env python3
-"""Checks the model's layout: no import cycles between its files (following re-exports to the
-file that defines an item), and no file importing a layer above its own. The layers, bottom up:
-retry/ (the policy) and sim/ (the simulator), in crates/retry-engine; link/ (the link over both)
-and request/ (one request step by step), in crates/retry-model, which sees the engine's two as
-its own `crate::retry` and `crate::sim` (Cargo itself stops the engine from importing the model).
-The web crate (crates/retrylab-web) is checked for cycles between its files too.
-With no argument it also checks that no Rust file of the crates, tests included, is over 1,000 lines.
-Usage: scripts/check-layers.py [src dir]; with none, checks the three crates; exits 1 on a finding."""
-import re,os,sys,subprocess
-if len(sys.argv) < 2:
-    here=os.path.dirname(os.path.abspath(__file__))
-    bad=0
-    # The web crate has no layers of its own: it is checked for import cycles between its files.
-    for c in ('retry-engine','retry-model','retrylab-web'):
-        bad|=subprocess.call([sys.executable, os.path.abspath(__file__), os.path.join(here,'..','crates',c,'src')])
-    # And every Rust file of the crates, tests included, stays under 1,000 lines.
-    for root,_,fs in os.walk(os.path.join(here,'..','crates')):
-        if '/target' in root:
-            continue
+"""Checks the code's layout, for every crate under crates/:
+
+- no import cycle between files: a file depends on another when it names one of its items
+  (through `crate::`, `super::`, `self::` or a child module's own name, following re-exports to
+  the file that defines the item). A module's use of its own submodules is structure, not a
+  dependency; so two sibling files that call each other are a cycle (say, a dispatcher and the
+  exporters that use its helpers), and so is a submodule that uses a file which uses it;
+- in the core, no file imports a layer above its own. The layers, bottom up: retry/ (the policy)
+  and sim/ (the simulator), in crates/retry-engine; link/ (the link over both) and request/ (one
+  request step by step), in crates/retry-model, which sees the engine's two as its own
+  `crate::retry` and `crate::sim` (Cargo itself stops the engine from importing the model);
+- no two types (struct, enum, type alias, trait) of the workspace share a name;
+- `target_arch` is named in the core only in its one arch-specific module (retry-engine's
+  `arch.rs` and the files under `arch/`);
+- the page's glue reaches its panels only through the registry: in crates/retrylab-web, no file
+  but `views.rs` (the registry) and the panels' own, under `panels/`, names `crate::panels::`;
+- no Rust file of the crates, tests included, is over 1,000 lines.
+
+Usage: scripts/check-layers.py [src dir]; with a directory, checks only that tree's cycles and
+layers. Exits 1 on a finding, naming it."""
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, '..')
+LAYERS = ['retry', 'sim', 'link', 'request', 'json']
+CORE = ('retry-engine', 'retry-model')
+
+
+def code(text):
+    """A file's text before its tests, without line comments."""
+    text = text.split('#[cfg(test)]')[0]
+    return '\n'.join(l for l in text.split('\n') if not l.strip().startswith('//'))
+
+
+def modname(p):
+    p = p[:-3]
+    if p.endswith('/mod'):
+        p = p[:-4]
+    return 'crate' if p in ('lib', 'main') else p.replace('/', '::')
+
+
+def read_tree(src):
+    files = {}
+    for root, _, fs in os.walk(src):
         for f in fs:
             if f.endswith('.rs'):
-                p=os.path.join(root,f)
-                n=sum(1 for _ in open(p))
-                if n>1000:
-                    print(f'{os.path.relpath(p, os.path.join(here, ".."))}: {n} lines, over 1,000')
-                    bad=1
-    sys.exit(bad)
-os.chdir(sys.argv[1])
-files={}
-for root,_,fs in os.walk('.'):
-    for f in fs:
-        if f.endswith('.rs'):
-            p=os.path.join(root,f)[2:]
-            files[p]='\n'.join(l for l in open(p).read().split('#[cfg(test)]')[0].split('\n') if not l.strip().startswith('//'))
-def modname(p):
-    p=p[:-3]
-    if p.endswith('/mod'): p=p[:-4]
-    return 'crate' if p=='lib' else p.replace('/','::')
-mods={modname(p):p for p in files}
-# re-exports: in module M, `pub use sub::{A, B}` or `pub use sub::A` -> item M::A defined in M::sub
-reexp={}
-for p,s in files.items():
-    m=modname(p)
-    for mm in re.finditer(r'pub use ([a-z_:]+)::\{([^}]*)\};|pub use ([a-z_:]+)::([A-Za-z_0-9]+)(?: as ([A-Za-z_0-9]+))?;', s, re.S):
-        if mm.group(1):
-            sub=mm.group(1); items=[x.strip().split(' as ')[-1] for x in mm.group(2).split(',') if x.strip()]
-            origs=[x.strip().split(' as ')[0] for x in mm.group(2).split(',') if x.strip()]
-        else:
-            sub=mm.group(3); items=[mm.group(5) or mm.group(4)]
-        sub=sub.replace('crate::','').replace('self::','').replace('super::','')
-        target=(m+'::'+sub) if m!='crate' else sub
-        if target not in mods:
-            target=sub if sub in mods else target
-        for it in items:
-            reexp[(m,it)]=target
-def resolve(path):
-    parts=path.split('::')
-    # longest module prefix
-    for n in range(len(parts),0,-1):
-        cand='::'.join(parts[:n])
-        if cand in mods:
-            rest=parts[n:]
-            if rest and (cand,rest[0]) in reexp:
-                return reexp[(cand,rest[0])]
-            if cand=='crate' and rest and ('crate',rest[0]) in reexp:
-                return reexp[('crate',rest[0])]
-            return cand
-    if ('crate',parts[0]) in reexp: return reexp[('crate',parts[0])]
-    return None
-deps={}
-for p,s in files.items():
-    m=modname(p)
-    ds=set()
-    base=m.rsplit('::',1)[0] if '::' in m else 'crate'
-    if p.endswith('mod.rs'): base=m
-    for mm in re.finditer(r'\b(crate|super)::([A-Za-z_0-9:]+)', s):
-        path=mm.group(2).rstrip(':')
-        if mm.group(1)=='super':
-            path=(base+'::'+path) if base!='crate' else path
-        # braces: crate::x::{A,B}
-        r=resolve(path)
-        if r: ds.add(r)
-    for mm in re.finditer(r'\b(crate|super)::([a-z_:]+)::\{([^}]*)\}', s, re.S):
-        pre=mm.group(2)
-        if mm.group(1)=='super': pre=(base+'::'+pre) if base!='crate' else pre
-        for it in mm.group(3).split(','):
-            it=it.strip().split(' as ')[0].split('::')[0]
-            if it and it!='self':
-                r=resolve(pre+'::'+it)
-                if r: ds.add(r)
-    ds.discard(m); ds.discard('crate')
-    deps[m]=ds
-index={};low={};st=[];on=set();sccs=[];i=[0]
-sys.setrecursionlimit(10000)
-def sc(v):
-    index[v]=low[v]=i[0];i[0]+=1;st.append(v);on.add(v)
-    for w in deps.get(v,()):
-        if w not in deps: continue
-        if w not in index: sc(w);low[v]=min(low[v],low[w])
-        elif w in on: low[v]=min(low[v],index[w])
-    if low[v]==index[v]:
-        comp=[]
-        while True:
-            w=st.pop();on.discard(w);comp.append(w)
-            if w==v:break
-        if len(comp)>1: sccs.append(comp)
-for v in deps:
-    if v not in index: sc(v)
-for c in sccs:
-    print('cycle among:', ', '.join(sorted(c)))
-    for a in sorted(c):
-        print('   ', a, '->', ', '.join(sorted(d for d in deps[a] if d in c)))
-LAYERS = ['retry', 'sim', 'link', 'request', 'json']
-def layer(m):
-    top = m.split('::')[0]
-    return LAYERS.index(top) if top in LAYERS else None
-upward = []
-for a, ds in deps.items():
-    for d in ds:
-        la, ld = layer(a), layer(d)
-        if la is not None and ld is not None and ld > la:
-            upward.append((a, d))
-for a, d in sorted(upward):
-    print(f'{a} ({LAYERS[layer(a)]}) imports {d}, a layer above')
-if sccs or upward:
-    sys.exit(1)
-layered = any(layer(m) is not None for m in deps)
-print(f'{len(deps)} files: no import cycles' + (f', no import from a layer above ({" < ".join(LAYERS)})' if layered else ''))
+                p = os.path.relpath(os.path.join(root, f), src)
+                files[p] = code(open(os.path.join(root, f), encoding='utf-8').read())
+    return files
+
+
+def reexports(files, mods):
+    """(module, item) -> the module whose file defines item, for `pub use` lines."""
+    out = {}
+    pat = r'pub(?:\([a-z]+\))? use ([a-z_0-9:]+)::\{([^}]*)\};|pub(?:\([a-z]+\))? use ([a-z_0-9:]+)::([A-Za-z_0-9]+)(?: as ([A-Za-z_0-9]+))?;'
+    for p, s in files.items():
+        m = modname(p)
+        for mm in re.finditer(pat, s, re.S):
+            if mm.group(1):
+                sub = mm.group(1)
+                items = [x.strip().split(' as ')[-1] for x in mm.group(2).split(',') if x.strip()]
+            else:
+                sub, items = mm.group(3), [mm.group(5) or mm.group(4)]
+            sub = sub.replace('crate::', '').replace('self::', '').replace('super::', '')
+            target = (m + '::' + sub) if m != 'crate' else sub
+            if target not in mods:
+                target = sub if sub in mods else target
+            for it in items:
+                out[(m, it)] = target
+    return out
+
+
+def dependencies(files):
+    mods = {modname(p): p for p in files}
+    reexp = reexports(files, mods)
+
+    def resolve(path):
+        parts = path.split('::')
+        for n in range(len(parts), 0, -1):
+            cand = '::'.join(parts[:n])
+            if cand in mods:
+                rest = parts[n:]
+                if rest and (cand, rest[0]) in reexp:
+                    return reexp[(cand, rest[0])]
+                return cand
+        if ('crate', parts[0]) in reexp:
+            return reexp[('crate', parts[0])]
+        return None
+
+    deps = {}
+    for p, s in files.items():
+        m = modname(p)
+        here = m if (p.endswith('mod.rs') or m == 'crate') else m
+        parent = m.rsplit('::', 1)[0] if '::' in m else 'crate'
+        if p.endswith('mod.rs'):
+            parent = m.rsplit('::', 1)[0] if '::' in m else 'crate'
+
+        def absolute(kind, path):
+            if kind == 'crate':
+                return path
+            if kind == 'super':
+                return path if parent == 'crate' else parent + '::' + path
+            # self:: or a child module's own name
+            return path if here == 'crate' else here + '::' + path
+
+        children = set(re.findall(r'^(?:pub(?:\([a-z]+\))? )?mod ([a-z_0-9]+);', s, re.M))
+        ds = set()
+        heads = r'crate|super|self' + ''.join('|' + re.escape(c) for c in children)
+        for mm in re.finditer(r'(?<![A-Za-z_0-9:])(' + heads + r')::([A-Za-z_0-9:]*[A-Za-z_0-9])', s):
+            kind, path = mm.group(1), mm.group(2)
+            if kind in children:
+                kind, path = 'self', kind + '::' + path
+            r = resolve(absolute(kind, path))
+            if r:
+                ds.add(r)
+        for mm in re.finditer(r'(?<![A-Za-z_0-9:])(' + heads + r')::([a-z_0-9:]*?)::?\{([^}]*)\}', s, re.S):
+            kind, pre = mm.group(1), mm.group(2)
+            if kind in children:
+                kind, pre = 'self', kind + ('::' + pre if pre else '')
+            for it in mm.group(3).split(','):
+                it = it.strip().split(' as ')[0].split('::')[0]
+                if it and it != 'self':
+                    r = resolve(absolute(kind, (pre + '::' if pre else '') + it))
+                    if r:
+                        ds.add(r)
+        # A module's use of its own submodules is its structure, not a dependency: only a
+        # submodule's use of its ancestors, or of any other file, can close a cycle.
+        ds = {d for d in ds if not d.startswith(m + '::')}
+        ds.discard(m)
+        ds.discard('crate')
+        deps[m] = ds
+    return deps
+
+
+def cycles(deps):
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in deps.get(v, ()):
+            if w not in deps:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(comp)
+
+    for v in deps:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def check_tree(src, name):
+    deps = dependencies(read_tree(src))
+    bad = False
+    for c in cycles(deps):
+        bad = True
+        print(f'{name}: cycle among:', ', '.join(sorted(c)))
+        for a in sorted(c):
+            print('   ', a, '->', ', '.join(sorted(d for d in deps[a] if d in c)))
+    layered = name in CORE
+
+    def layer(m):
+        top = m.split('::')[0]
+        return LAYERS.index(top) if layered and top in LAYERS else None
+
+    for a, ds in sorted(deps.items()):
+        for d in sorted(ds):
+            la, ld = layer(a), layer(d)
+            if la is not None and ld is not None and ld > la:
+                print(f'{name}: {a} ({LAYERS[la]}) imports {d}, a layer above')
+                bad = True
+    if not bad:
+        extra = f', no import from a layer above ({" < ".join(LAYERS)})' if layered else ''
+        print(f'{name}: {len(deps)} files: no import cycles{extra}')
+    return bad
+
+
+def workspace_checks():
+    bad = False
+    types = {}
+    for crate in sorted(os.listdir(os.path.join(ROOT, 'crates'))):
+        base = os.path.join(ROOT, 'crates', crate)
+        for root, _, fs in os.walk(base):
+            if '/target' in root:
+                continue
+            for f in sorted(fs):
+                if not f.endswith('.rs'):
+                    continue
+                p = os.path.join(root, f)
+                rel = os.path.relpath(p, ROOT)
+                text = open(p, encoding='utf-8').read()
+                n = text.count('\n')
+                if n > 1000:
+                    print(f'{rel}: {n} lines, over 1,000')
+                    bad = True
+                inner = os.path.relpath(p, os.path.join(base, 'src'))
+                glue = crate == 'retrylab-web' and not inner.startswith('..')
+                if glue and inner != 'views.rs' and not inner.startswith('panels/') and 'crate::panels::' in code(text):
+                    print(f'{rel}: reaches into a panel (crate::panels::) past the registry in views.rs')
+                    bad = True
+                arch = inner == 'arch.rs' or inner.startswith('arch/')
+                if crate in CORE and 'target_arch' in code(text) and not arch:
+                    print(f'{rel}: names target_arch outside the arch module (crates/retry-engine/src/arch.rs)')
+                    bad = True
+                for t in re.findall(r'^(?:pub(?:\([a-z]+\))? )?(?:struct|enum|type|trait) ([A-Z][A-Za-z0-9]*)', text, re.M):
+                    types.setdefault(t, []).append(rel)
+    for t, where in sorted(types.items()):
+        if len(set(where)) > 1:
+            print(f'type {t} is defined in {len(set(where))} files: {", ".join(sorted(set(where)))}')
+            bad = True
+    return bad
+
+
+def main():
+    if len(sys.argv) >= 2:
+        src = sys.argv[1]
+        sys.exit(1 if check_tree(src, os.path.basename(os.path.dirname(os.path.abspath(src)))) else 0)
+    bad = False
+    for crate in sorted(os.listdir(os.path.join(ROOT, 'crates'))):
+        src = os.path.join(ROOT, 'crates', crate, 'src')
+        if os.path.isdir(src):
+            bad |= check_tree(src, crate)
+    bad |= workspace_checks()
+    sys.exit(1 if bad else 0)
+
+
+main()

@@ -15,6 +15,7 @@
 
 extern crate alloc;
 
+mod arch;
 pub mod retry;
 pub mod sim;
 

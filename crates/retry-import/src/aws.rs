@@ -8,6 +8,7 @@
 //! the drawn wait; legacy waits `U(0, 1) x 2^(n-1)` s, uncapped, with no quota.
 
 use crate::common::Out;
+use crate::formats::Format;
 use crate::python::{call_at, Expr};
 use crate::{short, ImportError, Imported, Options};
 use retry_model::Micros;
@@ -48,7 +49,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         profile(text, opts, &mut out)?
     };
     keys(&s, &mut out)?;
-    out.finish("aws", &s.at)
+    out.finish(Format::Aws, &s.at)
 }
 
 /// `retry_mode`'s value, checked.

@@ -1,6 +1,7 @@
 //! What every format's reader shares: the link and notes it builds, JSON values read with
 //! errors naming the field, and the duration syntaxes the formats write.
 
+use crate::formats::Format;
 use crate::{short, ImportError, Imported, Note};
 use retry_model::{Micros, Params};
 use serde_json::{Map, Value};
@@ -60,11 +61,7 @@ impl Out {
 
     /// The link, every key written out (a lab default included, so the link states the whole
     /// behaviour), checked by the lab's own parser; `at` names what it came from.
-    pub(crate) fn finish(
-        mut self,
-        format: &'static str,
-        at: &str,
-    ) -> Result<Imported, ImportError> {
+    pub(crate) fn finish(mut self, format: Format, at: &str) -> Result<Imported, ImportError> {
         self.lab_defaults();
         let query: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let link = format!("v=1&{}", query.join("&"));
@@ -73,7 +70,7 @@ impl Out {
                 ImportError::new(at, format!("gives a link the lab refuses: {e}"))
             })?;
         Ok(Imported {
-            format,
+            format: format.name(),
             release: self.release.map_or("", |r| r.label).to_string(),
             link,
             warnings: self.warnings,

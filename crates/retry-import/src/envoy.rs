@@ -5,9 +5,14 @@
 //! Istio's VirtualService (`istio.rs`) maps onto the same conditions.
 
 use crate::common::{count, duration, object, Out};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
+
+mod export;
+pub(crate) use export::export;
+pub(crate) use export::{conditions_for, envoy_backoff, proxy_notes};
 
 /// Envoy's route timeout when none is set; it covers every attempt and every wait.
 const ROUTE_TIMEOUT: Micros = Micros::from_secs(15);
@@ -87,7 +92,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         );
     }
     circuit_breakers(&breakers, &mut out)?;
-    out.finish("envoy", &rp_at)
+    out.finish(Format::Envoy, &rp_at)
 }
 
 /// The fields of Envoy's `config.route.v3.RetryPolicy` (route_components.proto).
@@ -291,7 +296,7 @@ fn no_policy(docs: &[Value], mut out: Out) -> Result<Imported, ImportError> {
         "attempt_timeout",
         deadline.unwrap_or(crate::common::NO_TIMEOUT).to_string(),
     );
-    out.finish("envoy", "file")
+    out.finish(Format::Envoy, "file")
 }
 
 /// The first route action (`route:` with a cluster) under `v`.

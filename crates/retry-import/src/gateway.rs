@@ -11,6 +11,7 @@
 //! interval; no policy without `retry`).
 
 use crate::common::{count, go_duration, object, Out};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
@@ -50,7 +51,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         }
     }
     let mut out = Out::default();
-    let release = crate::release::choose("gateway-api", opts.release.as_deref(), None)?;
+    let release = crate::release::choose(Format::GatewayApi.name(), opts.release.as_deref(), None)?;
     out.use_release(release);
     let (at, rule) = pick(&rules, opts.route.as_deref(), &mut out)?;
     let istio = release.name == "istio";
@@ -66,7 +67,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     }
     out.set("ra_mode", "ignore");
     out.set("budget", "none");
-    out.finish("gateway-api", at)
+    out.finish(Format::GatewayApi, at)
 }
 
 /// The rule `want` names (`name`, `rules[i]` or `i`), else the first with a `retry`, else the

@@ -3,9 +3,13 @@
 //! read in, are in the lab's reference notes on configuration formats.
 
 use crate::common::{duration, kind, object, Out};
+use crate::formats::Format;
 use crate::{short, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
+
+mod export;
+pub(crate) use export::export;
 
 /// The fields of a `retryPolicy`.
 const RETRY_FIELDS: &[&str] = &[
@@ -97,7 +101,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             );
         }
     }
-    out.finish("grpc", &at)
+    out.finish(Format::Grpc, &at)
 }
 
 /// `obj` with each field named as gRPC documents it: grpc-go reads JSON field names in any case

@@ -5,9 +5,13 @@
 
 use crate::common::{count, go_duration, object, Out};
 use crate::envoy::{conditions, full_jitter};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
+
+mod export;
+pub(crate) use export::export;
 
 /// Istio's conditions when a route has no `retries`, or `retries` without `retryOn`
 /// (istio/istio `pilot/pkg/networking/core/route/retry/retry.go:37`, 2026-08-22).
@@ -97,7 +101,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         // Istio sets Envoy's max_retries to 2^32 - 1: no limit on retries in flight.
         out.set("budget", "none");
     }
-    out.finish("istio", at)
+    out.finish(Format::Istio, at)
 }
 
 /// The route named `route`, else the first (with a warning when there are several).

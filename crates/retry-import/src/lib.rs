@@ -14,6 +14,7 @@ mod aws;
 mod common;
 mod envoy;
 mod export;
+mod formats;
 mod gateway;
 mod grpc;
 mod istio;
@@ -30,73 +31,18 @@ mod testing;
 mod wording;
 #[cfg(test)]
 mod world;
+mod write;
 mod yaml;
 
 pub use export::{export, Exported, EXPORT_FORMATS};
+use formats::Format;
+pub use formats::FORMATS;
 use serde::Serialize;
 pub use stack::{stack, Layer, Stack, MAX_STACK};
 pub use wording::{field_for_page, for_page};
 
 /// The largest file read: a service config is a few kilobytes.
 pub const MAX_BYTES: usize = 1 << 20;
-
-/// The formats read, by the name `--from` takes.
-pub const FORMATS: &[&str] = &[
-    "grpc",
-    "envoy",
-    "istio",
-    "linkerd",
-    "gateway-api",
-    "resilience4j",
-    "polly",
-    "aws",
-    "tenacity",
-    "spring-gateway",
-];
-
-/// A format read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    /// A gRPC service config.
-    Grpc,
-    /// An Envoy route configuration.
-    Envoy,
-    /// An Istio VirtualService.
-    Istio,
-    /// Linkerd's retry annotations or a ServiceProfile.
-    Linkerd,
-    /// A Gateway API HTTPRoute's `retry`.
-    GatewayApi,
-    /// A Spring Cloud Gateway `Retry` filter.
-    SpringGateway,
-    /// A resilience4j `application.yml`.
-    Resilience4j,
-    /// Polly or Microsoft.Extensions.Http.Resilience options in `appsettings.json`.
-    Polly,
-    /// An AWS config file, environment or botocore `Config(retries=...)`.
-    Aws,
-    /// A tenacity `@retry(...)` or `Retrying(...)`, in Python.
-    Tenacity,
-}
-
-impl Format {
-    /// The format named `name` (one of [`FORMATS`]).
-    fn named(name: &str) -> Option<Format> {
-        match name {
-            "grpc" => Some(Format::Grpc),
-            "envoy" => Some(Format::Envoy),
-            "istio" => Some(Format::Istio),
-            "linkerd" => Some(Format::Linkerd),
-            "gateway-api" => Some(Format::GatewayApi),
-            "spring-gateway" => Some(Format::SpringGateway),
-            "resilience4j" => Some(Format::Resilience4j),
-            "polly" => Some(Format::Polly),
-            "aws" => Some(Format::Aws),
-            "tenacity" => Some(Format::Tenacity),
-            _ => None,
-        }
-    }
-}
 
 /// What to read and how.
 #[derive(Clone, Debug, Default)]

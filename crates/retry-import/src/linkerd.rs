@@ -5,6 +5,7 @@
 //! backoff, so a retry goes at once.
 
 use crate::common::{count, go_duration, http_codes, Out};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
@@ -13,12 +14,12 @@ mod export;
 pub(crate) use export::export;
 
 /// A resource with Linkerd's retry settings: where it is, its name, and the resource.
-type Found<'v> = (String, String, &'v Value);
+type RouteFound<'v> = (String, String, &'v Value);
 
 /// Reads the first (or `--instance`, by `metadata.name`) resource with retry settings.
 pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError> {
     let docs = yaml::documents(text)?;
-    let mut found: Vec<Found<'_>> = Vec::new();
+    let mut found: Vec<RouteFound<'_>> = Vec::new();
     for (i, doc) in docs.iter().enumerate() {
         let kind = doc.get("kind").and_then(Value::as_str).unwrap_or_default();
         let name = doc
@@ -60,7 +61,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.set("backoff", "none");
     out.unsupported(at.as_str(), "Linkerd documents no backoff: each retry goes at once; requests with bodies over 64 KiB are never retried");
     out.set("ra_mode", "ignore");
-    out.finish("linkerd", at)
+    out.finish(Format::Linkerd, at)
 }
 
 /// `document 2: ` when the file holds several, else nothing.
@@ -163,7 +164,7 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
     out.set("classify", "table");
     if retries {
         let codes = if codes.is_empty() {
-            crate::export::NO_STATUS.to_string()
+            crate::write::NO_STATUS.to_string()
         } else {
             codes
         };

@@ -6,6 +6,7 @@
 //! jitter V2, and a Retry-After is honoured in full, `MaxDelay` or not.
 
 use crate::common::{object, Out};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::{Map, Value};
@@ -107,7 +108,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         out.unsupported(field(at, "CircuitBreaker"), "absent: the standard handler still breaks at a 10% failure ratio over 30 s (100 calls at least) for 5 s; add the section to watch it in the outage");
     }
     out.set("budget", "none");
-    out.finish("polly", at)
+    out.finish(Format::Polly, at)
 }
 
 /// `at:key`, as .NET configuration names a nested key.

@@ -24,7 +24,7 @@ pub(crate) enum Expr {
     /// A name, dotted or not (`tenacity.stop_after_attempt`, `True`).
     Name(String),
     /// A call: what is called, its positional and its keyword arguments.
-    Call(Call),
+    Call(PyCall),
     /// A tuple or a list.
     Seq(Vec<Expr>),
     /// A dict's entries.
@@ -35,7 +35,7 @@ pub(crate) enum Expr {
 
 /// A call.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Call {
+pub(crate) struct PyCall {
     /// The name called, as written (`retry`, `tenacity.wait_fixed`).
     pub name: String,
     /// Positional arguments.
@@ -44,7 +44,7 @@ pub(crate) struct Call {
     pub kwargs: Vec<(String, Expr)>,
 }
 
-impl Call {
+impl PyCall {
     /// The name without its module (`wait_fixed` for `tenacity.wait_fixed`).
     pub(crate) fn base(&self) -> &str {
         self.name.rsplit('.').next().unwrap_or(&self.name)
@@ -107,7 +107,7 @@ impl Expr {
 }
 
 /// `timedelta(days, seconds, microseconds, milliseconds, minutes, hours, weeks)` in seconds.
-fn timedelta(c: &Call) -> Option<f64> {
+fn timedelta(c: &PyCall) -> Option<f64> {
     const UNITS: [(&str, f64); 7] = [
         ("days", 86_400.0),
         ("seconds", 1.0),
@@ -215,7 +215,7 @@ impl Expr {
 }
 
 /// The call that starts at byte `at` of `text` (at its name), and where it ends.
-pub(crate) fn call_at(text: &str, at: usize) -> Result<(Call, usize), ImportError> {
+pub(crate) fn call_at(text: &str, at: usize) -> Result<(PyCall, usize), ImportError> {
     let mut p = Parser {
         text,
         at,
@@ -349,7 +349,7 @@ impl<'t> Parser<'t> {
                     | Expr::Bin(..) => self.text[start..self.at - 1].trim().to_string(),
                 };
                 let (args, kwargs) = self.arguments()?;
-                e = Expr::Call(Call { name, args, kwargs });
+                e = Expr::Call(PyCall { name, args, kwargs });
             } else if self.eat("[") {
                 self.sequence("]")?;
                 e = Expr::Name(self.text[start..self.at].trim().to_string());
@@ -534,7 +534,7 @@ impl<'t> Parser<'t> {
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Call {
+    fn parse(s: &str) -> PyCall {
         call_at(s, 0).unwrap_or_else(|e| panic!("{s}: {e}")).0
     }
 

@@ -15,6 +15,7 @@
 //! assert_eq!(import(vs.as_bytes(), &old).unwrap().release, "Istio 1.23 and earlier");
 //! ```
 
+use crate::formats::Format;
 use crate::{short, ImportError};
 
 /// One release whose rules differ from the others' for a format.
@@ -33,97 +34,97 @@ pub struct Release {
 /// Every release the importer knows, the current one of each format first.
 pub const RELEASES: &[Release] = &[
     Release {
-        format: "grpc",
+        format: Format::Grpc.name(),
         name: "a6",
         label: "gRFC A6 (2024 revision)",
         rules: "maxAttempts clamped to 5, backoff x U(0.8, 1.2) after the cap",
     },
     Release {
-        format: "envoy",
+        format: Format::Envoy.name(),
         name: "v3",
         label: "Envoy v3 API",
         rules: "num_retries 1, 15 s route timeout, 25 ms base, whole-ms full jitter",
     },
     Release {
-        format: "istio",
+        format: Format::Istio.name(),
         name: "1.24",
         label: "Istio 1.24+",
         rules: "the default retry policy does not retry 503 (EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY, on by default in 1.24, the only rule since)",
     },
     Release {
-        format: "istio",
+        format: Format::Istio.name(),
         name: "1.23",
         label: "Istio 1.23 and earlier",
         rules: "the default retry policy also retries 503 (or 1.24+ with compatibilityVersion 1.23)",
     },
     Release {
-        format: "linkerd",
+        format: Format::Linkerd.name(),
         name: "2.16",
         label: "Linkerd 2.16+",
         rules: "retry.linkerd.io annotations; a ServiceProfile, where one applies, takes over",
     },
     Release {
-        format: "gateway-api",
+        format: Format::GatewayApi.name(),
         name: "istio",
         label: "Gateway API on Istio",
         rules: "retry {} is 2 retries on connection failures; a rule without retry gets Istio's default policy; backoff is the base of Envoy's full jitter",
     },
     Release {
-        format: "gateway-api",
+        format: Format::GatewayApi.name(),
         name: "envoy-gateway",
         label: "Gateway API on Envoy Gateway",
         rules: "retry {} is 2 retries; a rule without retry is not retried; backoff is the base of Envoy's full jitter",
     },
     Release {
-        format: "resilience4j",
+        format: Format::Resilience4j.name(),
         name: "2",
         label: "resilience4j 2.x",
         rules: "maxAttempts counts every attempt; maxRetryAttempts is no longer a property and is ignored",
     },
     Release {
-        format: "resilience4j",
+        format: Format::Resilience4j.name(),
         name: "1",
         label: "resilience4j 1.x",
         rules: "maxRetryAttempts (deprecated, removed in 2.0) is read as maxAttempts",
     },
     Release {
-        format: "polly",
+        format: Format::Polly.name(),
         name: "8",
         label: "Polly 8 / Microsoft.Extensions.Http.Resilience",
         rules: "MaxRetryAttempts counts retries (3), 2 s base, Exponential with jitter by default in the HTTP handlers; the standard handler adds 10 s per attempt and 30 s in all",
     },
     Release {
-        format: "aws",
+        format: Format::Aws.name(),
         name: "1.44",
         label: "botocore 1.44+",
         rules: "standard mode by default; standard waits U(0, min(50 ms x 2^(n-1), 20 s))",
     },
     Release {
-        format: "aws",
+        format: Format::Aws.name(),
         name: "1.43",
         label: "botocore 1.43 and earlier",
         rules: "legacy mode by default (5 attempts, U(0, 1) x 2^(n-1) s); standard waits U(0, min(1 s x 2^(n-1), 20 s))",
     },
     Release {
-        format: "aws",
+        format: Format::Aws.name(),
         name: "go-v2",
         label: "AWS SDK for Go v2",
         rules: "standard mode, 3 attempts, waits U(0, min(1 s x 2^(n-1), 20 s))",
     },
     Release {
-        format: "tenacity",
+        format: Format::Tenacity.name(),
         name: "9",
         label: "tenacity 9",
         rules: "no stop: retries forever; no wait: retries at once",
     },
     Release {
-        format: "spring-gateway",
+        format: Format::SpringGateway.name(),
         name: "webflux",
         label: "Spring Cloud Gateway (WebFlux)",
         rules: "retries counts retries: 3 retries are 4 attempts",
     },
     Release {
-        format: "spring-gateway",
+        format: Format::SpringGateway.name(),
         name: "webmvc",
         label: "Spring Cloud Gateway Server MVC",
         rules: "retries is Spring Retry's maxAttempts: 3 is 3 attempts in all",

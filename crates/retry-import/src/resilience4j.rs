@@ -7,6 +7,7 @@
 //! wait. Spring's relaxed binding is read: `max-attempts` is `maxAttempts`.
 
 use crate::common::{object, Out};
+use crate::formats::Format;
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
 use serde_json::Value;
@@ -55,7 +56,11 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     let retry = read(root, "retry")
         .ok_or_else(|| ImportError::new("resilience4j.retry", "absent: no retry configuration"))?;
     let mut out = Out::default();
-    let release = crate::release::choose("resilience4j", opts.release.as_deref(), shape(retry))?;
+    let release = crate::release::choose(
+        Format::Resilience4j.name(),
+        opts.release.as_deref(),
+        shape(retry),
+    )?;
     out.use_release(release);
     let v1 = release.name == "1";
     let (name, inst, count) = instance(retry, opts, v1)?;
@@ -122,7 +127,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             breaker::breaker(cb, cb_base, &cb_at, &mut out)?;
         }
     }
-    out.finish("resilience4j", &at)
+    out.finish(Format::Resilience4j, &at)
 }
 
 /// Key `key` of a mapping, by Spring's relaxed binding (`max-attempts`, `max_attempts` and

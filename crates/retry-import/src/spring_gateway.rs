@@ -6,6 +6,7 @@
 //! `firstBackoff x factor^n`, capped by `maxBackoff`.
 
 use crate::common::{http_codes, Out};
+use crate::formats::Format;
 use crate::resilience4j::{duration, read};
 use crate::{short, yaml, ImportError, Imported, Options};
 use retry_model::Micros;
@@ -30,7 +31,11 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     for doc in &docs {
         filters(doc, "", (None, None), &mut found, 0)?;
     }
-    let release = crate::release::choose("spring-gateway", opts.release.as_deref(), shape(&found))?;
+    let release = crate::release::choose(
+        Format::SpringGateway.name(),
+        opts.release.as_deref(),
+        shape(&found),
+    )?;
     let mvc = release.name == "webmvc";
     for f in &mut found {
         f.args = match f.args.remove(SHORTCUT) {
@@ -107,7 +112,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.set("deadline", "none");
     out.set("ra_mode", "ignore");
     out.set("budget", "none");
-    out.finish("spring-gateway", &f.at)
+    out.finish(Format::SpringGateway, &f.at)
 }
 
 /// What ends an attempt: the filter's own `timeout`, else the route's

@@ -7,7 +7,8 @@
 //! default `retry` repeats every exception whatever the operation.
 
 use crate::common::Out;
-use crate::python::{call_at, Call, Expr};
+use crate::formats::Format;
+use crate::python::{call_at, Expr, PyCall};
 use crate::{ImportError, Imported, Options};
 use retry_model::Micros;
 
@@ -70,13 +71,16 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.set("ra_mode", "ignore");
     out.set("budget", "none");
     let name = at.trim_end_matches(": ");
-    out.finish("tenacity", if name.is_empty() { "file" } else { name })
+    out.finish(
+        Format::Tenacity,
+        if name.is_empty() { "file" } else { name },
+    )
 }
 
 /// The call to read, the prefix its fields are named with (`fetch: `, or empty), and how many
 /// policies the file holds. Only the call taken is parsed, so another one the reader cannot
 /// read does not stop it.
-fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError> {
+fn pick(text: &str, opts: &Options) -> Result<(PyCall, String, usize), ImportError> {
     let found = find(text);
     let count = found.len();
     let names: Vec<&str> = found.iter().map(|f| f.2.as_deref().unwrap_or("")).collect();
@@ -95,7 +99,7 @@ fn pick(text: &str, opts: &Options) -> Result<(Call, String, usize), ImportError
     let bare =
         !needle.ends_with('(') && !text[start + called.len()..].trim_start().starts_with('(');
     let mut call = if bare {
-        Call {
+        PyCall {
             name: called.to_string(),
             args: Vec::new(),
             kwargs: Vec::new(),
@@ -224,7 +228,7 @@ impl Stop {
         self.call(c, at)
     }
 
-    fn call(&mut self, c: &Call, at: &str) -> Result<(), ImportError> {
+    fn call(&mut self, c: &PyCall, at: &str) -> Result<(), ImportError> {
         let field = format!("{at}.{}", c.base());
         let arg = c.args.first().or(c.kwargs.first().map(|(_, v)| v));
         let n = match arg {

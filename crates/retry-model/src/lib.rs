@@ -48,9 +48,7 @@ pub use link::preset::Preset;
 pub use link::rows::SweepRows;
 pub use link::run::{ledger, occ_2015_reference, occ_study_sweep, LedgerSide, OCC_2015_REFERENCE};
 pub use link::sheet::{Sheet, MAX_EXERCISES};
-pub use link::steps::{
-    course_note, steps_markdown, Piece, Step as LadderStep, COURSE_NOTE, PIECES,
-};
+pub use link::steps::{course_note, steps_markdown, LadderStep, Piece, COURSE_NOTE, PIECES};
 pub use link::sweep as link_sweep;
 pub use link::{all_keys, encode, Params, LINK_VERSION, MAX_CLIENTS, MAX_LINK_LEN, MAX_SCRIPT};
 pub use request::amplify::{amplify, Amplification, LayerRow, MAX_LAYERS};
@@ -81,3 +79,13 @@ pub use retry::text::decimal_f64;
 pub use retry::text::{percent_people, shorten, sig3};
 pub use retry::time::millis_people;
 pub use retry::time::{Micros, ParseDurationError};
+
+/// The [`link_keys::Key`] row of a link key named by a literal, checked when the program
+/// compiles: `link_key!("attempts")`. A misspelt name does not build, so code that reads the
+/// link by key cannot silently read nothing.
+#[macro_export]
+macro_rules! link_key {
+    ($name:literal) => {
+        const { &$crate::link_keys::TABLE[$crate::link_keys::position($name)] }
+    };
+}

@@ -56,7 +56,9 @@ pub fn answer_of(p: &Params) -> Result<(Exercise, Said), String> {
 
 /// `retrylab answer '<link>'`.
 pub fn cmd_answer(query: &str, fmt: &str) -> Result<String, String> {
-    let p = crate::commands::params(query)?;
+    let p = query
+        .parse::<retry_model::Params>()
+        .map_err(|e| e.to_string())?;
     let (ex, said) = answer_of(&p)?;
     if fmt == "json" {
         return json::pretty(&AnswerDoc::new(&p, &ex, &said));
@@ -120,7 +122,8 @@ pub fn cmd_sheet(path: &str, base: &str, fmt: &str) -> Result<String, String> {
     let sheet = Sheet::from_file(&text).map_err(|e| format!("{path}: {e}"))?;
     let mut docs = Vec::new();
     for (i, link) in sheet.links.iter().enumerate() {
-        let p = crate::commands::params(link)
+        let p = link
+            .parse::<retry_model::Params>()
             .map_err(|e| format!("{path}: exercise {}: {e}", i + 1))?;
         let (ex, said) = answer_of(&p).map_err(|e| format!("{path}: exercise {}: {e}", i + 1))?;
         docs.push(AnswerDoc::new(&p, &ex, &said));

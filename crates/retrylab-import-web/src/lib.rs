@@ -1,6 +1,6 @@
 //! The importer as a worker: the page posts `{text, from, pick}` (the configuration, the format
 //! or "" to detect it, and the gRPC method, the Envoy or Istio route, or the function or instance, or "") and gets back a
-//! [`Reply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
+//! [`WorkerReply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
 //! `{export, link}` and gets the configuration `retrylab export` writes, with its notes; or
 //! `{files: [[name, text], ...]}` and gets the `layers` link `retrylab import a b c` prints.
 //! It is a module of its own, loaded only when the page's Import box opens, so YAML and JSON
@@ -15,7 +15,7 @@ use wasm_bindgen::JsCast;
 /// What the page asks.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Request {
+pub struct WorkerRequest {
     /// The configuration, as pasted or read from a file.
     pub text: String,
     /// The format's name, or "" to detect it.
@@ -35,7 +35,7 @@ pub struct Request {
 
 /// What the page gets: the import, or the one-line reason it failed.
 #[derive(Debug, Default, Serialize)]
-pub struct Reply {
+pub struct WorkerReply {
     /// `import` or `export`: what was asked.
     pub kind: String,
     /// Whether the file was read (or the policy written).
@@ -59,7 +59,7 @@ pub struct Reply {
 }
 
 /// Answers a request: an export when it names a format to write, else an import.
-pub fn answer(req: &Request) -> Reply {
+pub fn answer(req: &WorkerRequest) -> WorkerReply {
     let reply = if req.export.is_empty() {
         import(req)
     } else {
@@ -69,7 +69,7 @@ pub fn answer(req: &Request) -> Reply {
 }
 
 /// The reply with the CLI's options (`--route NAME`) named as the page's fields.
-fn in_page_words(mut r: Reply) -> Reply {
+fn in_page_words(mut r: WorkerReply) -> WorkerReply {
     for n in r
         .warnings
         .iter_mut()
@@ -91,27 +91,27 @@ fn in_page_words(mut r: Reply) -> Reply {
 }
 
 /// Writes the link's policy, as `retrylab export` would; the notes come back as warnings.
-fn export(req: &Request) -> Reply {
+fn export(req: &WorkerRequest) -> WorkerReply {
     match retry_import::export(&req.link, &req.export) {
-        Ok(e) => Reply {
+        Ok(e) => WorkerReply {
             kind: String::from("export"),
             ok: true,
             format: e.format.to_string(),
             text: e.text,
             link: req.link.clone(),
             warnings: e.notes,
-            ..Reply::default()
+            ..WorkerReply::default()
         },
-        Err(e) => Reply {
+        Err(e) => WorkerReply {
             kind: String::from("export"),
             error: e.to_string(),
-            ..Reply::default()
+            ..WorkerReply::default()
         },
     }
 }
 
 /// Reads a request, as `retrylab import` would with the same options.
-fn import(req: &Request) -> Reply {
+fn import(req: &WorkerRequest) -> WorkerReply {
     let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
     let from = some(&req.from);
     let opts = retry_import::Options {
@@ -125,7 +125,7 @@ fn import(req: &Request) -> Reply {
         return stacked(req, &opts);
     }
     match retry_import::import(req.text.as_bytes(), &opts) {
-        Ok(i) => Reply {
+        Ok(i) => WorkerReply {
             kind: String::from("import"),
             ok: true,
             format: i.format.to_string(),
@@ -134,25 +134,25 @@ fn import(req: &Request) -> Reply {
             unsupported: i.unsupported,
             defaults: i.defaults,
             release: i.release,
-            ..Reply::default()
+            ..WorkerReply::default()
         },
-        Err(e) => Reply {
+        Err(e) => WorkerReply {
             kind: String::from("import"),
             error: e.to_string(),
-            ..Reply::default()
+            ..WorkerReply::default()
         },
     }
 }
 
 /// Stacks several files, as `retrylab import a b c` does.
-fn stacked(req: &Request, opts: &retry_import::Options) -> Reply {
+fn stacked(req: &WorkerRequest, opts: &retry_import::Options) -> WorkerReply {
     let files: Vec<(String, Vec<u8>)> = req
         .files
         .iter()
         .map(|(name, text)| (name.clone(), text.as_bytes().to_vec()))
         .collect();
     match retry_import::stack(&files, opts) {
-        Ok(s) => Reply {
+        Ok(s) => WorkerReply {
             kind: String::from("import"),
             ok: true,
             format: String::from("layers"),
@@ -160,17 +160,17 @@ fn stacked(req: &Request, opts: &retry_import::Options) -> Reply {
             warnings: s.warnings,
             unsupported: s.unsupported,
             defaults: s.defaults,
-            ..Reply::default()
+            ..WorkerReply::default()
         },
-        Err(e) => Reply {
+        Err(e) => WorkerReply {
             kind: String::from("import"),
             error: e.to_string(),
-            ..Reply::default()
+            ..WorkerReply::default()
         },
     }
 }
 
-/// Starts the worker: every message is a [`Request`], answered with a [`Reply`].
+/// Starts the worker: every message is a [`WorkerRequest`], answered with a [`WorkerReply`].
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
@@ -178,11 +178,11 @@ pub fn start() {
     let reply_to = scope.clone();
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            let reply = match serde_wasm_bindgen::from_value::<Request>(e.data()) {
+            let reply = match serde_wasm_bindgen::from_value::<WorkerRequest>(e.data()) {
                 Ok(req) => answer(&req),
-                Err(err) => Reply {
+                Err(err) => WorkerReply {
                     error: format!("message: not an import request ({err})"),
-                    ..Reply::default()
+                    ..WorkerReply::default()
                 },
             };
             if let Ok(v) = serde_wasm_bindgen::to_value(&reply) {
@@ -192,10 +192,10 @@ pub fn start() {
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget(); // the worker's lifetime
                          // A message posted before this handler was set was lost: the page waits for this one.
-    let ready = Reply {
+    let ready = WorkerReply {
         kind: String::from("ready"),
         ok: true,
-        ..Reply::default()
+        ..WorkerReply::default()
     };
     if let Ok(v) = serde_wasm_bindgen::to_value(&ready) {
         let _ = scope.post_message(&v);
@@ -242,19 +242,19 @@ mod tests {
 
     #[test]
     fn an_export_is_the_clis() {
-        let req = Request {
+        let req = WorkerRequest {
             export: "envoy".into(),
             link: "preset=envoy".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         };
         let r = answer(&req);
         let cli = retry_import::export("preset=envoy", "envoy").unwrap();
         assert!(r.ok && r.kind == "export" && r.text == cli.text, "{r:?}");
         assert_eq!(r.warnings, cli.notes);
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             export: "grpc".into(),
             link: "backoff=decorrelated".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(!r.ok && r.error.starts_with("backoff: "), "{r:?}");
     }
@@ -262,40 +262,40 @@ mod tests {
     #[test]
     fn a_request_is_answered_as_the_cli_answers_it() {
         let text = "route:\n  retry_policy:\n    retry_on: 5xx\n    num_retries: 2\n";
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: text.into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(r.ok && r.format == "envoy", "{r:?}");
         let cli = retry_import::import(text.as_bytes(), &retry_import::Options::default()).unwrap();
         assert_eq!(r.link, cli.link);
         assert_eq!(r.warnings, cli.warnings);
         assert_eq!(r.unsupported, cli.unsupported);
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: "route: [".into(),
             from: "envoy".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(!r.ok && r.error.starts_with("line "), "{r:?}");
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: "{}".into(),
             from: "grpc".into(),
             pick: "a.B/c".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(r.error.starts_with("methodConfig: "), "{r:?}");
         let two = "routes:\n- name: a\n  route: {retry_policy: {retry_on: 5xx}}\n- name: b\n  route: {retry_policy: {retry_on: 5xx, num_retries: 4}}\n";
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: two.into(),
             from: String::new(),
             pick: "b".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(r.link.contains("attempts=5"), "{r:?}");
         // The page names its own fields where the CLI names its options.
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: two.into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         let w = r
             .warnings
@@ -306,10 +306,10 @@ mod tests {
             w.text.ends_with("in the \"Method, route or name\" field"),
             "{w:?}"
         );
-        let r = answer(&Request {
+        let r = answer(&WorkerRequest {
             text: text.into(),
             pick: "nope".into(),
-            ..Request::default()
+            ..WorkerRequest::default()
         });
         assert!(r.error.starts_with("Method, route or name: "), "{r:?}");
     }

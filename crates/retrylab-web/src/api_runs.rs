@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 type Finish = Box<dyn FnOnce(Vec<SimReport>) -> Result<JsValue, JsValue>>;
 
 /// One call in flight.
-struct Job {
+struct ApiRun {
     ids: Vec<u32>,
     reports: Vec<Option<SimReport>>,
     fractions: Vec<f64>,
@@ -31,7 +31,7 @@ struct Job {
 #[derive(Default)]
 struct Pool {
     exec: Option<Exec>,
-    jobs: Vec<Job>,
+    jobs: Vec<ApiRun>,
     poll_queued: bool,
 }
 
@@ -83,13 +83,13 @@ fn poll() {
 }
 
 /// What an event did to its call.
-enum Outcome {
+enum RunOutcome {
     /// Nothing to tell (an aborted call's link, a row of many still running).
     Quiet,
     /// Tell `onProgress` the call's share done.
     Progress(js_sys::Function, f64),
     /// The call is over: resolve it, or reject it with the message.
-    Settled(Box<Job>, Option<String>),
+    Settled(Box<ApiRun>, Option<String>),
 }
 
 /// Hands one event to the call that owns its link; JavaScript is called only after the pool
@@ -101,7 +101,7 @@ fn handle(e: Event) {
     let outcome = POOL.with(|p| {
         let mut p = p.borrow_mut();
         let Some(j) = p.jobs.iter().position(|j| j.ids.contains(&id)) else {
-            return Outcome::Quiet;
+            return RunOutcome::Quiet;
         };
         let i = p.jobs[j].ids.iter().position(|x| *x == id).unwrap_or(0);
         let job = &mut p.jobs[j];
@@ -111,28 +111,28 @@ fn handle(e: Event) {
                 let done = job.fractions.iter().sum::<f64>() / job.fractions.len() as f64;
                 job.on_progress
                     .clone()
-                    .map_or(Outcome::Quiet, |cb| Outcome::Progress(cb, done))
+                    .map_or(RunOutcome::Quiet, |cb| RunOutcome::Progress(cb, done))
             }
             Event::Done(_, r) => {
                 job.reports[i] = Some(r.report);
                 job.fractions[i] = 1.0;
                 if job.reports.iter().all(Option::is_some) {
-                    Outcome::Settled(Box::new(p.jobs.remove(j)), None)
+                    RunOutcome::Settled(Box::new(p.jobs.remove(j)), None)
                 } else {
-                    Outcome::Quiet
+                    RunOutcome::Quiet
                 }
             }
-            Event::Failed(_, msg) => Outcome::Settled(Box::new(p.jobs.remove(j)), Some(msg)),
+            Event::Failed(_, msg) => RunOutcome::Settled(Box::new(p.jobs.remove(j)), Some(msg)),
         }
     });
     match outcome {
-        Outcome::Quiet => {}
-        Outcome::Progress(cb, f) => drop(cb.call1(&JsValue::NULL, &JsValue::from_f64(f))),
-        Outcome::Settled(job, failed) => settle(*job, failed),
+        RunOutcome::Quiet => {}
+        RunOutcome::Progress(cb, f) => drop(cb.call1(&JsValue::NULL, &JsValue::from_f64(f))),
+        RunOutcome::Settled(job, failed) => settle(*job, failed),
     }
 }
 
-fn settle(mut job: Job, failed: Option<String>) {
+fn settle(mut job: ApiRun, failed: Option<String>) {
     if let Some(msg) = failed {
         let _ = job.reject.call1(&JsValue::NULL, &error(&msg));
         return;
@@ -206,7 +206,7 @@ fn start(
             )
         });
         let ids = exec.submit(links, true);
-        p.jobs.push(Job {
+        p.jobs.push(ApiRun {
             ids: ids.clone(),
             reports: vec![None; n],
             fractions: vec![0.0; n],

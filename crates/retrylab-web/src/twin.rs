@@ -302,7 +302,7 @@ pub fn draw_twin<DB: DrawingBackend>(
     })
 }
 
-type Chart<'a, DB> = ChartContext<
+type TwinChart<'a, DB> = ChartContext<
     'a,
     DB,
     Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
@@ -311,7 +311,7 @@ type Chart<'a, DB> = ChartContext<
 /// The run's path: a point per second at the middle of its state's cell, joined; the seconds
 /// of the trigger in red. States past the chart's edges are drawn at its edge.
 fn draw_path<DB: DrawingBackend>(
-    chart: &mut Chart<'_, DB>,
+    chart: &mut TwinChart<'_, DB>,
     path: &[Point],
     (nx, ny): (f64, f64),
     scale: f64,
@@ -433,7 +433,7 @@ mod tests {
             "{:?}",
             &pts[8..16]
         );
-        let rec = crate::charts::plot::Recorder::new(700, 460);
+        let rec = crate::charts::plot::CanvasRecorder::new(700, 460);
         let map = draw_twin(&rec.clone().into_drawing_area(), &s, &pts, 1.0, None).unwrap();
         // The pointer on the bottom-left cell is the empty server; the readout says how much
         // of the time the chain is there and when the run was.
@@ -467,7 +467,7 @@ mod tests {
             assert!(rec.has_text(t), "{t} missing from {:?}", d.texts);
         }
         // The cell under the pointer is outlined: one rectangle more, the cells where they were.
-        let marked = crate::charts::plot::Recorder::new(700, 460);
+        let marked = crate::charts::plot::CanvasRecorder::new(700, 460);
         let again = draw_twin(
             &marked.clone().into_drawing_area(),
             &s,

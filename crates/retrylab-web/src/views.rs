@@ -1,7 +1,7 @@
 //! The page's views, which one a link opens, and the panels each is made of. A view is a set
 //! of sections of `www/index.html`; a panel is one module under `panels/` behind the
 //! `Panel` trait (`panel.rs`, on wasm32 only). This file is where both are registered: to add a
-//! panel, write its module, list it in [`PANELS`] and make it in `panel`.
+//! panel, write its module and give it one row of the registry below.
 
 use retry_model::Params;
 
@@ -55,47 +55,86 @@ pub enum Host {
     Page,
 }
 
-/// Every panel: its name, what it draws from, and the element of `www/index.html` it draws
-/// into. A scenario result shows its panels in this order, one stage each.
-pub const PANELS: [(&str, Host, &str); 14] = [
-    ("lesson", Host::Page, "lesson-panel"),
-    ("schedule", Host::Policy, "schedule"),
-    ("trace", Host::Policy, "trace-view"),
-    ("budget", Host::Policy, "budget-section"),
-    ("clients", Host::Policy, "clients-box"),
-    ("tiles", Host::Scenario, "tiles"),
-    ("timeline", Host::Scenario, "timeline"),
-    ("sweep", Host::Scenario, "sweep-charts"),
-    ("system", Host::Scenario, "system-chart"),
-    ("extra", Host::Scenario, "extra-chart"),
-    ("analytic", Host::Scenario, "analytic-section"),
-    ("tree", Host::Scenario, "tree-section"),
-    ("ledger", Host::Scenario, "ledger-section"),
-    ("readout", Host::Scenario, "timeline-readout"),
-];
+/// The registry: each panel's name, what it draws from, the element of `www/index.html` it
+/// draws into and its type under `panels/`, written once. It gives [`PANELS`] and, on the page,
+/// each panel's name and the panel of a name.
+macro_rules! registry {
+    ($(($name:literal, $host:expr, $element:literal, $panel:ident :: $ty:ident)),* $(,)?) => {
+        /// Every panel: its name, what it draws from, and the element of `www/index.html` it
+        /// draws into. A scenario result shows its panels in this order, one stage each.
+        pub const PANELS: [(&str, Host, &str); [$($name),*].len()] = [$(($name, $host, $element)),*];
 
-/// The panel of this name.
-#[cfg(target_arch = "wasm32")]
-fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
-    use crate::panels::*;
-    Some(match name {
-        "lesson" => Box::<lesson::LessonPanel>::default(),
-        "schedule" => Box::<schedule::SchedulePanel>::default(),
-        "trace" => Box::<trace::TracePanel>::default(),
-        "budget" => Box::<budget::BudgetPanel>::default(),
-        "clients" => Box::<clients::ClientsPanel>::default(),
-        "tiles" => Box::<tiles::Tiles>::default(),
-        "timeline" => Box::<timeline::TimelinePanel>::default(),
-        "sweep" => Box::<sweep::SweepPanel>::default(),
-        "system" => Box::<system::SystemPanel>::default(),
-        "extra" => Box::<extra::ExtraPanel>::default(),
-        "analytic" => Box::<analytic::AnalyticPanel>::default(),
-        "tree" => Box::<tree::Tree>::default(),
-        "ledger" => Box::<ledger::Ledger>::default(),
-        "readout" => Box::<readout::Readout>::default(),
-        _ => return None,
-    })
+        $(
+            #[cfg(target_arch = "wasm32")]
+            impl crate::panel::PanelName for crate::panels::$panel::$ty {
+                fn name(&self) -> &'static str {
+                    $name
+                }
+            }
+        )*
+
+        /// The panel of this name.
+        #[cfg(target_arch = "wasm32")]
+        fn panel(name: &str) -> Option<Box<dyn crate::panel::Panel>> {
+            match name {
+                $($name => Some(Box::<crate::panels::$panel::$ty>::default()),)*
+                _ => None,
+            }
+        }
+    };
 }
+
+registry![
+    ("lesson", Host::Page, "lesson-panel", lesson::LessonPanel),
+    (
+        "schedule",
+        Host::Policy,
+        "schedule",
+        schedule::SchedulePanel
+    ),
+    ("trace", Host::Policy, "trace-view", trace::TracePanel),
+    (
+        "budget",
+        Host::Policy,
+        "budget-section",
+        budget::BudgetPanel
+    ),
+    (
+        "clients",
+        Host::Policy,
+        "clients-box",
+        clients::ClientsPanel
+    ),
+    ("tiles", Host::Scenario, "tiles", tiles::Tiles),
+    (
+        "timeline",
+        Host::Scenario,
+        "timeline",
+        timeline::TimelinePanel
+    ),
+    ("sweep", Host::Scenario, "sweep-charts", sweep::SweepPanel),
+    (
+        "system",
+        Host::Scenario,
+        "system-chart",
+        system::SystemPanel
+    ),
+    ("extra", Host::Scenario, "extra-chart", extra::ExtraPanel),
+    (
+        "analytic",
+        Host::Scenario,
+        "analytic-section",
+        analytic::AnalyticPanel
+    ),
+    ("tree", Host::Scenario, "tree-section", tree::Tree),
+    ("ledger", Host::Scenario, "ledger-section", ledger::Ledger),
+    (
+        "readout",
+        Host::Scenario,
+        "timeline-readout",
+        readout::Readout
+    ),
+];
 
 /// The panels drawn from any of `hosts`, in [`PANELS`] order.
 #[cfg(target_arch = "wasm32")]

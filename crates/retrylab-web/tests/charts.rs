@@ -7,9 +7,9 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use retry_model::sim::{simulate, Rates};
 use retry_model::Params;
 use retrylab_web::charts::bars::{draw_bars, BarSeries, Bars};
-use retrylab_web::charts::plot::Recorder;
+use retrylab_web::charts::plot::CanvasRecorder;
 use retrylab_web::charts::sweepchart::{draw_sweep, Line, SweepChart};
-use retrylab_web::charts::system::{draw_system, System};
+use retrylab_web::charts::system::{draw_system, SystemChart};
 use retrylab_web::charts::timeline::{draw_timeline, Timeline};
 use retrylab_web::charts::writes::{draw_writes, WritesSide};
 
@@ -23,9 +23,9 @@ fn rates(link: &str) -> (Vec<Rates>, f64) {
 }
 
 /// Draws with `draw` on each size; checks nothing is off the canvas and `texts` are drawn.
-fn check(name: &str, texts: &[&str], draw: impl Fn(&DrawingArea<Recorder, Shift>, f64)) {
+fn check(name: &str, texts: &[&str], draw: impl Fn(&DrawingArea<CanvasRecorder, Shift>, f64)) {
     for (w, h, scale) in SIZES {
-        let rec = Recorder::new(w, h);
+        let rec = CanvasRecorder::new(w, h);
         let area = rec.clone().into_drawing_area();
         draw(&area, scale);
         let d = rec.drawn();
@@ -50,7 +50,7 @@ fn the_system_panels_name_their_units_and_legends() {
     let (a, bin_s) = rates("preset=metastable-budget&duration=20s");
     let (b, _) = rates("preset=metastable-none&duration=20s");
     let sides = vec![a, b];
-    let s = System {
+    let s = SystemChart {
         sides: &sides,
         bin_s,
         outage: Some((5.0, 10.0, "outage")),
@@ -72,12 +72,12 @@ fn the_system_panels_name_their_units_and_legends() {
         ],
         |area, scale| draw_system(area, &s, scale).unwrap(),
     );
-    let rec = Recorder::new(900, 700);
+    let rec = CanvasRecorder::new(900, 700);
     draw_system(&rec.clone().into_drawing_area(), &s, 1.0).unwrap();
     assert!(rec.drawn().dashed >= 3, "side B is dashed in every panel");
     // No run at all: empty panels with their axes, no failure bands.
     let empty: Vec<Vec<Rates>> = vec![Vec::new()];
-    let none = System {
+    let none = SystemChart {
         sides: &empty,
         outage: None,
         ..s
@@ -169,7 +169,7 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
     });
     // A menu key's values (backoff kinds) are markers, not joined by a line; numbers are.
     let paths = |chart: &SweepChart| {
-        let rec = Recorder::new(900, 500);
+        let rec = CanvasRecorder::new(900, 500);
         draw_sweep(&rec.clone().into_drawing_area(), chart, 1.0).unwrap();
         rec.drawn().paths
     };
@@ -275,7 +275,7 @@ fn the_layers_bars_keep_their_words_apart_on_a_phone() {
         ],
     };
     for (w, h) in [(340, 385), (300, 385)] {
-        let rec = Recorder::new(w, h);
+        let rec = CanvasRecorder::new(w, h);
         draw_bars(&rec.clone().into_drawing_area(), &b, 1.0).unwrap();
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "{w}: off the canvas {:?}", d.outside);

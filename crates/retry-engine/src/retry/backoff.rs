@@ -423,12 +423,11 @@ impl BackoffConfig {
         }
     }
 
+    crate::arch::hot! {
     /// A `decorrelated` draw from `base`: `(low, ceiling, wait)`, the wait kept as the next
     /// draw's "previous". Generic over the word source, so that [`Backoff::decorrelated_wait`]
     /// calls a model's own source directly. Inlined on native targets, into `occ`'s event
     /// loop among others (on wasm the page's size counts).
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline)]
     fn decorrelated<W: Words + ?Sized>(
         &self,
         state: &mut BackoffState,
@@ -442,6 +441,7 @@ impl BackoffConfig {
         let w = Micros(drawn.min(self.cap.0));
         state.last = w.0;
         (base.min(self.cap), Micros(hi.min(self.cap.0)), w)
+    }
     }
 
     /// The fixed wait of `exponential` or `constant` before the cap: `base * growth^k`

@@ -102,10 +102,9 @@ pub trait Words {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    crate::arch::hot! {
     /// An integer uniform in `[0, n)`; `n` must be positive. Lemire's multiply-and-reject, so
     /// there is no modulo bias and the result depends only on the bits drawn.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline)]
     fn below(&mut self, n: u64) -> u64 {
         debug_assert!(n > 0);
         let m = u128::from(self.next_u64()) * u128::from(n);
@@ -117,9 +116,10 @@ pub trait Words {
         (m >> 64) as u64
     }
 
+    }
+
+    crate::arch::hot! {
     /// An integer uniform in `[lo, hi]`, both ends included. Returns `lo` when `hi <= lo`.
-    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-    #[cfg_attr(target_arch = "wasm32", inline)]
     fn uniform_inclusive(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
@@ -129,6 +129,7 @@ pub trait Words {
             return self.next_u64();
         }
         lo + self.below(span + 1)
+    }
     }
 }
 
@@ -162,10 +163,6 @@ pub struct NormalTable {
     q: alloc::boxed::Box<Quantiles>,
 }
 
-// Two delays at once in SSE2's lanes: the one arch-specific module of the generator.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod x86_64;
-
 /// [`NormalTable`]'s quantiles.
 pub type Quantiles = [f64; NormalTable::N + 1];
 
@@ -176,7 +173,7 @@ impl Default for NormalTable {
 }
 
 impl NormalTable {
-    const BITS: u32 = 12;
+    pub(crate) const BITS: u32 = 12;
     const N: usize = 1 << Self::BITS;
 
     /// Tabulates the standard normal quantile.
@@ -223,11 +220,19 @@ impl NormalTable {
         narrow: bool,
         mut draw: impl FnMut() -> u64,
     ) {
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        if narrow {
-            return x86_64::fill_narrow(q, words, delays, (mean, sd), draw);
+        let exact = |w| Self::delays(q, w, mean, sd);
+        if narrow
+            && crate::arch::fill_pairs::<{ NormalTable::BITS }, { NormalTable::N + 1 }>(
+                q,
+                words,
+                delays,
+                (mean, sd),
+                &mut draw,
+                exact,
+            )
+        {
+            return;
         }
-        let _ = narrow;
         for (w, d) in words.iter_mut().zip(delays) {
             *w = [draw(), draw()];
             *d = Self::delays(q, *w, mean, sd);

@@ -102,7 +102,7 @@ pub struct Layers {
 
 /// A `layers` event: user request `i` starts.
 #[derive(Clone, Copy, Debug)]
-pub struct Request(pub u32);
+pub struct LayerRequest(pub u32);
 
 impl Layers {
     /// Repetition `run` of the link's layered stack, with its first event.
@@ -111,7 +111,7 @@ impl Layers {
         sp: &super::LayersSettings,
         policy: ValidPolicy,
         run: u32,
-    ) -> (Layers, (Micros, Request)) {
+    ) -> (Layers, (Micros, LayerRequest)) {
         let gap = Micros((1_000_000_000u128 / u128::from(sp.rate_milli.max(1))) as u64);
         let horizon = Micros(gap.0.saturating_mul(u64::from(sp.requests)))
             .saturating_add(Micros::from_secs(60));
@@ -125,7 +125,7 @@ impl Layers {
             done: 0,
             rec: Recorder::new(sp.series.bin, horizon),
         };
-        (m, (Micros::ZERO, Request(0)))
+        (m, (Micros::ZERO, LayerRequest(0)))
     }
 }
 
@@ -154,9 +154,9 @@ fn layer_policies(
 }
 
 impl Model for Layers {
-    type Event = Request;
+    type Event = LayerRequest;
 
-    fn handle(&mut self, start: Micros, ev: Request, q: &mut EventQueue<Request>) {
+    fn handle(&mut self, start: Micros, ev: LayerRequest, q: &mut EventQueue<LayerRequest>) {
         let mut ctx = Ctx {
             policies: &self.policies,
             p_ppm: self.p_ppm,
@@ -181,7 +181,7 @@ impl Model for Layers {
         if next < self.requests {
             q.push(
                 Micros(self.gap.0.saturating_mul(u64::from(next))),
-                Request(next),
+                LayerRequest(next),
             );
         }
     }

@@ -42,7 +42,7 @@ pub use breaker::{Breaker, BreakerState};
 pub use engine::{Model, Repetition, Sim};
 pub use hist::Histogram;
 pub use input::RunInput;
-pub use layers::{Layers, Request};
+pub use layers::{LayerRequest, Layers};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
 pub use metrics::{
     Bin, BinCounts, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary,
@@ -58,10 +58,10 @@ pub use recovery::{Recovery, RecoveryRule};
 pub use report_text::{compare_markdown, row_meaning, series_csv, summary_markdown, Rates};
 pub use run::{simulate, Progress, Run, SimReport};
 pub use settings::{
-    Arrivals, Burst, Layers as LayersSettings, LimiterScope, Lost as LostSettings,
-    Occ as OccSettings, Outage, QueueServer, Scenario, Series, Server, Window,
+    Arrivals, Burst, LayersSettings, LimiterScope, LostSettings, OccSettings, Outage, QueueServer,
+    Scenario, Series, Server, Window,
 };
 pub use slab::Slab;
-pub use storm::{Ev, Job, ServerStats, Storm};
+pub use storm::{Ev, ServerStats, Storm, StormJob};
 pub use sweep_text::{sweep_csv, sweep_grids, sweep_markdown, Metric};
 pub use tourney::Tourney;

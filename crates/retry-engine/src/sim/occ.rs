@@ -22,10 +22,9 @@ use alloc::vec::Vec;
 const STREAM_OCC: u64 = 3 << 40;
 
 /// Whether the native tier runs (`occ/native.rs`: a branch-free path where every retry waits
-/// the same, and a loop per tree depth): everywhere but the page, whose size counts. Every
-/// other target-specific choice of the model sits in that file; on wasm its code is never
-/// reached and is left out of the build.
-const NATIVE_TIER: bool = cfg!(not(target_arch = "wasm32"));
+/// the same, and a loop per tree depth): everywhere but the page, whose size counts
+/// ([`crate::arch::PAGE`]). On wasm its code is never reached and is left out of the build.
+const NATIVE_TIER: bool = !crate::arch::PAGE;
 
 mod native;
 
@@ -74,7 +73,7 @@ impl core::fmt::Debug for OccEv {
 /// What an event does, by the 2015 model's rule: a read, or a write that succeeds when it is for
 /// the current version (nobody wrote since its read) and fails otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Verdict {
+struct WriteVerdict {
     write: bool,
     ok: bool,
 }
@@ -82,7 +81,7 @@ struct Verdict {
 /// The 2015 model's rule, decided here only: every path ([`Occ::next`] and the native tier's
 /// `Occ::next_flat`) calls it. Branch-free, so either path can use it without a branch.
 #[inline(always)]
-fn verdict(ev: OccEv, version: u32) -> Verdict {
+fn verdict(ev: OccEv, version: u32) -> WriteVerdict {
     let raw = ev.0 >> 32;
     // A write is tagged with the version it read plus one (a read with 0), and a version
     // counts successful writes: a write can never be for a version not yet reached.
@@ -90,7 +89,7 @@ fn verdict(ev: OccEv, version: u32) -> Verdict {
         raw <= u64::from(version) + 1,
         "a write for a future version"
     );
-    Verdict {
+    WriteVerdict {
         write: raw != 0,
         ok: raw == u64::from(version) + 1,
     }
@@ -504,7 +503,7 @@ impl Occ {
         // success between its read and its write), and there are at most 1,000. Debug builds
         // check.
         let c = ev.client();
-        let Verdict { write, ok } = verdict(ev, self.version);
+        let WriteVerdict { write, ok } = verdict(ev, self.version);
         if !write {
             // The answer travels back, then the write travels out.
             let [back, out] = self.hops.two_delays();

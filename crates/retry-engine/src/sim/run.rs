@@ -10,12 +10,12 @@
 
 use super::engine::{Repetition, Sim};
 use super::input::RunInput;
-use super::layers::Layers as LayersModel;
-use super::lost::Lost as LostModel;
+use super::layers::Layers;
+use super::lost::Lost;
 use super::metrics::{BinCounts, Report, Summary};
 use super::occ::{Occ, OccRun, OccShared};
 use super::params::{caps, ScenarioKind};
-use super::settings::{Arrivals, Lost, Outage, Scenario};
+use super::settings::{Arrivals, LostSettings, Outage, Scenario};
 use super::storm::Storm;
 use super::work;
 use crate::retry::error::ConfigError;
@@ -224,9 +224,8 @@ impl Run {
         }
         match scenario {
             Scenario::Outage(o) if o.users > 0 => closed_caps(o, runs, &p.policy)?,
-            Scenario::Outage(Outage { arrivals, .. }) | Scenario::Lost(Lost { arrivals, .. }) => {
-                open_caps(p, arrivals, runs)?
-            }
+            Scenario::Outage(Outage { arrivals, .. })
+            | Scenario::Lost(LostSettings { arrivals, .. }) => open_caps(p, arrivals, runs)?,
             Scenario::Burst(b) => {
                 let n = u64::from(p.clients) * runs;
                 if n > caps::ALL_RUNS_ORIGINALS {
@@ -295,11 +294,11 @@ impl Run {
                 Box::new(self.occ_run(net, sd, run))
             }
             Scenario::Lost(l) => {
-                let (m, first) = LostModel::new(p, l, policy, run);
+                let (m, first) = Lost::new(p, l, policy, run);
                 Box::new(Sim::new(m, [first]))
             }
             Scenario::Layers(l) => {
-                let (m, first) = LayersModel::new(p, l, policy, run);
+                let (m, first) = Layers::new(p, l, policy, run);
                 Box::new(Sim::new(m, [first]))
             }
         };

@@ -30,11 +30,11 @@ pub enum Scenario {
     /// `clients` requests all at t = 0 against a tick server.
     Burst(Burst),
     /// The 2015 study.
-    Occ(Occ),
-    /// Layers that each retry over a failing bottom dependency.
-    Layers(Layers),
+    Occ(OccSettings),
+    /// LayersSettings that each retry over a failing bottom dependency.
+    Layers(LayersSettings),
     /// A charge endpoint that loses answers.
-    Lost(Lost),
+    Lost(LostSettings),
 }
 
 impl Scenario {
@@ -43,9 +43,9 @@ impl Scenario {
         match kind {
             ScenarioKind::Outage => Scenario::Outage(Outage::default()),
             ScenarioKind::Burst => Scenario::Burst(Burst::default()),
-            ScenarioKind::Occ => Scenario::Occ(Occ::default()),
-            ScenarioKind::Layers => Scenario::Layers(Layers::default()),
-            ScenarioKind::Lost => Scenario::Lost(Lost::default()),
+            ScenarioKind::Occ => Scenario::Occ(OccSettings::default()),
+            ScenarioKind::Layers => Scenario::Layers(LayersSettings::default()),
+            ScenarioKind::Lost => Scenario::Lost(LostSettings::default()),
         }
     }
 
@@ -331,16 +331,16 @@ pub struct Burst {
 
 /// `occ`: the 2015 study's network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Occ {
+pub struct OccSettings {
     /// Mean one-way network delay.
     pub net: Micros,
     /// Its standard deviation (`|Normal(net, net_sd)|`).
     pub net_sd: Micros,
 }
 
-impl Default for Occ {
+impl Default for OccSettings {
     fn default() -> Self {
-        Occ {
+        OccSettings {
             net: Micros::from_millis(1),
             net_sd: Micros::ZERO,
         }
@@ -349,7 +349,7 @@ impl Default for Occ {
 
 /// `layers`: the stack and its bottom dependency.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Layers {
+pub struct LayersSettings {
     /// Attempts per layer, top first.
     pub layers: Vec<u32>,
     /// Each layer's name, top first (empty: the layers are numbered).
@@ -369,9 +369,9 @@ pub struct Layers {
     pub series: Series,
 }
 
-impl Default for Layers {
+impl Default for LayersSettings {
     fn default() -> Self {
-        Layers {
+        LayersSettings {
             layers: vec![3, 3, 3],
             names: Vec::new(),
             policies: Vec::new(),
@@ -384,7 +384,7 @@ impl Default for Layers {
     }
 }
 
-impl Layers {
+impl LayersSettings {
     /// Bottom calls one request makes when everything fails: the product of the attempts.
     pub fn product(&self) -> u64 {
         self.layers.iter().map(|k| u64::from(*k)).product()
@@ -393,7 +393,7 @@ impl Layers {
 
 /// `lost`: checkouts against a charge endpoint that loses answers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Lost {
+pub struct LostSettings {
     /// The checkouts' arrivals.
     pub arrivals: Arrivals,
     /// One-way network delay.
@@ -406,9 +406,9 @@ pub struct Lost {
     pub series: Series,
 }
 
-impl Default for Lost {
+impl Default for LostSettings {
     fn default() -> Self {
-        Lost {
+        LostSettings {
             arrivals: Arrivals::default(),
             net: Micros::from_millis(1),
             lose_ppm: 100_000,

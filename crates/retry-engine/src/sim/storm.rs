@@ -45,7 +45,7 @@ mod tick;
 use config::StormCfg;
 use lanes::{Awaits, Lanes};
 use limiter::limiters_of;
-use server::{Cx, Reply, Server as _};
+use server::{Cx, ServerModel as _, ServerReply};
 pub use service::ServerStats;
 
 /// Random streams of a storm run (offset by the run number).
@@ -117,7 +117,7 @@ const NO_USER: u32 = u32::MAX;
 /// An attempt at the queue or flaky server: who sent it, when it arrived, and when its caller
 /// stops waiting for the answer.
 #[derive(Clone, Copy, Debug)]
-pub struct Job {
+pub struct StormJob {
     req: u32,
     gen: u32,
     at: Micros,
@@ -210,7 +210,7 @@ pub struct Storm {
     server: servers::Servers,
     lanes: Lanes,
     // The server's answers that reach their clients now, for `reply`.
-    replies: Vec<Reply>,
+    replies: Vec<ServerReply>,
     outage_replies: ExactLane<Ev>,
     /// What was measured.
     pub rec: Recorder,
@@ -443,7 +443,7 @@ impl Storm {
             self.outage_replies.push(q, at, reply);
             return;
         }
-        let job = Job {
+        let job = StormJob {
             req: id,
             gen,
             at: arrive,

@@ -469,24 +469,10 @@ fn replay<const D: u32>(nodes: &mut [u64], leaf: usize, mut key: u64) -> u64 {
     key
 }
 
-/// One match: the lower key wins, with no branch (its outcome is a coin toss, so a branch would
-/// mispredict about every other match). On x86-64 a `min` is a compare and a conditional move,
-/// which LLVM's `x86-cmov-converter` pass turns into a branch here (2.4 times the sweep's time),
-/// so the mask comes from a 128-bit subtraction's borrow instead, which stays arithmetic
-/// whatever the build's flags (1.15 times the conditional move's time). Elsewhere (the page's
-/// wasm) a `min` is a branch-free `select`, and the subtraction would cost it a fifth more.
-#[cfg(target_arch = "x86_64")]
+/// One match: the lower key wins, without a branch ([`crate::arch::lower_key`]).
 #[inline(always)]
 fn play(sibling: u64, key: u64) -> u64 {
-    let lower = (u128::from(sibling).wrapping_sub(u128::from(key)) >> 64) as u64;
-    key ^ ((sibling ^ key) & lower)
-}
-
-/// One match: the lower key wins (see the x86-64 one above).
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn play(sibling: u64, key: u64) -> u64 {
-    sibling.min(key)
+    crate::arch::lower_key(sibling, key)
 }
 
 /// [`replay`] for any depth, read at run time (kept out of line: each place that replays

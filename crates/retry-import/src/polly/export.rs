@@ -1,7 +1,8 @@
 //! A link's policy as a standard resilience handler's section of `appsettings.json`.
 
-use crate::export::{get, Notes};
+use crate::write::{get, Notes};
 use crate::ImportError;
+use retry_model::link_key;
 use retry_model::{Jitter, Micros, Params};
 use serde_json::{json, Map, Value};
 
@@ -23,7 +24,7 @@ pub(crate) fn timespan(m: Micros) -> String {
 /// `BackoffType`, `UseJitter`, `Delay` and `MaxDelay`.
 fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
     let b = &p.policy.backoff;
-    let kind = get(p, "backoff");
+    let kind = get(p, link_key!("backoff"));
     let polly_jitter = matches!(
         b.jitter,
         Jitter::Mult {
@@ -41,25 +42,25 @@ fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
         "exponential" => ("Exponential", false),
         "decorrelated-v2" => ("Exponential", true),
         other => {
-            notes.add("backoff", format!("Polly draws constant, linear, exponential or its decorrelated jitter V2: backoff={other} is written as Exponential with UseJitter, whose medians follow base x 2^n"));
+            notes.add(link_key!("backoff"), format!("Polly draws constant, linear, exponential or its decorrelated jitter V2: backoff={other} is written as Exponential with UseJitter, whose medians follow base x 2^n"));
             ("Exponential", true)
         }
     };
     if kind == "exponential" && !linear && (b.multiplier - 2.0).abs() > f64::EPSILON {
         notes.add(
-            "multiplier",
+            link_key!("multiplier"),
             "Polly's exponential backoff doubles: the multiplier is not written",
         );
     }
     if !linear && b.ceiling_sum {
-        notes.add("ceiling_sum", "Polly's waits are constant, linear in Delay, or base x 2^n, not a sum of the steps so far: ceiling_sum is not written");
+        notes.add(link_key!("ceiling_sum"), "Polly's waits are constant, linear in Delay, or base x 2^n, not a sum of the steps so far: ceiling_sum is not written");
     }
     let jitter_written = polly_jitter && (kind == "constant" || linear);
     if matches!(kind.as_str(), "constant" | "exponential")
         && b.jitter != Jitter::None
         && !jitter_written
     {
-        notes.add("jitter", "Polly's jitter is +-25% (a constant wait) or its decorrelated jitter V2 (an exponential one): the link's jitter is not written");
+        notes.add(link_key!("jitter"), "Polly's jitter is +-25% (a constant wait) or its decorrelated jitter V2 (an exponential one): the link's jitter is not written");
     }
     let delay = if kind == "none" { Micros::ZERO } else { b.base };
     retry.insert("BackoffType".into(), json!(ty));
@@ -73,26 +74,31 @@ fn backoff(p: &Params, retry: &mut Map<String, Value>, notes: &mut Notes) {
         retry.insert("MaxDelay".into(), json!(timespan(b.cap)));
     }
     if b.first_exp != 0 || b.floor != Micros::ZERO || b.throttle_base.is_some() {
-        notes.add("first_exp", "Polly's first retry waits Delay, with no floor and no base after a throttling answer: not written");
+        notes.add(link_key!("first_exp"), "Polly's first retry waits Delay, with no floor and no base after a throttling answer: not written");
     }
 }
 
 /// Notes for what the handler cannot say.
 fn notes_for(p: &Params, notes: &mut Notes) {
-    if get(p, "retry_on") != "408,429,500-599" || get(p, "idempotent") != "true" {
-        notes.add("retry_on", "the HTTP handler retries 408, 429, 5xx and timeouts (ShouldHandle, set in code): the link's statuses are not written");
+    if get(p, link_key!("retry_on")) != "408,429,500-599"
+        || get(p, link_key!("idempotent")) != "true"
+    {
+        notes.add(link_key!("retry_on"), "the HTTP handler retries 408, 429, 5xx and timeouts (ShouldHandle, set in code): the link's statuses are not written");
     }
-    if !matches!(get(p, "ra_mode").as_str(), "server" | "ignore") {
+    if !matches!(get(p, link_key!("ra_mode")).as_str(), "server" | "ignore") {
         notes.add(
-            "ra_mode",
+            link_key!("ra_mode"),
             "Polly either waits a Retry-After in full or ignores it: not written",
         );
     }
-    if get(p, "budget") != "none" {
-        notes.add("budget", "Polly has no retry budget: not written");
+    if get(p, link_key!("budget")) != "none" {
+        notes.add(
+            link_key!("budget"),
+            "Polly has no retry budget: not written",
+        );
     }
-    if get(p, "fit") == "full" && p.policy.deadline.is_some() {
-        notes.add("fit", "Polly retries until the total timeout cancels the request, cutting the last attempt short (fit=cut)");
+    if get(p, link_key!("fit")) == "full" && p.policy.deadline.is_some() {
+        notes.add(link_key!("fit"), "Polly retries until the total timeout cancels the request, cutting the last attempt short (fit=cut)");
     }
 }
 
@@ -107,7 +113,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     backoff(p, &mut retry, notes);
     retry.insert(
         "ShouldRetryAfterHeader".into(),
-        json!(get(p, "ra_mode") != "ignore"),
+        json!(get(p, link_key!("ra_mode")) != "ignore"),
     );
     notes_for(p, notes);
     let mut section = Map::new();
@@ -118,7 +124,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     );
     let total = pol.deadline.unwrap_or_else(|| {
         notes.add(
-            "deadline",
+            link_key!("deadline"),
             "the standard handler always has a total timeout: a day is written",
         );
         Micros::from_secs(86_400)
@@ -127,17 +133,19 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
         "TotalRequestTimeout".into(),
         json!({"Timeout": timespan(total)}),
     );
-    if get(p, "breaker") == "on" {
-        let pct: f64 = get(p, "breaker_failures").parse().unwrap_or(50.0);
+    if get(p, link_key!("breaker")) == "on" {
+        let pct: f64 = get(p, link_key!("breaker_failures"))
+            .parse()
+            .unwrap_or(50.0);
         section.insert("CircuitBreaker".into(), json!({
             "FailureRatio": pct / 100.0,
-            "MinimumThroughput": get(p, "breaker_min_calls").parse::<u64>().unwrap_or(20).max(2),
-            "SamplingDuration": timespan(get(p, "breaker_window").parse().unwrap_or(Micros::from_secs(10))),
-            "BreakDuration": timespan(get(p, "breaker_open").parse().unwrap_or(Micros::from_secs(5))),
+            "MinimumThroughput": get(p, link_key!("breaker_min_calls")).parse::<u64>().unwrap_or(20).max(2),
+            "SamplingDuration": timespan(get(p, link_key!("breaker_window")).parse().unwrap_or(Micros::from_secs(10))),
+            "BreakDuration": timespan(get(p, link_key!("breaker_open")).parse().unwrap_or(Micros::from_secs(5))),
         }));
-        if get(p, "breaker_probes") != "1" {
+        if get(p, link_key!("breaker_probes")) != "1" {
             notes.add(
-                "breaker_probes",
+                link_key!("breaker_probes"),
                 "Polly's half-open state lets one call through: breaker_probes is not written",
             );
         }
@@ -145,9 +153,9 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     let text = serde_json::to_string_pretty(&json!({"Resilience": Value::Object(section)}))
         .map_err(|e| ImportError::new("link", e.to_string()))?;
     let mut t = text + "\n";
-    if !notes.0.is_empty() {
+    if !notes.notes().is_empty() {
         t.push_str("// Not expressed (JSON has no comments; .NET's configuration reads these lines as comments):\n");
-        for n in &notes.0 {
+        for n in notes.notes() {
             t.push_str(&format!("// {}: {}\n", n.field, n.text));
         }
     }

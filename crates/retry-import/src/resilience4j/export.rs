@@ -1,7 +1,8 @@
 //! A link's policy as a resilience4j retry instance (and circuit breaker) in `application.yml`.
 
-use crate::export::{get, Notes};
+use crate::write::{get, Notes};
 use crate::ImportError;
+use retry_model::link_key;
 use retry_model::{Jitter, Micros, Params};
 
 /// Milliseconds as Spring reads a `Duration`: `500ms`.
@@ -16,7 +17,7 @@ fn ms(m: Micros) -> String {
 /// The retry instance's lines.
 fn retry(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
     let b = &p.policy.backoff;
-    let kind = get(p, "backoff");
+    let kind = get(p, link_key!("backoff"));
     let mut t = format!("        maxAttempts: {}\n", p.policy.max_attempts);
     let exp = match kind.as_str() {
         "none" => {
@@ -35,7 +36,7 @@ fn retry(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
             Some((1_000 - lo_milli) as f64 / 1000.0)
         }
         Jitter::Mult { .. } | Jitter::Add(_) => {
-            notes.add("jitter", "resilience4j randomizes by a factor f over [d(1-f), d(1+f)]: the link's jitter is written as f = 0.5");
+            notes.add(link_key!("jitter"), "resilience4j randomizes by a factor f over [d(1-f), d(1+f)]: the link's jitter is written as f = 0.5");
             Some(0.5)
         }
     };
@@ -53,7 +54,7 @@ fn retry(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
         }
     } else if b.cap < b.base {
         notes.add(
-            "cap",
+            link_key!("cap"),
             "resilience4j does not cap a fixed wait: the base is written",
         );
     }
@@ -63,7 +64,7 @@ fn retry(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
         ));
         if b.jitter_after_cap {
             notes.add(
-                "jitter_after_cap",
+                link_key!("jitter_after_cap"),
                 "resilience4j caps the randomized wait (jitter before the cap)",
             );
         }
@@ -76,7 +77,7 @@ fn retry(p: &Params, notes: &mut Notes) -> Result<String, ImportError> {
 /// bounds the draw instead of the window.
 fn full(p: &Params, notes: &mut Notes) -> String {
     let b = &p.policy.backoff;
-    notes.add("backoff", "resilience4j has no full jitter: written as half the base randomized by a factor of 0.999, which draws over the same window; the cap then bounds the draw (piling waits at the cap), not the window");
+    notes.add(link_key!("backoff"), "resilience4j has no full jitter: written as half the base randomized by a factor of 0.999, which draws over the same window; the cap then bounds the draw (piling waits at the cap), not the window");
     let mut t = format!(
         "        waitDuration: {}
         enableExponentialBackoff: true
@@ -107,45 +108,48 @@ fn notes_for(p: &Params, notes: &mut Notes) {
         || pol.backoff.floor != Micros::ZERO
         || pol.backoff.throttle_base.is_some()
     {
-        notes.add("first_exp", "resilience4j's first retry waits waitDuration, with no floor and no base after a throttling answer: not written");
+        notes.add(link_key!("first_exp"), "resilience4j's first retry waits waitDuration, with no floor and no base after a throttling answer: not written");
     }
     if pol.deadline.is_some() {
         notes.add(
-            "deadline",
+            link_key!("deadline"),
             "resilience4j's retry has no deadline (a TimeLimiter bounds one call): not written",
         );
     }
     if pol.attempt_timeout != crate::common::NO_TIMEOUT {
         notes.add(
-            "attempt_timeout",
+            link_key!("attempt_timeout"),
             "resilience4j's retry has no attempt timeout (a TimeLimiter is separate): not written",
         );
     }
-    if get(p, "retry_on") != "400-599" || get(p, "idempotent") != "true" {
-        notes.add("retry_on", "resilience4j retries by exception: list your client's retryable ones in retryExceptions");
+    if get(p, link_key!("retry_on")) != "400-599" || get(p, link_key!("idempotent")) != "true" {
+        notes.add(link_key!("retry_on"), "resilience4j retries by exception: list your client's retryable ones in retryExceptions");
     }
-    if get(p, "ra_mode") != "ignore" {
+    if get(p, link_key!("ra_mode")) != "ignore" {
         notes.add(
-            "ra_mode",
+            link_key!("ra_mode"),
             "resilience4j has no Retry-After support: the header is ignored",
         );
     }
-    if get(p, "budget") != "none" {
-        notes.add("budget", "resilience4j has no retry budget: not written");
+    if get(p, link_key!("budget")) != "none" {
+        notes.add(
+            link_key!("budget"),
+            "resilience4j has no retry budget: not written",
+        );
     }
 }
 
 /// The breaker's lines, when the link has one.
 fn breaker(p: &Params) -> String {
-    if get(p, "breaker") != "on" {
+    if get(p, link_key!("breaker")) != "on" {
         return String::new();
     }
-    let window = get(p, "breaker_window")
+    let window = get(p, link_key!("breaker_window"))
         .trim_end_matches('s')
         .parse::<u64>()
         .unwrap_or(10);
     format!("  circuitbreaker:\n    instances:\n      service:\n        slidingWindowType: TIME_BASED\n        slidingWindowSize: {window}\n        failureRateThreshold: {}\n        minimumNumberOfCalls: {}\n        waitDurationInOpenState: {}\n        permittedNumberOfCallsInHalfOpenState: {}\n",
-        get(p, "breaker_failures"), get(p, "breaker_min_calls"), get(p, "breaker_open"), get(p, "breaker_probes"))
+        get(p, link_key!("breaker_failures")), get(p, link_key!("breaker_min_calls")), get(p, link_key!("breaker_open")), get(p, link_key!("breaker_probes")))
 }
 
 /// `application.yml`'s `resilience4j` section.
@@ -154,7 +158,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     notes_for(p, notes);
     let mut t = format!("# Written by `retrylab export --to resilience4j` from the link\n#   ?{p}\nresilience4j:\n  retry:\n    instances:\n      service:\n{lines}");
     t.push_str(&breaker(p));
-    for n in &notes.0 {
+    for n in notes.notes() {
         t.push_str(&format!("# not expressed: {}: {}\n", n.field, n.text));
     }
     Ok(t)

@@ -1,7 +1,8 @@
 //! A link's policy as a Spring Cloud Gateway route's `Retry` filter.
 
-use crate::export::{get, Notes};
+use crate::write::{get, Notes};
 use crate::ImportError;
+use retry_model::link_key;
 use retry_model::{Jitter, Micros, Params};
 
 /// Spring's `HttpStatus` names for the statuses the filter may list.
@@ -25,7 +26,7 @@ fn statuses(p: &Params, notes: &mut Notes) -> (Vec<&'static str>, Vec<&'static s
     let mut codes: Vec<u16> = p.policy.statuses.codes().collect();
     if codes.is_empty() {
         codes = vec![408, 429, 503];
-        notes.add("classify", "the filter retries statuses, not a library's rules: the lab's table for a non-idempotent call (408, 429, 503) is written");
+        notes.add(link_key!("classify"), "the filter retries statuses, not a library's rules: the lab's table for a non-idempotent call (408, 429, 503) is written");
     }
     let mut series = Vec::new();
     for (lo, name) in [(500u16, "SERVER_ERROR"), (400, "CLIENT_ERROR")] {
@@ -39,7 +40,7 @@ fn statuses(p: &Params, notes: &mut Notes) -> (Vec<&'static str>, Vec<&'static s
         match NAMES.iter().find(|(n, _)| *n == c) {
             Some((_, name)) => named.push(*name),
             None => notes.add(
-                "retry_on",
+                link_key!("retry_on"),
                 format!("{c} has no name among the filter's statuses here: not written"),
             ),
         }
@@ -52,7 +53,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     let pol = &p.policy;
     let b = &pol.backoff;
     let (named, series) = statuses(p, notes);
-    let methods = if get(p, "idempotent") == "true" {
+    let methods = if get(p, link_key!("idempotent")) == "true" {
         "GET"
     } else {
         "GET,POST"
@@ -71,23 +72,23 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
             series.join(",")
         }
     ));
-    match get(p, "backoff").as_str() {
+    match get(p, link_key!("backoff")).as_str() {
         "none" => {}
         "exponential" | "constant" => {
             if b.jitter != Jitter::None {
                 notes.add(
-                    "jitter",
+                    link_key!("jitter"),
                     "the filter's waits have no jitter here: not written",
                 );
             }
-            let factor = if get(p, "backoff") == "constant" {
+            let factor = if get(p, link_key!("backoff")) == "constant" {
                 1.0
             } else {
                 b.multiplier
             };
             if factor.fract() != 0.0 {
                 notes.add(
-                    "multiplier",
+                    link_key!("multiplier"),
                     format!(
                         "the filter's factor is a whole number: {factor} is written as {}",
                         factor.round()
@@ -97,7 +98,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
             t.push_str(&format!("            backoff:\n              firstBackoff: {}\n              maxBackoff: {}\n              factor: {}\n              basedOnPreviousValue: false\n", ms(b.base), ms(b.cap), factor.round() as u64));
         }
         other => notes.add(
-            "backoff",
+            link_key!("backoff"),
             format!("the filter draws no jitter: backoff={other} is written as no backoff"),
         ),
     }
@@ -108,15 +109,18 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
         ));
     }
     for (key, on) in [
-        ("deadline", pol.deadline.is_some()),
-        ("budget", get(p, "budget") != "none"),
-        ("ra_mode", get(p, "ra_mode") != "ignore"),
+        (link_key!("deadline"), pol.deadline.is_some()),
+        (link_key!("budget"), get(p, link_key!("budget")) != "none"),
+        (
+            link_key!("ra_mode"),
+            get(p, link_key!("ra_mode")) != "ignore",
+        ),
     ] {
         if on {
             notes.add(key, "the Retry filter cannot say it: not written");
         }
     }
-    for n in &notes.0 {
+    for n in notes.notes() {
         t.push_str(&format!("# not expressed: {}: {}\n", n.field, n.text));
     }
     Ok(t)

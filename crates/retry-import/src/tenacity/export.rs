@@ -1,8 +1,9 @@
 //! A link's policy as a tenacity `@retry(...)` decorator, in Python.
 
 use super::ATTEMPT_TIMEOUT;
-use crate::export::{get, Notes};
+use crate::write::{get, Notes};
 use crate::ImportError;
+use retry_model::link_key;
 use retry_model::{Jitter, Micros, Params};
 
 /// Seconds as Python writes them: `0.1`, `20`, `0.0005`.
@@ -19,7 +20,7 @@ fn py_secs(m: Micros) -> String {
 fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), ImportError> {
     let b = &p.policy.backoff;
     let (base, cap, m) = (py_secs(b.base), py_secs(b.cap), b.multiplier);
-    let jitter = get(p, "jitter");
+    let jitter = get(p, link_key!("jitter"));
     let spread = match b.jitter {
         Jitter::Add(a) => a,
         Jitter::None | Jitter::Mult { .. } => Micros::ZERO,
@@ -31,22 +32,22 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
         format!(", min={}", py_secs(b.floor))
     };
     let exp = format!("multiplier={base}, exp_base={m}, max={cap}{floor}");
-    let kind = get(p, "backoff");
+    let kind = get(p, link_key!("backoff"));
     if jitter == "mult" && matches!(kind.as_str(), "constant" | "exponential") {
         notes.add(
-            "jitter",
+            link_key!("jitter"),
             "tenacity has no proportional jitter: the wait is written without it",
         );
     }
     if b.ceiling_sum && !(kind == "exponential" && jitter == "none" && linear(p)) {
-        notes.add("ceiling_sum", "tenacity's waits grow as multiplier x exp_base^n or by wait_incrementing's equal steps, not as a sum of other steps: ceiling_sum is not written");
+        notes.add(link_key!("ceiling_sum"), "tenacity's waits grow as multiplier x exp_base^n or by wait_incrementing's equal steps, not as a sum of other steps: ceiling_sum is not written");
     }
     let w = match (kind.as_str(), jitter.as_str()) {
         ("none", _) => (String::from("wait_none()"), vec!["wait_none"]),
         ("constant", "add") => {
             let hi = b.base.saturating_add(spread).min(b.cap);
             if hi < b.base.saturating_add(spread) {
-                notes.add("cap", "tenacity's wait_random has no cap: its max is written as the cap");
+                notes.add(link_key!("cap"), "tenacity's wait_random has no cap: its max is written as the cap");
             }
             (format!("wait_random(min={base}, max={})", py_secs(hi)), vec!["wait_random"])
         }
@@ -70,7 +71,7 @@ fn wait(p: &Params, notes: &mut Notes) -> Result<(String, Vec<&'static str>), Im
         ("exponential", _) => (format!("wait_exponential({exp})"), vec!["wait_exponential"]),
         ("full", _) => {
             if b.floor != Micros::ZERO {
-                notes.add("floor", "tenacity's min raises the low end of the draw, U(min, ceiling), where the lab raises a shorter wait to the floor: the range is the same, the spread is not");
+                notes.add(link_key!("floor"), "tenacity's min raises the low end of the draw, U(min, ceiling), where the lab raises a shorter wait to the floor: the range is the same, the spread is not");
             }
             (format!("wait_random_exponential({exp})"), vec!["wait_random_exponential"])
         }
@@ -94,41 +95,44 @@ fn linear(p: &Params) -> bool {
 /// Notes for the keys tenacity cannot say.
 fn notes_for(p: &Params, notes: &mut Notes) {
     let pol = &p.policy;
-    if pol.backoff.first_exp != 0 && !(linear(p) && get(p, "jitter") == "none") {
+    if pol.backoff.first_exp != 0 && !(linear(p) && get(p, link_key!("jitter")) == "none") {
         notes.add(
-            "first_exp",
+            link_key!("first_exp"),
             "tenacity's first retry waits the multiplier: first_exp is not written",
         );
     }
     if pol.backoff.throttle_base.is_some() {
         notes.add(
-            "throttle_base",
+            link_key!("throttle_base"),
             "tenacity has no separate base after a throttling answer: not written",
         );
     }
     if pol.attempt_timeout != ATTEMPT_TIMEOUT {
         notes.add(
-            "attempt_timeout",
+            link_key!("attempt_timeout"),
             "tenacity has no attempt timeout: give the wrapped call its own",
         );
     }
-    if pol.deadline.is_some() && get(p, "fit") == "full" {
-        notes.add("fit", "stop_before_delay lets a retry go while its wait ends before the delay, cutting the attempt short (fit=cut)");
+    if pol.deadline.is_some() && get(p, link_key!("fit")) == "full" {
+        notes.add(link_key!("fit"), "stop_before_delay lets a retry go while its wait ends before the delay, cutting the attempt short (fit=cut)");
     }
-    if get(p, "retry_on") != "400-599" || get(p, "idempotent") != "true" {
-        notes.add("retry_on", "tenacity retries by exception: retry_if_exception_type() repeats every error; narrow it to your client's retryable exceptions");
+    if get(p, link_key!("retry_on")) != "400-599" || get(p, link_key!("idempotent")) != "true" {
+        notes.add(link_key!("retry_on"), "tenacity retries by exception: retry_if_exception_type() repeats every error; narrow it to your client's retryable exceptions");
     }
-    if get(p, "ra_mode") != "ignore" {
+    if get(p, link_key!("ra_mode")) != "ignore" {
         notes.add(
-            "ra_mode",
+            link_key!("ra_mode"),
             "tenacity has no Retry-After support: the header is ignored",
         );
     }
-    if get(p, "budget") != "none" {
-        notes.add("budget", "tenacity has no retry budget: not written");
+    if get(p, link_key!("budget")) != "none" {
+        notes.add(
+            link_key!("budget"),
+            "tenacity has no retry budget: not written",
+        );
     }
     if p.sim.server().is_some_and(|s| s.hedge.on) {
-        notes.add("hedge", "tenacity does not hedge: not written");
+        notes.add(link_key!("hedge"), "tenacity does not hedge: not written");
     }
 }
 
@@ -146,7 +150,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     names.sort_unstable();
     let mut t = format!("# Written by `retrylab export --to tenacity` from the link\n#   ?{p}\nfrom tenacity import {}\n\n\n", names.join(", "));
     t.push_str(&format!("@retry(\n    stop={stop},\n    wait={wait},\n    retry=retry_if_exception_type(),\n)\ndef call():\n    ...\n"));
-    for n in &notes.0 {
+    for n in notes.notes() {
         t.push_str(&format!("# not expressed: {}: {}\n", n.field, n.text));
     }
     Ok(t)

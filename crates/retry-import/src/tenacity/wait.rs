@@ -1,7 +1,7 @@
 //! tenacity's `wait`: its strategies and their sums, as the lab's backoff keys.
 
 use crate::common::{seconds as secs, Out};
-use crate::python::{Call, Expr};
+use crate::python::{Expr, PyCall};
 use crate::ImportError;
 use retry_model::Micros;
 
@@ -33,7 +33,7 @@ struct Sum {
 }
 
 /// The argument `key` (or at `pos`) as a number of seconds, or `default`.
-fn num(c: &Call, pos: usize, key: &str, default: f64, at: &str) -> Result<f64, ImportError> {
+fn num(c: &PyCall, pos: usize, key: &str, default: f64, at: &str) -> Result<f64, ImportError> {
     match c.arg(pos, key) {
         None => Ok(default),
         Some(e) => e.number().ok_or_else(|| {
@@ -99,7 +99,7 @@ impl Sum {
 }
 
 /// An exponential strategy's arguments, with tenacity's defaults.
-fn exponential(c: &Call, kind: &'static str, at: &str) -> Result<Exp, ImportError> {
+fn exponential(c: &PyCall, kind: &'static str, at: &str) -> Result<Exp, ImportError> {
     let jitter_kind = kind == "wait_exponential_jitter";
     let mut multiplier = num(c, 0, "multiplier", 1.0, at)?;
     if jitter_kind {

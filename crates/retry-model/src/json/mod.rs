@@ -29,9 +29,9 @@ pub mod inputs;
 
 /// Names and their values, written as one object in the order given: a `BTreeMap` without a
 /// map's code, nor a sort's (about 10 KB of the page's gzipped wasm together).
-struct Named<K, V>(Vec<(K, V)>);
+struct NamedList<K, V>(Vec<(K, V)>);
 
-impl<K: Serialize, V: Serialize> Serialize for Named<K, V> {
+impl<K: Serialize, V: Serialize> Serialize for NamedList<K, V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in &self.0 {
@@ -71,7 +71,7 @@ struct ExplainStep {
     explanation: &'static str,
     attempts_left: u32,
     remaining_after_ms: Option<f64>,
-    budget: Option<BudgetStep>,
+    budget: Option<BudgetStepJson>,
     budget_after: Option<f64>,
     ceiling_ms: Option<f64>,
     drawn_ms: Option<f64>,
@@ -83,7 +83,7 @@ struct ExplainStep {
 }
 
 #[derive(Serialize)]
-struct BudgetStep {
+struct BudgetStepJson {
     allowed: bool,
     level: f64,
     cost: f64,
@@ -113,7 +113,7 @@ impl Explain {
                     explanation: c.reason.explain(),
                     attempts_left: af.attempts_left,
                     remaining_after_ms: af.remaining.map(ms),
-                    budget: af.budget.map(|b| BudgetStep {
+                    budget: af.budget.map(|b| BudgetStepJson {
                         allowed: b.allowed,
                         level: b.level.milli as f64 / 1000.0,
                         cost: b.cost_milli as f64 / 1000.0,
@@ -295,7 +295,7 @@ pub struct SummaryDoc {
     p99_ms: Option<f64>,
     p999_ms: Option<f64>,
     duplicates: u64,
-    failures: Named<&'static str, u64>,
+    failures: NamedList<&'static str, u64>,
     served: u64,
     /// The queue or flaky server's own figures (goodput, throughput, wasted work, time and
     /// number at the server, queueing), as the table prints them; absent for the tick server.
@@ -337,7 +337,7 @@ impl SummaryDoc {
             p99_ms: s.p99_ms,
             p999_ms: s.p999_ms,
             duplicates: s.duplicates,
-            failures: Named(
+            failures: NamedList(
                 failure_reasons()
                     .map(|r| (r.name(), s.failures[r.index()]))
                     .collect(),
@@ -369,31 +369,31 @@ fn failure_reasons() -> impl Iterator<Item = StopReason> {
 
 /// The first run's time series, one array per measure.
 #[derive(Serialize)]
-struct Series {
+struct SeriesJson {
     bin_ms: f64,
     t_ms: Vec<f64>,
     originals: Vec<u32>,
     attempts: Vec<u32>,
     retries: Vec<u32>,
     successes: Vec<u32>,
-    failures: Named<&'static str, Vec<u32>>,
+    failures: NamedList<&'static str, Vec<u32>>,
     utilisation: Vec<f64>,
     budget: Vec<f64>,
     in_flight: Vec<u32>,
 }
 
-impl Series {
+impl SeriesJson {
     fn new(r: &SimReport) -> Self {
         let b = &r.series.bins;
         let col = |f: fn(&Bin) -> u32| b.iter().map(f).collect::<Vec<u32>>();
-        Series {
+        SeriesJson {
             bin_ms: r.series.bin_ms,
             t_ms: (0..b.len()).map(|i| i as f64 * r.series.bin_ms).collect(),
             originals: col(|x| x.originals),
             attempts: col(|x| x.attempts),
             retries: col(|x| x.retries),
             successes: col(|x| x.successes),
-            failures: Named(
+            failures: NamedList(
                 failure_reasons()
                     .map(|reason| {
                         let i = reason.index();
@@ -415,7 +415,7 @@ pub struct RunDoc {
     scenario: &'static str,
     runs: u32,
     summary: SummaryDoc,
-    series: Series,
+    series: SeriesJson,
     /// A `layers` link's stack, one row per layer in `LAYER_COLUMNS` order (absent otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     layers: Vec<[String; 9]>,
@@ -432,7 +432,7 @@ impl RunDoc {
             scenario: r.scenario.name(),
             runs: r.runs,
             summary: SummaryDoc::new(&r.summary),
-            series: Series::new(r),
+            series: SeriesJson::new(r),
             layers: p.layer_rows(),
             layer_columns: (!p.layer_attempts().is_empty())
                 .then_some(crate::layer_keys::LAYER_COLUMNS),
@@ -478,7 +478,7 @@ pub struct SweepDoc {
 #[derive(Serialize)]
 struct SweepRow {
     #[serde(flatten)]
-    values: Named<String, String>,
+    values: NamedList<String, String>,
     summary: SummaryDoc,
 }
 
@@ -490,7 +490,7 @@ impl SweepDoc {
             rows: rows
                 .iter()
                 .map(|(vals, s)| SweepRow {
-                    values: Named(
+                    values: NamedList(
                         keys.iter()
                             .zip(vals)
                             .map(|(k, v)| ((*k).to_string(), v.clone()))

@@ -8,20 +8,9 @@ fn wrong_budget(k: &Key, kind: &str) -> ConfigError {
     k.error(format!("applies only with budget={kind}"))
 }
 
-/// The budget a `budget` choice names (same order as [`keys::BUDGETS`]).
+/// The budget a `budget` choice names: its row of [`keys::BUDGET_ROWS`].
 pub(super) fn budget_of(index: usize) -> BudgetConfig {
-    match keys::BUDGETS[index].0 {
-        "aws" => BudgetConfig::Aws(AwsQuotaConfig::STANDARD),
-        "aws2026" => BudgetConfig::Aws(AwsQuotaConfig::Y2026),
-        "bucket" => BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
-        "ratio" => BudgetConfig::Ratio(RatioConfig::FINAGLE),
-        "chapter" => BudgetConfig::Ratio(RatioConfig::CHAPTER),
-        "grpc" => BudgetConfig::Grpc(GrpcThrottleConfig::EXAMPLE),
-        "rate" => BudgetConfig::Rate(RateConfig::SRE),
-        "envoy" => BudgetConfig::Envoy(ConcurrentConfig::ENVOY),
-        "envoy_budget" => BudgetConfig::EnvoyBudget(EnvoyBudgetConfig::ENVOY),
-        _ => BudgetConfig::None,
-    }
+    keys::BUDGET_ROWS[index].2
 }
 
 /// A budget's detail key (`bucket_max`, `ratio_window`, ...), for the budget kind it belongs to.
@@ -98,13 +87,12 @@ impl Params {
     pub(super) fn budget_key(&self, key: &str) -> Option<Option<String>> {
         let pol = &self.policy;
         Some(Some(match key {
-            "budget" => {
-                if pol.budget == BudgetConfig::Ratio(RatioConfig::CHAPTER) {
-                    "chapter".to_string()
-                } else {
-                    pol.budget.name().to_string()
-                }
-            }
+            // A budget as a row names it; one whose sizes were changed, by its kind.
+            "budget" => keys::BUDGET_ROWS
+                .iter()
+                .find(|row| row.2 == pol.budget)
+                .map_or(pol.budget.name(), |row| row.0)
+                .to_string(),
             "budget_start" => milli_text(self.budget_start?),
             "budget_scope" => pol.scope.name().to_string(),
             "bucket_max" | "bucket_refill" => {

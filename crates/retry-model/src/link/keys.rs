@@ -402,7 +402,7 @@ const STORM: Applies = Applies::OUTAGE.or(Applies::BURST);
 const SERIES: Applies = STORM.or(Applies::LAYERS).or(Applies::LOST);
 
 mod choices;
-pub use choices::{BACKOFF_KINDS, BUDGETS, JITTERS, RA_MODES, SCENARIOS, SERVERS};
+pub use choices::{BACKOFF_KINDS, BUDGETS, BUDGET_ROWS, JITTERS, RA_MODES, SCENARIOS, SERVERS};
 
 macro_rules! key {
     ($name:literal, $default:literal, $domain:expr, $unit:literal, $applies:expr, $meaning:literal) => {
@@ -785,6 +785,34 @@ pub fn detail_of(name: &str) -> Option<(&'static str, &'static str)> {
         n if n.starts_with("breaker_") => Some(("breaker", "on")),
         _ => None,
     }
+}
+
+/// The position in [`TABLE`] of the key `name`, found while the program compiles: an unknown
+/// name is a compile error where it is used through [`crate::link_key!`].
+pub const fn position(name: &str) -> usize {
+    let mut i = 0;
+    while i < TABLE.len() {
+        if same(TABLE[i].name.as_bytes(), name.as_bytes()) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a link key")
+}
+
+/// Whether two byte strings are equal, in a `const fn`.
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The row for a key name.

@@ -43,10 +43,7 @@ pub mod sweep;
 pub use query::encode;
 use query::{bare_lesson, bare_sheet, percent_encode, split_pairs, Pairs};
 
-use crate::retry::budget::{
-    AwsQuotaConfig, BudgetConfig, ConcurrentConfig, EnvoyBudgetConfig, GrpcThrottleConfig,
-    RateConfig, RatioConfig, TokenBucketConfig,
-};
+use crate::retry::budget::BudgetConfig;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::ScriptedOutcome;
 use crate::retry::policy::{RetryPolicy, ValidPolicy};

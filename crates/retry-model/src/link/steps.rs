@@ -114,7 +114,7 @@ const NOT_SETTINGS: [&str; 8] = [
 
 /// One step: the piece it applies, the keys it changed (as link text), and the link after it.
 #[derive(Clone, Debug)]
-pub struct Step {
+pub struct LadderStep {
     /// The piece applied.
     pub piece: Piece,
     /// The keys it changed, as link text (`attempts=2`); empty for the first row.
@@ -126,10 +126,10 @@ pub struct Step {
 impl Params {
     /// The steps from this link (side A) to `b`: side A first, then one row per piece whose
     /// keys differ, in [`PIECES`] order, then the system's keys; the last row runs as `b` does.
-    pub fn steps_to(&self, b: &Params) -> Vec<Step> {
+    pub fn steps_to(&self, b: &Params) -> Vec<LadderStep> {
         let start = self.settings_only();
         let target = b.settings_only();
-        let mut steps = alloc::vec![Step {
+        let mut steps = alloc::vec![LadderStep {
             piece: START,
             changes: String::new(),
             params: start.clone(),
@@ -162,7 +162,7 @@ impl Params {
             }
             cur = cur.without_inert_except(&[]).0;
             if !changed.is_empty() {
-                steps.push(Step {
+                steps.push(LadderStep {
                     piece,
                     changes: link_text(&changed),
                     params: cur.clone(),
@@ -177,7 +177,7 @@ impl Params {
                 .iter()
                 .map(|k| (*k, target.get(k).unwrap_or_default()))
                 .collect();
-            steps.push(Step {
+            steps.push(LadderStep {
                 piece: REST,
                 changes: link_text(&changed),
                 params: target,
@@ -256,7 +256,7 @@ pub fn course_note(a: &Params, b: &Params) -> Option<&'static str> {
 
 /// The ladder as `retrylab compare --steps` prints it and the page copies it: one row per step
 /// with its changes, amplification, success rate, p99 and what the piece does.
-pub fn steps_markdown(steps: &[Step], summaries: &[crate::sim::Summary]) -> String {
+pub fn steps_markdown(steps: &[LadderStep], summaries: &[crate::sim::Summary]) -> String {
     use crate::sim::Metric;
     let mut out = String::from(
         "| step | changes | amplification | success | p99 | what the piece does |\n|---|---|---|---|---|---|\n",

@@ -191,3 +191,23 @@ fn a_retry_the_breaker_refuses_leaves_envoys_limit() {
     );
     assert!(tight.attempts <= free.attempts);
 }
+
+/// Each budget name gives the budget of its own row and is written back as itself: the name,
+/// the menu's words and the budget are one row, so no name can mean "no budget" by accident.
+#[test]
+fn budget_names_are_their_rows() {
+    use crate::link_keys::BUDGET_ROWS;
+    for (i, (name, _, config)) in BUDGET_ROWS.iter().enumerate() {
+        let p: Params = format!("budget={name}").parse().unwrap();
+        assert_eq!(p.policy.budget, *config, "{name}");
+        assert_eq!(p.get("budget").as_deref(), Some(*name), "{name}");
+        let same = BUDGET_ROWS.iter().skip(i + 1);
+        assert!(
+            same.clone().all(|r| r.0 != *name && r.2 != *config),
+            "{name} twice"
+        );
+    }
+    assert_eq!(BUDGET_ROWS[0].2, crate::retry::budget::BudgetConfig::None);
+    let e = "budget=bucketz".parse::<Params>().unwrap_err().to_string();
+    assert!(e.contains("budget") && e.contains("envoy_budget"), "{e}");
+}

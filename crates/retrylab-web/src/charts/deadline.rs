@@ -30,7 +30,7 @@ impl DeadlineMap {
 
 /// A bar: the attempt index, start and end in ms, and what it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Piece {
+pub enum DeadlinePiece {
     /// An attempt, and whether it was answered with a success.
     Attempt(usize, f64, f64, bool),
     /// The wait after an attempt.
@@ -44,19 +44,19 @@ fn ms(m: Micros) -> f64 {
 }
 
 /// The pieces of a trace, in order, and the axis end in ms (the deadline, or the request's end).
-pub fn pieces(t: &Trace, deadline: Option<Micros>, reserve: Micros) -> (Vec<Piece>, f64) {
+pub fn pieces(t: &Trace, deadline: Option<Micros>, reserve: Micros) -> (Vec<DeadlinePiece>, f64) {
     let mut out = Vec::new();
     for (i, s) in t.steps.iter().enumerate() {
         let start = ms(s.plan.start);
         let end = start + ms(s.took);
         let ok = s.after.stop == Some(retry_model::StopReason::Success);
-        out.push(Piece::Attempt(i, start, end, ok));
+        out.push(DeadlinePiece::Attempt(i, start, end, ok));
         match (s.after.stop, s.after.wait, s.after.fit) {
-            (None, Some(w), _) => out.push(Piece::Wait(i, end, end + ms(w))),
+            (None, Some(w), _) => out.push(DeadlinePiece::Wait(i, end, end + ms(w))),
             (Some(_), Some(w), Some(f)) if !f.fits => {
                 let wait_end = end + ms(w);
                 let attempt_end = wait_end + ms(f.next_timeout);
-                out.push(Piece::Refused(
+                out.push(DeadlinePiece::Refused(
                     i,
                     end,
                     wait_end,
@@ -70,7 +70,9 @@ pub fn pieces(t: &Trace, deadline: Option<Micros>, reserve: Micros) -> (Vec<Piec
     let last = out
         .iter()
         .map(|p| match p {
-            Piece::Attempt(_, _, e, _) | Piece::Wait(_, _, e) | Piece::Refused(_, _, _, _, e) => *e,
+            DeadlinePiece::Attempt(_, _, e, _)
+            | DeadlinePiece::Wait(_, _, e)
+            | DeadlinePiece::Refused(_, _, _, _, e) => *e,
         })
         .fold(0.0, f64::max);
     let end = deadline.map_or(last, ms).max(last).max(1.0);
@@ -84,14 +86,16 @@ const SPENT: RGBColor = RGBColor(200, 200, 206);
 const RESERVE: RGBColor = RGBColor(240, 228, 66);
 
 /// The piece's attempt (0-based).
-fn attempt_of(p: &Piece) -> usize {
+fn attempt_of(p: &DeadlinePiece) -> usize {
     match *p {
-        Piece::Attempt(i, ..) | Piece::Wait(i, ..) | Piece::Refused(i, ..) => i,
+        DeadlinePiece::Attempt(i, ..)
+        | DeadlinePiece::Wait(i, ..)
+        | DeadlinePiece::Refused(i, ..) => i,
     }
 }
 
 /// The pieces on screen: all of them, or with `upto` those of the attempts up to that one.
-fn shown(pieces: &[Piece], upto: Option<usize>) -> Vec<&Piece> {
+fn shown(pieces: &[DeadlinePiece], upto: Option<usize>) -> Vec<&DeadlinePiece> {
     pieces
         .iter()
         .filter(|p| upto.is_none_or(|u| attempt_of(p) <= u))
@@ -103,11 +107,11 @@ fn keys(
     t: &Trace,
     deadline: Option<Micros>,
     reserve: Micros,
-    shown: &[&Piece],
+    shown: &[&DeadlinePiece],
     scale: f64,
 ) -> Vec<LegendEntry> {
     let line = |c: &RGBColor, w: f64| ShapeStyle::from(c).stroke_width((w * scale).round() as u32);
-    let has = |f: fn(&Piece) -> bool| shown.iter().any(|p| f(p));
+    let has = |f: fn(&DeadlinePiece) -> bool| shown.iter().any(|p| f(p));
     let mut keys = Vec::new();
     if ms(t.elapsed) > 0.0 {
         keys.push(LegendEntry::new(
@@ -124,25 +128,25 @@ fn keys(
             "deadline",
         ));
     }
-    if has(|p| matches!(p, Piece::Attempt(.., true))) {
+    if has(|p| matches!(p, DeadlinePiece::Attempt(.., true))) {
         keys.push(LegendEntry::new(
             Swatch::Block(OK.to_rgba()),
             "attempt answered",
         ));
     }
-    if has(|p| matches!(p, Piece::Attempt(.., false))) {
+    if has(|p| matches!(p, DeadlinePiece::Attempt(.., false))) {
         keys.push(LegendEntry::new(
             Swatch::Block(FAIL.to_rgba()),
             "attempt failed",
         ));
     }
-    if has(|p| matches!(p, Piece::Wait(..))) {
+    if has(|p| matches!(p, DeadlinePiece::Wait(..))) {
         keys.push(LegendEntry::new(
             Swatch::Line(line(&WAIT, 4.0), SOLID),
             "wait before the next attempt",
         ));
     }
-    if has(|p| matches!(p, Piece::Refused(..))) {
+    if has(|p| matches!(p, DeadlinePiece::Refused(..))) {
         keys.push(LegendEntry::new(
             Swatch::Line(line(&FAIL, 2.0), DASHED),
             "a retry that did not fit (dashed)",
@@ -191,7 +195,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
     let bar = |i: usize, a: f64, b: f64| [(a, y(i) + 0.2), (b, y(i) + 0.8)];
     for p in shown {
         match *p {
-            Piece::Attempt(i, a, b, ok) => {
+            DeadlinePiece::Attempt(i, a, b, ok) => {
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
                         bar(i, a, b.max(a + end * 0.002)),
@@ -199,7 +203,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
                     )))
                     .map_err(|e| e.to_string())?;
             }
-            Piece::Wait(i, a, b) => {
+            DeadlinePiece::Wait(i, a, b) => {
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
                         [(a, y(i) + 0.4), (b, y(i) + 0.6)],
@@ -207,7 +211,7 @@ pub fn draw_deadline<DB: DrawingBackend>(
                     )))
                     .map_err(|e| e.to_string())?;
             }
-            Piece::Refused(i, a, w, at, r) => {
+            DeadlinePiece::Refused(i, a, w, at, r) => {
                 draw_refused(
                     &mut chart,
                     area,
@@ -416,8 +420,8 @@ mod tests {
         let t = retry_model::trace(&p).unwrap();
         let (pieces, end) = pieces(&t, p.policy.deadline, p.policy.reserve);
         let refused = pieces.iter().find_map(|x| match x {
-            Piece::Refused(_, a, _, _, r) => Some(r - a),
-            Piece::Attempt(..) | Piece::Wait(..) => None,
+            DeadlinePiece::Refused(_, a, _, _, r) => Some(r - a),
+            DeadlinePiece::Attempt(..) | DeadlinePiece::Wait(..) => None,
         });
         assert_eq!(
             refused,

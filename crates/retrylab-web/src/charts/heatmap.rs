@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(g.verdicts[0], Some(true), "spike 20/s for 1 s");
         assert_eq!(g.verdicts[3], Some(false), "spike 100/s for 10 s");
         assert!(!boundary(g, 2, 2).is_empty());
-        let rec = crate::charts::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
         let map = draw_heatmap(&rec.clone().into_drawing_area(), h, 1.0).unwrap();
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "{:?}", d.outside);

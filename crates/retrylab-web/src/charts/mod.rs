@@ -1,5 +1,5 @@
 //! The charts: each a function over a plotters `DrawingArea` (drawn on the page's canvas, and
-//! on `plot::Recorder` in the native tests) that returns its pixel-to-data map. Maths stays in
+//! on `plot::CanvasRecorder` in the native tests) that returns its pixel-to-data map. Maths stays in
 //! the core; these only draw.
 
 pub mod bars;

@@ -1,7 +1,7 @@
 //! What the charts need beyond plotters, as small helpers over it: a caption and axis names
 //! that fit a narrow canvas (broken onto two lines, then shrunk), the number of ticks a plot's
 //! width has room for, the page's canvas backend (plotters-canvas's, with text measured by the
-//! canvas itself) and [`Recorder`], a plotters backend for native tests that keeps every text
+//! canvas itself) and [`CanvasRecorder`], a plotters backend for native tests that keeps every text
 //! and counts every shape, so a test checks a chart's labels and that nothing lands off the
 //! canvas.
 //!
@@ -207,7 +207,7 @@ impl XFit {
     }
 }
 
-/// What a [`Recorder`] saw.
+/// What a [`CanvasRecorder`] saw.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Drawn {
     /// Every text, its anchor point and whether it was turned upright.
@@ -232,15 +232,15 @@ pub struct Drawn {
 /// A plotters backend that draws nothing and records everything, for native tests. Clones
 /// share one record: keep one, draw on the other.
 #[derive(Clone, Debug)]
-pub struct Recorder {
+pub struct CanvasRecorder {
     size: (u32, u32),
     drawn: Rc<RefCell<Drawn>>,
 }
 
-impl Recorder {
+impl CanvasRecorder {
     /// A surface of `w` by `h` pixels.
-    pub fn new(w: u32, h: u32) -> Recorder {
-        Recorder {
+    pub fn new(w: u32, h: u32) -> CanvasRecorder {
+        CanvasRecorder {
             size: (w, h),
             drawn: Rc::default(),
         }
@@ -303,7 +303,7 @@ impl std::error::Error for Never {}
 
 type Drew = Result<(), DrawingErrorKind<Never>>;
 
-impl plotters_backend::DrawingBackend for Recorder {
+impl plotters_backend::DrawingBackend for CanvasRecorder {
     type ErrorType = Never;
 
     fn get_size(&self) -> (u32, u32) {
@@ -518,7 +518,7 @@ mod tests {
 
     #[test]
     fn long_texts_break_into_two_lines_then_shrink() {
-        let area = Recorder::new(100, 100).into_drawing_area();
+        let area = CanvasRecorder::new(100, 100).into_drawing_area();
         // The recorder measures 5.5 px a character at 10 px.
         let (lines, s) = fit(&area, "short", 10.0, 100.0);
         assert_eq!((lines, s), (vec!["short".to_string()], 10.0));
@@ -546,7 +546,7 @@ mod tests {
 
     #[test]
     fn captions_and_axis_names_land_inside_and_name_the_axes() {
-        let rec = Recorder::new(400, 300);
+        let rec = CanvasRecorder::new(400, 300);
         let root = rec.clone().into_drawing_area();
         let area = caption(&root, "Title", 14.0).unwrap();
         assert!(area.dim_in_pixel().1 < 300, "the caption takes a band");
@@ -579,7 +579,7 @@ mod tests {
 
     #[test]
     fn a_dashed_line_counts_once() {
-        let rec = Recorder::new(400, 300);
+        let rec = CanvasRecorder::new(400, 300);
         let area = rec.clone().into_drawing_area();
         let mut chart = ChartBuilder::on(&area)
             .build_cartesian_2d(0.0..10.0, 0.0..10.0)

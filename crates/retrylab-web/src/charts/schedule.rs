@@ -53,11 +53,11 @@ impl CoordMap {
 
 /// Every dot in data coordinates (retry number plus the client's offset, wait in ms), retry by
 /// retry.
-fn dot_positions(s: &Schedule, side: Side) -> Vec<Dot> {
+fn dot_positions(s: &Schedule, side: ScheduleSide) -> Vec<Dot> {
     let (shift, squeeze) = match side {
-        Side::Only => (0.0, 1.0),
-        Side::A => (-0.2, 0.5),
-        Side::B => (0.2, 0.5),
+        ScheduleSide::Only => (0.0, 1.0),
+        ScheduleSide::A => (-0.2, 0.5),
+        ScheduleSide::B => (0.2, 0.5),
     };
     s.retries
         .iter()
@@ -84,7 +84,7 @@ pub fn spread(c: u32, n: u32) -> f64 {
 /// Where a schedule's dots go in their retry's column: the whole column for one schedule, the
 /// left half for side A and the right half for side B of two.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
+enum ScheduleSide {
     Only,
     A,
     B,
@@ -163,7 +163,11 @@ pub fn draw_schedules<DB: DrawingBackend>(
         3.0
     }) * scale;
     // Each dot's position in data space, computed once: drawn, then mapped to pixels.
-    let side = if b.is_some() { Side::A } else { Side::Only };
+    let side = if b.is_some() {
+        ScheduleSide::A
+    } else {
+        ScheduleSide::Only
+    };
     let dots = dot_positions(s, side);
     chart
         .draw_series(
@@ -294,14 +298,14 @@ fn schedule_mesh<DB: DrawingBackend>(
     axis_names(chart, plot, &names)
 }
 
-/// Side B's dots in the right half of each column and its largest waits, dashed.
+/// ScheduleSide B's dots in the right half of each column and its largest waits, dashed.
 fn draw_side_b<DB: DrawingBackend>(
     chart: &mut Chart<'_, DB>,
     b: &Schedule,
     r: f64,
     scale: f64,
 ) -> Result<(), String> {
-    let dots = dot_positions(b, Side::B);
+    let dots = dot_positions(b, ScheduleSide::B);
     chart
         .draw_series(
             dots.iter()
@@ -425,7 +429,7 @@ mod tests {
     fn every_dot_is_drawn_inside_the_plot_and_found_where_it_was_drawn() {
         let p: retry_model::Params = "backoff=full&attempts=4&clients=20&seed=3".parse().unwrap();
         let s = retry_model::schedule(&p).unwrap();
-        let rec = crate::charts::plot::Recorder::new(800, 400);
+        let rec = crate::charts::plot::CanvasRecorder::new(800, 400);
         let area = rec.clone().into_drawing_area();
         let map = draw_schedule(&area, &s, BackoffKind::Full, Some(2), 1.0).unwrap();
         let d = rec.drawn();
@@ -444,7 +448,7 @@ mod tests {
         let dot = map.dots[7];
         assert_eq!(map.nearest(dot.x + 1.0, dot.y, 2.0), Some(dot));
         let none = draw_schedule(
-            &crate::charts::plot::Recorder::new(800, 400).into_drawing_area(),
+            &crate::charts::plot::CanvasRecorder::new(800, 400).into_drawing_area(),
             &retry_model::schedule(&"attempts=1".parse().unwrap()).unwrap(),
             BackoffKind::Full,
             None,

@@ -15,7 +15,7 @@ use retry_model::sim::Rates;
 use retry_model::StopReason;
 
 /// What the chart draws.
-pub struct System<'a> {
+pub struct SystemChart<'a> {
     /// One entry per bin, per side: side A drawn solid, side B dashed.
     pub sides: &'a [Vec<Rates>],
     /// The bin width in seconds.
@@ -75,7 +75,7 @@ fn err(e: impl std::fmt::Display) -> String {
 /// Draws the three panels on `area` (device pixels; `scale` is the devicePixelRatio).
 pub fn draw_system<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    s: &System<'_>,
+    s: &SystemChart<'_>,
     scale: f64,
 ) -> Result<(), String> {
     area.fill(&WHITE).map_err(err)?;
@@ -91,7 +91,7 @@ pub fn draw_system<DB: DrawingBackend>(
 /// Panel 1: failed requests per second, stacked by reason (side A), side B's total dashed.
 fn failures_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    s: &System<'_>,
+    s: &SystemChart<'_>,
     t1: f64,
     scale: f64,
 ) -> Result<(), String> {
@@ -169,7 +169,7 @@ fn failures_panel<DB: DrawingBackend>(
 /// Panel 2: the share of capacity used (or the work done), with the breaker's spells.
 fn capacity_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    s: &System<'_>,
+    s: &SystemChart<'_>,
     t1: f64,
     scale: f64,
 ) -> Result<(), String> {
@@ -246,7 +246,7 @@ fn capacity_panel<DB: DrawingBackend>(
 /// The breaker's open and half-open spells, shaded behind the line.
 fn draw_spells<DB: DrawingBackend>(
     c: &mut Chart<'_, DB>,
-    s: &System<'_>,
+    s: &SystemChart<'_>,
     spells: &[(u8, RGBColor, &str)],
     top: f64,
 ) -> Result<(), String> {
@@ -273,7 +273,7 @@ fn draw_spells<DB: DrawingBackend>(
 /// Panel 3: requests in flight, the queue and the budget's level.
 fn flight_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    s: &System<'_>,
+    s: &SystemChart<'_>,
     t1: f64,
     scale: f64,
 ) -> Result<(), String> {
@@ -300,7 +300,7 @@ fn flight_panel<DB: DrawingBackend>(
         (false, true) => "requests in flight, and the most waiting in the server's queue",
         (false, false) => "requests in flight",
     };
-    let counts: [Count; 3] = [
+    let counts: [CountLine; 3] = [
         (true, RGBColor(204, 121, 167), "in flight", |r| {
             f64::from(r.in_flight)
         }),
@@ -400,7 +400,7 @@ fn shade_outage<'a, DB: DrawingBackend + 'a>(
 }
 
 /// A count the third panel may draw: whether it does, its colour, its name and its value.
-type Count = (bool, RGBColor, &'static str, fn(&Rates) -> f64);
+type CountLine = (bool, RGBColor, &'static str, fn(&Rates) -> f64);
 
 /// The line colour of the capacity (or work done) panel.
 const BLUE_LINE: RGBColor = RGBColor(0, 114, 178);

@@ -53,7 +53,7 @@ impl TimeMap {
 
 /// A line: its legend, colour, width (CSS pixels; the widths differ too, so the lines stay
 /// apart without colour) and value per bin.
-type Series = (&'static str, RGBColor, f64, fn(&Rates) -> f64);
+type SeriesLine = (&'static str, RGBColor, f64, fn(&Rates) -> f64);
 
 // The Okabe-Ito palette (colour-blind safe); the series also differ in width and dash.
 const ORIGINALS: RGBColor = RGBColor(0, 114, 178);
@@ -229,13 +229,13 @@ pub fn draw_timeline<DB: DrawingBackend>(
 
 /// The lines: attempts, originals, successes, failures, and the send rate an adaptive rate
 /// limiter allows when the run has one that turned on.
-fn timeline_series(limited: bool, hedged: bool) -> Vec<Series> {
+fn timeline_series(limited: bool, hedged: bool) -> Vec<SeriesLine> {
     let attempts = if hedged {
         "attempts/s (hedges included)"
     } else {
         "attempts/s (retries included)"
     };
-    let mut series: Vec<Series> = vec![
+    let mut series: Vec<SeriesLine> = vec![
         (attempts, ATTEMPTS, 3.5, |r| r.attempts),
         ("original requests/s", ORIGINALS, 2.0, |r| r.originals),
         ("successes/s", SUCCESSES, 1.5, |r| r.successes),
@@ -251,7 +251,7 @@ fn timeline_series(limited: bool, hedged: bool) -> Vec<Series> {
 
 /// The legend under the plot: the outage's shade, then each series (side B's dashed swatch
 /// beside A's solid one).
-fn timeline_keys(t: &Timeline<'_>, series: &[Series], scale: f64) -> Vec<LegendEntry> {
+fn timeline_keys(t: &Timeline<'_>, series: &[SeriesLine], scale: f64) -> Vec<LegendEntry> {
     let px = |v: f64| (v * scale).round() as i32;
     let two = t.sides.len() > 1;
     let style_of = |color: RGBColor, width: f64| {
@@ -408,7 +408,7 @@ mod tests {
     fn a_storm_draws_on_a_log_axis_with_its_legend_inside_the_canvas() {
         let (sides, bin_s, recovery) = storm_run();
         let t = storm_timeline(&sides, bin_s, recovery);
-        let rec = crate::charts::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
         let area = rec.clone().into_drawing_area();
         let map = draw_timeline(&area, &t, 1.0).unwrap();
         let d = rec.drawn();
@@ -444,7 +444,7 @@ mod tests {
     fn a_long_legend_entry_wraps_inside_a_phone_canvas() {
         let (sides, bin_s, recovery) = storm_run();
         let t = storm_timeline(&sides, bin_s, recovery);
-        let rec = crate::charts::plot::Recorder::new(340, 449);
+        let rec = crate::charts::plot::CanvasRecorder::new(340, 449);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
         let d = rec.drawn();
         assert!(d.outside.is_empty(), "off the canvas: {:?}", d.outside);
@@ -478,7 +478,7 @@ mod tests {
             hedged: r.summary.hedge.is_some(),
             recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
         };
-        let rec = crate::charts::plot::Recorder::new(900, 420);
+        let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
         assert!(rec.has_text("attempts/s (hedges included)"));
         assert!(!rec.has_text("attempts/s (retries included)"));

@@ -4,7 +4,7 @@
 //! not model shows why, by key.
 
 use crate::charts::plot::Canvas as CanvasBackend;
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::twin::{Point, Solved, Twin, TwinMap};
 use crate::web::dom::{append_row, by_id, document, set_hidden};
 use plotters::prelude::IntoDrawingArea;
@@ -26,11 +26,7 @@ struct TwinShown {
 }
 
 impl Panel for AnalyticPanel {
-    fn name(&self) -> &'static str {
-        "analytic"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(section) = by_id("analytic-section") else {
             return;
         };
@@ -101,7 +97,7 @@ fn note(text: &str) {
 }
 
 /// What the chart and the table are, with the command that prints the same figures.
-fn intro(d: &Outcome) -> String {
+fn intro(d: &PanelOutcome) -> String {
     let side = if d.sides.len() > 1 { " (side A)" } else { "" };
     format!(
         "The same queue{side} as a continuous-time Markov chain over (attempts at the server, requests waiting to retry), at the base load without the trigger: the shade is how much of the time the chain spends in each state, the line is this run's path, second by second. In the chain a request waiting to retry comes back after a random time, some of them early; the simulator's come back one timeout later, together, so a run can stay congested well past the chain's mixing time. retrylab analyze '{}' prints these figures.",
@@ -121,7 +117,7 @@ fn rows(table: &web_sys::Element, s: &Solved) {
     }
 }
 
-fn draw(d: &Outcome, s: &Solved) -> Option<TwinShown> {
+fn draw(d: &PanelOutcome, s: &Solved) -> Option<TwinShown> {
     let first = d.reports.first()?;
     let rates = first.series.rates();
     let mut shown = TwinShown {

@@ -2,7 +2,7 @@
 //! transient errors, one row per event, with each retry allowed or refused and the level in
 //! whole thousandths of a token, stepped Start / Step / Back / Reset.
 
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{append_row, by_id, document, set_hidden};
 use retry_model::{BudgetEvent, BudgetStep, Params};
 
@@ -15,10 +15,6 @@ pub(crate) struct BudgetPanel {
 }
 
 impl Panel for BudgetPanel {
-    fn name(&self) -> &'static str {
-        "budget"
-    }
-
     fn sync(&mut self, p: &Params) {
         let link = p.to_string();
         if self.link != link {
@@ -42,7 +38,7 @@ impl Panel for BudgetPanel {
         };
     }
 
-    fn render(&mut self, _cx: &Ctx<'_>) {
+    fn render(&mut self, _cx: &PanelCtx<'_>) {
         let Some(section) = by_id("budget-section") else {
             return;
         };

@@ -3,7 +3,7 @@
 //! core's (`retry_model::client_row`, written from each preset's link), the same as
 //! `retrylab presets --format markdown` prints.
 
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{by_id, document};
 use web_sys::{Document, Element};
 
@@ -14,11 +14,7 @@ pub(crate) struct ClientsPanel {
 }
 
 impl Panel for ClientsPanel {
-    fn name(&self) -> &'static str {
-        "clients"
-    }
-
-    fn render(&mut self, _cx: &Ctx<'_>) {
+    fn render(&mut self, _cx: &PanelCtx<'_>) {
         let open = by_id("clients-box").is_some_and(|b| b.has_attribute("open"));
         if self.filled || !open {
             return;

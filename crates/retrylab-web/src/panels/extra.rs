@@ -3,7 +3,7 @@
 //! time axis.
 
 use crate::charts::plot::Canvas as CanvasBackend;
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::web::dom::{by_id, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use web_sys::Element;
@@ -13,11 +13,7 @@ use web_sys::Element;
 pub(crate) struct ExtraPanel;
 
 impl Panel for ExtraPanel {
-    fn name(&self) -> &'static str {
-        "extra"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(el) = by_id("extra-chart") else {
             return;
         };
@@ -48,7 +44,7 @@ impl Panel for ExtraPanel {
 }
 
 /// The bars of `layers` or `lost`, if the result has them.
-fn bars_of(d: &Outcome) -> Option<crate::charts::bars::Bars> {
+fn bars_of(d: &PanelOutcome) -> Option<crate::charts::bars::Bars> {
     let first = d.reports.first()?;
     match (&d.twin, d.sides.len()) {
         (Some(t), _) => Some(crate::extras::lost_bars(
@@ -80,7 +76,7 @@ fn said(bars: &crate::charts::bars::Bars) -> String {
 }
 
 /// For the 2015 study, each side's write calls on its own time axis; false for other links.
-fn draw_writes(d: &Outcome, el: &Element) -> bool {
+fn draw_writes(d: &PanelOutcome, el: &Element) -> bool {
     let Some(panels) = crate::charts::writes::panels(&d.params, &d.reports) else {
         return false;
     };

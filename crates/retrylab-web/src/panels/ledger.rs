@@ -1,7 +1,7 @@
 //! The idempotency walk of a `lost` link: one checkout whose first answer is lost, run without
 //! and with a key, stepped side by side with each side's durable charges.
 
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{by_id, document, set_hidden};
 use retry_model::Params;
 
@@ -13,10 +13,6 @@ pub(crate) struct Ledger {
 }
 
 impl Panel for Ledger {
-    fn name(&self) -> &'static str {
-        "ledger"
-    }
-
     fn sync(&mut self, p: &Params) {
         // Predict, then run: the walk counts the charges a question may ask for.
         if crate::web::scenario::awaiting_guess(p) {
@@ -44,7 +40,7 @@ impl Panel for Ledger {
         }
     }
 
-    fn render(&mut self, _cx: &Ctx<'_>) {
+    fn render(&mut self, _cx: &PanelCtx<'_>) {
         let Some(section) = by_id("ledger-section") else {
             return;
         };

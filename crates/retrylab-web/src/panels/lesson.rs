@@ -2,7 +2,7 @@
 //! and (once the run is done and the guess is in) the lab's answer beside it in the question's
 //! unit; for a sheet, which exercise is on screen and the links to the ones either side.
 
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::web::dom::{by_id, document, set_hidden};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -39,11 +39,7 @@ fn lesson_result(
 pub(crate) struct LessonPanel;
 
 impl Panel for LessonPanel {
-    fn name(&self) -> &'static str {
-        "lesson"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(s) = cx.state else { return };
         let (Some(panel), Some(menu)) = (by_id("lesson-panel"), by_id("lesson-menu")) else {
             return;
@@ -99,13 +95,15 @@ impl Panel for LessonPanel {
 fn answer_of(
     ex: &retry_model::Exercise,
     s: &crate::state::State,
-    done: Option<&Outcome>,
+    done: Option<&PanelOutcome>,
 ) -> Option<retry_model::Said> {
     let mixing = done.and_then(|d| match &d.analytic {
         Some((crate::twin::Twin::Solved(t), _)) => t.mixing_s,
         _ => None,
     });
-    let rows = done.filter(|d| d.plan.is_some()).map(Outcome::summaries);
+    let rows = done
+        .filter(|d| d.plan.is_some())
+        .map(PanelOutcome::summaries);
     let sweep = done.and_then(|d| d.plan.as_ref()).zip(rows.as_deref());
     let run = done
         .filter(|d| d.plan.is_none())

@@ -1,7 +1,7 @@
 //! The readout under a run's or a sweep's charts: the exact values of the time bin or the
 //! sweep row under the pointer, in words.
 
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::web::dom::by_id;
 use retry_model::sim::Rates;
 
@@ -10,11 +10,7 @@ use retry_model::sim::Rates;
 pub(crate) struct Readout;
 
 impl Panel for Readout {
-    fn name(&self) -> &'static str {
-        "readout"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         if let Some((d, plan)) = cx.done.and_then(|d| Some((d, d.plan.as_ref()?))) {
             if let Some(out) = by_id("sweep-readout") {
                 if plan.heatmap {
@@ -75,7 +71,7 @@ fn cell_words(
 }
 
 /// One time bin of side A's first run, in words.
-fn bin_words(d: &Outcome, r: &[Rates], i: usize, b: &Rates) -> String {
+fn bin_words(d: &PanelOutcome, r: &[Rates], i: usize, b: &Rates) -> String {
     let mut text = format!(
         "t = {} s: {:.0} original requests/s, {:.0} attempts/s, {:.0} successes/s, {:.0} failures/s",
         b.t_s, b.originals, b.attempts, b.successes, b.failures

@@ -3,7 +3,7 @@
 
 use crate::charts::plot::Canvas as CanvasBackend;
 use crate::charts::schedule::{draw_schedules, CoordMap};
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::state::State;
 use crate::web::dom::by_id;
 use plotters::prelude::IntoDrawingArea;
@@ -15,11 +15,13 @@ pub(crate) struct SchedulePanel {
 }
 
 impl Panel for SchedulePanel {
-    fn name(&self) -> &'static str {
-        "schedule"
+    fn table(&mut self, cx: &PanelCtx<'_>) {
+        if let Some(s) = cx.state {
+            fill_schedule_table(s);
+        }
     }
 
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(s) = cx.state else {
             return;
         };
@@ -98,7 +100,7 @@ fn readout(s: &State) {
 
 /// The schedule's table alternative: each client's wait before each retry (the first 50 clients
 /// and 20 retries; `retrylab schedule --format csv` has them all).
-pub(crate) fn fill_schedule_table(s: &State) {
+fn fill_schedule_table(s: &State) {
     let sc = &s.schedule;
     let (clients, retries) = ((sc.clients as usize).min(50), sc.retries.len().min(20));
     let mut head = vec![String::from("client")];

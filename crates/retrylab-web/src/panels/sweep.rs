@@ -3,7 +3,7 @@
 use crate::charts::heatmap::{draw_heatmap, CellMap};
 use crate::charts::plot::Canvas as CanvasBackend;
 use crate::charts::sweepchart::{draw_sweep, SweepMap};
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{by_id, document};
 use plotters::prelude::IntoDrawingArea;
 use web_sys::Element;
@@ -17,11 +17,7 @@ pub(crate) struct SweepPanel {
 }
 
 impl Panel for SweepPanel {
-    fn name(&self) -> &'static str {
-        "sweep"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let (Some(d), Some(host)) = (cx.done, by_id("sweep-charts")) else {
             return;
         };

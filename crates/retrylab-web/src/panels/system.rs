@@ -3,14 +3,14 @@
 //! server of limited capacity.
 
 use crate::charts::plot::Canvas as CanvasBackend;
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{by_id, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::ScenarioKind;
 
 /// The system chart's height: this share of its width, within these CSS pixels (also what
 /// a run in flight keeps for it).
-pub(crate) const SIZE: (f64, f64, f64) = (0.6, 340.0, 600.0);
+const SIZE: (f64, f64, f64) = (0.6, 340.0, 600.0);
 
 /// The system's charts.
 #[derive(Default)]
@@ -18,7 +18,7 @@ pub(crate) struct SystemPanel;
 
 /// Whether a run of these settings has a system chart: `lost` has no capacity to chart (its
 /// failures and in-flight count are in the tiles).
-pub(crate) fn shows(p: &retry_model::Params) -> bool {
+fn shows(p: &retry_model::Params) -> bool {
     matches!(
         p.sim.kind(),
         Some(ScenarioKind::Outage | ScenarioKind::Burst)
@@ -26,11 +26,14 @@ pub(crate) fn shows(p: &retry_model::Params) -> bool {
 }
 
 impl Panel for SystemPanel {
-    fn name(&self) -> &'static str {
-        "system"
+    fn reserve(&self, p: &retry_model::Params) {
+        if let Some(el) = by_id("system-chart") {
+            set_hidden(&el, !shows(p));
+            let _ = crate::web::canvas::fit("system-chart", SIZE.0, SIZE.1, SIZE.2);
+        }
     }
 
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let (Some(d), Some(el)) = (cx.done.filter(|d| d.plan.is_none()), by_id("system-chart"))
         else {
             return;
@@ -51,7 +54,7 @@ impl Panel for SystemPanel {
             return;
         };
         let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
-        let s = crate::charts::system::System {
+        let s = crate::charts::system::SystemChart {
             sides: &sides,
             bin_s: first.series.bin_ms / 1000.0,
             outage: d.outage,

@@ -2,7 +2,7 @@
 //! before/after table with what B changes from A, or a sweep's table. The words and figures
 //! are the CLI's (`Summary::rows`, the sweep's and comparison's Markdown).
 
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::web::dom::{by_id, document, set_hidden};
 use web_sys::{Document, Element};
 
@@ -11,11 +11,7 @@ use web_sys::{Document, Element};
 pub(crate) struct Tiles;
 
 impl Panel for Tiles {
-    fn name(&self) -> &'static str {
-        "tiles"
-    }
-
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let (Some(tiles), Some(table), Some(md), Some(doc)) = (
             by_id("tiles"),
             by_id("compare"),
@@ -58,7 +54,7 @@ impl Panel for Tiles {
 
 /// One run's summary, a tile per row, and where its preset reproduces a published figure it
 /// does not match, why (`retrylab run` prints the same sentence).
-fn one_run(doc: &Document, d: &Outcome, tiles: &Element) {
+fn one_run(doc: &Document, d: &PanelOutcome, tiles: &Element) {
     if let Some(n) = by_id("run-note") {
         n.set_text_content(d.params.preset.and_then(|p| p.reference_note()));
     }
@@ -97,7 +93,7 @@ fn one_run(doc: &Document, d: &Outcome, tiles: &Element) {
 
 /// Two sides: the before/after table, its Markdown exactly as `retrylab compare` writes it,
 /// and what B changes from A.
-fn before_after(doc: &Document, d: &Outcome, table: &Element, md: &Element) {
+fn before_after(doc: &Document, d: &PanelOutcome, table: &Element, md: &Element) {
     let [a, b] = d.reports.as_slice() else {
         return;
     };

@@ -3,12 +3,12 @@
 
 use crate::charts::plot::Canvas as CanvasBackend;
 use crate::charts::timeline::{draw_timeline, TimeMap, Timeline};
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use plotters::prelude::IntoDrawingArea;
 
 /// The timeline's height: this share of its width, within these CSS pixels (also what a run
 /// in flight keeps for it).
-pub(crate) const SIZE: (f64, f64, f64) = (0.5, 280.0, 460.0);
+const SIZE: (f64, f64, f64) = (0.5, 280.0, 460.0);
 
 /// The timeline and where its bins landed, for the pointer.
 #[derive(Default)]
@@ -17,11 +17,17 @@ pub(crate) struct TimelinePanel {
 }
 
 impl Panel for TimelinePanel {
-    fn name(&self) -> &'static str {
-        "timeline"
+    fn table(&mut self, cx: &PanelCtx<'_>) {
+        if let Some(d) = cx.done.filter(|d| d.plan.is_none()) {
+            fill_rates_table(d);
+        }
     }
 
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn reserve(&self, _p: &retry_model::Params) {
+        let _ = crate::web::canvas::fit("timeline", SIZE.0, SIZE.1, SIZE.2);
+    }
+
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(d) = cx.done.filter(|d| d.plan.is_none()) else {
             return;
         };
@@ -74,7 +80,7 @@ const MAX_TABLE_ROWS: usize = 2000;
 
 /// Fills the table alternative of the timeline and the system chart: side A's first run, one
 /// row per bin.
-pub(crate) fn fill_rates_table(d: &Outcome) {
+fn fill_rates_table(d: &PanelOutcome) {
     let Some(r) = d.reports.first() else {
         return;
     };

@@ -5,7 +5,7 @@
 
 use crate::charts::deadline::DeadlineMap;
 use crate::charts::plot::Canvas as CanvasBackend;
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::state::State;
 use crate::web::dom::{by_id, document};
 use plotters::prelude::*;
@@ -51,10 +51,6 @@ impl Default for TracePanel {
 }
 
 impl Panel for TracePanel {
-    fn name(&self) -> &'static str {
-        "trace"
-    }
-
     fn sync(&mut self, p: &Params) {
         let link = p.to_string();
         if self.link != link {
@@ -89,7 +85,7 @@ impl Panel for TracePanel {
         };
     }
 
-    fn render(&mut self, cx: &Ctx<'_>) {
+    fn render(&mut self, cx: &PanelCtx<'_>) {
         let Some(s) = cx.state else { return };
         // A scenario link shows the scenario view: the trace is hidden, so it is not written
         // (a 1000-attempt trace is thousands of lines).

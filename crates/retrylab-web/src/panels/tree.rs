@@ -3,7 +3,7 @@
 
 use crate::charts::plot::Canvas as CanvasBackend;
 use crate::charts::treechart::TreeShown;
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::web::dom::{by_id, document, set_hidden};
 use plotters::prelude::IntoDrawingArea;
 use retry_model::sim::ScenarioKind;
@@ -27,10 +27,6 @@ struct TreeView {
 }
 
 impl Panel for Tree {
-    fn name(&self) -> &'static str {
-        "tree"
-    }
-
     fn sync(&mut self, p: &Params) {
         // Predict, then run: the tree's counts are the answer to a layers question.
         if crate::web::scenario::awaiting_guess(p) {
@@ -57,7 +53,7 @@ impl Panel for Tree {
         }
     }
 
-    fn render(&mut self, _cx: &Ctx<'_>) {
+    fn render(&mut self, _cx: &PanelCtx<'_>) {
         let Some(section) = by_id("tree-section") else {
             return;
         };

@@ -107,7 +107,7 @@ pub(crate) struct Runner {
 }
 
 /// Where a slice left a run.
-pub(crate) enum Step {
+pub(crate) enum ExecStep {
     /// Not finished; the share done.
     More(Runner, f64),
     /// Finished.
@@ -131,7 +131,7 @@ impl Runner {
     }
 
     /// Works for about `budget_ms`.
-    pub(crate) fn work(mut self, budget_ms: f64) -> Step {
+    pub(crate) fn work(mut self, budget_ms: f64) -> ExecStep {
         let t0 = clock();
         loop {
             let t = clock();
@@ -154,14 +154,14 @@ impl Runner {
                 };
                 let twin_ms = clock() - t;
                 let report = (*self.run).finish();
-                return Step::Done(Box::new(Finished {
+                return ExecStep::Done(Box::new(Finished {
                     report,
                     twin,
                     twin_ms,
                 }));
             }
             if clock() - t0 > budget_ms {
-                return Step::More(self, prog.fraction);
+                return ExecStep::More(self, prog.fraction);
             }
         }
     }
@@ -236,7 +236,7 @@ fn slice() {
         return;
     };
     match runner.work(25.0) {
-        Step::More(runner, fraction) => {
+        ExecStep::More(runner, fraction) => {
             let due = WORKER.with_borrow_mut(|w| {
                 let due = clock() - w.posted >= 100.0;
                 if due {
@@ -250,7 +250,7 @@ fn slice() {
             // Messages are read between slices, never during one: a cancel finds it here.
             WORKER.with_borrow_mut(|w| w.job = Some((id, runner, series)));
         }
-        Step::Done(mut report) => {
+        ExecStep::Done(mut report) => {
             if !series {
                 report.report.series.bins = Vec::new();
             }
@@ -552,11 +552,11 @@ impl Exec {
             }
             if let Some((id, r)) = self.local.take() {
                 match r.work(8.0) {
-                    Step::More(r, f) => {
+                    ExecStep::More(r, f) => {
                         events.push(Event::Progress(id, f));
                         self.local = Some((id, r));
                     }
-                    Step::Done(rep) => events.push(Event::Done(id, rep)),
+                    ExecStep::Done(rep) => events.push(Event::Done(id, rep)),
                 }
             }
             return events;

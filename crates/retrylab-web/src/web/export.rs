@@ -2,7 +2,7 @@
 //! Envoy route or an Istio VirtualService by the importer's worker (the text `retrylab export`
 //! prints), with what the format cannot say listed under it, and a copy button.
 
-use super::importer::{ensure_worker, note_list, on_reply, post, Reply};
+use super::importer::{ensure_worker, note_list, on_reply, post, ImportReply};
 use super::*;
 
 /// The menu's wiring: opening it or picking a format writes the view's policy; Copy copies it.
@@ -54,7 +54,7 @@ fn request(app: &Rc<RefCell<App>>) {
 }
 
 /// The importer's export: the text, its notes, and the link it was written from.
-fn shown(r: &Reply) {
+fn shown(r: &ImportReply) {
     if let Some(b) = by_id("export-copy") {
         b.set_text_content(Some("Copy"));
     }

@@ -3,7 +3,7 @@
 //! parsers never delay the first chart. Its link opens here, the same link `retrylab import`
 //! prints, and its warnings and the fields it does not model stay listed under the box.
 
-use super::importer::{ensure_worker, note_list, notes, post, Reply};
+use super::importer::{ensure_worker, note_list, notes, post, ImportReply};
 use super::*;
 use web_sys::HtmlTextAreaElement;
 
@@ -71,7 +71,7 @@ fn clear_beside(root: &Element) {
 }
 
 /// Each note with a link key shown beside that key's control too, as the box lists it.
-fn notes_beside(r: &Reply) {
+fn notes_beside(r: &ImportReply) {
     let doc = document();
     if let Some(body) = doc.body() {
         clear_beside(&body);
@@ -130,7 +130,7 @@ fn send() {
 }
 
 /// The importer's answer: its link opened, its notes listed; or its one-line reason.
-fn shown(app: &Rc<RefCell<App>>, r: &Reply) {
+fn shown(app: &Rc<RefCell<App>>, r: &ImportReply) {
     if let Some(list) = by_id("import-notes") {
         list.set_inner_html("");
     }

@@ -13,7 +13,7 @@ const LOADER: &str = "./retrylab-import-web_loader.js";
 const UNAVAILABLE: &str = "the importer could not start here (the single offline file does not include it): run `retrylab import FILE` or `retrylab export`, or open the lab's web page";
 
 /// A handler of the importer's answers of one kind.
-type Handler = Box<dyn Fn(&Reply)>;
+type Handler = Box<dyn Fn(&ImportReply)>;
 
 thread_local! {
     /// The importer, once started.
@@ -32,7 +32,7 @@ pub(super) fn on_reply(kind: &'static str, handler: Handler) {
 
 /// Gives `r` to the handlers of its kind, or to every handler when it has none (a failure to
 /// start concerns them all).
-fn dispatch(r: &Reply) {
+fn dispatch(r: &ImportReply) {
     HANDLERS.with(|h| {
         for (kind, handler) in h.borrow().iter() {
             if r.kind.is_empty() || *kind == r.kind {
@@ -48,16 +48,16 @@ pub(super) fn ensure_worker() {
         return;
     }
     let failed = || {
-        dispatch(&Reply {
+        dispatch(&ImportReply {
             error: String::from(UNAVAILABLE),
-            ..Reply::default()
+            ..ImportReply::default()
         })
     };
     let Ok(w) = Worker::new(LOADER) else {
         return failed();
     };
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|e: MessageEvent| {
-        let reply = Reply::of(&e.data());
+        let reply = ImportReply::of(&e.data());
         if reply.kind != "ready" {
             return dispatch(&reply);
         }
@@ -98,22 +98,22 @@ pub(super) fn post(req: &JsValue) -> bool {
 /// What the importer answers (`retrylab_import_web::Reply`), read field by field: a derived
 /// `Deserialize` for these few fields cost the page's download more than the box's whole glue.
 #[derive(Debug, Default)]
-pub(super) struct Reply {
+pub(super) struct ImportReply {
     pub(super) kind: String,
     pub(super) text: String,
     pub(super) ok: bool,
     pub(super) format: String,
     pub(super) link: String,
-    pub(super) warnings: Vec<Note>,
-    pub(super) unsupported: Vec<Note>,
-    pub(super) defaults: Vec<Note>,
+    pub(super) warnings: Vec<ImportNote>,
+    pub(super) unsupported: Vec<ImportNote>,
+    pub(super) defaults: Vec<ImportNote>,
     pub(super) release: String,
     pub(super) error: String,
 }
 
 /// A field as written and one sentence about it (`retry_import::Note`).
 #[derive(Debug, Default)]
-pub(super) struct Note {
+pub(super) struct ImportNote {
     pub(super) field: String,
     pub(super) text: String,
     /// The link key the field becomes, or "".
@@ -129,14 +129,14 @@ fn text_of(v: &JsValue, key: &str) -> String {
 }
 
 /// `v[key]` as a list of notes.
-fn notes_of(v: &JsValue, key: &str) -> Vec<Note> {
+fn notes_of(v: &JsValue, key: &str) -> Vec<ImportNote> {
     let list = js_sys::Reflect::get(v, &key.into()).unwrap_or(JsValue::UNDEFINED);
     if !js_sys::Array::is_array(&list) {
         return Vec::new();
     }
     js_sys::Array::from(&list)
         .iter()
-        .map(|n| Note {
+        .map(|n| ImportNote {
             field: text_of(&n, "field"),
             text: text_of(&n, "text"),
             key: text_of(&n, "key"),
@@ -144,9 +144,9 @@ fn notes_of(v: &JsValue, key: &str) -> Vec<Note> {
         .collect()
 }
 
-impl Reply {
-    fn of(v: &JsValue) -> Reply {
-        Reply {
+impl ImportReply {
+    fn of(v: &JsValue) -> ImportReply {
+        ImportReply {
             ok: js_sys::Reflect::get(v, &"ok".into())
                 .ok()
                 .and_then(|b| b.as_bool())
@@ -165,7 +165,7 @@ impl Reply {
 }
 
 /// Every note of a reply with its kind, in the order `retrylab import` prints them.
-pub(super) fn notes(r: &Reply) -> impl Iterator<Item = (&'static str, &Note)> {
+pub(super) fn notes(r: &ImportReply) -> impl Iterator<Item = (&'static str, &ImportNote)> {
     let warnings = r.warnings.iter().map(|w| ("Warning", w));
     let unsupported = r.unsupported.iter().map(|u| ("Not modelled", u));
     warnings
@@ -174,7 +174,7 @@ pub(super) fn notes(r: &Reply) -> impl Iterator<Item = (&'static str, &Note)> {
 }
 
 /// Lists the notes under the box: each its kind, the field as written and its sentence.
-pub(super) fn note_list<'n>(id: &str, notes: impl Iterator<Item = (&'static str, &'n Note)>) {
+pub(super) fn note_list<'n>(id: &str, notes: impl Iterator<Item = (&'static str, &'n ImportNote)>) {
     let (Some(list), doc) = (by_id(id), document()) else {
         return;
     };

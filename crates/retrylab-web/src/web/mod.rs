@@ -10,7 +10,7 @@ pub(crate) mod scenario;
 mod wiring;
 
 use crate::controls::{applies, controls, key_of, to_control, to_link, Kind};
-use crate::panel::{Ctx, Panel};
+use crate::panel::{Panel, PanelCtx};
 use crate::state::{Msg, State};
 use crate::web::dom::set_hidden;
 use retry_model::link_keys::{Control, Domain, Group};
@@ -717,7 +717,7 @@ fn render_policy(a: &mut App, name: &str) {
         view,
         ..
     } = a;
-    let cx = Ctx {
+    let cx = PanelCtx {
         state: Some(state),
         done: view.finished(),
         hover: None,
@@ -725,6 +725,24 @@ fn render_policy(a: &mut App, name: &str) {
     if let Some(x) = crate::views::find(panels, name) {
         x.sync(&state.params);
         x.render(&cx);
+    }
+}
+
+/// Fills one of the page's own panels' table alternative (its details box opened).
+fn table_policy(a: &mut App, name: &str) {
+    let App {
+        panels,
+        state,
+        view,
+        ..
+    } = a;
+    let cx = PanelCtx {
+        state: Some(state),
+        done: view.finished(),
+        hover: None,
+    };
+    if let Some(x) = crate::views::find(panels, name) {
+        x.table(&cx);
     }
 }
 
@@ -754,7 +772,7 @@ fn draw_deadline(a: &mut App) {
 fn draw(a: &mut App) {
     draw_deadline(a);
     if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
-        crate::panels::schedule::fill_schedule_table(&a.state);
+        table_policy(a, "schedule");
     }
     draw_schedule_chart(a);
 }

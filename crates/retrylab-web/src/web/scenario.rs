@@ -5,7 +5,7 @@
 //!
 //! The numbers are the core's (`Run`, in the worker), the words the CLI's (`Summary::rows`).
 
-use crate::panel::{Ctx, Outcome, Panel};
+use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::sweepplan::{Plan, Planning};
 use crate::views::{find, panels, Host};
 use crate::web::dom::{by_id, now, set_hidden};
@@ -15,7 +15,7 @@ use retry_model::Params;
 
 /// A run in flight: one side, or the two sides of a comparison (each in its own worker where
 /// there are two).
-pub(crate) struct Job {
+pub(crate) struct RunJob {
     plan: Option<Plan>,
     // The lost view's twin (the link with the key switched) runs after the sides.
     twin: bool,
@@ -32,7 +32,7 @@ pub(crate) struct Job {
     started: f64,
 }
 
-impl Job {
+impl RunJob {
     /// "40%", and for a sweep "40% (38 of 95 rows)".
     fn progress_text(&self) -> String {
         let pct = format!("{:.0}%", self.fraction() * 100.0);
@@ -65,8 +65,8 @@ pub(crate) struct ScenarioView {
     exec: Option<Exec>,
     // A sweep's rows being checked, a few per task, before its job starts; and its link.
     planning: Option<(Planning, String)>,
-    job: Option<Job>,
-    done: Option<Outcome>,
+    job: Option<RunJob>,
+    done: Option<PanelOutcome>,
     error: Option<String>,
     cancelled: bool,
     hover: Option<usize>,
@@ -273,7 +273,7 @@ impl ScenarioView {
         links.extend(twin.iter().cloned());
         links.extend(middle_steps(&ladder).map(|s| s.params.to_string()));
         let ids = exec.submit(links, true);
-        self.job = Some(Job {
+        self.job = Some(RunJob {
             plan: None,
             twin: twin.is_some(),
             analytic: None,
@@ -302,7 +302,7 @@ impl ScenarioView {
         self.error = None;
         // Rows need only their summaries: the workers send no series back.
         let ids = exec.submit(plan.links.clone(), false);
-        self.job = Some(Job {
+        self.job = Some(RunJob {
             reports: ids.iter().map(|_| None).collect(),
             fractions: ids.iter().map(|_| 0.0).collect(),
             ids,
@@ -413,7 +413,7 @@ impl ScenarioView {
                 let middles = reports.split_off(reports.len() - middle_steps(&job.ladder).count());
                 let twin = if job.twin { reports.pop() } else { None };
                 let ladder = ladder_rows(job.ladder, &reports, middles);
-                self.done = Some(Outcome {
+                self.done = Some(PanelOutcome {
                     plan: job.plan,
                     link: job.link,
                     sides: job.sides,
@@ -433,7 +433,7 @@ impl ScenarioView {
     /// What a lesson's answer is read from: side A's summary, a sweep with its rows, and the
     /// analytic twin's mixing time, of the last complete run (none while one is in flight).
     /// The last complete result, unless a run is in flight (the lesson's answer waits for it).
-    pub(crate) fn finished(&self) -> Option<&Outcome> {
+    pub(crate) fn finished(&self) -> Option<&PanelOutcome> {
         self.done.as_ref().filter(|_| !self.in_flight())
     }
 
@@ -484,7 +484,7 @@ impl ScenarioView {
             hover,
             ..
         } = self;
-        let cx = Ctx {
+        let cx = PanelCtx {
             state: None,
             done: done.as_ref(),
             hover: *hover,
@@ -533,17 +533,8 @@ impl ScenarioView {
             let _ = v.set_attribute("data-running", if first { "true" } else { "false" });
         }
         if first && view == crate::views::View::Run {
-            use crate::panels::{system, timeline};
-            let _ = crate::web::canvas::fit(
-                "timeline",
-                timeline::SIZE.0,
-                timeline::SIZE.1,
-                timeline::SIZE.2,
-            );
-            if let Some(el) = by_id("system-chart") {
-                set_hidden(&el, !system::shows(p));
-                let (ratio, lo, hi) = system::SIZE;
-                let _ = crate::web::canvas::fit("system-chart", ratio, lo, hi);
+            for x in self.panels.iter() {
+                x.reserve(p);
             }
         }
         if let Some(exports) = by_id("exports") {
@@ -674,9 +665,14 @@ impl ScenarioView {
     }
 
     /// Fills the timeline's table alternative from the last complete run.
-    pub(crate) fn fill_rates_table(&self) {
-        if let Some(d) = self.done.as_ref().filter(|d| d.plan.is_none()) {
-            crate::panels::timeline::fill_rates_table(d);
+    pub(crate) fn fill_rates_table(&mut self) {
+        let cx = PanelCtx {
+            state: None,
+            done: self.done.as_ref(),
+            hover: None,
+        };
+        if let Some(x) = self.panels.iter_mut().find(|x| x.name() == "timeline") {
+            x.table(&cx);
         }
     }
 

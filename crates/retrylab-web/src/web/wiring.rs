@@ -82,7 +82,7 @@ pub(super) fn first_render(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
                     if !scenario {
                         draw_deadline(&mut a);
                         if by_id("schedule-box").is_some_and(|b| b.has_attribute("open")) {
-                            crate::panels::schedule::fill_schedule_table(&a.state);
+                            super::table_policy(&mut a, "schedule");
                         }
                     }
                 }
@@ -354,13 +354,14 @@ pub(super) fn tables(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
     {
         let app2 = app.clone();
         let app = app.clone();
-        let on_rates = Closure::<dyn FnMut()>::new(move || app.borrow().view.fill_rates_table());
+        let on_rates =
+            Closure::<dyn FnMut()>::new(move || app.borrow_mut().view.fill_rates_table());
         by_id("rates-box")
             .ok_or("no #rates-box")?
             .add_event_listener_with_callback("toggle", on_rates.as_ref().unchecked_ref())?;
         on_rates.forget(); // page-lifetime handler
         let on_sched = Closure::<dyn FnMut()>::new(move || {
-            crate::panels::schedule::fill_schedule_table(&app2.borrow().state)
+            super::table_policy(&mut app2.borrow_mut(), "schedule")
         });
         by_id("schedule-box")
             .ok_or("no #schedule-box")?

@@ -3,7 +3,7 @@
 //! of tree. Each gives exactly the numbers of the page's loop ([`OccRun::step_portable`]),
 //! which the tests check; what changes is the speed.
 
-use super::{verdict, Occ, OccEv, OccRun, Verdict, RANGES};
+use super::{verdict, Occ, OccEv, OccRun, WriteVerdict, RANGES};
 use crate::retry::backoff::{Backoff, WaitRange};
 use crate::retry::time::Micros;
 use core::hint::select_unpredictable;
@@ -46,7 +46,7 @@ impl Occ {
         let Some(&[d0, d1]) = self.hops.delays.get(k..k + 2) else {
             return self.next(now, ev);
         };
-        let Verdict { write, ok } = verdict(ev, self.version);
+        let WriteVerdict { write, ok } = verdict(ev, self.version);
         // A write for the current version is tagged with this.
         let current = u64::from(self.version) + 1;
         let fail = write & !ok;

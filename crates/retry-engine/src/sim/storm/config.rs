@@ -136,3 +136,36 @@ impl StormCfg {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outage(set: impl FnOnce(&mut crate::sim::settings::Outage)) -> StormCfg {
+        let mut s = Scenario::new(ScenarioKind::Outage);
+        if let Scenario::Outage(o) = &mut s {
+            set(o);
+        }
+        StormCfg::of(&s)
+    }
+
+    #[test]
+    fn a_bin_holds_what_the_server_can_finish_in_it() {
+        let second = Micros::from_secs(1);
+        let tick = outage(|o| {
+            o.server.kind = ServerKind::Tick;
+            o.server.capacity_milli = 50_000;
+        });
+        assert_eq!(tick.capacity_per(second), 50_000);
+        assert_eq!(tick.capacity_per(Micros::from_millis(100)), 5_000);
+        // Four workers at 100 ms each finish 40 a second.
+        let queue = outage(|o| {
+            o.server.kind = ServerKind::Queue;
+            o.server.queue.workers = 4;
+            o.server.queue.service = Micros::from_millis(100);
+        });
+        assert_eq!(queue.capacity_per(second), 40_000);
+        let flaky = outage(|o| o.server.kind = ServerKind::Flaky);
+        assert_eq!(flaky.capacity_per(second), 0);
+    }
+}

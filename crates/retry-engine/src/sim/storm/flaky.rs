@@ -2,9 +2,9 @@
 //! share `fail` of them fails with a 503 after its service time.
 
 use super::config::StormCfg;
-use super::server::{Cx, Server};
+use super::server::{Cx, ServerModel};
 use super::service::Service;
-use super::{Ev, Job};
+use super::{Ev, StormJob};
 use crate::retry::outcome::Outcome;
 use crate::retry::time::Micros;
 use crate::sim::metrics::ServerSummary;
@@ -21,8 +21,8 @@ impl Flaky {
     }
 }
 
-impl Server for Flaky {
-    fn send(&mut self, _now: Micros, job: Job, cx: &mut Cx<'_>) {
+impl ServerModel for Flaky {
+    fn send(&mut self, _now: Micros, job: StormJob, cx: &mut Cx<'_>) {
         self.work.send(job, cx);
     }
 

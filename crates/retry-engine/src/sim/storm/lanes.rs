@@ -154,3 +154,44 @@ impl Lanes {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::storm::LANE_NET;
+
+    #[test]
+    fn a_lane_keeps_its_events_in_time_order_and_only_its_front_in_the_queue() {
+        let reqs = Slab::default();
+        let aw = Awaits {
+            reqs: &reqs,
+            hedge: false,
+        };
+        let mut q = EventQueue::default();
+        let mut lanes = Lanes::new();
+        lanes.push(LANE_NET, Micros(10), || Ev::AtServer(1), &mut q, aw);
+        lanes.push(LANE_NET, Micros(20), || Ev::AtServer(2), &mut q, aw);
+        // An event due before the lane's back cannot join it: it goes to the event queue.
+        lanes.push(LANE_NET, Micros(15), || Ev::AtServer(3), &mut q, aw);
+        assert_eq!(q.len(), 2, "the lane's front and the out-of-order event");
+        assert!(matches!(q.pop(), Some((Micros(10), Ev::Lane(_)))));
+        assert!(lanes.pop_due(LANE_NET, Micros(9)).is_none());
+        assert!(matches!(
+            lanes.pop_due(LANE_NET, Micros(10)),
+            Some(Ev::AtServer(1))
+        ));
+        assert!(
+            lanes.pop_due(LANE_NET, Micros(10)).is_none(),
+            "20 is not due at 10"
+        );
+        lanes.rearm(LANE_NET, &mut q, aw);
+        assert!(matches!(q.pop(), Some((Micros(15), Ev::AtServer(3)))));
+        assert!(matches!(q.pop(), Some((Micros(20), Ev::Lane(_)))));
+        assert!(matches!(
+            lanes.pop_due(LANE_NET, Micros(20)),
+            Some(Ev::AtServer(2))
+        ));
+        lanes.rearm(LANE_NET, &mut q, aw);
+        assert!(q.pop().is_none(), "an empty lane is not armed");
+    }
+}

@@ -118,3 +118,18 @@ impl Storm {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storm_has_no_limiter_one_for_the_process_or_one_per_client() {
+        assert_eq!(limiters_of(None, 5).len(), 0);
+        assert_eq!(limiters_of(Some(LimiterScope::Process), 5).len(), 1);
+        assert_eq!(limiters_of(Some(LimiterScope::Client), 5).len(), 5);
+        // Each starts open: a send takes its token at once.
+        let mut l = limiters_of(Some(LimiterScope::Process), 1);
+        assert!(l[0].try_take(Micros::ZERO));
+    }
+}

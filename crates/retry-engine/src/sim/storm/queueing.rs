@@ -2,9 +2,9 @@
 //! (FIFO or LIFO), and an attempt that finds the queue full is refused with a 503 at once.
 
 use super::config::StormCfg;
-use super::server::{Cx, Server};
+use super::server::{Cx, ServerModel};
 use super::service::Service;
-use super::{Ev, Job};
+use super::{Ev, StormJob};
 use crate::retry::outcome::Outcome;
 use crate::retry::time::Micros;
 use crate::sim::metrics::ServerSummary;
@@ -103,8 +103,8 @@ impl Queueing {
     }
 }
 
-impl Server for Queueing {
-    fn send(&mut self, _now: Micros, job: Job, cx: &mut Cx<'_>) {
+impl ServerModel for Queueing {
+    fn send(&mut self, _now: Micros, job: StormJob, cx: &mut Cx<'_>) {
         self.work.send(job, cx);
     }
 

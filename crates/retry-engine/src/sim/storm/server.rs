@@ -5,12 +5,12 @@
 //! storm: it schedules events, writes lanes and the recorder, and hands the answers that reach
 //! their clients now to `Cx::replies`, which the storm then delivers.
 //!
-//! To add a server: a file with a type that implements [`Server`], its kind in
+//! To add a server: a file with a type that implements [`ServerModel`], its kind in
 //! `params::ServerKind`, and its registration in `servers.rs`: a variant of `Servers`, its line
 //! in `each!` and its arm in `server_of`.
 
 use super::lanes::{Awaits, Lanes};
-use super::{Ev, Job};
+use super::{Ev, StormJob};
 use crate::retry::outcome::Outcome;
 use crate::retry::time::Micros;
 use crate::sim::metrics::{Recorder, ServerSummary};
@@ -19,7 +19,7 @@ use crate::sim::HedgeSummary;
 use alloc::vec::Vec;
 
 /// An answer that reaches its client now: request, attempt, what the client sees.
-pub(super) type Reply = (u32, u32, Outcome);
+pub(super) type ServerReply = (u32, u32, Outcome);
 
 /// What a server may touch of the storm around it.
 pub(super) struct Cx<'a> {
@@ -30,14 +30,14 @@ pub(super) struct Cx<'a> {
     /// for its other attempts once one wins).
     pub(super) aw: Awaits<'a>,
     pub(super) hedged: &'a mut HedgeSummary,
-    pub(super) replies: &'a mut Vec<Reply>,
+    pub(super) replies: &'a mut Vec<ServerReply>,
 }
 
 /// A server in a storm.
-pub(super) trait Server {
+pub(super) trait ServerModel {
     /// Attempt `job` left its client at `now`: it reaches the server at `job.at`, and its
     /// client waits for the answer until `job.give_up` (then it is a read timeout).
-    fn send(&mut self, now: Micros, job: Job, cx: &mut Cx<'_>);
+    fn send(&mut self, now: Micros, job: StormJob, cx: &mut Cx<'_>);
     /// One of the server's own events is due (`AtServer`, `Served`, `Tick` or `Deliver`).
     fn handle(&mut self, now: Micros, ev: Ev, cx: &mut Cx<'_>);
     /// The server's own accounting for the report, if it keeps one. `successes`: the

@@ -2,13 +2,13 @@
 //! line in `each!`, its arm in `server_of`.
 
 use super::config::StormCfg;
-use super::server::{Cx, Server};
-use super::{Ev, Job};
+use super::server::{Cx, ServerModel};
+use super::{Ev, StormJob};
 use crate::retry::time::Micros;
 use crate::sim::metrics::ServerSummary;
 use crate::sim::params::ServerKind;
 
-/// The servers a storm can run. A `match` rather than a `Box<dyn Server>`: each server's calls
+/// The servers a storm can run. A `match` rather than a `Box<dyn ServerModel>`: each server's calls
 /// stay direct and inline into the storm's event loop, where a virtual call on every event cost
 /// a queue run an eighth of its speed.
 pub(super) enum Servers {
@@ -28,9 +28,9 @@ macro_rules! each {
     };
 }
 
-impl Server for Servers {
+impl ServerModel for Servers {
     #[inline(always)]
-    fn send(&mut self, now: Micros, job: Job, cx: &mut Cx<'_>) {
+    fn send(&mut self, now: Micros, job: StormJob, cx: &mut Cx<'_>) {
         each!(self, s => s.send(now, job, cx))
     }
     #[inline(always)]

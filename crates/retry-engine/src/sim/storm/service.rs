@@ -4,7 +4,7 @@
 
 use super::config::StormCfg;
 use super::server::Cx;
-use super::{Ev, Job, LANE_NET, LANE_SERVICE, LANE_TIMEOUT, STREAM_SERVICE};
+use super::{Ev, StormJob, LANE_NET, LANE_SERVICE, LANE_TIMEOUT, STREAM_SERVICE};
 use crate::retry::outcome::Outcome;
 use crate::retry::rng::{Rng, Words};
 use crate::retry::time::Micros;
@@ -71,7 +71,7 @@ pub(super) struct Service {
     hedge: bool,
     // The attempts at the server (waiting or in service), by slot; events name the slot, which
     // keeps events small.
-    pub(super) jobs: Slab<Job>,
+    pub(super) jobs: Slab<StormJob>,
     rng: Rng,
     pub(super) stats: ServerStats,
 }
@@ -92,7 +92,7 @@ impl Service {
 
     /// Attempt `job` leaves its client: it reaches the server a network hop later, and its
     /// read timeout is armed.
-    pub(super) fn send(&mut self, job: Job, cx: &mut Cx<'_>) {
+    pub(super) fn send(&mut self, job: StormJob, cx: &mut Cx<'_>) {
         let (at, give_up, req, gen) = (job.at, job.give_up, job.req, job.gen);
         let slot = self.jobs.insert(job);
         cx.lanes
@@ -107,7 +107,7 @@ impl Service {
 
     /// Whether the client of `job` no longer waits for it (hedging: another attempt won, or
     /// it gave up on this one).
-    pub(super) fn abandoned(&self, job: &Job, cx: &Cx<'_>) -> bool {
+    pub(super) fn abandoned(&self, job: &StormJob, cx: &Cx<'_>) -> bool {
         self.hedge && !cx.aw.awaits(job.req, job.gen)
     }
 
@@ -173,7 +173,7 @@ impl Service {
     pub(super) fn answer(
         &mut self,
         now: Micros,
-        job: Job,
+        job: StormJob,
         outcome: Outcome,
         work: bool,
         cx: &mut Cx<'_>,
@@ -239,5 +239,72 @@ impl Service {
             closed_form: flaky_attempts
                 .map(|n| ClosedForm::flaky(f64::from(self.cfg.fail_ppm) / 1e6, n)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::kinds::ScenarioKind;
+    use crate::sim::settings::Scenario;
+
+    /// A queue server's work with this queue's settings (the outage's other defaults).
+    fn service(set: impl FnOnce(&mut QueueServer)) -> Service {
+        let mut s = Scenario::new(ScenarioKind::Outage);
+        if let Scenario::Outage(o) = &mut s {
+            set(&mut o.server.queue);
+        }
+        Service::new(&StormCfg::of(&s), 7, 0)
+    }
+
+    #[test]
+    fn the_area_under_the_number_in_the_system_is_the_sum_of_the_times_in_it() {
+        // Two attempts: one in from 0 to 30, one from 10 to 50. The number in the system is 1,
+        // then 2, then 1: an area of 10 + 40 + 20 = 70, the two sojourns 30 + 40.
+        let mut s = ServerStats::default();
+        s.arrive(Micros(0));
+        s.arrive(Micros(10));
+        s.leave(Micros(30), Micros(0));
+        s.leave(Micros(50), Micros(10));
+        assert_eq!(
+            (s.area, s.sojourn_us, s.in_system, s.arrived),
+            (70, 70, 0, 2)
+        );
+    }
+
+    #[test]
+    fn a_chance_comes_up_its_share_of_draws() {
+        let mut w = service(|_| {});
+        let n = 200_000;
+        let hits = (0..n).filter(|_| w.chance(250_000)).count() as f64;
+        // A quarter of 200,000, within four standard deviations (194 each).
+        assert!((hits - 50_000.0).abs() < 800.0, "{hits}");
+        assert!(!(0..1000).any(|_| w.chance(0)));
+        assert!((0..1000).all(|_| w.chance(1_000_000)));
+    }
+
+    #[test]
+    fn service_times_have_the_distribution_and_mean_set() {
+        let mut c = service(|q| q.per_inflight = Micros(5));
+        c.stats.in_system = 3;
+        // Constant, plus 5 µs for each of the 3 attempts in the system.
+        assert_eq!(c.service_time(Micros::ZERO), Micros(50_015));
+        let mut e = service(|q| q.dist = ServiceDist::Exp);
+        let n = 100_000;
+        let draws: alloc::vec::Vec<u64> = (0..n).map(|_| e.service_time(Micros::ZERO).0).collect();
+        let mean = draws.iter().sum::<u64>() as f64 / n as f64;
+        // The mean of 100,000 exponential draws of mean 50 ms is within 4 x 0.32 %.
+        assert!((mean / 50_000.0 - 1.0).abs() < 0.013, "{mean}");
+        // An exponential's median is ln 2 of its mean.
+        let below = draws.iter().filter(|&&d| d < 34_657).count() as f64 / n as f64;
+        assert!((below - 0.5).abs() < 0.007, "{below}");
+        let mut m = service(|q| {
+            q.dist = ServiceDist::Mix;
+            q.tail_ppm = 100_000;
+        });
+        let tails = (0..n)
+            .filter(|_| m.service_time(Micros::ZERO) == Micros::from_secs(1))
+            .count();
+        assert!((tails as f64 - 10_000.0).abs() < 400.0, "{tails}");
     }
 }

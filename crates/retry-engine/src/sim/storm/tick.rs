@@ -3,8 +3,8 @@
 //! `storm.rs`).
 
 use super::config::StormCfg;
-use super::server::{Cx, Reply, Server};
-use super::{Ev, Job};
+use super::server::{Cx, ServerModel, ServerReply};
+use super::{Ev, StormJob};
 use crate::retry::outcome::Outcome;
 use crate::retry::time::Micros;
 use crate::sim::metrics::ServerSummary;
@@ -33,9 +33,9 @@ pub(super) struct Tick {
     buckets: VecDeque<(u64, Vec<Pending>)>,
     // Settled ticks whose answers are on their way, oldest first (one `Deliver` event each),
     // kept as the replies they become, so a delivery hands its list over whole.
-    answers: VecDeque<Vec<Reply>>,
+    answers: VecDeque<Vec<ServerReply>>,
     spare_pending: Vec<Vec<Pending>>,
-    spare_answers: Vec<Vec<Reply>>,
+    spare_answers: Vec<Vec<ServerReply>>,
     per_tick_milli: u64,
     carry: u64, // in [0, 999]: thousandths of a slot left by the last settled tick
     // The bank, in thousandths of a slot times microseconds (a slot is `SLOT`): capacity left
@@ -165,11 +165,11 @@ impl Tick {
     }
 }
 
-impl Server for Tick {
+impl ServerModel for Tick {
     /// Joins the attempt to its tick's list (a read timeout at once when the tick's answer
     /// would come after its client gives up).
     #[inline]
-    fn send(&mut self, _now: Micros, job: Job, cx: &mut Cx<'_>) {
+    fn send(&mut self, _now: Micros, job: StormJob, cx: &mut Cx<'_>) {
         let tick = self.tick.0;
         let arrive = job.at;
         // Arrivals come in time order: reuse the last tick's number while it still holds.

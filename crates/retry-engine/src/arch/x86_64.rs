@@ -1,8 +1,8 @@
-//! Two delays at once in SSE2's two lanes, for [`NormalTable::fill`] on x86-64 where
-//! [`NormalTable::narrow`] holds: the generator's one arch-specific module (elsewhere, the page's
-//! wasm included, `fill` takes one word at a time, with the same numbers).
-
-use super::{NormalTable, Quantiles};
+//! Two delays at once in SSE2's two lanes, for `NormalTable::fill` on x86-64 where
+//! `NormalTable::narrow` holds (elsewhere, the page's wasm included, `fill` takes one word at
+//! a time, with the same numbers). The table's layout comes in as parameters: `BITS`, the bits
+//! of a word that index the table `q` of `N` quantiles, and `exact`, a pair's delays drawn one
+//! word at a time, so that this file knows nothing of the generator's types.
 
 /// [`NormalTable::fill_narrow`]'s lane for a word in one of the two outermost intervals: NaN
 /// truncated to `i32` (its "integer indefinite", `i32::MIN`) and widened.
@@ -24,35 +24,36 @@ const MARK: u64 = 1 << 31;
 /// widened, where every other delay is below 2^31; the batch is checked once at its end,
 /// and its marked pairs drawn one word at a time, so no pair needs a branch of its own.
 #[inline(always)]
-pub(super) fn fill_narrow(
-    q: &Quantiles,
+pub(super) fn fill_narrow<const BITS: u32, const N: usize>(
+    q: &[f64; N],
     words: &mut [[u64; 2]],
     delays: &mut [[u64; 2]],
     (mean, sd): (f64, f64),
     mut draw: impl FnMut() -> u64,
+    exact: impl Fn([u64; 2]) -> [u64; 2],
 ) {
     use safe_arch::{bitor_m128i, zeroed_m128i};
     let mut marks = zeroed_m128i();
     for (w, d) in words.iter_mut().zip(delays.iter_mut()) {
         *w = [draw(), draw()];
-        let lanes = narrow_lanes(q, *w, mean, sd);
+        let lanes = narrow_lanes::<BITS, N>(q, *w, mean, sd);
         marks = bitor_m128i(marks, lanes);
         let wide: [i64; 2] = lanes.into();
         *d = wide.map(|x| x as u64);
     }
     let marks: [i64; 2] = marks.into();
     if (marks[0] | marks[1]) & MARK as i64 != 0 {
-        outermost(q, words, delays, mean, sd);
+        outermost(words, delays, exact);
     }
 }
 
 /// The pairs [`fill_narrow`] marked, drawn again one word at a time.
 #[cold]
 #[inline(never)]
-fn outermost(q: &Quantiles, words: &[[u64; 2]], delays: &mut [[u64; 2]], mean: f64, sd: f64) {
+fn outermost(words: &[[u64; 2]], delays: &mut [[u64; 2]], exact: impl Fn([u64; 2]) -> [u64; 2]) {
     for (w, d) in words.iter().zip(delays.iter_mut()) {
         if d.contains(&MARK) {
-            *d = NormalTable::delays(q, *w, mean, sd);
+            *d = exact(*w);
         }
     }
 }
@@ -60,21 +61,26 @@ fn outermost(q: &Quantiles, words: &[[u64; 2]], delays: &mut [[u64; 2]], mean: f
 /// Two words' delays in SSE2's two lanes, widened to `u64` (see
 /// [`fill_narrow`]).
 #[inline(always)]
-fn narrow_lanes(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> safe_arch::m128i {
+fn narrow_lanes<const BITS: u32, const N: usize>(
+    q: &[f64; N],
+    w: [u64; 2],
+    mean: f64,
+    sd: f64,
+) -> safe_arch::m128i {
     use safe_arch::{
         add_m128d, bitand_m128d, bitand_m128i, bitor_m128i, cast_to_m128d_from_m128i, m128d,
         mul_m128d, set_i64_m128i, set_m128d, sub_m128d, truncate_m128d_to_m128i,
         unpack_low_i32_m128i, zeroed_m128i,
     };
     // The bits `sample_from` takes as the fraction (the uniform's low 53 - BITS), and 1.0.
-    const FRACTION: i64 = ((1 << (53 - NormalTable::BITS)) - 1) << 11;
+    let fraction: i64 = ((1 << (53 - BITS)) - 1) << 11;
     const ONE: i64 = 0x3FF0_0000_0000_0000;
     let idx = [
-        (w[0] >> (64 - NormalTable::BITS)) as usize,
-        (w[1] >> (64 - NormalTable::BITS)) as usize,
+        (w[0] >> (64 - BITS)) as usize,
+        (w[1] >> (64 - BITS)) as usize,
     ];
     let bits = set_i64_m128i(w[1] as i64, w[0] as i64);
-    let bits = bitand_m128i(bits, set_i64_m128i(FRACTION, FRACTION));
+    let bits = bitand_m128i(bits, set_i64_m128i(fraction, fraction));
     let one = set_i64_m128i(ONE, ONE);
     let frac = sub_m128d(
         cast_to_m128d_from_m128i(bitor_m128i(bits, one)),
@@ -95,8 +101,7 @@ fn narrow_lanes(q: &Quantiles, w: [u64; 2], mean: f64, sd: f64) -> safe_arch::m1
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::retry::rng::Rng;
+    use crate::retry::rng::{NormalTable, Rng};
     use alloc::vec::Vec;
 
     /// Two delays at once (SSE2's lanes on x86_64) are the two delays drawn one at a time,
@@ -128,7 +133,7 @@ mod tests {
                 let mut drawn = alloc::vec![[0; 2]; batch.len()];
                 let mut given = batch.iter().flatten();
                 let draw = || *given.next().unwrap();
-                fill_narrow(q, &mut drawn, &mut at_once, (mean, sd), draw);
+                NormalTable::fill(q, &mut drawn, &mut at_once, (mean, sd), true, draw);
                 assert_eq!(drawn, batch);
                 for (w, d) in batch.iter().zip(at_once) {
                     let one_at_a_time = NormalTable::delays(q, *w, mean, sd);
