@@ -15,6 +15,7 @@
   `arch.rs` and the files under `arch/`);
 - the page's glue reaches its panels only through the registry: in crates/retrylab-web, no file
   but `views.rs` (the registry) and the panels' own, under `panels/`, names `crate::panels::`;
+- no function outside the tests is over 90 lines (the house style says about 80);
 - no Rust file of the crates, tests included, is over 1,000 lines.
 
 Usage: scripts/check-layers.py [src dir]; with a directory, checks only that tree's cycles and
@@ -195,6 +196,32 @@ def check_tree(src, name):
     return bad
 
 
+MAX_FN = 90
+
+
+def long_functions(text):
+    """(name, lines) of each function over MAX_FN lines, braces in strings and chars ignored."""
+    plain = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    plain = re.sub(r"'(?:\\.|[^'\\])'", "' '", plain)
+    lines = code(plain).split('\n')
+    found = []
+    for i, line in enumerate(lines):
+        m = re.match(r'\s*(?:pub(?:\([a-z]+\))? )?(?:const )?fn (\w+)', line)
+        if not m:
+            continue
+        depth, started = 0, False
+        for j in range(i, len(lines)):
+            depth += lines[j].count('{') - lines[j].count('}')
+            started = started or '{' in lines[j]
+            if not started and lines[j].rstrip().endswith(';'):
+                break
+            if started and depth <= 0:
+                if j - i + 1 > MAX_FN:
+                    found.append((m.group(1), j - i + 1))
+                break
+    return found
+
+
 def workspace_checks():
     bad = False
     types = {}
@@ -222,6 +249,10 @@ def workspace_checks():
                 if crate in CORE and 'target_arch' in code(text) and not arch:
                     print(f'{rel}: names target_arch outside the arch module (crates/retry-engine/src/arch.rs)')
                     bad = True
+                if not (inner.startswith('..') or f == 'tests.rs' or '/tests/' in p):
+                    for name, n in long_functions(text):
+                        print(f'{rel}: fn {name} is {n} lines, over {MAX_FN}')
+                        bad = True
                 for t in re.findall(r'^(?:pub(?:\([a-z]+\))? )?(?:struct|enum|type|trait) ([A-Z][A-Za-z0-9]*)', text, re.M):
                     types.setdefault(t, []).append(rel)
     for t, where in sorted(types.items()):

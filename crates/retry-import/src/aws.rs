@@ -275,7 +275,9 @@ fn python(text: &str, at: usize, out: &mut Out) -> Result<Settings, ImportError>
 
 /// The link's keys for what a source says, botocore's defaults written out.
 fn keys(s: &Settings, out: &mut Out) -> Result<(), ImportError> {
-    let release = out.release().expect("set on entry");
+    let release = out
+        .release()
+        .ok_or_else(|| ImportError::new("file", "no release chosen for the format"))?;
     let (old, go) = (release.name == "1.43", release.name == "go-v2");
     let (mut mode, mode_at) = match &s.mode {
         Some((m, f)) => (m.as_str(), f.clone()),

@@ -145,7 +145,9 @@ fn pick<'r, 'v>(
 /// Istio's policy for a route without `retries`: 2 retries on connection failures, refused
 /// streams, UNAVAILABLE and CANCELLED, and on 503 up to Istio 1.23.
 fn default_retries(at: &str, deadline: Option<Micros>, out: &mut Out) -> Result<(), ImportError> {
-    let release = out.release().expect("set on entry");
+    let release = out
+        .release()
+        .ok_or_else(|| ImportError::new("file", "no release chosen for the format"))?;
     let codes = default_codes(release);
     let what = if codes.is_empty() {
         "connection failures, refused streams, gRPC UNAVAILABLE and CANCELLED, not 503"
@@ -186,21 +188,10 @@ fn retries(
         &field,
         out,
     );
-    let n = match r.get("attempts") {
-        Some(v) => count(v, &field("attempts"), "a whole number of retries")?,
-        None => {
-            // retry.go:116: `attempts` 0 (or unset) is "explicitly disabling the retry policy".
-            out.warn(field("attempts"), "absent: Istio reads it as 0 and turns retries off for this route, whatever else `retries` says (one attempt)");
-            0
-        }
-    };
-    if n > 999 {
-        return Err(ImportError::new(
-            field("attempts"),
-            format!("{n} retries: the lab runs at most 999 (1000 attempts)"),
-        ));
-    }
-    let release = out.release().expect("set on entry");
+    let n = retry_count(r.get("attempts"), &field("attempts"), out)?;
+    let release = out
+        .release()
+        .ok_or_else(|| ImportError::new("file", "no release chosen for the format"))?;
     let (named, codes) = retry_on(r.get("retryOn"), &field("retryOn"), release)?;
     if r.get("retryOn").is_none() && n > 0 {
         out.warn(field("retryOn"), format!("absent: {} retries on connect-failure, refused-stream, unavailable and cancelled{}", release.label, if codes.is_empty() { " (not 503)" } else { ", and 503" }));
@@ -246,6 +237,25 @@ fn retries(
         }
     }
     Ok(())
+}
+
+/// `attempts`: retries, 0 (retries off) when absent, at most 999.
+fn retry_count(v: Option<&Value>, field: &str, out: &mut Out) -> Result<u64, ImportError> {
+    let n = match v {
+        Some(v) => count(v, field, "a whole number of retries")?,
+        None => {
+            // retry.go:116: `attempts` 0 (or unset) is "explicitly disabling the retry policy".
+            out.warn(field, "absent: Istio reads it as 0 and turns retries off for this route, whatever else `retries` says (one attempt)");
+            0
+        }
+    };
+    if n > 999 {
+        return Err(ImportError::new(
+            field,
+            format!("{n} retries: the lab runs at most 999 (1000 attempts)"),
+        ));
+    }
+    Ok(n)
 }
 
 /// `retryOn` as Envoy's conditions and the HTTP codes Istio turns each number into (with

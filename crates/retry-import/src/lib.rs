@@ -289,85 +289,102 @@ pub fn import(bytes: &[u8], opts: &Options) -> Result<Imported, ImportError> {
     Ok(imported)
 }
 
-/// The format of `text`, from what it holds.
+/// What marks each format in a file, in the order they are tried: a file holding any of the
+/// first words and any of the second (none: no second condition) is that format. A gateway's
+/// Retry filter comes before resilience4j (a Spring Cloud Gateway file often configures a
+/// resilience4j breaker beside it); an Envoy admin `config_dump` (whose metadata names Istio's
+/// resources) before Istio; Istio's resources before Envoy's own field names.
+const SIGNS: &[(Format, &[&str], &[&str])] = &[
+    (
+        Format::SpringGateway,
+        &[
+            "Retry=",
+            "name: Retry",
+            "- Retry\n",
+            "- Retry\r",
+            "\"Retry\"",
+        ],
+        &["gateway"],
+    ),
+    (Format::Resilience4j, &["resilience4j"], &[]),
+    (
+        Format::Linkerd,
+        &[
+            "retry.linkerd.io",
+            "timeout.linkerd.io",
+            "kind: ServiceProfile",
+        ],
+        &[],
+    ),
+    (
+        Format::GatewayApi,
+        &["gateway.networking.k8s.io"],
+        &["HTTPRoute", "retry:", "\"retry\""],
+    ),
+    (
+        Format::Polly,
+        &[
+            "\"MaxRetryAttempts\"",
+            "\"BackoffType\"",
+            "\"TotalRequestTimeout\"",
+            "\"AttemptTimeout\"",
+        ],
+        &[],
+    ),
+    (
+        Format::Aws,
+        &[
+            "retry_mode",
+            "AWS_RETRY_MODE",
+            "AWS_MAX_ATTEMPTS",
+            "total_max_attempts",
+        ],
+        &[],
+    ),
+    (Format::Aws, &["botocore", "boto3"], &["retries"]),
+    (Format::Aws, &["max_attempts"], &["[default]", "[profile "]),
+    (Format::Tenacity, &["import tenacity", "from tenacity"], &[]),
+    (
+        Format::Envoy,
+        &["type.googleapis.com/envoy.admin.", "ConfigDump\""],
+        &[],
+    ),
+    (
+        Format::Istio,
+        &["networking.istio.io"],
+        &["VirtualService", "DestinationRule"],
+    ),
+    (
+        Format::Envoy,
+        &[
+            "retry_policy",
+            "virtual_hosts",
+            "circuit_breakers",
+            "route_config",
+            "retryPolicy",
+            "virtualHosts",
+            "circuitBreakers",
+            "routeConfig",
+            "numRetries",
+        ],
+        &[],
+    ),
+    (Format::Istio, &["networking.istio.io"], &[]),
+];
+
+/// The format of `text`, from what it holds ([`SIGNS`]; a gRPC service config first, a JSON
+/// object with `methodConfig` or `retryThrottling`).
 fn detect(text: &str) -> Result<Format, ImportError> {
     let t = text.trim_start();
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
     if t.starts_with('{') && has(&["\"methodConfig\"", "\"retryThrottling\""]) {
         return Ok(Format::Grpc);
     }
-    // A gateway's Retry filter first: a Spring Cloud Gateway file often configures resilience4j
-    // beside it (a circuit breaker filter).
-    if has(&[
-        "Retry=",
-        "name: Retry",
-        "- Retry\n",
-        "- Retry\r",
-        "\"Retry\"",
-    ]) && has(&["gateway"])
+    if let Some((format, _, _)) = SIGNS
+        .iter()
+        .find(|(_, any, and)| has(any) && (and.is_empty() || has(and)))
     {
-        return Ok(Format::SpringGateway);
-    }
-    if has(&["resilience4j"]) {
-        return Ok(Format::Resilience4j);
-    }
-    if has(&[
-        "retry.linkerd.io",
-        "timeout.linkerd.io",
-        "kind: ServiceProfile",
-    ]) {
-        return Ok(Format::Linkerd);
-    }
-    if has(&["gateway.networking.k8s.io"]) && has(&["HTTPRoute", "retry:", "\"retry\""]) {
-        return Ok(Format::GatewayApi);
-    }
-    if has(&["Retry=", "name: Retry"]) && has(&["gateway"]) {
-        return Ok(Format::SpringGateway);
-    }
-    if has(&[
-        "\"MaxRetryAttempts\"",
-        "\"BackoffType\"",
-        "\"TotalRequestTimeout\"",
-        "\"AttemptTimeout\"",
-    ]) {
-        return Ok(Format::Polly);
-    }
-    if has(&[
-        "retry_mode",
-        "AWS_RETRY_MODE",
-        "AWS_MAX_ATTEMPTS",
-        "total_max_attempts",
-    ]) || (has(&["botocore", "boto3"]) && has(&["retries"]))
-        || (has(&["max_attempts"]) && has(&["[default]", "[profile "]))
-    {
-        return Ok(Format::Aws);
-    }
-    if has(&["import tenacity", "from tenacity"]) {
-        return Ok(Format::Tenacity);
-    }
-    // An Envoy admin config_dump (an istio-proxy's names Istio resources in its metadata) and
-    // Envoy's own resources, in either of protobuf JSON's spellings.
-    if has(&["type.googleapis.com/envoy.admin.", "ConfigDump\""]) {
-        return Ok(Format::Envoy);
-    }
-    if has(&["networking.istio.io"]) && has(&["VirtualService", "DestinationRule"]) {
-        return Ok(Format::Istio);
-    }
-    if has(&[
-        "retry_policy",
-        "virtual_hosts",
-        "circuit_breakers",
-        "route_config",
-        "retryPolicy",
-        "virtualHosts",
-        "circuitBreakers",
-        "routeConfig",
-        "numRetries",
-    ]) {
-        return Ok(Format::Envoy);
-    }
-    if has(&["networking.istio.io"]) {
-        return Ok(Format::Istio);
+        return Ok(*format);
     }
     Err(ImportError::new(
         "file",

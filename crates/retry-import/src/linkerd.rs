@@ -103,31 +103,10 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
         &field,
         out,
     );
-    let limit = match a.get("retry.linkerd.io/limit") {
-        Some(v) => {
-            let n = v
-                .as_str()
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .map_or_else(
-                    || {
-                        count(
-                            v,
-                            &field("retry.linkerd.io/limit"),
-                            "a whole number of retries",
-                        )
-                    },
-                    Ok,
-                )?;
-            if n > 999 {
-                return Err(ImportError::new(
-                    field("retry.linkerd.io/limit"),
-                    format!("{n} retries: the lab runs at most 999"),
-                ));
-            }
-            n
-        }
-        None => 1,
-    };
+    let limit = limit_of(
+        a.get("retry.linkerd.io/limit"),
+        &field("retry.linkerd.io/limit"),
+    )?;
     out.warn(
         field("retry.linkerd.io/limit"),
         format!(
@@ -152,12 +131,7 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
             "0: Linkerd drops a limit of 0, so nothing is retried",
         );
     } else if codes.is_empty() {
-        let why = match (&grpc_list, per_try) {
-            (Some(g), true) => format!("Linkerd retries {g}, which no simulated server answers, and a try that times out: the link retries timed-out tries only"),
-            (Some(g), false) => format!("Linkerd retries {g}, which no simulated server answers: in the lab nothing is retried"),
-            (None, true) => String::from("no status listed: Linkerd retries only a try that times out"),
-            (None, false) => String::from("no status listed and no per-try timeout: Linkerd retries nothing"),
-        };
+        let why = nothing_listed(grpc_list.as_deref(), per_try);
         out.warn(field("retry.linkerd.io/http"), why);
     }
     out.set("attempts", if retries { limit + 1 } else { 1 }.to_string());
@@ -173,6 +147,35 @@ fn annotations(doc: &Value, at: &str, out: &mut Out) -> Result<(), ImportError> 
     timeouts(&a, at, out)?;
     out.set("budget", "none");
     Ok(())
+}
+
+/// `retry.linkerd.io/limit`: retries, 1 when absent, at most 999.
+fn limit_of(v: Option<&Value>, field: &str) -> Result<u64, ImportError> {
+    let Some(v) = v else {
+        return Ok(1);
+    };
+    let n = v
+        .as_str()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or_else(|| count(v, field, "a whole number of retries"), Ok)?;
+    if n > 999 {
+        return Err(ImportError::new(
+            field,
+            format!("{n} retries: the lab runs at most 999"),
+        ));
+    }
+    Ok(n)
+}
+
+/// Why nothing the lab's servers answer is retried, with `grpc` the gRPC statuses listed and
+/// `per_try` whether a per-try timeout is set.
+fn nothing_listed(grpc: Option<&str>, per_try: bool) -> String {
+    match (grpc, per_try) {
+        (Some(g), true) => format!("Linkerd retries {g}, which no simulated server answers, and a try that times out: the link retries timed-out tries only"),
+        (Some(g), false) => format!("Linkerd retries {g}, which no simulated server answers: in the lab nothing is retried"),
+        (None, true) => String::from("no status listed: Linkerd retries only a try that times out"),
+        (None, false) => String::from("no status listed and no per-try timeout: Linkerd retries nothing"),
+    }
 }
 
 /// The per-try (`retry.linkerd.io/timeout`) and request (`timeout.linkerd.io/request`)

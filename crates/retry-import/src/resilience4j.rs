@@ -91,24 +91,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         crate::common::unknown_keys(m, INSTANCE_KEYS, &field, &mut out);
     }
     let key = |k: &str| read(inst, k).or_else(|| base.and_then(|b| read(b, k)));
-    // 1.x: `maxRetryAttempts` is the deprecated name of `maxAttempts` (both total attempts).
-    let legacy = key("maxRetryAttempts").filter(|_| v1 && key("maxAttempts").is_none());
-    let attempts = match (key("maxAttempts"), legacy) {
-        (Some(v), _) => attempts(v, &field("maxAttempts"))?,
-        (None, Some(v)) => attempts(v, &field("maxRetryAttempts"))?,
-        (None, None) => {
-            out.set_default("attempts", "3", &format!("{}'s", release.label));
-            3
-        }
-    };
-    out.warn(
-        field("maxAttempts"),
-        format!(
-            "counts every attempt, the first included: {attempts} attempts are {} retries",
-            attempts - 1
-        ),
-    );
-    out.set("attempts", attempts.to_string());
+    max_attempts(key, v1, release.label, &field, &mut out)?;
     out.set("deadline", "none");
     out.set_default(
         "attempt_timeout",
@@ -128,6 +111,35 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
         }
     }
     out.finish(Format::Resilience4j, &at)
+}
+
+/// `maxAttempts` (or 1.x's deprecated `maxRetryAttempts`), total attempts, 3 when absent;
+/// `key` reads a key of the instance or its base config.
+fn max_attempts<'v>(
+    key: impl Fn(&str) -> Option<&'v Value>,
+    v1: bool,
+    release: &str,
+    field: &dyn Fn(&str) -> String,
+    out: &mut Out,
+) -> Result<(), ImportError> {
+    let legacy = key("maxRetryAttempts").filter(|_| v1 && key("maxAttempts").is_none());
+    let attempts = match (key("maxAttempts"), legacy) {
+        (Some(v), _) => attempts(v, &field("maxAttempts"))?,
+        (None, Some(v)) => attempts(v, &field("maxRetryAttempts"))?,
+        (None, None) => {
+            out.set_default("attempts", "3", &format!("{release}'s"));
+            3
+        }
+    };
+    out.warn(
+        field("maxAttempts"),
+        format!(
+            "counts every attempt, the first included: {attempts} attempts are {} retries",
+            attempts - 1
+        ),
+    );
+    out.set("attempts", attempts.to_string());
+    Ok(())
 }
 
 /// Key `key` of a mapping, by Spring's relaxed binding (`max-attempts`, `max_attempts` and

@@ -43,23 +43,7 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
             _ => std::mem::take(&mut f.args),
         };
     }
-    let f = match opts.route.as_deref() {
-        Some(want) => found
-            .iter()
-            .find(|f| f.route.as_deref() == Some(want))
-            .ok_or_else(|| {
-                ImportError::new(
-                    "--route",
-                    format!("no route '{}' with a Retry filter", short(want)),
-                )
-            })?,
-        None => found.first().ok_or_else(|| {
-            ImportError::new(
-                "file",
-                "no Retry filter (name: Retry, or Retry=...) under the gateway's routes",
-            )
-        })?,
-    };
+    let f = chosen(&found, opts.route.as_deref())?;
     let mut out = Out::default();
     out.use_release(release);
     if found.len() > 1 && opts.route.is_none() {
@@ -113,6 +97,27 @@ pub(crate) fn import(text: &str, opts: &Options) -> Result<Imported, ImportError
     out.set("ra_mode", "ignore");
     out.set("budget", "none");
     out.finish(Format::SpringGateway, &f.at)
+}
+
+/// The Retry filter of route `want`, else the first.
+fn chosen<'f>(found: &'f [Filter], want: Option<&str>) -> Result<&'f Filter, ImportError> {
+    match want {
+        Some(want) => found
+            .iter()
+            .find(|f| f.route.as_deref() == Some(want))
+            .ok_or_else(|| {
+                ImportError::new(
+                    "--route",
+                    format!("no route '{}' with a Retry filter", short(want)),
+                )
+            }),
+        None => found.first().ok_or_else(|| {
+            ImportError::new(
+                "file",
+                "no Retry filter (name: Retry, or Retry=...) under the gateway's routes",
+            )
+        }),
+    }
 }
 
 /// What ends an attempt: the filter's own `timeout`, else the route's
