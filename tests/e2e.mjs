@@ -1282,6 +1282,21 @@ try {
     await context.close();
   });
 
+  await check('when the lab cannot start (its wasm blocked), a note says so instead of a blank page; a started lab never shows it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    await page.route(/\.wasm$/, r => r.abort());
+    await page.goto(BASE + '/?preset=chapter');
+    const note = page.locator('#boot-note');
+    await page.waitForFunction(() => getComputedStyle(document.getElementById('boot-note')).visibility === 'visible', null, { timeout: 15000 });
+    assert.match(await note.innerText(), /could not start the lab/);
+    await context.close();
+    const { page: ok, context: c2 } = await openPage('?preset=chapter');
+    await ok.waitForTimeout(8500);
+    assert.equal(await ok.locator('#boot-note').isVisible(), false, 'the note stays hidden once the lab is up');
+    await c2.close();
+  });
+
   await check('a bad link\'s message is on the first screen, the address keeps what was written, the start screen opens with no link', async () => {
     for (const [w, h] of [[1280, 900], [390, 844]]) {
       const context = await browser.newContext({ viewport: { width: w, height: h } });
