@@ -45,6 +45,46 @@ fn defaults_are_what_params_hold() {
     }
 }
 
+/// Every key of the table is read by a setter and written by a getter: set to its default
+/// where it applies, it reads back as written. A row whose name no setter matches (a misspelt
+/// arm, a forgotten one) fails here, as does a setter that does not store what it reads.
+#[test]
+fn every_key_is_read_and_written_by_its_row_name() {
+    for k in TABLE {
+        if matches!(
+            k.name,
+            "preset" | "v" | "lesson" | "sheet" | "sheet_at" | "guess" | "ask" | "q"
+        ) {
+            continue;
+        }
+        let mut p = Params::default();
+        if is_sim(k) && k.name != "scenario" {
+            let owner = ScenarioKind::ALL
+                .into_iter()
+                .find(|s| k.applies.contains(Applies::of(Some(*s))))
+                .unwrap();
+            p.set("scenario", owner.name()).unwrap();
+        }
+        if let Some((key, value)) = detail_of(k.name) {
+            p.set(key, value).unwrap();
+        }
+        let value = if k.name == "budget_start" {
+            "5"
+        } else {
+            k.default
+        };
+        p.set(k.name, value)
+            .unwrap_or_else(|e| panic!("{}={value}: {e}", k.name));
+        let back = p.get(k.name).unwrap_or_default();
+        let want = if k.name == "budget_start" {
+            "5"
+        } else {
+            k.default
+        };
+        assert_eq!(back, want, "{}", k.name);
+    }
+}
+
 /// The table's "applies to" for a simulation key is exactly the scenarios whose settings
 /// own it (`sim::settings`): the docs and the page say what the types enforce.
 #[test]
