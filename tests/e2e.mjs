@@ -1350,9 +1350,23 @@ try {
     }
   });
 
+  await check('production scale: a 20,000 requests/s outage runs on the population engine, named in the tiles with its step, the CLI\'s numbers', async () => {
+    const link = '?v=1&preset=payments-none&rate=20000&capacity=25000&duration=100s';
+    const { page, context, errors } = await openScenario(link);
+    const tiles = await page.locator('#tiles').innerText();
+    assert.match(tiles, /population, 50 ms steps/);
+    const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link.slice(1), '--format', 'json'], { encoding: 'utf8' }));
+    assert.match(tiles, new RegExp(String(cli.summary.attempts)));
+    assert.equal(cli.summary.population.tick_ms, 50);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
     assert.equal(await shows(page, '#tiles'), true);
+    // The per-request engine's cap (engine=auto would run this on the population engine).
+    await change(page, '#engine', 'request');
     await change(page, '#rate', '100000');
     await change(page, '#duration', '3600000');
     await page.waitForFunction(() => document.getElementById('run-error').textContent.length > 0, null, { timeout: 30000 });

@@ -215,8 +215,11 @@ fn many_cheap_requests_run_while_a_storm_of_attempts_is_refused_with_its_estimat
     // 2.4 million requests with jitter: over the old cap of requests, a few attempts each.
     let p: Params = "scenario=outage&rate=20000&duration=120s".parse().unwrap();
     assert!(Run::check(&p).is_ok());
-    // 2 million requests, each up to 201 attempts in its 10 s deadline at a 50 ms tick.
-    let e = refused("preset=payments-none&rate=20000&capacity=25000&duration=100s");
+    // 2 million requests, each up to 201 attempts in its 10 s deadline at a 50 ms tick: over
+    // the per-request engine's cap (the population engine, which `engine=auto` picks, runs it).
+    let big = "preset=payments-none&rate=20000&capacity=25000&duration=100s";
+    assert!(Run::check(&big.parse::<Params>().unwrap()).is_ok());
+    let e = refused(&format!("{big}&engine=request"));
     assert_eq!(e.field, "rate");
     assert!(e.rule.contains("up to 402 million attempts"), "{e}");
     assert!(
@@ -231,7 +234,8 @@ fn many_cheap_requests_run_while_a_storm_of_attempts_is_refused_with_its_estimat
         .unwrap();
     assert!(Run::check(&p).is_ok());
     // A burst's clients are capped by their attempts too.
-    let e = refused("scenario=burst&clients=10000&attempts=1000&deadline=none&runs=100");
+    let e =
+        refused("scenario=burst&clients=10000&attempts=1000&deadline=none&runs=100&engine=request");
     assert_eq!(e.field, "clients");
     assert!(e.rule.contains("lower clients, runs or attempts"), "{e}");
     assert!(
@@ -240,7 +244,9 @@ fn many_cheap_requests_run_while_a_storm_of_attempts_is_refused_with_its_estimat
         "{e}"
     );
     // Repetitions multiply the work.
-    let e = refused("preset=payments-none&rate=2000&capacity=2500&duration=100s&runs=10");
+    let e = refused(
+        "preset=payments-none&rate=2000&capacity=2500&duration=100s&runs=10&engine=request",
+    );
     assert!(e.rule.contains("x 10 runs"), "{e}");
 }
 

@@ -288,7 +288,15 @@ fn one_durable_charge_per_checkout_with_a_key() {
 #[test]
 fn caps_and_bad_keys_are_refused_with_their_key() {
     for (q, field) in [
-        ("scenario=outage&rate=100000&duration=1h", "rate"),
+        (
+            "scenario=outage&rate=100000&duration=1h&engine=request",
+            "rate",
+        ),
+        (
+            "scenario=outage&rate=100000&duration=1h&engine=population&runs=100",
+            "rate",
+        ),
+        ("scenario=outage&server=queue&engine=population", "server"),
         ("scenario=occ&clients=5000", "clients"),
         ("scenario=occ&clients=1000&runs=1000", "runs"),
         ("scenario=storm", "scenario"),
@@ -318,7 +326,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "= 1000000000 exceeds the cap of 400000000",
         ),
         (
-            "scenario=outage&rate=100000&duration=1h",
+            "scenario=outage&rate=100000&duration=1h&engine=request",
             "= 360000000 requests exceeds",
         ),
     ] {

@@ -730,7 +730,7 @@ mod tests {
         // A side over the simulator's caps is named too.
         let e = run_s(&[
             "compare",
-            "preset=payments-none&b.rate=10000&b.duration=3600s",
+            "preset=payments-none&b.rate=10000&b.duration=3600s&b.engine=request",
         ])
         .unwrap_err();
         assert!(e.starts_with("B: rate:"), "{e}");
@@ -880,7 +880,10 @@ mod tests {
     fn errors_are_one_line_naming_the_key_or_flag() {
         let cases: [(&[&str], &str); 15] = [
             (&["run", "attempts=3"], "scenario:"),
-            (&["run", "scenario=outage&rate=100000&duration=1h"], "rate:"),
+            (
+                &["run", "scenario=outage&rate=100000&duration=1h&engine=request"],
+                "rate:",
+            ),
             (&["run", "preset=burst-lab", "--format", "xml"], "--format:"),
             (&["run", "scenario=occ&clients=2000"], "clients:"),
             (&["explain", "attempts=0"], "attempts:"),

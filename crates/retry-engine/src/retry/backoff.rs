@@ -817,6 +817,11 @@ impl WaitRange {
         Micros(words.uniform_inclusive(self.low, self.high).max(self.floor))
     }
 
+    /// The range's lowest and highest draw, and the floor a draw is raised to.
+    pub fn parts(&self) -> (u64, u64, u64) {
+        (self.low, self.high, self.floor)
+    }
+
     /// The wait [`WaitRange::draw`] gives without taking a word, for a range of one value.
     pub fn fixed(&self) -> Option<Micros> {
         (self.high <= self.low).then_some(Micros(self.low.max(self.floor)))

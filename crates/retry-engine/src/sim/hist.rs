@@ -51,6 +51,12 @@ impl Histogram {
         self.total += 1;
     }
 
+    /// Records the value `v` `n` times.
+    pub fn record_n(&mut self, v: Micros, n: u64) {
+        self.counts[index(v.0).min(BUCKETS - 1)] += n;
+        self.total += n;
+    }
+
     /// How many values were recorded.
     pub fn len(&self) -> u64 {
         self.total

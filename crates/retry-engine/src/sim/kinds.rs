@@ -92,6 +92,35 @@ impl ServerKind {
     }
 }
 
+/// Which engine runs a storm (`outage`, `burst`): every request as its own events, or counts of
+/// requests stepped a tick at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Engine {
+    /// The per-request engine where it finishes in about a second, the population engine
+    /// above (where it runs the link).
+    #[default]
+    Auto,
+    /// Every request its own events (`sim/storm.rs`).
+    Request,
+    /// Counts of requests by attempt and start, stepped a tick at a time
+    /// (`sim/storm/population.rs`).
+    Population,
+}
+
+impl Engine {
+    /// Every engine, in the `engine` key's order.
+    pub const ALL: [Engine; 3] = [Engine::Auto, Engine::Request, Engine::Population];
+
+    /// The link name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Request => "request",
+            Engine::Population => "population",
+        }
+    }
+}
+
 /// The order a queue serves its waiting requests in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Discipline {
@@ -234,6 +263,11 @@ pub mod caps {
     pub const OCC_WORK: u64 = 400_000_000;
     /// Most bottom calls over all runs of `layers`: `requests` x `runs` x the layer product.
     pub const LAYER_CALLS: u64 = 50_000_000;
+    /// Most original requests of one run the population engine takes (its memory follows its
+    /// cohorts, not its requests: a billion fits in a few MB).
+    pub const POPULATION_ORIGINALS: u64 = 1_000_000_000;
+    /// Most original requests over all runs of the population engine.
+    pub const POPULATION_ALL_RUNS: u64 = 10_000_000_000;
     /// Most attempts of one hedged request (gRPC A6 caps `maxAttempts` at 5).
     pub const HEDGE_ATTEMPTS: u32 = 5;
 }

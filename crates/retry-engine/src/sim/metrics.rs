@@ -142,6 +142,23 @@ where
     peak as f64 / ((window as f64 * width as f64) / 1_000_000.0)
 }
 
+/// A run's counts in all, wide enough for a population run's billions of attempts.
+#[derive(Clone, Copy, Debug, Default)]
+struct Totals {
+    originals: u64,
+    attempts: u64,
+    retries: u64,
+    successes: u64,
+    failures: [u64; 7],
+    served: u64,
+    wasted: u64,
+}
+
+/// A count added to a bin's, saturating at the bin's width.
+fn add(to: &mut u32, n: u64) {
+    *to = to.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+}
+
 /// Records a run.
 #[derive(Clone, Debug)]
 pub struct Recorder {
@@ -154,7 +171,7 @@ pub struct Recorder {
     latency: Histogram,
     in_flight: u32,
     last_end: Micros,
-    totals: Bin,
+    totals: Totals,
     duplicates: u64,
     capacity_per_bin: u64,
     // Attempts at the server and requests on a retry, now, and the bin they were last set in:
@@ -179,7 +196,7 @@ impl Recorder {
             latency: Histogram::default(),
             in_flight: 0,
             last_end: Micros::ZERO,
-            totals: Bin::default(),
+            totals: Totals::default(),
             duplicates: 0,
             capacity_per_bin: 0,
             gauge: (0, 0),
@@ -221,8 +238,70 @@ impl Recorder {
 
     /// `n` attempts served at `t`.
     pub fn served(&mut self, t: Micros, n: u32) {
-        self.totals.served += n;
+        self.totals.served += u64::from(n);
         self.bin(t).served += n;
+    }
+
+    /// `n` new requests at `t` (a population run's count).
+    pub fn originals_n(&mut self, t: Micros, n: u64) {
+        self.in_flight = self
+            .in_flight
+            .saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        self.totals.originals += n;
+        add(&mut self.bin(t).originals, n);
+    }
+
+    /// `n` attempts sent at `t`, `retries` of them after a request's first.
+    pub fn attempts_n(&mut self, t: Micros, n: u64, retries: u64) {
+        self.totals.attempts += n;
+        self.totals.retries += retries;
+        let b = self.bin(t);
+        add(&mut b.attempts, n);
+        add(&mut b.retries, retries);
+    }
+
+    /// `n` attempts served at `t` (a population run's count).
+    pub fn served_n(&mut self, t: Micros, n: u64) {
+        self.totals.served += n;
+        add(&mut self.bin(t).served, n);
+    }
+
+    /// `n` requests ended at `t`, each after `latency`.
+    pub fn ends_n(&mut self, t: Micros, reason: StopReason, latency: Micros, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.in_flight = self
+            .in_flight
+            .saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
+        self.last_end = self.last_end.max(t);
+        let b = self.bin(t);
+        if reason == StopReason::Success {
+            add(&mut b.successes, n);
+            self.totals.successes += n;
+            self.latency.record_n(latency, n);
+        } else {
+            add(&mut b.failures[reason.index()], n);
+            self.totals.failures[reason.index()] += n;
+        }
+    }
+
+    /// `n` requests sent their second attempt at `t` (a population run's count).
+    pub fn retries_began(&mut self, t: Micros, n: u64) {
+        let r = self
+            .gauge
+            .1
+            .saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+        self.gauge_to(t, (self.gauge.0, r));
+    }
+
+    /// `n` requests that had sent more than one attempt ended at `t`.
+    pub fn retries_ended(&mut self, t: Micros, n: u64) {
+        let r = self
+            .gauge
+            .1
+            .saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
+        self.gauge_to(t, (self.gauge.0, r));
     }
 
     /// The server's capacity per bin, in thousandths of an attempt (0: unbounded).
@@ -342,8 +421,8 @@ impl Recorder {
             self.bins.pop();
         }
         let t = &self.totals;
-        let originals = u64::from(t.originals);
-        let attempts = u64::from(t.attempts);
+        let originals = t.originals;
+        let attempts = t.attempts;
         let per_s = 1_000_000.0 / self.width.0 as f64;
         let summary = Summary {
             originals,
@@ -353,11 +432,11 @@ impl Recorder {
             } else {
                 attempts as f64 / originals as f64
             },
-            successes: u64::from(t.successes),
+            successes: t.successes,
             success_rate: if originals == 0 {
                 0.0
             } else {
-                f64::from(t.successes) / originals as f64
+                t.successes as f64 / originals as f64
             },
             peak_attempts_per_s: peak_per_s(&self.bins, self.width),
             attempts_per_s_at: at.map(|a| {
@@ -371,12 +450,13 @@ impl Recorder {
             p99_ms: self.latency.quantile(0.99).map(|m| m.as_millis_f64()),
             p999_ms: self.latency.quantile(0.999).map(|m| m.as_millis_f64()),
             duplicates: self.duplicates,
-            failures: StopReason::ALL.map(|r| u64::from(t.failures[r.index()])),
-            served: u64::from(t.served),
+            failures: StopReason::ALL.map(|r| t.failures[r.index()]),
+            served: t.served,
             server: None,
             limiter: None,
             hedge: None,
             recovery: None,
+            population: None,
         };
         Report {
             summary,
@@ -428,6 +508,17 @@ pub struct Summary {
     /// Whether and when the run recovered after its trigger; absent without a trigger (or
     /// when the run cannot tell: see `sim::recovery`).
     pub recovery: Option<super::Recovery>,
+    /// The population engine's step, when it ran the storm (`None`: every request its own
+    /// events).
+    pub population: Option<PopulationSummary>,
+}
+
+/// How the population engine ran a storm.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PopulationSummary {
+    /// Its step, the server's tick, in ms.
+    pub tick_ms: f64,
 }
 
 /// What hedging did over a run.
@@ -603,6 +694,7 @@ impl Summary {
                     None
                 }
             },
+            population: all.first().and_then(|f| f.population),
             hedge: all.first().and_then(|f| f.hedge).map(|_| {
                 let h = |s: &Summary| s.hedge.unwrap_or_default();
                 HedgeSummary {

@@ -33,6 +33,7 @@ mod report_text;
 mod run;
 mod settings;
 mod slab;
+mod split;
 mod storm;
 mod sweep_text;
 mod tourney;
@@ -45,12 +46,12 @@ pub use input::RunInput;
 pub use layers::{LayerRequest, Layers};
 pub use lost::{Lost, LostEv, LostStep, LostWhat};
 pub use metrics::{
-    Bin, BinCounts, ClosedForm, HedgeSummary, LimiterSummary, Recorder, Report, ServerSummary,
-    Summary, MAX_BINS,
+    Bin, BinCounts, ClosedForm, HedgeSummary, LimiterSummary, PopulationSummary, Recorder, Report,
+    ServerSummary, Summary, MAX_BINS,
 };
 pub use occ::{Occ, OccEv, OccRun, OccShared};
 pub use params::{
-    caps, BreakerConfig, Discipline, Hedge, OutageKind, Runs, ScenarioKind, ServerKind,
+    caps, BreakerConfig, Discipline, Engine, Hedge, OutageKind, Runs, ScenarioKind, ServerKind,
     ServiceDist, SimParams,
 };
 pub use queue::EventQueue;

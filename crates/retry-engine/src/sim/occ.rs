@@ -306,6 +306,7 @@ impl Occ {
             limiter: None,
             hedge: None,
             recovery: None,
+            population: None,
         }
     }
 

@@ -1,7 +1,8 @@
 //! The simulation's part of a link: the scenario with its settings, and the repetitions.
 
 pub use super::kinds::{
-    caps, BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
+    caps, BreakerConfig, Discipline, Engine, Hedge, OutageKind, ScenarioKind, ServerKind,
+    ServiceDist,
 };
 use super::settings::{Scenario, Series};
 

@@ -66,6 +66,10 @@ impl Summary {
         if let Some(r) = &s.recovery {
             out.push(("recovered".to_string(), r.text()));
         }
+        if let Some(pop) = &s.population {
+            let step = millis_people(pop.tick_ms);
+            out.push(("engine".to_string(), format!("population, {step} steps")));
+        }
         out
     }
 }
@@ -126,6 +130,9 @@ pub fn row_meaning(label: &str) -> Option<&'static str> {
         "allowed rate at the end" => "the send rate the limiter allowed when the run ended",
         "recovered" => {
             "whether the system returned to normal after the trigger ended, and how fast"
+        }
+        "engine" => {
+            "counts of requests stepped a server tick at a time, not every request on its own: see its approximations in the docs"
         }
         _ => return None,
     })

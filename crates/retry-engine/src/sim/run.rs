@@ -14,8 +14,9 @@ use super::layers::Layers;
 use super::lost::Lost;
 use super::metrics::{BinCounts, Report, Summary};
 use super::occ::{Occ, OccRun, OccShared};
-use super::params::{caps, ScenarioKind};
+use super::params::{caps, Engine, ScenarioKind};
 use super::settings::{Arrivals, LostSettings, Outage, Scenario};
+use super::storm::population::Population;
 use super::storm::Storm;
 use super::work;
 use crate::retry::error::ConfigError;
@@ -57,6 +58,8 @@ pub struct Run {
     p: RunInput,
     policy: ValidPolicy,
     kind: ScenarioKind,
+    // Whether the population engine runs the storm.
+    population: bool,
     run: u32,
     current: Option<Box<dyn Repetition>>,
     // The first repetition's report (its series is the one shown) and every repetition's
@@ -124,6 +127,47 @@ fn closed_caps(o: &Outage, runs: u64, policy: &ValidPolicy) -> Result<(), Config
     )
 }
 
+/// Whether the population engine runs a storm of `requests` originals a run (`kind`, on
+/// `server`): asked for by name (refused by name where it cannot run the link), or, with
+/// `engine=auto`, where the per-request engine's estimate passes about a second of work
+/// ([`work::AUTO_ATTEMPTS`]) and the population engine can run the link.
+fn population_runs(
+    p: &RunInput,
+    kind: ScenarioKind,
+    server: &crate::sim::settings::Server,
+    requests: u64,
+    runs: u64,
+) -> Result<bool, ConfigError> {
+    let refusal = || super::storm::population::refusal(p, &p.policy, kind);
+    match server.engine {
+        Engine::Request => Ok(false),
+        Engine::Population => refusal().map_or(Ok(true), Err),
+        Engine::Auto => {
+            let (each, _) = work::attempts_each(&p.policy, server);
+            let all = requests.saturating_mul(runs).saturating_mul(each);
+            Ok(all > work::AUTO_ATTEMPTS && refusal().is_none())
+        }
+    }
+}
+
+/// The population engine's caps: the requests of one run and of all runs.
+fn population_caps(requests: u64, runs: u64, key: &'static str) -> Result<(), ConfigError> {
+    let all = requests.saturating_mul(runs);
+    if requests > caps::POPULATION_ORIGINALS || all > caps::POPULATION_ALL_RUNS {
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "{} requests ({} over all runs) exceed the population engine's caps of {} a run and {} in all",
+                requests,
+                all,
+                caps::POPULATION_ORIGINALS,
+                caps::POPULATION_ALL_RUNS
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The caps of open-loop arrivals (and a spike): the requests, in one run and in all, their
 /// attempts and the requests in flight at once.
 fn open_caps(p: &RunInput, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigError> {
@@ -185,12 +229,13 @@ impl Run {
         I: TryInto<RunInput, Error = ConfigError>,
     {
         let p = &input.try_into()?;
-        let kind = Run::check_caps(p)?;
+        let (kind, population) = Run::check_caps(p)?;
         let policy = p.policy;
         let mut run = Run {
             p: p.clone(),
             policy,
             kind,
+            population,
             run: 0,
             current: None,
             first: None,
@@ -212,8 +257,9 @@ impl Run {
         Run::check_caps(&input.try_into()?).map(|_| ())
     }
 
-    /// The caps of the link's scenario; its kind when they hold.
-    fn check_caps(p: &RunInput) -> Result<ScenarioKind, ConfigError> {
+    /// The caps of the link's scenario; its kind, and whether the population engine runs it,
+    /// when they hold.
+    fn check_caps(p: &RunInput) -> Result<(ScenarioKind, bool), ConfigError> {
         let scenario = p.sim.scenario.as_ref().ok_or_else(|| {
             ConfigError::new("scenario", "no scenario to run: set scenario=outage, burst, occ, layers or lost (or a scenario preset)")
         })?;
@@ -221,6 +267,19 @@ impl Run {
         let runs = u64::from(p.sim.runs.0);
         if let Scenario::Outage(o) = scenario {
             triggers_inside(o)?;
+        }
+        let storm = match scenario {
+            Scenario::Outage(o) if o.users == 0 => Some((&o.server, o.arrivals.planned(), "rate")),
+            Scenario::Burst(b) => Some((&b.server, u64::from(p.clients), "clients")),
+            Scenario::Outage(_) | Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => {
+                None
+            }
+        };
+        if let Some((server, requests, key)) = storm {
+            if population_runs(p, kind, server, requests, runs)? {
+                population_caps(requests, runs, key)?;
+                return Ok((kind, true));
+            }
         }
         match scenario {
             Scenario::Outage(o) if o.users > 0 => closed_caps(o, runs, &p.policy)?,
@@ -275,7 +334,7 @@ impl Run {
                 }
             }
         }
-        Ok(kind)
+        Ok((kind, false))
     }
 
     /// The next repetition of the scenario: the one place that maps a scenario to its model.
@@ -285,6 +344,10 @@ impl Run {
             return; // `Run::new` refused a link without one
         };
         let rep: Box<dyn Repetition> = match scenario {
+            Scenario::Outage(_) | Scenario::Burst(_) if self.population => {
+                let (m, first) = Population::new(p, policy, self.kind, run);
+                Box::new(Sim::new(m, [first]))
+            }
             Scenario::Outage(_) | Scenario::Burst(_) => {
                 let (m, first) = Storm::new(p, policy, self.kind, run);
                 Box::new(Sim::new(m, [first]))

@@ -15,7 +15,7 @@
 //! ```
 
 use super::kinds::{
-    BreakerConfig, Discipline, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
+    BreakerConfig, Discipline, Engine, Hedge, OutageKind, ScenarioKind, ServerKind, ServiceDist,
 };
 use crate::retry::time::Micros;
 use alloc::string::String;
@@ -145,6 +145,8 @@ pub struct Server {
     pub slow: Window,
     /// `slow` x 1000 (2 = twice as slow = 2000).
     pub slow_milli: u64,
+    /// Which engine runs the storm.
+    pub engine: Engine,
 }
 
 impl Default for Server {
@@ -164,6 +166,7 @@ impl Default for Server {
             queue: QueueServer::default(),
             slow: Window::default(),
             slow_milli: 1000,
+            engine: Engine::Auto,
         }
     }
 }

@@ -37,6 +37,7 @@ mod flaky;
 mod hedge;
 mod lanes;
 mod limiter;
+pub(super) mod population;
 mod queueing;
 mod server;
 mod servers;
@@ -570,30 +571,6 @@ impl Storm {
         }
     }
 
-    /// The trigger (the outage, the load spike and the capacity drop, from the first start to
-    /// the last end) and the arrivals around it, for recovery detection; `None` without one.
-    fn watch(&self) -> Option<super::recovery::Watch> {
-        let sp = &self.sp;
-        let windows = [
-            (
-                self.kind == ScenarioKind::Outage,
-                sp.outage_start,
-                sp.outage,
-            ),
-            (sp.spike_requests > 0, sp.spike.start, sp.spike.length),
-            (sp.slow_milli > 1000, sp.slow.start, sp.slow.length),
-        ];
-        let on = windows.iter().filter(|(on, _, len)| *on && len.0 > 0);
-        let start = on.clone().map(|w| w.1).min()?;
-        let end = on.map(|w| w.1.saturating_add(w.2)).max()?;
-        Some(super::recovery::Watch {
-            start,
-            end,
-            arrivals_end: sp.duration,
-            rate_per_s: (sp.users == 0).then(|| sp.rate_milli as f64 / 1000.0),
-        })
-    }
-
     fn next_spike(&self) -> Option<Micros> {
         if self.spiked >= self.spike_planned || self.sp.spike_rate_milli == 0 {
             return None;
@@ -666,7 +643,7 @@ impl Model for Storm {
             ..self.limited
         });
         let hedged = self.sp.hedge.is_some().then_some(self.hedged);
-        let watch = self.watch();
+        let watch = self.sp.watch(self.kind);
         let rule = self.sp.recovery;
         let width = self.rec.width();
         let mut rep = self.rec.finish(at);

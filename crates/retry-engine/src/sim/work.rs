@@ -17,6 +17,10 @@ use alloc::string::String;
 /// project's outage at 2 million requests, docs/benchmarks.md); the page is slower.
 const ATTEMPTS_PER_S: u64 = 15_000_000;
 
+/// The estimated attempts above which `engine=auto` runs a storm on the population engine
+/// (where it can): about a second's work for the per-request engine.
+pub(super) const AUTO_ATTEMPTS: u64 = ATTEMPTS_PER_S;
+
 /// The bytes a request in flight holds (its slot, and its place in a limiter's queue).
 const BYTES_IN_FLIGHT: u64 = 84;
 

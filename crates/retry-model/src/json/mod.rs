@@ -319,6 +319,10 @@ pub struct SummaryDoc {
     /// The trigger's end, the baseline goodput, when it recovered and how long it was watched.
     #[serde(skip_serializing_if = "Option::is_none")]
     recovery: Option<crate::sim::Recovery>,
+    /// The population engine's step when it ran the storm; absent when every request ran as
+    /// its own events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    population: Option<crate::sim::PopulationSummary>,
 }
 
 impl SummaryDoc {
@@ -349,6 +353,7 @@ impl SummaryDoc {
             recovered: s.recovery.map(|r| r.recovered()),
             recovery_s: s.recovery.map(|r| r.recovery_s()),
             recovery: s.recovery,
+            population: s.population,
         }
     }
 }

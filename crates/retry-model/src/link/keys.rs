@@ -30,6 +30,10 @@ use alloc::vec::Vec;
 pub const LINK_VERSION: u32 = 1;
 /// The most simulated clients a schedule may draw for.
 pub const MAX_CLIENTS: u32 = 10_000;
+
+/// The most clients a storm or `occ` link may name (a burst of a million clients reconnecting
+/// runs on the population engine; a policy link's schedule draws at most [`MAX_CLIENTS`]).
+pub const MAX_LINK_CLIENTS: u32 = 1_000_000;
 pub use super::limits::MAX_LINK_LEN;
 /// The most scripted outcomes or forced waits a link may list.
 pub const MAX_SCRIPT: usize = 100;
@@ -402,7 +406,9 @@ const STORM: Applies = Applies::OUTAGE.or(Applies::BURST);
 const SERIES: Applies = STORM.or(Applies::LAYERS).or(Applies::LOST);
 
 mod choices;
-pub use choices::{BACKOFF_KINDS, BUDGETS, BUDGET_ROWS, JITTERS, RA_MODES, SCENARIOS, SERVERS};
+pub use choices::{
+    BACKOFF_KINDS, BUDGETS, BUDGET_ROWS, ENGINES, JITTERS, RA_MODES, SCENARIOS, SERVERS,
+};
 
 macro_rules! key {
     ($name:literal, $default:literal, $domain:expr, $unit:literal, $applies:expr, $meaning:literal) => {
@@ -608,6 +614,9 @@ pub static TABLE: &[Key] = &[
     key!("server", "tick", Domain::Choice(SERVERS), "", STORM,
         "how the server serves attempts (below)",
         Control::Select, "Server", Group::System),
+    key!("engine", "auto", Domain::Choice(ENGINES), "", STORM,
+        "`request`: every request its own events; `population`: counts of requests stepped a tick at a time, for production sizes (a tick server, a backoff known in advance, no budget, breaker, limiter, hedging or Retry-After; refused by name otherwise); `auto`: the per-request engine up to about a second's work, the population engine above",
+        Control::Select, "Engine", Group::System),
     key!("workers", "4", int(1, caps::WORKERS as u64), "workers", STORM,
         "with `server=queue`: requests served at once",
         Control::Number, "Workers", Group::System),
@@ -752,7 +761,7 @@ pub static TABLE: &[Key] = &[
     key!("seed", "1", int(0, u64::MAX), "", Applies::ALL,
         "the master seed of every random draw",
         Control::Number, "Seed", Group::Schedule),
-    key!("clients", "20", int(1, MAX_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
+    key!("clients", "20", int(1, MAX_LINK_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
         "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
         Control::Number, "Clients", Group::Schedule),
     key!("lesson", "none", Domain::Choice(&super::lesson::MENU), "", Applies::ALL,

@@ -729,6 +729,15 @@ impl Params {
                 }
             }
         }
+        if self.sim.scenario.is_none() && self.clients > MAX_CLIENTS {
+            return Err(ConfigError::new(
+                "clients",
+                format!(
+                    "a policy link's schedule draws at most {MAX_CLIENTS} clients (a burst takes up to {})",
+                    keys::MAX_LINK_CLIENTS
+                ),
+            ));
+        }
         self.policy.validate()
     }
 

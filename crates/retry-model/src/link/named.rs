@@ -29,6 +29,7 @@ named!(
     crate::retry::classify::Classifier,
     super::JitterKind,
     crate::sim::ServerKind,
+    crate::sim::Engine,
     crate::sim::Discipline,
     crate::sim::ServiceDist,
     crate::sim::OutageKind,

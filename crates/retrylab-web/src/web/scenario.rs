@@ -584,6 +584,15 @@ impl ScenarioView {
         if let Some(s) = by_id("sim-status") {
             s.set_text_content(Some(&status));
         }
+        // A comparison's two links, from the link itself: written with the view, so the line
+        // is in place before the run ends and nothing under it moves then.
+        if let Some(line) = by_id("run-sides") {
+            let text = p.side_b().map(|b| {
+                format!("A: ?{}; B: ?{b}. The controls edit A; B is A with its own keys on top (Side B, under Compare or sweep).", p.side_a())
+            });
+            line.set_text_content(text.as_deref());
+            set_hidden(&line, text.is_none() || p.sweep().is_some());
+        }
         if let Some(banner) = by_id("run-error") {
             banner.set_text_content(self.error.as_deref());
         }
@@ -625,13 +634,16 @@ impl ScenarioView {
                     _ if d.plan.is_some() => {
                         let plan = d.plan.as_ref().map_or_else(String::new, |p| {
                             let keys: Vec<&str> = p.axes.iter().map(|a| a.key).collect();
-                            format!("{} rows of ?{} sweeping {}", p.links.len(), p.base, keys.join(" and "))
+                            format!(
+                                "{} rows of ?{} sweeping {}",
+                                p.links.len(),
+                                p.base,
+                                keys.join(" and ")
+                            )
                         });
                         format!("{plan}, mean of {runs} run{plural} each")
                     }
-                    [a, b] => format!(
-                        "{runs} run{plural} of each side. A: ?{a}; B: ?{b}. The controls edit A; B is A with its own keys on top (Side B, under Compare or sweep)."
-                    ),
+                    [_, _] => format!("{runs} run{plural} of each side"),
                     _ => format!("{runs} run{plural} of ?{}", d.link),
                 }
             }

@@ -120,6 +120,26 @@ impl StormCfg {
         (self.spike_requests + arrivals, horizon)
     }
 
+    /// The trigger (the outage, the load spike and the capacity drop, from the first start to
+    /// the last end) and the arrivals around it, for recovery detection; `None` without one.
+    pub(super) fn watch(&self, kind: ScenarioKind) -> Option<crate::sim::recovery::Watch> {
+        let sp = self;
+        let windows = [
+            (kind == ScenarioKind::Outage, sp.outage_start, sp.outage),
+            (sp.spike_requests > 0, sp.spike.start, sp.spike.length),
+            (sp.slow_milli > 1000, sp.slow.start, sp.slow.length),
+        ];
+        let on = windows.iter().filter(|(on, _, len)| *on && len.0 > 0);
+        let start = on.clone().map(|w| w.1).min()?;
+        let end = on.map(|w| w.1.saturating_add(w.2)).max()?;
+        Some(crate::sim::recovery::Watch {
+            start,
+            end,
+            arrivals_end: sp.duration,
+            rate_per_s: (sp.users == 0).then(|| sp.rate_milli as f64 / 1000.0),
+        })
+    }
+
     /// What the server can finish in a bin of `width`, in thousandths of an attempt: the tick
     /// server's capacity, or a queue's workers over its mean service time (0 for the flaky
     /// dependency, which has no capacity).

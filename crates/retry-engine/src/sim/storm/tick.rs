@@ -77,7 +77,7 @@ impl Tick {
     /// `floor((c - reject_cost * n) / (1 - reject_cost))` of them; a bank built while idle does
     /// not survive an overload, which is what keeps a synchronised wave of retries (the burst
     /// lab) exactly as futile whatever the gaps between the waves.
-    fn serve(&mut self, k: u64, n: u64) -> u64 {
+    pub(super) fn serve(&mut self, k: u64, n: u64) -> u64 {
         let idle = self
             .last_settled
             .map_or(0, |last| k.saturating_sub(last + 1));

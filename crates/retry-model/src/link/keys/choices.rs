@@ -12,6 +12,16 @@ pub const SERVERS: &[(&str, &str)] = &[
     ("flaky", "fails at random"),
 ];
 
+/// The engines of a storm, as the link names them.
+pub const ENGINES: &[(&str, &str)] = &[
+    (
+        "auto",
+        "the per-request engine up to about a second's work, the population engine above",
+    ),
+    ("request", "every request its own events"),
+    ("population", "counts of requests, a tick at a time"),
+];
+
 /// The backoff kinds, as the link names them.
 pub const BACKOFF_KINDS: &[(&str, &str)] = &[
     ("none", "none (retry at once)"),

@@ -1,0 +1,582 @@
+//! The population engine: a storm (`outage`, `burst`) run as counts of requests, a tick of the
+//! server at a time, for sizes no per-request engine reaches in seconds (a million clients, a
+//! 100,000 requests/s outage).
+//!
+//! It holds the requests by cohort: their attempt number, their start, and how many. Each tick
+//! of the tick server it takes the cohorts whose attempts arrive in it, with the steady
+//! arrivals' originals, and settles them by the same capacity rule as the per-request engine
+//! (`Tick::serve`, one function for both). Then, per cohort:
+//!
+//! - which of its attempts the server served: the tick's served attempts shared among the
+//!   cohorts as a draw without replacement (hypergeometric), as attempts arriving in one tick
+//!   in an order no cohort decides;
+//! - what the failures do: the policy's own rules, on counts: not retryable, out of attempts,
+//!   out of deadline; then each retry's wait, uniform over the range the backoff knows in
+//!   advance (`Backoff::wait_range`), with the fit rule cutting at the longest wait that fits,
+//!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
+//!   fewer requests than ticks).
+//!
+//! What it approximates, each measured against the per-request engine in
+//! `crates/retry-model/tests/population.rs`: a request's start is the mean start of its eighth
+//! of its arrival tick's originals (its deadline and latency to within an eighth of a tick); an attempt that fails in the outage window
+//! fails at its tick's middle (within half a tick); attempts are recorded in the series at
+//! their tick's middle send time; and a count whose split has an expected size over
+//! [`split::EXACT_UP_TO`] on both sides is drawn from the normal with the binomial's mean and
+//! variance. What it cannot step is refused by name ([`refusal`]).
+
+use super::config::StormCfg;
+use super::tick::Tick;
+use crate::retry::backoff::WaitRange;
+use crate::retry::classify::classify_listed;
+use crate::retry::error::ConfigError;
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{FitRule, StopReason, ValidPolicy};
+use crate::retry::rng::Rng;
+use crate::retry::time::Micros;
+use crate::sim::engine::Model;
+use crate::sim::input::RunInput;
+use crate::sim::metrics::{Recorder, Report};
+use crate::sim::params::{OutageKind, ScenarioKind, ServerKind};
+use crate::sim::queue::EventQueue;
+use crate::sim::split;
+use alloc::collections::VecDeque;
+use alloc::vec::Vec;
+
+/// The random stream of a population run (offset by the run number).
+const STREAM_POPULATION: u64 = 5 << 40;
+
+/// How many cohorts a tick's originals are split into by start: a request's start, its
+/// deadline and its latency are then known to within an eighth of a tick.
+const ORIGIN_GROUPS: u64 = 8;
+
+/// Requests that share their attempt number and their start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cohort {
+    /// The attempt they are on (1: the first).
+    attempt: u32,
+    /// Their start, in µs: the mean start of the originals of one tick.
+    origin: u64,
+    /// When their attempt reaches the server, in µs: exact after a wait known to the
+    /// microsecond, the tick's middle after a jittered one.
+    at: u64,
+    /// How many.
+    n: u64,
+}
+
+/// Why the population engine cannot run this link, naming the key, or `None` when it can.
+pub(in crate::sim) fn refusal(
+    p: &RunInput,
+    policy: &ValidPolicy,
+    kind: ScenarioKind,
+) -> Option<ConfigError> {
+    let sp = p.sim.scenario.as_ref().map_or_else(
+        || StormCfg::of(&crate::sim::settings::Scenario::new(kind)),
+        StormCfg::of,
+    );
+    let no = |key: &'static str, why: &str| {
+        Some(ConfigError::new(
+            key,
+            alloc::format!("the population engine {why}: engine=request runs it"),
+        ))
+    };
+    if sp.server != ServerKind::Tick {
+        return no("server", "steps the tick server only (server=tick)");
+    }
+    if sp.breaker.is_some() {
+        return no("breaker", "has no circuit breaker yet");
+    }
+    if sp.limiter.is_some() {
+        return no("limiter", "has no client-side rate limiter yet");
+    }
+    if sp.hedge.is_some() {
+        return no("hedge", "does not hedge");
+    }
+    if sp.poisson {
+        return no(
+            "arrivals",
+            "takes evenly spaced arrivals only (arrivals=constant)",
+        );
+    }
+    if sp.spike_requests > 0 {
+        return no("spike_rate", "has no load spike yet");
+    }
+    if sp.users > 0 {
+        return no("users", "has no closed-loop users yet");
+    }
+    let pol = policy.policy();
+    if pol.budget != crate::retry::budget::BudgetConfig::None {
+        return no("budget", "has no retry budget yet");
+    }
+    if p.retry_after.is_some() {
+        return no("retry_after", "has no Retry-After yet");
+    }
+    if pol.backoff.throttle_base.is_some() {
+        return no("throttle_base", "waits one backoff for every failure");
+    }
+    if pol.deadline.is_some() && pol.fit == FitRule::Cut {
+        return no("fit", "cuts no attempt short (fit=full)");
+    }
+    let retries = pol.max_attempts.saturating_sub(1);
+    if (0..retries).any(|r| policy.backoff().wait_range(r).is_none()) {
+        return no("backoff", "draws a wait known in advance only (none, constant, exponential, full or equal jitter, without sorted, whole_ms, or jitter on a fixed wait)");
+    }
+    shape_refusal(&sp, policy)
+}
+
+/// The refusals that come from the server's timing: the outage in whole ticks, and every
+/// attempt's answer within its timeout.
+fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
+    let tick = sp.tick.0.max(1);
+    if !sp.outage_start.0.is_multiple_of(tick) || !sp.outage.0.is_multiple_of(tick) {
+        return Some(ConfigError::new(
+            "outage_start",
+            "the population engine needs the outage to start and last whole ticks: engine=request runs it",
+        ));
+    }
+    let pol = policy.policy();
+    let timeout = match pol.deadline {
+        Some(d) => pol.attempt_timeout.min(d.saturating_sub(pol.reserve)),
+        None => pol.attempt_timeout,
+    };
+    let answer = sp.tick.saturating_add(sp.net.saturating_add(sp.net));
+    if timeout < answer {
+        return Some(ConfigError::new(
+            "attempt_timeout",
+            alloc::format!("the population engine needs every answer inside an attempt's timeout: at least a tick and two network hops ({answer}); engine=request runs it"),
+        ));
+    }
+    None
+}
+
+/// A storm run as counts.
+pub struct Population {
+    kind: ScenarioKind,
+    sp: StormCfg,
+    policy: ValidPolicy,
+    server: Tick,
+    width: u64,
+    rng: Rng,
+    planned: u64,
+    // Originals landed so far (the steady arrivals are the first `made` of `planned`).
+    made: u64,
+    done: u64,
+    // Cohorts arriving at the server in tick `base + i`, at `arriving[i]`.
+    base: u64,
+    arriving: VecDeque<Vec<Cohort>>,
+    ranges: Vec<WaitRange>,
+    // Whether a 503, a connect timeout is retried.
+    retry_503: bool,
+    retry_connect: bool,
+    rec: Recorder,
+    // Retries that arrive again in the tick being settled (the outage's quick ones).
+    now: Vec<Cohort>,
+}
+
+impl Population {
+    /// A population run of the link, run number `run`; its first event is the tick its first
+    /// originals arrive in.
+    pub fn new(
+        p: &RunInput,
+        policy: ValidPolicy,
+        kind: ScenarioKind,
+        run: u32,
+    ) -> (Population, (Micros, u64)) {
+        let sp = p.sim.scenario.as_ref().map_or_else(
+            || StormCfg::of(&crate::sim::settings::Scenario::new(kind)),
+            StormCfg::of,
+        );
+        let clients = p.clients.max(1);
+        let (planned, horizon) = sp.planned(kind, clients, &policy);
+        let mut rec = Recorder::new(sp.bin, horizon);
+        rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
+        let pol = policy.policy();
+        let retryable = |o: Outcome| {
+            classify_listed(
+                pol.classifier,
+                &pol.statuses,
+                &ScriptedOutcome::new(o),
+                pol.operation,
+            )
+            .retryable
+        };
+        let ranges = (0..pol.max_attempts.saturating_sub(1))
+            .filter_map(|r| policy.backoff().wait_range(r))
+            .collect();
+        let width = sp.tick.0.max(1);
+        let m = Population {
+            kind,
+            server: Tick::new(&sp),
+            width,
+            rng: Rng::stream(p.seed, STREAM_POPULATION + u64::from(run)),
+            planned,
+            made: 0,
+            done: 0,
+            base: 0,
+            arriving: VecDeque::new(),
+            ranges,
+            retry_503: retryable(Outcome::Status(503)),
+            retry_connect: retryable(Outcome::ConnectTimeout),
+            rec,
+            now: Vec::new(),
+            policy,
+            sp,
+        };
+        let first = m.originals_tick(0);
+        (
+            m,
+            (Micros(first.saturating_add(1).saturating_mul(width)), first),
+        )
+    }
+
+    /// The first tick at or after `from` that any original arrives in (the last one's when
+    /// all have arrived).
+    fn originals_tick(&self, from: u64) -> u64 {
+        if self.made >= self.planned {
+            return u64::MAX;
+        }
+        let send = self.send_time(self.made);
+        from.max(send.saturating_add(self.sp.net.0) / self.width)
+    }
+
+    /// When the `i`-th original is sent: every one at 0 in a burst, evenly spaced otherwise (as
+    /// the per-request engine spaces them).
+    fn send_time(&self, i: u64) -> u64 {
+        if self.kind == ScenarioKind::Burst {
+            return 0;
+        }
+        let rate = u128::from(self.sp.rate_milli.max(1));
+        (u128::from(i) * 1_000_000_000 / rate) as u64
+    }
+
+    /// How many originals are sent before `t` (in a burst, all of them after 0).
+    fn sent_before(&self, t: u64) -> u64 {
+        if self.kind == ScenarioKind::Burst {
+            return if t > 0 { self.planned } else { 0 };
+        }
+        let rate = u128::from(self.sp.rate_milli.max(1));
+        let n = (u128::from(t) * rate).div_ceil(1_000_000_000);
+        (n.min(u128::from(self.planned))) as u64
+    }
+
+    /// The originals that arrive in tick `k`, as up to [`ORIGIN_GROUPS`] cohorts of
+    /// neighbouring starts (each at its mean start), recorded as sent.
+    fn originals_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
+        // Sent in [k x tick - net, (k + 1) x tick - net): those sent before the end.
+        let end = (k + 1).saturating_mul(self.width);
+        let net = self.sp.net.0;
+        let upto = if end <= net {
+            0
+        } else {
+            self.sent_before(end - net)
+        };
+        let from = self.made;
+        if upto <= from {
+            return;
+        }
+        self.made = upto;
+        let n = upto - from;
+        let groups = n.min(ORIGIN_GROUPS);
+        for g in 0..groups {
+            let (a, b) = (from + n * g / groups, from + n * (g + 1) / groups);
+            let origin = (self.send_time(a) + self.send_time(b - 1)) / 2;
+            self.rec.originals_n(Micros(origin), b - a);
+            self.rec.attempts_n(Micros(origin), b - a, 0);
+            list.push(Cohort {
+                attempt: 1,
+                origin,
+                at: origin + net,
+                n: b - a,
+            });
+        }
+    }
+
+    /// The cohorts arriving in tick `k` (taken off the schedule), merged by attempt and start.
+    fn take(&mut self, k: u64) -> Vec<Cohort> {
+        let mut list = if k == self.base {
+            self.base += 1;
+            self.arriving.pop_front().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        self.originals_in(k, &mut list);
+        list.sort_unstable_by_key(|c| (c.attempt, c.origin, c.at));
+        list.dedup_by(|b, a| {
+            let same = a.attempt == b.attempt && a.origin == b.origin && a.at == b.at;
+            if same {
+                a.n += b.n;
+            }
+            same
+        });
+        list
+    }
+
+    /// Schedules `n` requests of `c` to arrive at the server at `at` on their next attempt
+    /// (in tick `at / tick`).
+    fn schedule(&mut self, at: u64, c: Cohort, n: u64) {
+        let next = Cohort {
+            attempt: c.attempt + 1,
+            origin: c.origin,
+            at,
+            n,
+        };
+        let k = at / self.width;
+        if k < self.base {
+            // The tick being settled (an outage's quick retry): it is taken again at once.
+            self.now.push(next);
+            return;
+        }
+        let i = (k - self.base) as usize;
+        if self.arriving.len() <= i {
+            self.arriving.resize_with(i + 1, Vec::new);
+        }
+        self.arriving[i].push(next);
+    }
+
+    /// `n` requests of `c` end at `t` for `reason`.
+    fn end(&mut self, t: u64, c: Cohort, reason: StopReason, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.done += n;
+        if c.attempt > 1 {
+            self.rec.retries_ended(Micros(t), n);
+        }
+        self.rec
+            .ends_n(Micros(t), reason, Micros(t.saturating_sub(c.origin)), n);
+    }
+}
+
+impl Population {
+    /// Tick `k` settles at its end: its attempts are served or refused (or fail in the outage
+    /// window), and each cohort's failures go on by the policy.
+    fn settle(&mut self, k: u64) {
+        let list = self.take(k);
+        let n: u64 = list.iter().map(|c| c.n).sum();
+        if n == 0 {
+            return;
+        }
+        let w = self.width;
+        let net = self.sp.net.0;
+        self.record_sent(&list);
+        if self.in_outage(k * w) {
+            return self.outage(list);
+        }
+        let settle = (k + 1) * w;
+        let served = self.server.serve(k, n);
+        self.rec.served_n(Micros(settle), served);
+        let reply = settle + net;
+        let (mut left, mut to_serve) = (n, served);
+        for c in list {
+            let ok = split::hypergeometric(&mut self.rng, left, c.n, to_serve);
+            left -= c.n;
+            to_serve -= ok;
+            self.end(reply, c, StopReason::Success, ok);
+            self.fail(reply, c, c.n - ok, Outcome::Status(503));
+        }
+    }
+
+    /// Records the retries of `list` as sent, a hop before they arrive.
+    fn record_sent(&mut self, list: &[Cohort]) {
+        let net = self.sp.net.0;
+        for c in list.iter().filter(|c| c.attempt > 1) {
+            let send = Micros(c.at.saturating_sub(net));
+            self.rec.attempts_n(send, c.n, c.n);
+            if c.attempt == 2 {
+                self.rec.retries_began(send, c.n);
+            }
+        }
+    }
+
+    /// A tick in the outage window: every attempt fails, a hop after it arrives (a 503) or at
+    /// its timeout (a connect timeout); a retry that arrives again within the tick fails too.
+    fn outage(&mut self, mut list: Vec<Cohort>) {
+        let net = self.sp.net.0;
+        let timeout = self.policy.policy().attempt_timeout.0;
+        while !list.is_empty() {
+            for c in list.drain(..) {
+                let (t, outcome) = match self.sp.outage_kind {
+                    OutageKind::Status503 => (c.at + net, Outcome::Status(503)),
+                    OutageKind::ConnectTimeout => (
+                        (c.at + timeout).saturating_sub(net),
+                        Outcome::ConnectTimeout,
+                    ),
+                };
+                self.fail(t, c, c.n, outcome);
+            }
+            core::mem::swap(&mut list, &mut self.now);
+            self.record_sent(&list);
+        }
+    }
+
+    fn in_outage(&self, t: u64) -> bool {
+        let start = self.sp.outage_start.0;
+        self.kind == ScenarioKind::Outage
+            && t >= start
+            && t < start.saturating_add(self.sp.outage.0)
+    }
+
+    /// `f` requests of `c` failed with `outcome`, answered at `t`: they stop by the policy's
+    /// rules, or wait and try again.
+    fn fail(&mut self, t: u64, c: Cohort, f: u64, outcome: Outcome) {
+        if f == 0 {
+            return;
+        }
+        // The population engine's failures are a 503 or, in the outage, a connect timeout.
+        let retryable = if outcome == Outcome::ConnectTimeout {
+            self.retry_connect
+        } else {
+            self.retry_503
+        };
+        let p = *self.policy.policy();
+        if !retryable {
+            return self.end(t, c, StopReason::NotRetryable, f);
+        }
+        if c.attempt >= p.max_attempts {
+            return self.end(t, c, StopReason::AttemptsUsedUp, f);
+        }
+        let remaining = p.deadline.map(|d| (c.origin + d.0).saturating_sub(t));
+        if remaining.is_some_and(|r| r <= p.reserve.0) {
+            return self.end(t, c, StopReason::DeadlinePassed, f);
+        }
+        // Under fit=full a retry fits when its wait, the next attempt and the reserve do.
+        let limit = remaining.map(|r| r.checked_sub(p.attempt_timeout.0 + p.reserve.0));
+        let Some(range) = self.ranges.get(c.attempt as usize - 1).copied() else {
+            return self.end(t, c, StopReason::AttemptsUsedUp, f);
+        };
+        match limit {
+            Some(None) => self.end(t, c, StopReason::WontFit, f),
+            Some(Some(l)) => self.spread(t, c, f, range, Some(l)),
+            None => self.spread(t, c, f, range, None),
+        }
+    }
+}
+
+/// How many of the draws `v` in `[low, high]` give a wait `max(v, floor)` in `[a, b]`.
+fn draws_giving(low: u64, high: u64, floor: u64, a: u64, b: u64) -> u64 {
+    if a > b {
+        return 0;
+    }
+    // Draws above the floor wait themselves.
+    let lo = low.max(floor.saturating_add(1)).max(a);
+    let hi = high.min(b);
+    let above = if lo > hi { 0 } else { hi - lo + 1 };
+    // Draws at or below it wait the floor.
+    let at_floor = if floor >= low && floor >= a && floor <= b {
+        floor.min(high) - low + 1
+    } else {
+        0
+    };
+    above + at_floor
+}
+
+impl Population {
+    /// `f` requests of `c`, failed at `t`, each draw a wait from `range` (uniform, raised to its
+    /// floor); those whose wait passes `limit` stop (`WontFit`), the others arrive at the server
+    /// a wait and a hop later.
+    fn spread(&mut self, t: u64, c: Cohort, f: u64, range: WaitRange, limit: Option<u64>) {
+        let (low, high, floor) = range.parts();
+        let net = self.sp.net.0;
+        let longest = high.max(floor);
+        let top = limit.map_or(longest, |l| l.min(longest));
+        let shortest = low.max(floor);
+        let first = (t + shortest + net) / self.width;
+        let last = (t + longest + net) / self.width;
+        let span = high - low + 1;
+        if shortest > top {
+            return self.end(t, c, StopReason::WontFit, f);
+        }
+        if f < last - first + 1 {
+            return self.spread_each(t, c, f, range, limit);
+        }
+        let mut weights = Vec::with_capacity((last - first + 2) as usize);
+        let mut fit = 0;
+        for k in first..=last {
+            let a = (k * self.width).saturating_sub(t + net);
+            let b = ((k + 1) * self.width).saturating_sub(t + net + 1).min(top);
+            let m = draws_giving(low, high, floor, a, b);
+            fit += m;
+            weights.push(m as f64 / span as f64);
+        }
+        weights.push((span - fit) as f64 / span as f64);
+        let mut landed = Vec::new();
+        split::multinomial(&mut self.rng, f, &weights, |i, n| landed.push((i, n)));
+        for (i, n) in landed {
+            if i + 1 == weights.len() {
+                self.end(t, c, StopReason::WontFit, n);
+            } else {
+                let k = first + i as u64;
+                let at = if shortest == longest {
+                    t + shortest + net
+                } else {
+                    k * self.width + self.width / 2
+                };
+                self.schedule(at, c, n);
+            }
+        }
+    }
+
+    /// [`Population::spread`] one request at a time, where there are fewer requests than ticks.
+    fn spread_each(&mut self, t: u64, c: Cohort, f: u64, range: WaitRange, limit: Option<u64>) {
+        let net = self.sp.net.0;
+        let mut wont = 0;
+        for _ in 0..f {
+            let wait = range.draw(&mut self.rng).0;
+            if limit.is_some_and(|l| wait > l) {
+                wont += 1;
+            } else {
+                self.schedule(t + wait + net, c, 1);
+            }
+        }
+        self.end(t, c, StopReason::WontFit, wont);
+    }
+
+    /// The next tick anything arrives in, if any.
+    fn next_tick(&self, after: u64) -> Option<u64> {
+        let scheduled = self
+            .arriving
+            .iter()
+            .position(|l| !l.is_empty())
+            .map(|i| self.base + i as u64);
+        let originals = self.originals_tick(after + 1);
+        let next = scheduled.map_or(originals, |s| s.min(originals));
+        (next != u64::MAX).then_some(next)
+    }
+}
+
+impl Model for Population {
+    type Event = u64;
+
+    fn handle(&mut self, _now: Micros, k: u64, q: &mut EventQueue<u64>) {
+        // Ticks before `k` had nothing: the schedule starts at `k`.
+        while self.base < k {
+            if self.arriving.pop_front().is_some_and(|l| !l.is_empty()) {
+                debug_assert!(false, "a tick with arrivals was skipped");
+            }
+            self.base += 1;
+        }
+        self.settle(k);
+        if let Some(next) = self.next_tick(k) {
+            q.push(Micros((next + 1).saturating_mul(self.width)), next);
+        }
+    }
+
+    fn progress(&self, _now: Micros) -> f64 {
+        let all = self.planned.max(1) as f64;
+        ((self.made as f64 + self.done as f64) / (2.0 * all)).min(0.999)
+    }
+
+    fn finish(self, at: Option<Micros>) -> Report {
+        let watch = self.sp.watch(self.kind);
+        let rule = self.sp.recovery;
+        let width = self.rec.width();
+        let mut rep = self.rec.finish(at);
+        rep.summary.recovery = watch.zip(rule).and_then(|(w, rule)| {
+            let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
+            crate::sim::recovery::detect(&successes, width, w, rule)
+        });
+        rep.summary.population = Some(crate::sim::PopulationSummary {
+            tick_ms: Micros(self.width).as_millis_f64(),
+        });
+        rep
+    }
+}
