@@ -881,7 +881,10 @@ mod tests {
         let cases: [(&[&str], &str); 15] = [
             (&["run", "attempts=3"], "scenario:"),
             (
-                &["run", "scenario=outage&rate=100000&duration=1h&engine=request"],
+                &[
+                    "run",
+                    "scenario=outage&rate=100000&duration=1h&engine=request",
+                ],
                 "rate:",
             ),
             (&["run", "preset=burst-lab", "--format", "xml"], "--format:"),

@@ -25,6 +25,7 @@
 //! variance. What it cannot step is refused by name ([`refusal`]).
 
 use super::config::StormCfg;
+use super::service::Service;
 use super::tick::Tick;
 use crate::retry::backoff::WaitRange;
 use crate::retry::classify::classify_listed;
@@ -45,6 +46,10 @@ use alloc::vec::Vec;
 /// The random stream of a population run (offset by the run number).
 const STREAM_POPULATION: u64 = 5 << 40;
 
+/// The parts of a tick a jittered arrival is placed in: attempts are served in the order they
+/// arrive, so where in its tick an attempt arrives decides whether it is served.
+const SLOTS: u64 = 8;
+
 /// How many cohorts a tick's originals are split into by start: a request's start, its
 /// deadline and its latency are then known to within an eighth of a tick.
 const ORIGIN_GROUPS: u64 = 8;
@@ -61,6 +66,9 @@ struct Cohort {
     at: u64,
     /// How many.
     n: u64,
+    /// When their attempt was scheduled, in order: attempts that arrive at the same moment
+    /// are taken in this order, as the per-request engine takes its events.
+    seq: u64,
 }
 
 /// Why the population engine cannot run this link, naming the key, or `None` when it can.
@@ -79,8 +87,16 @@ pub(in crate::sim) fn refusal(
             alloc::format!("the population engine {why}: engine=request runs it"),
         ))
     };
-    if sp.server != ServerKind::Tick {
-        return no("server", "steps the tick server only (server=tick)");
+    let flaky_const = sp.queue.dist == crate::sim::params::ServiceDist::Const
+        && sp.queue.per_inflight == Micros::ZERO
+        && sp.slow_milli == 1000;
+    match sp.server {
+        ServerKind::Tick => {}
+        ServerKind::Flaky if flaky_const => {}
+        ServerKind::Flaky => {
+            return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
+        }
+        ServerKind::Queue => return no("server", "steps the tick and flaky servers only"),
     }
     if sp.breaker.is_some() {
         return no("breaker", "has no circuit breaker yet");
@@ -138,11 +154,16 @@ fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
         Some(d) => pol.attempt_timeout.min(d.saturating_sub(pol.reserve)),
         None => pol.attempt_timeout,
     };
-    let answer = sp.tick.saturating_add(sp.net.saturating_add(sp.net));
+    let wait = if sp.server == ServerKind::Flaky {
+        sp.queue.service
+    } else {
+        sp.tick
+    };
+    let answer = wait.saturating_add(sp.net.saturating_add(sp.net));
     if timeout < answer {
         return Some(ConfigError::new(
             "attempt_timeout",
-            alloc::format!("the population engine needs every answer inside an attempt's timeout: at least a tick and two network hops ({answer}); engine=request runs it"),
+            alloc::format!("the population engine needs every answer inside an attempt's timeout: at least a tick (or the flaky server's service) and two network hops ({answer}); engine=request runs it"),
         ));
     }
     None
@@ -154,6 +175,8 @@ pub struct Population {
     sp: StormCfg,
     policy: ValidPolicy,
     server: Tick,
+    // The flaky server's accounting, when the storm's server is the flaky one.
+    flaky: Option<Service>,
     width: u64,
     rng: Rng,
     planned: u64,
@@ -170,6 +193,8 @@ pub struct Population {
     rec: Recorder,
     // Retries that arrive again in the tick being settled (the outage's quick ones).
     now: Vec<Cohort>,
+    // Cohorts scheduled so far (each cohort's `seq`).
+    seq: u64,
 }
 
 impl Population {
@@ -206,6 +231,7 @@ impl Population {
         let m = Population {
             kind,
             server: Tick::new(&sp),
+            flaky: (sp.server == ServerKind::Flaky).then(|| Service::new(&sp, p.seed, run)),
             width,
             rng: Rng::stream(p.seed, STREAM_POPULATION + u64::from(run)),
             planned,
@@ -218,6 +244,7 @@ impl Population {
             retry_connect: retryable(Outcome::ConnectTimeout),
             rec,
             now: Vec::new(),
+            seq: 0,
             policy,
             sp,
         };
@@ -281,11 +308,13 @@ impl Population {
             let origin = (self.send_time(a) + self.send_time(b - 1)) / 2;
             self.rec.originals_n(Micros(origin), b - a);
             self.rec.attempts_n(Micros(origin), b - a, 0);
+            self.seq += 1;
             list.push(Cohort {
                 attempt: 1,
                 origin,
                 at: origin + net,
                 n: b - a,
+                seq: self.seq,
             });
         }
     }
@@ -304,6 +333,7 @@ impl Population {
             let same = a.attempt == b.attempt && a.origin == b.origin && a.at == b.at;
             if same {
                 a.n += b.n;
+                a.seq = a.seq.min(b.seq);
             }
             same
         });
@@ -313,11 +343,13 @@ impl Population {
     /// Schedules `n` requests of `c` to arrive at the server at `at` on their next attempt
     /// (in tick `at / tick`).
     fn schedule(&mut self, at: u64, c: Cohort, n: u64) {
+        self.seq += 1;
         let next = Cohort {
             attempt: c.attempt + 1,
             origin: c.origin,
             at,
             n,
+            seq: self.seq,
         };
         let k = at / self.width;
         if k < self.base {
@@ -361,17 +393,61 @@ impl Population {
         if self.in_outage(k * w) {
             return self.outage(list);
         }
+        if self.flaky.is_some() {
+            return self.flaky(list);
+        }
         let settle = (k + 1) * w;
         let served = self.server.serve(k, n);
         self.rec.served_n(Micros(settle), served);
         let reply = settle + net;
-        let (mut left, mut to_serve) = (n, served);
+        // First come, first served: by arrival; among attempts that arrive together, in the
+        // order they were scheduled (the per-request engine's order: a tick's failures are
+        // answered, and sent again, in the order they arrived).
+        let mut list = list;
+        list.sort_by_key(|c| (c.at, c.seq));
+        let mut to_serve = served;
         for c in list {
-            let ok = split::hypergeometric(&mut self.rng, left, c.n, to_serve);
-            left -= c.n;
+            let ok = c.n.min(to_serve);
             to_serve -= ok;
             self.end(reply, c, StopReason::Success, ok);
             self.fail(reply, c, c.n - ok, Outcome::Status(503));
+        }
+    }
+
+    /// The flaky server: each attempt is served for its service time as it arrives and fails
+    /// with probability `fail` on its own (a binomial split of each cohort), answered a hop
+    /// after.
+    fn flaky(&mut self, mut list: Vec<Cohort>) {
+        while !list.is_empty() {
+            self.flaky_round(&mut list);
+            // Retries that arrive again within the tick are served in it too.
+            core::mem::swap(&mut list, &mut self.now);
+            self.record_sent(&list);
+        }
+    }
+
+    /// One pass of [`Population::flaky`] over `list`, which it empties.
+    fn flaky_round(&mut self, list: &mut Vec<Cohort>) {
+        let (service, fail_ppm) = match &self.flaky {
+            Some(w) => (w.cfg.service.0, w.cfg.fail_ppm),
+            None => return,
+        };
+        let net = self.sp.net.0;
+        let p_fail = f64::from(fail_ppm) / 1e6;
+        for c in list.drain(..) {
+            let done = c.at + service;
+            self.rec.served_n(Micros(done), c.n);
+            if let Some(w) = self.flaky.as_mut() {
+                let st = &mut w.stats;
+                st.arrived += c.n;
+                st.completed += c.n;
+                st.sojourn_us += u128::from(c.n) * u128::from(service);
+                st.area += u128::from(c.n) * u128::from(service);
+                st.last = st.last.max(Micros(done));
+            }
+            let failed = split::binomial(&mut self.rng, c.n, p_fail);
+            self.end(done + net, c, StopReason::Success, c.n - failed);
+            self.fail(done + net, c, failed, Outcome::Status(503));
         }
     }
 
@@ -479,8 +555,12 @@ impl Population {
         let longest = high.max(floor);
         let top = limit.map_or(longest, |l| l.min(longest));
         let shortest = low.max(floor);
-        let first = (t + shortest + net) / self.width;
-        let last = (t + longest + net) / self.width;
+        // Arrivals land in eighths of a tick (`SLOTS`), which order them at the server.
+        let width = self.width;
+        let slot = |x: u64| x * SLOTS / width;
+        let start = move |j: u64| j * width / SLOTS;
+        let first = slot(t + shortest + net);
+        let last = slot(t + longest + net);
         let span = high - low + 1;
         if shortest > top {
             return self.end(t, c, StopReason::WontFit, f);
@@ -490,9 +570,9 @@ impl Population {
         }
         let mut weights = Vec::with_capacity((last - first + 2) as usize);
         let mut fit = 0;
-        for k in first..=last {
-            let a = (k * self.width).saturating_sub(t + net);
-            let b = ((k + 1) * self.width).saturating_sub(t + net + 1).min(top);
+        for j in first..=last {
+            let a = start(j).saturating_sub(t + net);
+            let b = start(j + 1).saturating_sub(t + net + 1).min(top);
             let m = draws_giving(low, high, floor, a, b);
             fit += m;
             weights.push(m as f64 / span as f64);
@@ -504,11 +584,11 @@ impl Population {
             if i + 1 == weights.len() {
                 self.end(t, c, StopReason::WontFit, n);
             } else {
-                let k = first + i as u64;
+                let j = first + i as u64;
                 let at = if shortest == longest {
                     t + shortest + net
                 } else {
-                    k * self.width + self.width / 2
+                    (start(j) + start(j + 1)) / 2
                 };
                 self.schedule(at, c, n);
             }
@@ -574,6 +654,11 @@ impl Model for Population {
             let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
             crate::sim::recovery::detect(&successes, width, w, rule)
         });
+        let max_attempts = self.policy.policy().max_attempts;
+        rep.summary.server = self
+            .flaky
+            .as_ref()
+            .map(|w| w.summary(false, rep.summary.successes, Some(max_attempts)));
         rep.summary.population = Some(crate::sim::PopulationSummary {
             tick_ms: Micros(self.width).as_millis_f64(),
         });
