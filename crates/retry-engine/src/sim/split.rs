@@ -1,10 +1,9 @@
 //! Splitting counts at random, for the population engine: how many of `n` requests fail
-//! (binomial), how many of a tick's attempts of each kind the server serves (hypergeometric),
-//! and over which future ticks a count's jittered waits land (multinomial, as a chain of
-//! binomials).
+//! (binomial), and over which future parts of ticks a count's jittered waits land
+//! (multinomial, as a chain of binomials).
 //!
 //! Each draw is exact where its expected count is small (a search over the distribution's
-//! probabilities, or one item at a time); where both a count and its complement exceed
+//! probabilities); where both a count and its complement exceed
 //! [`EXACT_UP_TO`] it is drawn from the normal with the same mean and variance, rounded and
 //! clamped, whose skewness there is under 5%. Written here, not taken from `rand_distr`, so
 //! that every float operation is `libm`'s and a link's numbers are the same natively and in
@@ -70,43 +69,6 @@ fn rounded(v: f64, n: u64) -> u64 {
     }
 }
 
-/// How many of `draws` items taken at random without replacement from `total`, of which
-/// `marked` are marked, are marked.
-pub fn hypergeometric(rng: &mut Rng, total: u64, marked: u64, draws: u64) -> u64 {
-    let draws = draws.min(total);
-    let marked = marked.min(total);
-    if draws == 0 || marked == 0 {
-        return 0;
-    }
-    if draws == total {
-        return marked;
-    }
-    if marked == total {
-        return draws;
-    }
-    // Drawing the complement is the same distribution seen from the other side.
-    if draws > total / 2 {
-        return marked - hypergeometric(rng, total, marked, total - draws);
-    }
-    let mean = draws as f64 * marked as f64 / total as f64;
-    let other = draws as f64 - mean;
-    if mean.min(other) > EXACT_UP_TO {
-        let f = marked as f64 / total as f64;
-        let var = draws as f64 * f * (1.0 - f) * (total - draws) as f64 / (total - 1) as f64;
-        return rounded(rng.normal(mean, libm::sqrt(var)), draws.min(marked));
-    }
-    // One item at a time: at most `total / 2` draws, each one uniform.
-    let (mut left, mut marked_left, mut got) = (total, marked, 0);
-    for _ in 0..draws {
-        if rng.below(left) < marked_left {
-            got += 1;
-            marked_left -= 1;
-        }
-        left -= 1;
-    }
-    got
-}
-
 /// Spreads `n` over bins whose weights are `weights` (each in `[0, 1]`, summing to 1): the
 /// multinomial, drawn as a chain of binomials (each bin takes its share of what the bins
 /// before it left). Calls `put(i, count)` for each bin with a count, in order.
@@ -168,28 +130,6 @@ mod tests {
             .filter(|_| binomial(&mut rng, 3, 0.3) == 0)
             .count();
         assert!((zeros as f64 / 100_000.0 - 0.343).abs() < 0.006, "{zeros}");
-    }
-
-    #[test]
-    fn hypergeometric_draws_have_the_mean_and_variance() {
-        let mut rng = Rng::stream(4, 1);
-        for (total, marked, draws) in [(50u64, 20u64, 10u64), (100_000, 30_000, 40_000)] {
-            let d: alloc::vec::Vec<u64> = (0..20_000)
-                .map(|_| hypergeometric(&mut rng, total, marked, draws))
-                .collect();
-            let (mean, var) = moments(&d);
-            let f = marked as f64 / total as f64;
-            let m = draws as f64 * f;
-            let v = m * (1.0 - f) * (total - draws) as f64 / (total - 1) as f64;
-            assert!(
-                (mean - m).abs() < 4.0 * libm::sqrt(v / 20_000.0),
-                "{mean} {m}"
-            );
-            assert!((var / v - 1.0).abs() < 0.05, "{var} {v}");
-            assert!(d.iter().all(|&x| x <= draws.min(marked)));
-        }
-        assert_eq!(hypergeometric(&mut rng, 10, 4, 10), 4);
-        assert_eq!(hypergeometric(&mut rng, 10, 0, 5), 0);
     }
 
     #[test]

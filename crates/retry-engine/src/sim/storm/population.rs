@@ -7,9 +7,10 @@
 //! arrivals' originals, and settles them by the same capacity rule as the per-request engine
 //! (`Tick::serve`, one function for both). Then, per cohort:
 //!
-//! - which of its attempts the server served: the tick's served attempts shared among the
-//!   cohorts as a draw without replacement (hypergeometric), as attempts arriving in one tick
-//!   in an order no cohort decides;
+//! - which of its attempts the server served: first come, first served, by the attempts'
+//!   arrival in the tick (a jittered one placed in its eighth of the tick), and among attempts
+//!   arriving together in the order they were scheduled, as the per-request engine takes its
+//!   events;
 //! - what the failures do: the policy's own rules, on counts: not retryable, out of attempts,
 //!   out of deadline; then each retry's wait, uniform over the range the backoff knows in
 //!   advance (`Backoff::wait_range`), with the fit rule cutting at the longest wait that fits,
@@ -17,12 +18,14 @@
 //!   fewer requests than ticks).
 //!
 //! What it approximates, each measured against the per-request engine in
-//! `crates/retry-model/tests/population.rs`: a request's start is the mean start of its eighth
-//! of its arrival tick's originals (its deadline and latency to within an eighth of a tick); an attempt that fails in the outage window
-//! fails at its tick's middle (within half a tick); attempts are recorded in the series at
-//! their tick's middle send time; and a count whose split has an expected size over
-//! [`split::EXACT_UP_TO`] on both sides is drawn from the normal with the binomial's mean and
-//! variance. What it cannot step is refused by name ([`refusal`]).
+//! `crates/retry-model/tests/population.rs`: a request's start is the mean start of its
+//! eighth of its arrival tick's originals (its deadline and latency to within an eighth of a
+//! tick); an attempt after a jittered wait arrives at the middle of its eighth of a tick (its
+//! failure time and its place in the serving order to within a sixteenth of a tick); and a
+//! count whose split has an expected size over [`split::EXACT_UP_TO`] on both sides is drawn
+//! from the normal with the binomial's mean and variance. What it cannot step is refused by
+//! name ([`refusal`]). The flaky server's attempts are each served as they arrive, so it has
+//! no order to approximate.
 
 use super::config::StormCfg;
 use super::service::Service;
