@@ -21,6 +21,9 @@ step "native tests (unit, property, golden, doc)"
 cargo test --workspace --locked
 # The documentation builds with every intra-doc link resolved (a broken link is an error).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked
+# The population engine's checks catch a deliberately wrong step (every jittered retry a tick
+# late): built so, its agreement test asserts that the engines' distributions then differ.
+cargo test -p retry-model --locked --test population --features mutation-late-waits -- --exact both_engines_draw_the_same_distributions
 
 step "client presets against the libraries themselves (tests/clients: Python, npm and Rust crates, KS per retry)"
 cargo build -q -p retrylab-cli --locked

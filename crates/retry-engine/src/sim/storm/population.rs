@@ -346,6 +346,13 @@ impl Population {
     /// Schedules `n` requests of `c` to arrive at the server at `at` on their next attempt
     /// (in tick `at / tick`).
     fn schedule(&mut self, at: u64, c: Cohort, n: u64) {
+        // The deliberately wrong step the checks must catch (a test build's feature).
+        let at = at
+            + if cfg!(feature = "mutation-late-waits") {
+                self.width
+            } else {
+                0
+            };
         self.seq += 1;
         let next = Cohort {
             attempt: c.attempt + 1,

@@ -1,0 +1,262 @@
+//! The population engine (`engine=population`), checked three ways:
+//!
+//! - against the per-request engine, where both run in a moment: over 200 seeds each, the
+//!   two engines' distributions of amplification, success rate, p99 latency and peak
+//!   attempts/s may not differ by the two-sample Kolmogorov-Smirnov test at the 0.1% level;
+//!   and where the per-request engine draws nothing at random (no jitter), their summaries
+//!   are the same numbers;
+//! - against the closed forms: the flaky server's 1 + f + ... + f^(N-1) attempts and
+//!   1 - f^N successes, at a million requests;
+//! - against a fluid twin (the expected counts stepped tick by tick, written here apart from
+//!   the engine) for a million clients reconnecting with full jitter, where the per-request
+//!   engine takes seconds.
+//!
+//! Built with the feature `mutation-late-waits`, the engine lands every jittered retry one
+//! tick late; `scripts/test.sh` runs this file so too, and then the checks must fail.
+
+use retry_model::sim::{simulate, Summary};
+use retry_model::Params;
+
+/// The seeds each engine runs a link with.
+const SEEDS: u64 = 200;
+
+fn summary(link: &str) -> Summary {
+    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
+    simulate(&p)
+        .unwrap_or_else(|e| panic!("{link}: {e}"))
+        .summary
+}
+
+/// The figures compared: amplification, success rate, p99 latency (-1 without successes) and
+/// peak attempts/s.
+fn figures(s: &Summary) -> [f64; 4] {
+    [
+        s.amplification,
+        s.success_rate,
+        s.p99_ms.unwrap_or(-1.0),
+        s.peak_attempts_per_s,
+    ]
+}
+
+const NAMES: [&str; 4] = ["amplification", "success rate", "p99", "peak attempts/s"];
+
+/// The two-sample Kolmogorov-Smirnov statistic: the largest gap between the two samples'
+/// empirical distribution functions.
+fn ks(mut a: Vec<f64>, mut b: Vec<f64>) -> f64 {
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let (n, m) = (a.len() as f64, b.len() as f64);
+    let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+    while i < a.len() && j < b.len() {
+        let v = a[i].min(b[j]);
+        while i < a.len() && a[i] <= v {
+            i += 1;
+        }
+        while j < b.len() && b[j] <= v {
+            j += 1;
+        }
+        d = d.max((i as f64 / n - j as f64 / m).abs());
+    }
+    d
+}
+
+/// The statistic's critical value at the 0.1% level for samples of `n` and `m`.
+fn critical(n: usize, m: usize) -> f64 {
+    let c = (-(0.001f64 / 2.0).ln() / 2.0).sqrt();
+    c * ((n + m) as f64 / (n * m) as f64).sqrt()
+}
+
+/// Runs `link` on both engines over [`SEEDS`] seeds; the first figure whose distributions
+/// differ, with its statistic, or `Ok` with the largest statistic.
+fn agree(link: &str) -> Result<f64, String> {
+    let mut sides: [Vec<[f64; 4]>; 2] = [Vec::new(), Vec::new()];
+    for seed in 1..=SEEDS {
+        for (i, engine) in ["request", "population"].iter().enumerate() {
+            let s = summary(&format!("{link}&seed={seed}&engine={engine}"));
+            sides[i].push(figures(&s));
+        }
+    }
+    let crit = critical(SEEDS as usize, SEEDS as usize);
+    let mut worst = 0.0f64;
+    for (f, name) in NAMES.iter().enumerate() {
+        let d = ks(
+            sides[0].iter().map(|x| x[f]).collect(),
+            sides[1].iter().map(|x| x[f]).collect(),
+        );
+        if d > crit {
+            return Err(format!("{link}: {name} differs, D = {d:.3} over {crit:.3}"));
+        }
+        worst = worst.max(d);
+    }
+    Ok(worst)
+}
+
+/// Links both engines run in a moment, each with something drawn at random: full and equal
+/// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server.
+const RANDOM: [&str; 4] = [
+    "preset=payments-jitter",
+    "preset=burst-lab",
+    "preset=burst-lab&backoff=equal&deadline=1s&attempt_timeout=200ms",
+    "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s",
+];
+
+#[test]
+fn both_engines_draw_the_same_distributions() {
+    let mut failures = Vec::new();
+    for link in RANDOM {
+        match agree(link) {
+            Ok(d) => eprintln!("{link}: largest D {d:.3}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    if cfg!(feature = "mutation-late-waits") {
+        assert!(
+            !failures.is_empty(),
+            "waits landing a tick late went unnoticed"
+        );
+    } else {
+        assert!(failures.is_empty(), "{failures:#?}");
+    }
+}
+
+/// Without jitter the per-request engine draws nothing: a storm's numbers are the same on both
+/// engines, to the last request.
+#[test]
+fn without_jitter_both_engines_give_the_same_numbers() {
+    for link in [
+        "preset=payments-none",
+        "preset=metastable-none",
+        "preset=payments-none&backoff=exponential&base=100ms&attempts=6",
+        "preset=burst-lab&backoff=constant&base=30ms",
+    ] {
+        let mut a = summary(&format!("{link}&engine=request"));
+        let b = summary(&format!("{link}&engine=population"));
+        assert_eq!(b.population.map(|p| p.tick_ms), Some(a_tick(link)));
+        a.population = b.population;
+        assert_eq!(a, b, "{link}");
+    }
+}
+
+/// The link's tick in ms, as its preset sets it.
+fn a_tick(link: &str) -> f64 {
+    let p: Params = link.parse().unwrap();
+    p.get("tick")
+        .unwrap()
+        .trim_end_matches("ms")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn the_flaky_server_at_a_million_requests_meets_its_closed_forms() {
+    // No outage, no deadline, no backoff: each attempt fails on its own with f = 0.3.
+    let (f, n) = (0.3f64, 4);
+    let s = summary(&format!(
+        "scenario=outage&server=flaky&fail={f}&attempts={n}&outage=0ms&deadline=none&backoff=none&rate=100000&duration=10s&engine=population"
+    ));
+    assert_eq!(s.originals, 1_000_000);
+    let attempts: f64 = (0..n).map(|k| f.powi(k)).sum();
+    let success = 1.0 - f.powi(n);
+    // Four standard errors of a million requests' means.
+    let var_attempts: f64 = {
+        let mean_sq: f64 = (1..=n).map(|k| (k * k) as f64 * prob_k(f, k, n)).sum();
+        mean_sq - attempts * attempts
+    };
+    let tol_a = 4.0 * (var_attempts / 1e6).sqrt();
+    let tol_s = 4.0 * (success * (1.0 - success) / 1e6).sqrt();
+    assert!(
+        (s.amplification - attempts).abs() < tol_a,
+        "{} against {attempts}",
+        s.amplification
+    );
+    assert!(
+        (s.success_rate - success).abs() < tol_s,
+        "{} against {success}",
+        s.success_rate
+    );
+}
+
+/// The chance a request makes exactly `k` of its `n` attempts when each fails with `f`.
+fn prob_k(f: f64, k: i32, n: i32) -> f64 {
+    if k < n {
+        f.powi(k - 1) * (1.0 - f)
+    } else {
+        f.powi(n - 1)
+    }
+}
+
+/// The fluid twin of a burst on the tick server with full jitter and no deadline: the expected
+/// attempts of each stage arriving in each tick; each tick serves what the capacity rule
+/// allows, shared evenly (full jitter leaves no order among a tick's arrivals); the rest wait
+/// a uniform draw under their stage's ceiling. Returns (attempts, successes) per client.
+fn fluid(
+    clients: f64,
+    per_tick: f64,
+    reject: f64,
+    tick_us: f64,
+    net_us: f64,
+    base_us: f64,
+    cap_us: f64,
+    attempts: usize,
+) -> (f64, f64) {
+    let ticks = 20_000;
+    let mut arriving = vec![vec![0.0f64; attempts]; ticks];
+    arriving[(net_us / tick_us) as usize][0] = clients;
+    let (mut sent, mut ok) = (0.0, 0.0);
+    for k in 0..ticks {
+        let x = arriving[k].clone();
+        let n: f64 = x.iter().sum();
+        if n == 0.0 {
+            continue;
+        }
+        sent += n;
+        let served = if n <= per_tick {
+            n
+        } else {
+            ((per_tick - reject * n) / (1.0 - reject)).clamp(0.0, n)
+        };
+        let share = served / n;
+        ok += served;
+        let reply = (k + 1) as f64 * tick_us + net_us;
+        for (a, &xa) in x.iter().enumerate().take(attempts - 1) {
+            let failed = xa * (1.0 - share);
+            let ceiling = (base_us * 2f64.powi(a as i32)).min(cap_us);
+            // Arrival at reply + wait + net, the wait uniform on [0, ceiling].
+            let (lo, hi) = (reply + net_us, reply + net_us + ceiling);
+            let mut t = (lo / tick_us).floor() as usize;
+            while (t as f64) * tick_us <= hi && t < ticks {
+                let from = (t as f64 * tick_us).max(lo);
+                let to = ((t + 1) as f64 * tick_us).min(hi);
+                if to > from {
+                    arriving[t][a + 1] += failed * (to - from) / (hi - lo);
+                }
+                t += 1;
+            }
+        }
+    }
+    (sent / clients, ok / clients)
+}
+
+#[test]
+fn a_million_clients_reconnecting_follow_the_fluid_twin() {
+    let link = "scenario=burst&clients=1000000&capacity=100000&tick=10ms&reject_cost=0.1&net=1ms&attempts=10&deadline=none&backoff=full&base=100ms&cap=30s&engine=population";
+    let s = summary(link);
+    let (attempts, success) = fluid(1e6, 1000.0, 0.1, 10_000.0, 1_000.0, 100_000.0, 30e6, 10);
+    let off = |a: f64, b: f64| (a - b).abs() / b;
+    eprintln!(
+        "population {} attempts, {} success; fluid {attempts:.4}, {success:.4}",
+        s.amplification, s.success_rate
+    );
+    // The engine serves a tick's attempts in arrival order and keeps the server's carry; the
+    // twin shares each tick evenly: within 2%.
+    assert!(
+        off(s.amplification, attempts) < 0.02,
+        "{} against {attempts}",
+        s.amplification
+    );
+    assert!(
+        off(s.success_rate, success) < 0.02,
+        "{} against {success}",
+        s.success_rate
+    );
+}
