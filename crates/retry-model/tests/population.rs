@@ -185,11 +185,10 @@ fn prob_k(f: f64, k: i32, n: i32) -> f64 {
     }
 }
 
-/// The fluid twin of a burst on the tick server with full jitter and no deadline: the expected
-/// attempts of each stage arriving in each tick; each tick serves what the capacity rule
-/// allows, shared evenly (full jitter leaves no order among a tick's arrivals); the rest wait
-/// a uniform draw under their stage's ceiling. Returns (attempts, successes) per client.
-fn fluid(
+/// A burst on the tick server with full jitter and no deadline, in the fluid twin's terms
+/// (times in µs, the capacity in attempts a tick).
+#[derive(Clone, Copy)]
+struct Burst {
     clients: f64,
     per_tick: f64,
     reject: f64,
@@ -198,7 +197,23 @@ fn fluid(
     base_us: f64,
     cap_us: f64,
     attempts: usize,
-) -> (f64, f64) {
+}
+
+/// The fluid twin of a [`Burst`]: the expected attempts of each stage arriving in each tick;
+/// each tick serves what the capacity rule allows, shared evenly (full jitter leaves no order
+/// among a tick's arrivals); the rest wait a uniform draw under their stage's ceiling. Returns
+/// (attempts, successes) per client.
+fn fluid(b: &Burst) -> (f64, f64) {
+    let Burst {
+        clients,
+        per_tick,
+        reject,
+        tick_us,
+        net_us,
+        base_us,
+        cap_us,
+        attempts,
+    } = *b;
     let ticks = 20_000;
     let mut arriving = vec![vec![0.0f64; attempts]; ticks];
     arriving[(net_us / tick_us) as usize][0] = clients;
@@ -241,7 +256,16 @@ fn fluid(
 fn a_million_clients_reconnecting_follow_the_fluid_twin() {
     let link = "scenario=burst&clients=1000000&capacity=100000&tick=10ms&reject_cost=0.1&net=1ms&attempts=10&deadline=none&backoff=full&base=100ms&cap=30s&engine=population";
     let s = summary(link);
-    let (attempts, success) = fluid(1e6, 1000.0, 0.1, 10_000.0, 1_000.0, 100_000.0, 30e6, 10);
+    let (attempts, success) = fluid(&Burst {
+        clients: 1e6,
+        per_tick: 1000.0,
+        reject: 0.1,
+        tick_us: 10_000.0,
+        net_us: 1_000.0,
+        base_us: 100_000.0,
+        cap_us: 30e6,
+        attempts: 10,
+    });
     let off = |a: f64, b: f64| (a - b).abs() / b;
     eprintln!(
         "population {} attempts, {} success; fluid {attempts:.4}, {success:.4}",
