@@ -188,7 +188,7 @@ fn prob_k(f: f64, k: i32, n: i32) -> f64 {
 /// A burst on the tick server with full jitter and no deadline, in the fluid twin's terms
 /// (times in µs, the capacity in attempts a tick).
 #[derive(Clone, Copy)]
-struct Burst {
+struct FluidBurst {
     clients: f64,
     per_tick: f64,
     reject: f64,
@@ -199,12 +199,12 @@ struct Burst {
     attempts: usize,
 }
 
-/// The fluid twin of a [`Burst`]: the expected attempts of each stage arriving in each tick;
+/// The fluid twin of a [`FluidBurst`]: the expected attempts of each stage arriving in each tick;
 /// each tick serves what the capacity rule allows, shared evenly (full jitter leaves no order
 /// among a tick's arrivals); the rest wait a uniform draw under their stage's ceiling. Returns
 /// (attempts, successes) per client.
-fn fluid(b: &Burst) -> (f64, f64) {
-    let Burst {
+fn fluid(b: &FluidBurst) -> (f64, f64) {
+    let FluidBurst {
         clients,
         per_tick,
         reject,
@@ -256,7 +256,7 @@ fn fluid(b: &Burst) -> (f64, f64) {
 fn a_million_clients_reconnecting_follow_the_fluid_twin() {
     let link = "scenario=burst&clients=1000000&capacity=100000&tick=10ms&reject_cost=0.1&net=1ms&attempts=10&deadline=none&backoff=full&base=100ms&cap=30s&engine=population";
     let s = summary(link);
-    let (attempts, success) = fluid(&Burst {
+    let (attempts, success) = fluid(&FluidBurst {
         clients: 1e6,
         per_tick: 1000.0,
         reject: 0.1,
