@@ -11,6 +11,12 @@
 //!   and 100,000 requests in flight (no queue: every request is served at once for 1 s), in
 //!   simulated attempts per second; `queue_events` the same runs in events per second.
 //!
+//! - `population/outage_100k_10min` (a 100,000 requests/s outage of ten minutes, 60 million
+//!   requests, with no backoff), `population/reconnect_1m_none` and `population/reconnect_1m_full`
+//!   (a million clients reconnecting at once, with exponential backoff and with full jitter):
+//!   the population engine at production sizes (targets: 1 s each natively), in simulated
+//!   attempts per second.
+//!
 //! Memory against duration: `cargo run --release -p retry-model --example memory`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -140,5 +146,29 @@ fn occ(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, storms, occ, queue);
+/// The population engine's production runs.
+fn population(c: &mut Criterion) {
+    let mut g = c.benchmark_group("population");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(15));
+    let burst = "scenario=burst&clients=1000000&capacity=100000&tick=10ms&reject_cost=0.1&attempts=10&deadline=none&base=100ms&cap=30s&engine=population";
+    for (name, q) in [
+        (
+            "outage_100k_10min",
+            "preset=payments-none&rate=100000&capacity=100000&duration=600s&engine=population"
+                .to_string(),
+        ),
+        ("reconnect_1m_none", format!("{burst}&backoff=exponential")),
+        ("reconnect_1m_full", format!("{burst}&backoff=full")),
+    ] {
+        let p: Params = q.parse().unwrap();
+        g.throughput(Throughput::Elements(attempts(&q)));
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(simulate(&p).unwrap().summary.attempts))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, storms, occ, queue, population);
 criterion_main!(benches);

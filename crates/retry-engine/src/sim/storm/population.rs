@@ -322,7 +322,7 @@ impl Population {
         }
     }
 
-    /// The cohorts arriving in tick `k` (taken off the schedule), merged by attempt and start.
+    /// The cohorts arriving in tick `k` (taken off the schedule), in arrival order.
     fn take(&mut self, k: u64) -> Vec<Cohort> {
         let mut list = if k == self.base {
             self.base += 1;
@@ -331,7 +331,9 @@ impl Population {
             Vec::new()
         };
         self.originals_in(k, &mut list);
-        list.sort_unstable_by_key(|c| (c.attempt, c.origin, c.at));
+        // In the order the server takes them (by arrival, then as scheduled), neighbours alike
+        // merged.
+        list.sort_unstable_by_key(|c| (c.at, c.seq));
         list.dedup_by(|b, a| {
             let same = a.attempt == b.attempt && a.origin == b.origin && a.at == b.at;
             if same {
@@ -413,8 +415,6 @@ impl Population {
         // First come, first served: by arrival; among attempts that arrive together, in the
         // order they were scheduled (the per-request engine's order: a tick's failures are
         // answered, and sent again, in the order they arrived).
-        let mut list = list;
-        list.sort_by_key(|c| (c.at, c.seq));
         let mut to_serve = served;
         for c in list {
             let ok = c.n.min(to_serve);
