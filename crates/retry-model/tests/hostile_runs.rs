@@ -36,7 +36,7 @@ fn a_day_long_timeout_on_a_slow_queue_still_shows_progress() {
 
 #[test]
 fn a_dependency_that_always_fails_shows_progress() {
-    let link = "scenario=outage&rate=1000&duration=2000s&server=flaky&fail=1&attempts=100&backoff=none&deadline=none&outage=0ms";
+    let link = "scenario=outage&rate=1000&duration=2000s&server=flaky&fail=1&attempts=100&backoff=none&deadline=none&outage=0ms&engine=request";
     strictly_growing("flaky", &progress(link, 4, 300_000));
 }
 
@@ -281,7 +281,9 @@ fn the_limiter_at_the_cap_keeps_each_request_small() {
 #[test]
 fn an_estimate_just_over_its_cap_reads_apart_from_the_cap() {
     // 1,000.2/s for a request's longest life of 2000 s (1990 s + 10 s): just over 2 million.
-    let e = refused("scenario=outage&rate=1000.2&duration=3000s&deadline=1990s&attempts=1");
+    let e = refused(
+        "scenario=outage&rate=1000.2&duration=3000s&deadline=1990s&attempts=1&engine=request",
+    );
     assert_eq!(e.field, "rate");
     assert!(e.rule.contains("up to 2000400 requests in flight"), "{e}");
     assert!(e.rule.contains("over the cap of 2 million"), "{e}");

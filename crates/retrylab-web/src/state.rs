@@ -91,8 +91,22 @@ impl State {
         }
     }
 
+    /// The schedule and the traced request of the link's policy. A scenario link's clients
+    /// are its storm's (up to a million) and its view shows no schedule: its schedule is
+    /// drawn for as many of them as the schedule's limit allows.
     fn derive(p: &Params) -> Result<(Schedule, Trace), ConfigError> {
-        Ok((schedule(p)?, trace(p)?))
+        let drawn = if p.sim.scenario.is_some() {
+            let retries = p.policy.max_attempts.saturating_sub(1).max(1);
+            let most = retry_model::MAX_SCHEDULE_DRAWS / u64::from(retries);
+            let mut q = p.clone();
+            q.clients = p
+                .clients
+                .min(most.clamp(1, u64::from(retry_model::MAX_CLIENTS)) as u32);
+            schedule(&q)?
+        } else {
+            schedule(p)?
+        };
+        Ok((drawn, trace(p)?))
     }
 
     /// The query to put in the address bar.
@@ -380,5 +394,17 @@ mod tests {
         assert_eq!(s.hover, Some(4));
         s.update(Msg::Hover(Some(5)));
         assert_eq!(s.hover, None);
+    }
+
+    /// A storm of a million clients opens: its hidden schedule is drawn for as many clients as
+    /// the schedule's limit allows (50,000 waits over 9 retries).
+    #[test]
+    fn a_million_client_storm_keeps_a_schedule_the_page_can_draw() {
+        let big = State::from_query("scenario=burst&clients=1000000&attempts=10&deadline=none");
+        assert!(big.errors.is_empty(), "{:?}", big.errors);
+        assert_eq!(big.schedule.clients, 5555);
+        // A policy link's own schedule still refuses what it cannot draw.
+        let policy = State::from_query("clients=20000");
+        assert_eq!(policy.errors.first().map(|e| e.field), Some("clients"));
     }
 }

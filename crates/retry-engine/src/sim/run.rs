@@ -127,15 +127,16 @@ fn closed_caps(o: &Outage, runs: u64, policy: &ValidPolicy) -> Result<(), Config
     )
 }
 
-/// Whether the population engine runs a storm of `requests` originals a run (`kind`, on
-/// `server`): asked for by name (refused by name where it cannot run the link), or, with
-/// `engine=auto`, where the per-request engine's estimate passes about a second of work
-/// ([`work::AUTO_ATTEMPTS`]) and the population engine can run the link.
+/// Whether the population engine runs a storm of `requests` originals a run arriving at
+/// `rate_milli` (0: all at once), `kind` on `server`: asked for by name (refused by name where
+/// it cannot run the link), or, with `engine=auto`, where the per-request engine's estimate
+/// passes about a second of work ([`work::AUTO_ATTEMPTS`]) or holds a heap of timers
+/// ([`work::AUTO_IN_FLIGHT`]), and the population engine can run the link.
 fn population_runs(
     p: &RunInput,
     kind: ScenarioKind,
     server: &crate::sim::settings::Server,
-    requests: u64,
+    (requests, rate_milli): (u64, u64),
     runs: u64,
 ) -> Result<bool, ConfigError> {
     let refusal = || super::storm::population::refusal(p, &p.policy, kind);
@@ -145,7 +146,9 @@ fn population_runs(
         Engine::Auto => {
             let (each, _) = work::attempts_each(&p.policy, server);
             let all = requests.saturating_mul(runs).saturating_mul(each);
-            Ok(all > work::AUTO_ATTEMPTS && refusal().is_none())
+            let held = work::in_flight(requests, rate_milli, &p.policy, server, p.retry_after);
+            let big = all > work::AUTO_ATTEMPTS || held > work::AUTO_IN_FLIGHT;
+            Ok(big && refusal().is_none())
         }
     }
 }
@@ -269,15 +272,19 @@ impl Run {
             triggers_inside(o)?;
         }
         let storm = match scenario {
-            Scenario::Outage(o) if o.users == 0 => Some((&o.server, o.arrivals.planned(), "rate")),
-            Scenario::Burst(b) => Some((&b.server, u64::from(p.clients), "clients")),
+            Scenario::Outage(o) if o.users == 0 => Some((
+                &o.server,
+                (o.arrivals.planned(), o.arrivals.rate_milli.max(1)),
+                "rate",
+            )),
+            Scenario::Burst(b) => Some((&b.server, (u64::from(p.clients), 0), "clients")),
             Scenario::Outage(_) | Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => {
                 None
             }
         };
         if let Some((server, requests, key)) = storm {
             if population_runs(p, kind, server, requests, runs)? {
-                population_caps(requests, runs, key)?;
+                population_caps(requests.0, runs, key)?;
                 return Ok((kind, true));
             }
         }

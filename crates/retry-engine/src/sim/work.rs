@@ -21,6 +21,11 @@ const ATTEMPTS_PER_S: u64 = 15_000_000;
 /// (where it can): about a second's work for the per-request engine.
 pub(super) const AUTO_ATTEMPTS: u64 = ATTEMPTS_PER_S;
 
+/// The requests in flight at once above which `engine=auto` runs a storm on the population
+/// engine (where it can): the per-request engine's event heap then holds as many timers, and a
+/// million clients reconnecting take it 12 s.
+pub(super) const AUTO_IN_FLIGHT: u64 = 100_000;
+
 /// The bytes a request in flight holds (its slot, and its place in a limiter's queue).
 const BYTES_IN_FLIGHT: u64 = 84;
 
@@ -100,6 +105,30 @@ pub(super) fn check_attempts(
     ))
 }
 
+/// The most requests a run can hold at once: arrivals at `rate_milli` per 1000 s (0: all at
+/// once, a burst) for `requests` in all, each lasting at most its longest life (its deadline,
+/// or every attempt's timeout and wait; with a client-side limiter and no deadline, a wait for
+/// a token has no end, so every request may wait at once).
+pub(super) fn in_flight(
+    requests: u64,
+    rate_milli: u64,
+    policy: &ValidPolicy,
+    server: &Server,
+    retry_after: Option<Micros>,
+) -> u64 {
+    let unbounded = server.limiter && policy.policy().deadline.is_none();
+    if unbounded || rate_milli == 0 {
+        return requests;
+    }
+    // A request can outlive its deadline a little: a wait for a token is looked at when the
+    // limiter's next token is due.
+    let life = policy
+        .longest_request(retry_after)
+        .saturating_add(Micros::from_secs(10));
+    let by_rate = (u128::from(rate_milli) * u128::from(life.0) / 1_000_000_000) as u64;
+    requests.min(by_rate.max(1))
+}
+
 /// Refuses a run that could hold more than [`caps::IN_FLIGHT`] requests at once: arrivals at
 /// `rate_milli` per 1000 s for `requests` in all, each lasting at most its longest life (its
 /// deadline, or every attempt's timeout and wait; with a client-side limiter and no deadline,
@@ -111,19 +140,8 @@ pub(super) fn check_in_flight(
     server: &Server,
     retry_after: Option<Micros>,
 ) -> Result<(), ConfigError> {
-    let deadline = policy.policy().deadline;
-    let unbounded = server.limiter && deadline.is_none();
-    // A request can outlive its deadline a little: a wait for a token is looked at when the
-    // limiter's next token is due.
-    let life = policy
-        .longest_request(retry_after)
-        .saturating_add(Micros::from_secs(10));
-    let by_rate = (u128::from(rate_milli) * u128::from(life.0) / 1_000_000_000) as u64;
-    let at_once = if unbounded {
-        requests
-    } else {
-        requests.min(by_rate.max(1))
-    };
+    let unbounded = server.limiter && policy.policy().deadline.is_none();
+    let at_once = in_flight(requests, rate_milli, policy, server, retry_after);
     if at_once <= caps::IN_FLIGHT {
         return Ok(());
     }
@@ -141,7 +159,10 @@ pub(super) fn check_in_flight(
             "rate",
             format!(
                 "rate x a request's longest life ({}) = up to {} requests in flight at once",
-                life.rounded(),
+                policy
+                    .longest_request(retry_after)
+                    .saturating_add(Micros::from_secs(10))
+                    .rounded(),
                 beside(at_once, caps::IN_FLIGHT)
             ),
         )
