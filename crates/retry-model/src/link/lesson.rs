@@ -199,7 +199,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub static LESSONS: [Lesson; 21] = [
+pub static LESSONS: [Lesson; 23] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -410,11 +410,31 @@ pub static LESSONS: [Lesson; 21] = [
         answer: Some(Answer::OutlastsMixing),
         unit: "",
     },
+    Lesson {
+        id: "scale-herd",
+        title: "At production size: a herd of a thousand to a million clients",
+        link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=10&deadline=none&base=100ms&cap=30s&sweep.clients=1000,10000,100000,1000000&sweep.backoff=exponential,full",
+        look_for: "A deploy drops every connection and the clients reconnect at once, against a server that takes 100,000 a second: from a thousand clients to a million, with exponential backoff and no jitter, and with full jitter. Watch the success rate and the attempts per client as the herd grows; the largest rows run as counts of requests (the population engine).",
+        after: "",
+        question: None,
+        answer: None,
+        unit: "",
+    },
+    Lesson {
+        id: "scale-budget",
+        title: "At production size: a retry budget's share against a fixed number of retries",
+        link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=4&deadline=none&backoff=full&base=100ms&cap=30s&sweep.clients=1000,10000,100000&sweep.budget=none,ratio",
+        look_for: "The same reconnect with up to 4 attempts each, without a budget and with a ratio budget (retries at most 20% of the calls plus 10 a second). Watch the attempts per client as the number of clients grows a hundredfold.",
+        after: "",
+        question: None,
+        answer: None,
+        unit: "",
+    },
 ];
 
 /// The lesson menu: `(id, title)`, as the `lesson` key's accepted values.
-pub static MENU: [(&str, &str); 21] = {
-    let mut m = [("", ""); 21];
+pub static MENU: [(&str, &str); LESSONS.len()] = {
+    let mut m = [("", ""); LESSONS.len()];
     let mut i = 0;
     while i < LESSONS.len() {
         m[i] = (LESSONS[i].id, LESSONS[i].title);
