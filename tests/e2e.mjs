@@ -1358,6 +1358,13 @@ try {
     const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link.slice(1), '--format', 'json'], { encoding: 'utf8' }));
     assert.match(tiles, new RegExp(String(cli.summary.attempts)));
     assert.equal(cli.summary.population.tick_ms, 50);
+    // One click to check the counts against every request, on a storm both engines run.
+    const check = page.locator('#engine-check a');
+    assert.match(await page.locator('#engine-check').innerText(), /the same storm at 1\/\d+ the size, side A per request, side B as counts/);
+    await check.click();
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    assert.match(page.url(), /engine=request&b\.engine=population/);
+    assert.match(await page.locator('#compare').innerText(), /originals/);
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -46,7 +46,10 @@ pub use link::layer_keys;
 pub use link::lesson::{Answer, Exercise, Lesson, LESSONS, MAX_QUESTION};
 pub use link::preset::Preset;
 pub use link::rows::SweepRows;
-pub use link::run::{ledger, occ_2015_reference, occ_study_sweep, LedgerSide, OCC_2015_REFERENCE};
+pub use link::run::{
+    engine_check, engine_check_note, ledger, occ_2015_reference, occ_study_sweep, LedgerSide,
+    OCC_2015_REFERENCE,
+};
 pub use link::sheet::{Sheet, MAX_EXERCISES};
 pub use link::steps::{course_note, steps_markdown, LadderStep, Piece, COURSE_NOTE, PIECES};
 pub use link::sweep as link_sweep;

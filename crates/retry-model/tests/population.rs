@@ -284,3 +284,26 @@ fn a_million_clients_reconnecting_follow_the_fluid_twin() {
         s.success_rate
     );
 }
+
+/// A population run names a comparison both engines run in about a second: the same storm,
+/// smaller, side A per request and side B as counts; without jitter the two sides agree.
+#[test]
+fn a_population_run_offers_its_check_against_the_per_request_engine() {
+    let big: Params = "preset=payments-none&rate=100000&capacity=100000&duration=600s"
+        .parse()
+        .unwrap();
+    let (check, divisor) = retry_model::engine_check(&big).expect("the population engine runs it");
+    assert!(divisor >= 2, "{divisor}");
+    assert_eq!(check.get("engine").as_deref(), Some("request"));
+    assert_eq!(
+        check.side_b().and_then(|b| b.get("engine")).as_deref(),
+        Some("population")
+    );
+    let a = summary(&check.side_a().to_string());
+    let mut b = summary(&check.side_b().unwrap().to_string());
+    assert!(a.population.is_none() && b.population.is_some());
+    b.population = None;
+    assert_eq!(a, b);
+    // A link the per-request engine runs offers none.
+    assert!(retry_model::engine_check(&"preset=payments-none".parse().unwrap()).is_none());
+}

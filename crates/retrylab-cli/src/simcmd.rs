@@ -126,6 +126,9 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
                 let _ = writeln!(out, "  {k:<26} {v}");
             }
             out.push_str(&layer_table(&p));
+            if let Some((text, link)) = retry_model::engine_check_note(&p) {
+                let _ = writeln!(out, "\n{text} retrylab compare '{link}'");
+            }
             if let Some(note) = p.preset.and_then(|x| x.reference_note()) {
                 let _ = writeln!(out, "\n{note}");
             }

@@ -260,6 +260,15 @@ impl Run {
         Run::check_caps(&input.try_into()?).map(|_| ())
     }
 
+    /// Whether the population engine runs the link (by its `engine`, and for `auto` by its
+    /// size), once its caps hold.
+    pub fn on_population<I>(input: I) -> Result<bool, ConfigError>
+    where
+        I: TryInto<RunInput, Error = ConfigError>,
+    {
+        Run::check_caps(&input.try_into()?).map(|(_, population)| population)
+    }
+
     /// The caps of the link's scenario; its kind, and whether the population engine runs it,
     /// when they hold.
     fn check_caps(p: &RunInput) -> Result<(ScenarioKind, bool), ConfigError> {

@@ -175,3 +175,47 @@ pub fn ledger(p: &Params) -> Option<(u32, [LedgerSide; 2])> {
     }
     None
 }
+
+/// A check of the population engine on a storm it runs: the same storm made smaller (its
+/// arrivals or clients and its capacity divided by `divisor`, a power of two, so the overload is
+/// the same) until the per-request engine runs it in about a second, as a comparison link, side
+/// A every request its own events and side B counts of requests. `None` for a link the
+/// population engine does not run.
+pub fn engine_check(p: &Params) -> Option<(Params, u32)> {
+    if !crate::sim::Run::on_population(p).unwrap_or(false) {
+        return None;
+    }
+    let burst = p.sim.kind() == Some(crate::sim::ScenarioKind::Burst);
+    let size_key = if burst { "clients" } else { "rate" };
+    let size: f64 = p.get(size_key)?.parse().ok()?;
+    let capacity: f64 = p.get("capacity")?.parse().ok()?;
+    for k in 1..=30u32 {
+        let divisor = 1u32 << k;
+        let mut q = p.side_a();
+        let (s, c) = (size / f64::from(divisor), capacity / f64::from(divisor));
+        let text = |v: f64, whole: bool| {
+            if whole {
+                format!("{}", libm::round(v).max(1.0) as u64)
+            } else {
+                format!("{:.3}", v.max(0.001))
+            }
+        };
+        q.set(size_key, &text(s, burst)).ok()?;
+        q.set("capacity", &text(c, false)).ok()?;
+        q.set("engine", "auto").ok()?;
+        if crate::sim::Run::on_population(&q) == Ok(false) {
+            q.set("engine", "request").ok()?;
+            let link = format!("{q}&b.engine=population");
+            return link.parse().ok().map(|l| (l, divisor));
+        }
+    }
+    None
+}
+
+/// [`engine_check`] in words, as the page and the CLI write it under a population run's
+/// summary: the sentence and the comparison's link.
+pub fn engine_check_note(p: &Params) -> Option<(alloc::string::String, alloc::string::String)> {
+    let (q, divisor) = engine_check(p)?;
+    let text = format!("Check the counts against every request: the same storm at 1/{divisor} the size, side A per request, side B as counts:");
+    Some((text, q.to_string()))
+}

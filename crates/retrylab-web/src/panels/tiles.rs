@@ -61,6 +61,7 @@ fn one_run(doc: &Document, d: &PanelOutcome, tiles: &Element) {
     let Some(report) = d.reports.first() else {
         return;
     };
+    engine_check(doc, d);
     for (label, value) in report.summary.rows() {
         let (Ok(div), Ok(dt), Ok(dd)) = (
             doc.create_element("div"),
@@ -88,6 +89,26 @@ fn one_run(doc: &Document, d: &PanelOutcome, tiles: &Element) {
             let _ = div.append_child(&help);
         }
         let _ = tiles.append_child(&div);
+    }
+}
+
+/// Under a population run, the link that checks it against the per-request engine (the
+/// core's words, as `retrylab run` prints them).
+fn engine_check(doc: &Document, d: &PanelOutcome) {
+    let Some(p) = by_id("engine-check") else {
+        return;
+    };
+    p.set_text_content(None);
+    let note = retry_model::engine_check_note(&d.params);
+    set_hidden(&p, note.is_none());
+    let Some((text, link)) = note else {
+        return;
+    };
+    p.set_text_content(Some(&format!("{text} ")));
+    if let Ok(a) = doc.create_element("a") {
+        let _ = a.set_attribute("href", &format!("?{link}"));
+        a.set_text_content(Some("open the comparison"));
+        let _ = p.append_child(&a);
     }
 }
 
