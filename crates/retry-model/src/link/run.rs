@@ -217,5 +217,5 @@ pub fn engine_check(p: &Params) -> Option<(Params, u32)> {
 pub fn engine_check_note(p: &Params) -> Option<(alloc::string::String, alloc::string::String)> {
     let (q, divisor) = engine_check(p)?;
     let text = format!("Check the counts against every request: the same storm at 1/{divisor} the size, side A per request, side B as counts:");
-    Some((text, q.to_string()))
+    Some((text, format!("{q}")))
 }
