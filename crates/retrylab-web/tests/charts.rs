@@ -424,3 +424,55 @@ fn two_schedules_and_the_tree_fit_a_narrow_canvas() {
         },
     );
 }
+
+/// A sweep over decades (a thousand to a million clients) is placed by the logarithm: its
+/// points sit evenly across the plot, and the axis says so.
+#[test]
+fn a_sweep_over_decades_has_a_log_axis() {
+    let c = SweepChart {
+        title: "amplification against clients".into(),
+        x_label: "clients".into(),
+        x: Some(vec![1e3, 1e4, 1e5, 1e6]),
+        x_text: vec![
+            "1000".into(),
+            "10000".into(),
+            "100000".into(),
+            "1000000".into(),
+        ],
+        y_label: "amplification".into(),
+        lines: vec![Line {
+            name: "backoff=full".into(),
+            values: vec![Some(1.0), Some(2.0), Some(4.8), Some(8.3)],
+            reference: vec![],
+        }],
+        reference_name: None,
+    };
+    check(
+        "decades",
+        &["clients (log scale)", "backoff=full"],
+        |area, scale| {
+            let map = draw_sweep(area, &c, scale).unwrap();
+            let w = f64::from(area.dim_in_pixel().0);
+            // Reading across the plot meets every point in turn, each over its own share.
+            let seen: Vec<usize> = (1..40)
+                .filter_map(|i| map.index_at(w * f64::from(i) / 40.0))
+                .collect();
+            for k in 0..4 {
+                let share = seen.iter().filter(|&&s| s == k).count();
+                assert!(
+                    share >= 4,
+                    "point {k} under {share} of 39 readings: {seen:?}"
+                );
+            }
+        },
+    );
+    assert!(retrylab_web::charts::sweepchart::spans_decades(Some(&[
+        1e3, 1e6
+    ])));
+    assert!(!retrylab_web::charts::sweepchart::spans_decades(Some(&[
+        10.0, 500.0, 900.0
+    ])));
+    assert!(!retrylab_web::charts::sweepchart::spans_decades(Some(&[
+        0.0, 1e6
+    ])));
+}

@@ -91,6 +91,18 @@ pub fn dash_of(i: usize) -> Option<(f64, f64)> {
     }
 }
 
+/// 10^`p` in a few characters: `1`, `100`, `10k`, `1M`, `1G`; below 1 as a decimal.
+fn decade(p: i32) -> String {
+    let (unit, rest) = match p {
+        9.. => ("G", p - 9),
+        6..=8 => ("M", p - 6),
+        3..=5 => ("k", p - 3),
+        0..=2 => ("", p),
+        _ => return tick(10f64.powi(p)),
+    };
+    format!("{}{unit}", 10u64.pow(rest.max(0) as u32))
+}
+
 fn tick(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round())
@@ -108,7 +120,9 @@ pub fn draw_sweep<DB: DrawingBackend>(
     let px = |v: f64| (v * scale).round() as i32;
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let n = c.x_text.len();
+    let log_x = spans_decades(c.x.as_deref());
     let xs: Vec<f64> = match &c.x {
+        Some(v) if log_x => v.iter().map(|x| x.log10()).collect(),
         Some(v) => v.clone(),
         None => (0..n).map(|i| i as f64).collect(),
     };
@@ -141,7 +155,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         .y_label_area_size(px(64.0))
         .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
         .map_err(|e| e.to_string())?;
-    sweep_mesh(&mut chart, &plot, c, &y, scale)?;
+    sweep_mesh(&mut chart, &plot, c, (&y, log_x), scale)?;
     draw_lines(&mut chart, c, &xs, &y, scale)?;
     // The legend column (on a wide canvas).
     if let Some(legend) = legend {
@@ -167,7 +181,7 @@ fn sweep_mesh<DB: DrawingBackend>(
     chart: &mut crate::charts::plot::Chart<'_, DB>,
     plot: &DrawingArea<DB, Shift>,
     c: &SweepChart,
-    y: &YAxis,
+    (y, log_x): (&YAxis, bool),
     scale: f64,
 ) -> Result<(), String> {
     let font = |v: f64| (FontFamily::SansSerif, v * scale);
@@ -181,7 +195,15 @@ fn sweep_mesh<DB: DrawingBackend>(
     let categorical = c.x.is_none();
     let x_text = c.x_text.clone();
     let x_label = move |v: &f64| {
-        if categorical {
+        if log_x {
+            // A decade's value at each whole power of ten, short (`1k`, `1M`).
+            let i = v.round();
+            if (v - i).abs() < 1e-6 {
+                decade(i as i32)
+            } else {
+                String::new()
+            }
+        } else if categorical {
             let i = v.round();
             if (v - i).abs() < 1e-6 && i >= 0.0 {
                 x_text.get(i as usize).cloned().unwrap_or_default()
@@ -196,6 +218,9 @@ fn sweep_mesh<DB: DrawingBackend>(
     let fit = XFit::of(chart, plot, 12.0 * scale);
     let x_count = if categorical {
         n.max(2) * 4
+    } else if log_x {
+        let (lo, hi) = x_range(&c.x.iter().flatten().map(|x| x.log10()).collect::<Vec<_>>());
+        ((hi - lo).ceil() as usize + 1) * 4
     } else {
         x_ticks(plot_w, 12.0 * scale, 10)
     };
@@ -209,13 +234,30 @@ fn sweep_mesh<DB: DrawingBackend>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(|e| e.to_string())?;
+    let x_name = if log_x {
+        format!("{} (log scale)", c.x_label)
+    } else {
+        c.x_label.clone()
+    };
     let names = AxisNames {
-        x: Some(c.x_label.as_str()),
+        x: Some(x_name.as_str()),
         y: Some(&y_desc),
         size: 13.0 * scale,
         bands: (40.0 * scale, 64.0 * scale),
     };
     axis_names(chart, plot, &names)
+}
+
+/// Whether numbers swept across span two decades or more (all above zero): they are then placed
+/// by their logarithm, so a sweep over 1,000 to 1,000,000 clients spreads its points evenly.
+pub fn spans_decades(x: Option<&[f64]>) -> bool {
+    let Some(v) = x.filter(|v| v.len() > 1) else {
+        return false;
+    };
+    let (lo, hi) = v
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
+    lo > 0.0 && hi / lo >= 100.0
 }
 
 /// The x axis's range: the values' span with a little room either side, so end points and a
