@@ -466,6 +466,20 @@ fn a_sweep_over_decades_has_a_log_axis() {
             }
         },
     );
+    // The last decade's label stays on a narrower span too.
+    let three = SweepChart {
+        x: Some(vec![1e3, 1e4, 1e5]),
+        x_text: vec!["1000".into(), "10000".into(), "100000".into()],
+        lines: vec![Line {
+            name: "budget=ratio".into(),
+            values: vec![Some(1.0), Some(1.2), Some(1.2)],
+            reference: vec![],
+        }],
+        ..c
+    };
+    check("three decades", &["1k", "10k", "100k"], |area, scale| {
+        draw_sweep(area, &three, scale).unwrap();
+    });
     assert!(retrylab_web::charts::sweepchart::spans_decades(Some(&[
         1e3, 1e6
     ])));

@@ -126,7 +126,7 @@ pub fn draw_sweep<DB: DrawingBackend>(
         Some(v) => v.clone(),
         None => (0..n).map(|i| i as f64).collect(),
     };
-    let (x_lo, x_hi) = x_range(&xs);
+    let (x_lo, x_hi) = x_range(&xs, if log_x { 0.12 } else { 0.04 });
     let values = c
         .lines
         .iter()
@@ -219,7 +219,8 @@ fn sweep_mesh<DB: DrawingBackend>(
     let x_count = if categorical {
         n.max(2) * 4
     } else if log_x {
-        let (lo, hi) = x_range(&c.x.iter().flatten().map(|x| x.log10()).collect::<Vec<_>>());
+        let decades: Vec<f64> = c.x.iter().flatten().map(|x| x.log10()).collect();
+        let (lo, hi) = x_range(&decades, 0.12);
         ((hi - lo).ceil() as usize + 1) * 4
     } else {
         x_ticks(plot_w, 12.0 * scale, 10)
@@ -260,9 +261,9 @@ pub fn spans_decades(x: Option<&[f64]>) -> bool {
     lo > 0.0 && hi / lo >= 100.0
 }
 
-/// The x axis's range: the values' span with a little room either side, so end points and a
-/// single value sit inside the frame.
-fn x_range(xs: &[f64]) -> (f64, f64) {
+/// The x axis's range: the values' span with `room` of it either side, so end points (and a
+/// log axis's labels under them) and a single value sit inside the frame.
+fn x_range(xs: &[f64], room: f64) -> (f64, f64) {
     let (mut x_lo, mut x_hi) = xs
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -273,7 +274,7 @@ fn x_range(xs: &[f64]) -> (f64, f64) {
     }
     // A little room either side, so end points and a single value sit inside the frame.
     let pad = if x_hi > x_lo {
-        (x_hi - x_lo) * 0.04
+        (x_hi - x_lo) * room
     } else {
         1.0
     };
