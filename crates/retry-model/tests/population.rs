@@ -92,9 +92,11 @@ fn agree(link: &str) -> Result<f64, String> {
 }
 
 /// Links both engines run in a moment, each with something drawn at random: full and equal
-/// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server.
-const RANDOM: [&str; 4] = [
+/// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
+/// arrivals.
+const RANDOM: [&str; 5] = [
     "preset=payments-jitter",
+    "preset=payments-none&arrivals=poisson",
     "preset=burst-lab",
     "preset=burst-lab&backoff=equal&deadline=1s&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s",

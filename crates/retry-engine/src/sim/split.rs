@@ -69,6 +69,28 @@ fn rounded(v: f64, n: u64) -> u64 {
     }
 }
 
+/// How many events a Poisson process with mean `mean` brings.
+pub fn poisson(rng: &mut Rng, mean: f64) -> u64 {
+    if mean <= 0.0 {
+        return 0;
+    }
+    if mean > EXACT_UP_TO {
+        let v = libm::round(rng.normal(mean, libm::sqrt(mean)));
+        return if v <= 0.0 { 0 } else { v as u64 };
+    }
+    // Inversion: one uniform, then the probabilities summed from 0 until they pass it.
+    let mut p = libm::exp(-mean);
+    let mut sum = p;
+    let u = rng.next_f64();
+    let mut x = 0u64;
+    while u > sum && p > 0.0 {
+        x += 1;
+        p *= mean / x as f64;
+        sum += p;
+    }
+    x
+}
+
 /// Spreads `n` over bins whose weights are `weights` (each in `[0, 1]`, summing to 1): the
 /// multinomial, drawn as a chain of binomials (each bin takes its share of what the bins
 /// before it left). Calls `put(i, count)` for each bin with a count, in order.
@@ -130,6 +152,21 @@ mod tests {
             .filter(|_| binomial(&mut rng, 3, 0.3) == 0)
             .count();
         assert!((zeros as f64 / 100_000.0 - 0.343).abs() < 0.006, "{zeros}");
+    }
+
+    #[test]
+    fn poisson_draws_have_their_mean_as_mean_and_variance() {
+        let mut rng = Rng::stream(6, 1);
+        for mean in [0.5, 12.0, 2_000.0] {
+            let d: alloc::vec::Vec<u64> = (0..20_000).map(|_| poisson(&mut rng, mean)).collect();
+            let (m, v) = moments(&d);
+            assert!(
+                (m - mean).abs() < 4.0 * libm::sqrt(mean / 20_000.0),
+                "{mean}: {m}"
+            );
+            assert!((v / mean - 1.0).abs() < 0.05, "{mean}: {v}");
+        }
+        assert_eq!(poisson(&mut rng, 0.0), 0);
     }
 
     #[test]

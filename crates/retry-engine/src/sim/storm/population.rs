@@ -110,12 +110,6 @@ pub(in crate::sim) fn refusal(
     if sp.hedge.is_some() {
         return no("hedge", "does not hedge");
     }
-    if sp.poisson {
-        return no(
-            "arrivals",
-            "takes evenly spaced arrivals only (arrivals=constant)",
-        );
-    }
     if sp.spike_requests > 0 {
         return no("spike_rate", "has no load spike yet");
     }
@@ -198,6 +192,8 @@ pub struct Population {
     now: Vec<Cohort>,
     // Cohorts scheduled so far (each cohort's `seq`).
     seq: u64,
+    // Poisson arrivals: drawn for the send times before this one.
+    poisson_to: u64,
 }
 
 impl Population {
@@ -248,6 +244,7 @@ impl Population {
             rec,
             now: Vec::new(),
             seq: 0,
+            poisson_to: 0,
             policy,
             sp,
         };
@@ -261,6 +258,13 @@ impl Population {
     /// The first tick at or after `from` that any original arrives in (the last one's when
     /// all have arrived).
     fn originals_tick(&self, from: u64) -> u64 {
+        if self.sp.poisson {
+            // Poisson arrivals may come in any tick until the arrivals end.
+            if self.poisson_to >= self.sp.duration.0 {
+                return u64::MAX;
+            }
+            return from.max(self.poisson_to.saturating_add(self.sp.net.0) / self.width);
+        }
         if self.made >= self.planned {
             return u64::MAX;
         }
@@ -291,6 +295,9 @@ impl Population {
     /// The originals that arrive in tick `k`, as up to [`ORIGIN_GROUPS`] cohorts of
     /// neighbouring starts (each at its mean start), recorded as sent.
     fn originals_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
+        if self.sp.poisson {
+            return self.poisson_in(k, list);
+        }
         // Sent in [k x tick - net, (k + 1) x tick - net): those sent before the end.
         let end = (k + 1).saturating_mul(self.width);
         let net = self.sp.net.0;
@@ -320,6 +327,47 @@ impl Population {
                 seq: self.seq,
             });
         }
+    }
+
+    /// Poisson arrivals sent in the part of `[k x tick - net, (k + 1) x tick - net)` not yet
+    /// drawn, within the arrivals' window: the per-request engine's first at 0, then a Poisson
+    /// count, spread evenly (a multinomial) over [`ORIGIN_GROUPS`] parts, each at its middle.
+    fn poisson_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
+        let net = self.sp.net.0;
+        let end = ((k + 1).saturating_mul(self.width)).saturating_sub(net);
+        let (from, to) = (self.poisson_to, end.min(self.sp.duration.0));
+        if to <= from {
+            return;
+        }
+        self.poisson_to = to;
+        if from == 0 {
+            self.original_cohort(0, 1, list);
+        }
+        let rate_per_us = self.sp.rate_milli as f64 / 1e9;
+        let n = split::poisson(&mut self.rng, rate_per_us * (to - from) as f64);
+        let part = (to - from).div_ceil(ORIGIN_GROUPS);
+        let weights = [1.0 / ORIGIN_GROUPS as f64; ORIGIN_GROUPS as usize];
+        let mut counts = [0u64; ORIGIN_GROUPS as usize];
+        split::multinomial(&mut self.rng, n, &weights, |i, c| counts[i] = c);
+        for (i, c) in counts.into_iter().enumerate().filter(|(_, c)| *c > 0) {
+            let origin = (from + part * i as u64 + part / 2).min(to - 1);
+            self.original_cohort(origin, c, list);
+        }
+    }
+
+    /// `n` originals sent at `origin`, recorded, as one cohort of `list`.
+    fn original_cohort(&mut self, origin: u64, n: u64, list: &mut Vec<Cohort>) {
+        self.made += n;
+        self.rec.originals_n(Micros(origin), n);
+        self.rec.attempts_n(Micros(origin), n, 0);
+        self.seq += 1;
+        list.push(Cohort {
+            attempt: 1,
+            origin,
+            at: origin + self.sp.net.0,
+            n,
+            seq: self.seq,
+        });
     }
 
     /// The cohorts arriving in tick `k` (taken off the schedule), in arrival order.
