@@ -1316,6 +1316,7 @@ try {
       assert.equal(await page.locator('#start .cards li').count(), 8);
       const lessons = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'lessons', '--format', 'json'], { encoding: 'utf8' }));
       assert.equal(await page.locator('#start-lessons li').count(), lessons.length, 'all lessons, each a bare link');
+      assert.equal(await page.locator('#start-lessons-title').innerText(), `All ${lessons.length} lessons (most ask a question before the run)`);
       assert.equal(await page.locator('#start-lessons a').first().getAttribute('href'), '?lesson=course-project');
       assert.deepEqual(await axeFindings(page), []);
       // One main landmark in view, the start screen's; the page describes itself to a search.

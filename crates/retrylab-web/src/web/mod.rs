@@ -273,6 +273,12 @@ fn show_start(state: &mut State) {
         set_hidden(&lab, true);
     }
     // Every lesson, as its bare link: it opens the lesson's own settings.
+    if let Some(title) = by_id("start-lessons-title") {
+        let n = retry_model::LESSONS.len();
+        title.set_text_content(Some(&format!(
+            "All {n} lessons (most ask a question before the run)"
+        )));
+    }
     let Some(list) = by_id("start-lessons") else {
         return;
     };
