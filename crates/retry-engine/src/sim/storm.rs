@@ -643,14 +643,7 @@ impl Model for Storm {
             ..self.limited
         });
         let hedged = self.sp.hedge.is_some().then_some(self.hedged);
-        let watch = self.sp.watch(self.kind);
-        let rule = self.sp.recovery;
-        let width = self.rec.width();
-        let mut rep = self.rec.finish(at);
-        rep.summary.recovery = watch.zip(rule).and_then(|(w, rule)| {
-            let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
-            super::recovery::detect(&successes, width, w, rule)
-        });
+        let mut rep = self.sp.report(self.kind, self.rec, at);
         rep.summary.limiter = limiter;
         rep.summary.hedge = hedged.map(|h| super::HedgeSummary {
             extra_load: if rep.summary.originals == 0 {

@@ -714,9 +714,8 @@ fn render_rest(a: &mut App) {
     }
 }
 
-/// Draws one of the page's own panels (after taking in the link, which resets its stepping
-/// when the link changed).
-fn render_policy(a: &mut App, name: &str) {
+/// Calls `f` on one of the page's own panels, with what it draws from.
+fn with_policy_panel(a: &mut App, name: &str, f: impl FnOnce(&mut Box<dyn Panel>, &PanelCtx<'_>)) {
     let App {
         panels,
         state,
@@ -729,27 +728,24 @@ fn render_policy(a: &mut App, name: &str) {
         hover: None,
     };
     if let Some(x) = crate::views::find(panels, name) {
-        x.sync(&state.params);
-        x.render(&cx);
+        f(x, &cx);
     }
+}
+
+/// Draws one of the page's own panels (after taking in the link, which resets its stepping
+/// when the link changed).
+fn render_policy(a: &mut App, name: &str) {
+    with_policy_panel(a, name, |x, cx| {
+        if let Some(s) = cx.state {
+            x.sync(&s.params);
+        }
+        x.render(cx);
+    });
 }
 
 /// Fills one of the page's own panels' table alternative (its details box opened).
 fn table_policy(a: &mut App, name: &str) {
-    let App {
-        panels,
-        state,
-        view,
-        ..
-    } = a;
-    let cx = PanelCtx {
-        state: Some(state),
-        done: view.finished(),
-        hover: None,
-    };
-    if let Some(x) = crate::views::find(panels, name) {
-        x.table(&cx);
-    }
+    with_policy_panel(a, name, |x, cx| x.table(cx));
 }
 
 /// A stepping control of one of the policy side's panels; draws it again.

@@ -120,6 +120,23 @@ impl StormCfg {
         (self.spike_requests + arrivals, horizon)
     }
 
+    /// A storm's report from what it recorded, with whether it recovered after its trigger
+    /// (either engine's).
+    pub(super) fn report(
+        &self,
+        kind: ScenarioKind,
+        rec: crate::sim::metrics::Recorder,
+        at: Option<Micros>,
+    ) -> crate::sim::metrics::Report {
+        let (watch, rule, width) = (self.watch(kind), self.recovery, rec.width());
+        let mut rep = rec.finish(at);
+        rep.summary.recovery = watch.zip(rule).and_then(|(w, rule)| {
+            let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
+            crate::sim::recovery::detect(&successes, width, w, rule)
+        });
+        rep
+    }
+
     /// The trigger (the outage, the load spike and the capacity drop, from the first start to
     /// the last end) and the arrivals around it, for recovery detection; `None` without one.
     pub(super) fn watch(&self, kind: ScenarioKind) -> Option<crate::sim::recovery::Watch> {

@@ -704,14 +704,7 @@ impl Model for Population {
     }
 
     fn finish(self, at: Option<Micros>) -> Report {
-        let watch = self.sp.watch(self.kind);
-        let rule = self.sp.recovery;
-        let width = self.rec.width();
-        let mut rep = self.rec.finish(at);
-        rep.summary.recovery = watch.zip(rule).and_then(|(w, rule)| {
-            let successes: Vec<u32> = rep.bins.iter().map(|b| b.successes).collect();
-            crate::sim::recovery::detect(&successes, width, w, rule)
-        });
+        let mut rep = self.sp.report(self.kind, self.rec, at);
         let max_attempts = self.policy.policy().max_attempts;
         rep.summary.server = self
             .flaky
