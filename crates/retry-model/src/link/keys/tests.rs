@@ -18,23 +18,27 @@ fn names_are_unique_and_cover_the_link() {
     }
 }
 
+/// A link where `k` applies: a scenario that owns it chosen for a scenario's key, and the budget
+/// or breaker kind chosen for a budget's or the breaker's own key.
+fn where_it_applies(k: &Key) -> Params {
+    let mut p = Params::default();
+    if is_sim(k) && k.name != "scenario" {
+        let owner = ScenarioKind::ALL
+            .into_iter()
+            .find(|s| k.applies.contains(Applies::of(Some(*s))))
+            .unwrap();
+        p.set("scenario", owner.name()).unwrap();
+    }
+    if let Some((key, value)) = detail_of(k.name) {
+        p.set(key, value).unwrap();
+    }
+    p
+}
+
 #[test]
 fn defaults_are_what_params_hold() {
     for k in TABLE {
-        let mut p = Params::default();
-        // Budget and breaker details hold their kind's defaults once that kind is chosen.
-        let with = detail_of(k.name);
-        // A scenario's key holds its default once a scenario that owns it is chosen.
-        if is_sim(k) && k.name != "scenario" {
-            let owner = ScenarioKind::ALL
-                .into_iter()
-                .find(|s| k.applies.contains(Applies::of(Some(*s))))
-                .unwrap();
-            p.set("scenario", owner.name()).unwrap();
-        }
-        if let Some((key, value)) = with {
-            p.set(key, value).unwrap();
-        }
+        let p = where_it_applies(k);
         let got = p.get(k.name);
         let want = match (k.name, k.default) {
             // `sheet_at` is written only beside a sheet.
@@ -57,17 +61,7 @@ fn every_key_is_read_and_written_by_its_row_name() {
         ) {
             continue;
         }
-        let mut p = Params::default();
-        if is_sim(k) && k.name != "scenario" {
-            let owner = ScenarioKind::ALL
-                .into_iter()
-                .find(|s| k.applies.contains(Applies::of(Some(*s))))
-                .unwrap();
-            p.set("scenario", owner.name()).unwrap();
-        }
-        if let Some((key, value)) = detail_of(k.name) {
-            p.set(key, value).unwrap();
-        }
+        let mut p = where_it_applies(k);
         let value = if k.name == "budget_start" {
             "5"
         } else {
