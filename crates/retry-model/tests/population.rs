@@ -93,9 +93,12 @@ fn agree(link: &str) -> Result<f64, String> {
 
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
-/// arrivals.
-const RANDOM: [&str; 5] = [
+/// arrivals, a ratio budget and a token bucket.
+const RANDOM: [&str; 8] = [
     "preset=payments-jitter",
+    "preset=payments-jitter&budget=ratio",
+    "preset=burst-lab&budget=bucket",
+    "preset=burst-lab&budget=ratio",
     "preset=payments-none&arrivals=poisson",
     "preset=burst-lab",
     "preset=burst-lab&backoff=equal&deadline=1s&attempt_timeout=200ms",
@@ -130,6 +133,10 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=metastable-none",
         "preset=payments-none&backoff=exponential&base=100ms&attempts=6",
         "preset=burst-lab&backoff=constant&base=30ms",
+        "preset=payments-none&budget=ratio",
+        "preset=payments-none&budget=rate",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=bucket",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=ratio",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

@@ -297,6 +297,12 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "rate",
         ),
         ("scenario=outage&server=queue&engine=population", "server"),
+        ("scenario=outage&budget=aws&engine=population", "budget"),
+        ("scenario=outage&budget=grpc&engine=population", "budget"),
+        (
+            "scenario=outage&budget=ratio&budget_scope=client&clients=4&engine=population",
+            "budget_scope",
+        ),
         ("scenario=occ&clients=5000", "clients"),
         ("scenario=occ&clients=1000&runs=1000", "runs"),
         ("scenario=storm", "scenario"),

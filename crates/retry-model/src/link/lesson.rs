@@ -423,8 +423,8 @@ pub static LESSONS: [Lesson; 23] = [
     Lesson {
         id: "scale-budget",
         title: "At production size: a retry budget's share against a fixed number of retries",
-        link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=4&deadline=none&backoff=full&base=100ms&cap=30s&sweep.clients=1000,10000,100000&sweep.budget=none,ratio",
-        look_for: "The same reconnect with up to 4 attempts each, without a budget and with a ratio budget (retries at most 20% of the calls plus 10 a second). Watch the attempts per client as the number of clients grows a hundredfold.",
+        link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=4&deadline=none&backoff=full&base=100ms&cap=30s&sweep.clients=1000,10000,100000,1000000&sweep.budget=none,ratio",
+        look_for: "The same reconnect with up to 4 attempts each, without a budget and with a ratio budget (retries at most 20% of the calls plus 10 a second). Watch the attempts per client as the number of clients grows a thousandfold: without a budget the herd's retries grow with it; the budget's share keeps them to a fifth of the calls at every size.",
         after: "",
         question: None,
         answer: None,

@@ -38,6 +38,18 @@ impl TokenBucket {
     }
 }
 
+impl TokenBucket {
+    /// `n` successes' refills (each capped at the maximum, as one sum is).
+    pub(super) fn on_successes(&mut self, n: u64) {
+        self.tokens.add(n.saturating_mul(self.cfg.refill_milli));
+    }
+
+    /// `n` whole tokens taken.
+    pub(super) fn withdraw_many(&mut self, n: u64) {
+        self.tokens.take(n.saturating_mul(1000));
+    }
+}
+
 impl super::Behaviour for TokenBucket {
     fn level(&self, _now: crate::Micros) -> super::Level {
         self.tokens.level()

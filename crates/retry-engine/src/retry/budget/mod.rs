@@ -171,6 +171,10 @@ trait Behaviour {
     fn original_ended(&mut self, _now: Micros) {}
 }
 
+/// The most like events a budget without a counted form takes one at a time (a guard: the
+/// population engine runs only budgets that [`Budget::counts`]).
+const COUNT_LOOP: u64 = 1 << 20;
+
 /// A pool of tokens in thousandths, in `[0, max]`: the AWS quota, the bucket and gRPC
 /// throttling keep one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -368,6 +372,81 @@ impl Budget {
     #[inline(always)]
     pub fn retry_ended(&mut self, now: Micros) {
         self.attempt_ended(2, now);
+    }
+
+    /// Whether the budget can take like events as counts (the population engine): `n` of them
+    /// move its level by `n` times what one does, whatever their order. True for no budget,
+    /// the bucket, the ratio and the rate budgets; the AWS quota refunds what each request
+    /// took, gRPC throttling gates on a threshold that failures move, and Envoy's limits
+    /// follow each attempt in flight.
+    pub const fn counts(&self) -> bool {
+        matches!(
+            self.config,
+            BudgetConfig::None
+                | BudgetConfig::Bucket(_)
+                | BudgetConfig::Ratio(_)
+                | BudgetConfig::Rate(_)
+        )
+    }
+
+    /// The span within which originals' deposits may be taken together, for a budget that
+    /// earns from original calls (the ratio budget: a tenth of its window); `None` when an
+    /// original moves nothing.
+    pub const fn deposit_slot(&self) -> Option<Micros> {
+        match self.config {
+            BudgetConfig::Ratio(c) => Some(Micros(c.window.0 / 10)),
+            BudgetConfig::None
+            | BudgetConfig::Aws(_)
+            | BudgetConfig::Bucket(_)
+            | BudgetConfig::Grpc(_)
+            | BudgetConfig::Rate(_)
+            | BudgetConfig::Envoy(_)
+            | BudgetConfig::EnvoyBudget(_) => None,
+        }
+    }
+
+    /// Records `n` original calls at `now`, as [`Budget::on_original`] `n` times. Only for a
+    /// budget that [`Budget::counts`].
+    pub fn on_originals(&mut self, now: Micros, n: u64) {
+        if let Live::Ratio(b) = &mut self.live {
+            return b.on_originals(now, n);
+        }
+        (0..n.min(COUNT_LOOP)).for_each(|_| self.on_original(now));
+    }
+
+    /// Records `n` successes at `now`, as [`Budget::on_success`] `n` times without a refund.
+    /// Only for a budget that [`Budget::counts`].
+    pub fn on_successes(&mut self, now: Micros, n: u64) {
+        if let Live::Bucket(b) = &mut self.live {
+            return b.on_successes(n);
+        }
+        (0..n.min(COUNT_LOOP)).for_each(|_| self.on_success(now, None));
+    }
+
+    /// How many of `n` retries of this kind the level allows at `now`, each taking what one
+    /// costs. Only for a budget that [`Budget::counts`].
+    pub fn allows_many(&self, now: Micros, kind: RetryCost, n: u64) -> u64 {
+        let check = self.check(now, kind);
+        match check.cost_milli {
+            _ if !check.allowed => 0,
+            0 => n,
+            cost => n.min(check.level.milli / cost),
+        }
+    }
+
+    /// Takes what `n` retries of this kind cost at `now`, as [`Budget::withdraw`] `n` times.
+    /// Call only for as many as [`Budget::allows_many`] allowed.
+    pub fn withdraw_many(&mut self, now: Micros, kind: RetryCost, n: u64) {
+        match &mut self.live {
+            Live::None(_) => return,
+            Live::Ratio(b) => return b.withdraw_many(now, n),
+            Live::Rate(b) => return b.withdraw_many(now, n),
+            Live::Bucket(b) => return b.withdraw_many(n),
+            Live::Aws(_) | Live::Grpc(_) | Live::Envoy(_) => {}
+        }
+        for _ in 0..n.min(COUNT_LOOP) {
+            self.withdraw(now, kind);
+        }
     }
 
     /// Records a failed attempt. gRPC throttling takes one token for a failure that counts
@@ -637,5 +716,46 @@ mod tests {
             for _ in 0..n { b.on_success(Micros::ZERO, None); }
             prop_assert_eq!(b.level(Micros::ZERO).milli, (n * r).min(1_000_000));
         }
+    }
+
+    /// A cohort's events as counts move a budget exactly as the same events one at a time.
+    #[test]
+    fn counts_equal_one_at_a_time() {
+        let kinds = [
+            BudgetConfig::Ratio(RatioConfig::FINAGLE),
+            BudgetConfig::Rate(RateConfig::SRE),
+            BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
+            BudgetConfig::None,
+        ];
+        for cfg in kinds {
+            let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
+            assert!(bulk.counts(), "{}", cfg.name());
+            for (step, (originals, successes, retries)) in [
+                (40u64, 7u64, 500u64),
+                (3, 90, 25),
+                (0, 0, 300),
+                (1000, 0, 2),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let t = Micros::from_millis(700 * step as u64);
+                bulk.on_originals(t, originals);
+                bulk.on_successes(t, successes);
+                (0..originals).for_each(|_| single.on_original(t));
+                (0..successes).for_each(|_| single.on_success(t, None));
+                let allowed = bulk.allows_many(t, RetryCost::Normal, retries);
+                bulk.withdraw_many(t, RetryCost::Normal, allowed);
+                let mut one = 0;
+                while one < retries && single.check(t, RetryCost::Normal).allowed {
+                    single.withdraw(t, RetryCost::Normal);
+                    one += 1;
+                }
+                assert_eq!(allowed, one, "{} step {step}", cfg.name());
+                assert_eq!(bulk.level(t), single.level(t), "{} step {step}", cfg.name());
+            }
+        }
+        let aws = Budget::new(BudgetConfig::Aws(AwsQuotaConfig::STANDARD), None);
+        assert!(!aws.counts(), "refunds what each request took");
     }
 }

@@ -40,6 +40,13 @@ impl RateBudget {
     }
 }
 
+impl RateBudget {
+    /// `n` retries taken at `now`.
+    pub(super) fn withdraw_many(&mut self, now: Micros, n: u64) {
+        self.window.add(now, n.min(i64::MAX as u64) as i64);
+    }
+}
+
 impl super::Behaviour for RateBudget {
     fn level(&self, now: Micros) -> super::Level {
         let used = self.window.sum(now).max(0) as u64;

@@ -58,6 +58,22 @@ impl RatioBudget {
     }
 }
 
+impl RatioBudget {
+    /// `n` originals' deposits at `now`.
+    pub(super) fn on_originals(&mut self, now: Micros, n: u64) {
+        let amount = i128::from(n) * i128::from(self.cfg.per_mille);
+        self.window
+            .add(now, amount.min(i128::from(i64::MAX)) as i64);
+    }
+
+    /// `n` whole retries taken at `now`.
+    pub(super) fn withdraw_many(&mut self, now: Micros, n: u64) {
+        let amount = i128::from(n) * 1000;
+        self.window
+            .add(now, -(amount.min(i128::from(i64::MAX)) as i64));
+    }
+}
+
 impl super::Behaviour for RatioBudget {
     fn level(&self, now: Micros) -> super::Level {
         let sum = (self.window.sum(now) + self.cfg.reserve_milli()).max(0) as u64;

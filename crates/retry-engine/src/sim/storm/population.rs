@@ -31,6 +31,7 @@ use super::config::StormCfg;
 use super::service::Service;
 use super::tick::Tick;
 use crate::retry::backoff::WaitRange;
+use crate::retry::budget::{Budget, BudgetConfig, RetryCost, Scope};
 use crate::retry::classify::classify_listed;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
@@ -117,8 +118,19 @@ pub(in crate::sim) fn refusal(
         return no("users", "has no closed-loop users yet");
     }
     let pol = policy.policy();
-    if pol.budget != crate::retry::budget::BudgetConfig::None {
-        return no("budget", "has no retry budget yet");
+    if !Budget::new(pol.budget, None).counts() {
+        return no("budget", "counts the bucket, ratio and rate budgets only");
+    }
+    let shared = match pol.scope {
+        Scope::Process => true,
+        Scope::Client => p.clients <= 1,
+        Scope::Tenant => sp.tenants <= 1,
+    };
+    if pol.budget != BudgetConfig::None && !shared {
+        return no(
+            "budget_scope",
+            "keeps one budget for the process only (budget_scope=process)",
+        );
     }
     if p.retry_after.is_some() {
         return no("retry_after", "has no Retry-After yet");
@@ -188,6 +200,11 @@ pub struct Population {
     retry_503: bool,
     retry_connect: bool,
     rec: Recorder,
+    // The process's retry budget (one for all: the refusal keeps it so).
+    budget: Budget,
+    // Steady originals whose deposits the budget has (they are sent before any failure it
+    // answers after them).
+    deposited: u64,
     // Retries that arrive again in the tick being settled (the outage's quick ones).
     now: Vec<Cohort>,
     // Cohorts scheduled so far (each cohort's `seq`).
@@ -242,6 +259,8 @@ impl Population {
             retry_503: retryable(Outcome::Status(503)),
             retry_connect: retryable(Outcome::ConnectTimeout),
             rec,
+            budget: Budget::new(pol.budget, p.budget_start),
+            deposited: 0,
             now: Vec::new(),
             seq: 0,
             poisson_to: 0,
@@ -358,6 +377,9 @@ impl Population {
     /// `n` originals sent at `origin`, recorded, as one cohort of `list`.
     fn original_cohort(&mut self, origin: u64, n: u64, list: &mut Vec<Cohort>) {
         self.made += n;
+        if self.sp.poisson {
+            self.budget.on_originals(Micros(origin), n);
+        }
         self.rec.originals_n(Micros(origin), n);
         self.rec.attempts_n(Micros(origin), n, 0);
         self.seq += 1;
@@ -430,6 +452,10 @@ impl Population {
             return;
         }
         self.done += n;
+        if reason == StopReason::Success {
+            self.budget.on_successes(Micros(t), n);
+            self.record_budget(t);
+        }
         if c.attempt > 1 {
             self.rec.retries_ended(Micros(t), n);
         }
@@ -577,10 +603,54 @@ impl Population {
         let Some(range) = self.ranges.get(c.attempt as usize - 1).copied() else {
             return self.end(t, c, StopReason::AttemptsUsedUp, f);
         };
-        match limit {
-            Some(None) => self.end(t, c, StopReason::WontFit, f),
-            Some(Some(l)) => self.spread(t, c, f, range, Some(l)),
-            None => self.spread(t, c, f, range, None),
+        let cost = if outcome == Outcome::ConnectTimeout {
+            RetryCost::Timeout
+        } else {
+            RetryCost::Normal
+        };
+        // The budget is asked before the fit, and paid only for the retries that fit: of the
+        // failures that fit, as many go as the level allows (`min(fit, allowed)`, exactly as
+        // one at a time), the rest stop with the budget empty.
+        self.deposit_to(t);
+        let allow = self.budget.allows_many(Micros(t), cost, f);
+        let sent = match limit {
+            Some(None) => {
+                self.end(t, c, StopReason::WontFit, f);
+                0
+            }
+            Some(Some(l)) => self.spread(t, c, f, range, Some(l), allow),
+            None => self.spread(t, c, f, range, None, allow),
+        };
+        self.budget.withdraw_many(Micros(t), cost, sent);
+        self.record_budget(t);
+    }
+
+    /// Gives the budget the deposits of the steady (or burst) originals sent by `t`, each group at the
+    /// first one's send time within its slot of the budget's window (where it counts), as the
+    /// per-request engine deposits each as it is sent.
+    fn deposit_to(&mut self, t: u64) {
+        let Some(slot) = self.budget.deposit_slot() else {
+            return;
+        };
+        if self.sp.poisson {
+            return;
+        }
+        let slot = slot.0.max(1);
+        let upto = self.sent_before(t + 1);
+        while self.deposited < upto {
+            let s = self.send_time(self.deposited);
+            let next = (s / slot + 1) * slot;
+            let end = self.sent_before(next).min(upto).max(self.deposited + 1);
+            self.budget.on_originals(Micros(s), end - self.deposited);
+            self.deposited = end;
+        }
+    }
+
+    /// Records the budget's level at `t`, when the link has one.
+    fn record_budget(&mut self, t: u64) {
+        if *self.budget.config() != BudgetConfig::None {
+            let level = self.budget.level(Micros(t)).milli;
+            self.rec.budget(Micros(t), level);
         }
     }
 }
@@ -605,9 +675,18 @@ fn draws_giving(low: u64, high: u64, floor: u64, a: u64, b: u64) -> u64 {
 
 impl Population {
     /// `f` requests of `c`, failed at `t`, each draw a wait from `range` (uniform, raised to its
-    /// floor); those whose wait passes `limit` stop (`WontFit`), the others arrive at the server
-    /// a wait and a hop later.
-    fn spread(&mut self, t: u64, c: Cohort, f: u64, range: WaitRange, limit: Option<u64>) {
+    /// floor); those whose wait passes `limit` stop (`WontFit`); of the others, up to `allow`
+    /// arrive at the server a wait and a hop later and the rest stop (`BudgetEmpty`). Returns
+    /// how many were sent again.
+    fn spread(
+        &mut self,
+        t: u64,
+        c: Cohort,
+        f: u64,
+        range: WaitRange,
+        limit: Option<u64>,
+        allow: u64,
+    ) -> u64 {
         let (low, high, floor) = range.parts();
         let net = self.sp.net.0;
         let longest = high.max(floor);
@@ -621,10 +700,11 @@ impl Population {
         let last = slot(t + longest + net);
         let span = high - low + 1;
         if shortest > top {
-            return self.end(t, c, StopReason::WontFit, f);
+            self.end(t, c, StopReason::WontFit, f);
+            return 0;
         }
         if f < last - first + 1 {
-            return self.spread_each(t, c, f, range, limit);
+            return self.spread_each(t, c, f, range, limit, allow);
         }
         let mut weights = Vec::with_capacity((last - first + 2) as usize);
         let mut fit = 0;
@@ -637,7 +717,26 @@ impl Population {
         }
         weights.push((span - fit) as f64 / span as f64);
         let mut landed = Vec::new();
-        split::multinomial(&mut self.rng, f, &weights, |i, n| landed.push((i, n)));
+        let go = if allow >= f {
+            split::multinomial(&mut self.rng, f, &weights, |i, n| landed.push((i, n)));
+            f - landed
+                .iter()
+                .filter(|&&(i, _)| i + 1 == weights.len())
+                .map(|&(_, n)| n)
+                .sum::<u64>()
+        } else {
+            // How many fit, then which of them the budget lets go: a multinomial over the
+            // fitting slots alone (the split of a multinomial given its total).
+            let fits = split::binomial(&mut self.rng, f, fit as f64 / span as f64);
+            let go = fits.min(allow);
+            self.end(t, c, StopReason::WontFit, f - fits);
+            self.end(t, c, StopReason::BudgetEmpty, fits - go);
+            let last = weights.len() - 1;
+            split::multinomial(&mut self.rng, go, &weights[..last], |i, n| {
+                landed.push((i, n))
+            });
+            go
+        };
         for (i, n) in landed {
             if i + 1 == weights.len() {
                 self.end(t, c, StopReason::WontFit, n);
@@ -651,21 +750,35 @@ impl Population {
                 self.schedule(at, c, n);
             }
         }
+        go
     }
 
     /// [`Population::spread`] one request at a time, where there are fewer requests than ticks.
-    fn spread_each(&mut self, t: u64, c: Cohort, f: u64, range: WaitRange, limit: Option<u64>) {
+    fn spread_each(
+        &mut self,
+        t: u64,
+        c: Cohort,
+        f: u64,
+        range: WaitRange,
+        limit: Option<u64>,
+        allow: u64,
+    ) -> u64 {
         let net = self.sp.net.0;
-        let mut wont = 0;
+        let (mut wont, mut go, mut empty) = (0, 0, 0);
         for _ in 0..f {
             let wait = range.draw(&mut self.rng).0;
             if limit.is_some_and(|l| wait > l) {
                 wont += 1;
+            } else if go == allow {
+                empty += 1;
             } else {
+                go += 1;
                 self.schedule(t + wait + net, c, 1);
             }
         }
         self.end(t, c, StopReason::WontFit, wont);
+        self.end(t, c, StopReason::BudgetEmpty, empty);
+        go
     }
 
     /// The next tick anything arrives in, if any.
