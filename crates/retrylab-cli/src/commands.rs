@@ -345,6 +345,30 @@ mod tests {
         assert_eq!(e, "files: 9 files: a stack takes 2 to 8, outermost first");
     }
 
+    /// With `runs`, the JSON gives each mean's interval beside it and the runs that recovered;
+    /// with one run, none.
+    #[test]
+    fn run_json_gives_the_intervals_over_runs() {
+        let link = "preset=metastable-none&backoff=full";
+        let one: Value =
+            serde_json::from_str(&run_s(&["run", link, "--format", "json"]).unwrap()).unwrap();
+        assert!(one["summary"].get("intervals").is_none());
+        let many = format!("{link}&runs=8");
+        let v: Value =
+            serde_json::from_str(&run_s(&["run", &many, "--format", "json"]).unwrap()).unwrap();
+        let iv = &v["summary"]["intervals"];
+        assert_eq!(iv["runs"], json!(8));
+        let amp = v["summary"]["amplification"].as_f64().unwrap();
+        let (lo, hi) = (
+            iv["amplification"]["low"].as_f64().unwrap(),
+            iv["amplification"]["high"].as_f64().unwrap(),
+        );
+        assert!(lo < amp && amp < hi, "{lo} {amp} {hi}");
+        assert_eq!(iv["recovered"]["k"], json!(8));
+        let text = run_s(&["run", &many]).unwrap();
+        assert!(text.contains("runs                       8: 95% intervals by bootstrap over the runs, rough under 10 runs"), "{text}");
+    }
+
     #[test]
     fn explain_json_has_the_documented_keys() {
         let out = run_s(&["explain", "preset=chapter", "--format", "json"]).unwrap();

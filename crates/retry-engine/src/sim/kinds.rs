@@ -245,6 +245,8 @@ pub mod caps {
     pub const DURATION_S: u64 = 3600;
     /// Most `runs`.
     pub const RUNS: u32 = 1000;
+    /// The highest `replicate`: the number of the first run a link runs.
+    pub const REPLICATE: u32 = 1_000_000;
     /// Most OCC clients.
     pub const OCC_CLIENTS: u32 = 1000;
     /// Most layers (the same limit as `retrylab amplify`).

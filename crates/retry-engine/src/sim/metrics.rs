@@ -457,6 +457,7 @@ impl Recorder {
             hedge: None,
             recovery: None,
             population: None,
+            intervals: None,
         };
         Report {
             summary,
@@ -511,6 +512,9 @@ pub struct Summary {
     /// The population engine's step, when it ran the storm (`None`: every request its own
     /// events).
     pub population: Option<PopulationSummary>,
+    /// The 95% intervals of the means, over `runs` (`None` for a single run).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub intervals: Option<super::interval::Intervals>,
 }
 
 /// How the population engine ran a storm.
@@ -695,6 +699,7 @@ impl Summary {
                 }
             },
             population: all.first().and_then(|f| f.population),
+            intervals: None,
             hedge: all.first().and_then(|f| f.hedge).map(|_| {
                 let h = |s: &Summary| s.hedge.unwrap_or_default();
                 HedgeSummary {

@@ -21,6 +21,7 @@ pub mod chain;
 mod engine;
 mod hist;
 mod input;
+pub mod interval;
 pub mod kinds;
 mod layers;
 mod lost;

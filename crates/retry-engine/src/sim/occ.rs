@@ -307,6 +307,7 @@ impl Occ {
             hedge: None,
             recovery: None,
             population: None,
+            intervals: None,
         }
     }
 

@@ -16,6 +16,10 @@ pub struct SimParams {
     /// Repetitions, each from its own stream of the seed; summaries are averaged. In
     /// [1, `caps::RUNS`].
     pub runs: Runs,
+    /// The first repetition's number, from 0 (the link's `replicate` less one): repetition
+    /// `r` of a seed draws from streams `r` of it, so `replicate=7` alone reproduces the 7th
+    /// of `runs=20`. At most `caps::REPLICATE - 1`.
+    pub first_run: u32,
 }
 
 /// Repetitions of a run, in [1, `caps::RUNS`].

@@ -9,6 +9,7 @@
 //! assert_eq!(rows[2], ("amplification".to_string(), "27x".to_string()));
 //! ```
 
+use super::interval::{Interval, Intervals, FEW_RUNS};
 use super::metrics::{Report, Summary};
 use crate::retry::policy::StopReason;
 use crate::retry::text::{percent_people, sig3};
@@ -25,21 +26,53 @@ impl Summary {
     /// The summary as (label, value) rows, in the order `retrylab run` prints them.
     pub fn rows(&self) -> Vec<(String, String)> {
         let s = self;
+        let iv = s.intervals.unwrap_or_default();
+        let times = |v: f64| format!("{}x", sig3(v));
+        let ms_iv =
+            |v: Option<f64>, i: Option<Interval>| format!("{}{}", ms(v), within(i, millis_people));
         let mut out: Vec<(String, String)> = [
             ("originals", s.originals.to_string()),
             ("attempts", s.attempts.to_string()),
-            ("amplification", format!("{}x", sig3(s.amplification))),
+            (
+                "amplification",
+                format!(
+                    "{}{}",
+                    times(s.amplification),
+                    within(iv.amplification, times)
+                ),
+            ),
             ("successes", s.successes.to_string()),
-            ("success rate", percent_people(s.success_rate)),
-            ("peak attempts/s", sig3(s.peak_attempts_per_s)),
+            (
+                "success rate",
+                format!(
+                    "{}{}",
+                    percent_people(s.success_rate),
+                    within(iv.success_rate, percent_people)
+                ),
+            ),
+            (
+                "peak attempts/s",
+                format!(
+                    "{}{}",
+                    sig3(s.peak_attempts_per_s),
+                    within(iv.peak_attempts_per_s, sig3)
+                ),
+            ),
             (
                 "attempts/s at read time",
                 s.attempts_per_s_at.map_or("-".to_string(), sig3),
             ),
-            ("completion", millis_people(s.completion_ms)),
-            ("p50 latency (successes)", ms(s.p50_ms)),
-            ("p99 latency (successes)", ms(s.p99_ms)),
-            ("p99.9 latency (successes)", ms(s.p999_ms)),
+            (
+                "completion",
+                format!(
+                    "{}{}",
+                    millis_people(s.completion_ms),
+                    within(iv.completion_ms, millis_people)
+                ),
+            ),
+            ("p50 latency (successes)", ms_iv(s.p50_ms, iv.p50_ms)),
+            ("p99 latency (successes)", ms_iv(s.p99_ms, iv.p99_ms)),
+            ("p99.9 latency (successes)", ms_iv(s.p999_ms, iv.p999_ms)),
             ("duplicate effects", s.duplicates.to_string()),
         ]
         .into_iter()
@@ -70,8 +103,51 @@ impl Summary {
             let step = millis_people(pop.tick_ms);
             out.push(("engine".to_string(), format!("population, {step} steps")));
         }
+        out.extend(interval_rows(s.intervals.as_ref()));
         out
     }
+}
+
+/// ` (95%: a to b)` in `f`'s words, or nothing for a single run.
+fn within(i: Option<Interval>, f: impl Fn(f64) -> String) -> String {
+    match i {
+        None => String::new(),
+        Some(i) if i.low == i.high => " (alike in every run)".to_string(),
+        Some(i) => format!(" (95%: {} to {})", f(i.low), f(i.high)),
+    }
+}
+
+/// The runs the intervals are over, and the share of them that recovered.
+fn interval_rows(iv: Option<&Intervals>) -> Vec<(String, String)> {
+    let Some(iv) = iv else {
+        return Vec::new();
+    };
+    let rough = if iv.runs < FEW_RUNS {
+        ", rough under 10 runs"
+    } else {
+        ""
+    };
+    let mut out = alloc::vec![(
+        "runs".to_string(),
+        format!(
+            "{}: 95% intervals by bootstrap over the runs{rough}",
+            iv.runs
+        ),
+    )];
+    if let Some(r) = iv.recovered {
+        let i = r.interval;
+        out.push((
+            "recovered in runs".to_string(),
+            format!(
+                "{} of {} (95%: {} to {})",
+                r.k,
+                r.n,
+                percent_people(i.low),
+                percent_people(i.high)
+            ),
+        ));
+    }
+    out
 }
 
 /// A summary row's meaning in one line, for people who have not met the term: the page shows it
@@ -102,6 +178,10 @@ pub fn row_meaning(label: &str) -> Option<&'static str> {
             "99 in 100 successful requests took less than this: the slow tail"
         }
         "p99.9 latency (successes)" => "999 in 1000 successful requests took less than this",
+        "runs" => "independent runs of the link, each from its own seed: the figures are their means",
+        "recovered in runs" => {
+            "how many of the runs recovered after the trigger, with the exact (Clopper-Pearson) interval of the share"
+        }
         "duplicate effects" => {
             "operations applied twice because a retry repeated one that had worked"
         }

@@ -355,7 +355,8 @@ impl Run {
 
     /// The next repetition of the scenario: the one place that maps a scenario to its model.
     fn start_repetition(&mut self) {
-        let (p, policy, run) = (&self.p, self.policy, self.run);
+        let (p, policy) = (&self.p, self.policy);
+        let run = self.run.saturating_add(p.sim.first_run);
         let Some(scenario) = p.sim.scenario.as_ref() else {
             return; // `Run::new` refused a link without one
         };
@@ -489,7 +490,8 @@ impl Run {
     pub fn finish(mut self) -> SimReport {
         while !self.step(1 << 22).done {}
         let summaries: Vec<&Summary> = self.summaries.iter().collect();
-        let summary = Summary::mean(&summaries);
+        let mut summary = Summary::mean(&summaries);
+        summary.intervals = super::interval::Intervals::of(&summaries, self.p.seed);
         let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,

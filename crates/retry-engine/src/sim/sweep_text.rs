@@ -9,6 +9,7 @@
 //! assert_eq!(Metric::from_name("p99_ms"), Some(Metric::P99Ms));
 //! ```
 
+use super::interval::Interval;
 use super::metrics::Summary;
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -153,14 +154,89 @@ impl Metric {
             Metric::P99Ms => return s.p99_ms,
             Metric::P999Ms => return s.p999_ms,
             Metric::Duplicates => s.duplicates as f64,
-            Metric::Recovered => f64::from(u8::from(s.recovery?.recovered())),
+            // Over several runs, the share of them that recovered.
+            Metric::Recovered => match s.intervals.and_then(|i| i.recovered) {
+                Some(r) => r.share(),
+                None => f64::from(u8::from(s.recovery?.recovered())),
+            },
             Metric::RecoveryS => return s.recovery?.recovery_s(),
         })
     }
 
     /// The number as the sweep's Markdown table writes it, for people (`1.08x`, `91.8%`,
-    /// `812 ms`, `7.05 s`).
+    /// `812 ms`, `7.05 s`); over several runs with its 95% interval (`1.08x (1.07x-1.1x)`),
+    /// and recovery as how many runs recovered (`7 of 20 (15.4%-59.2%)`).
     pub fn text(self, s: &Summary) -> String {
+        use crate::retry::text::percent_people;
+        if let (Metric::Recovered, Some(r)) = (self, s.intervals.and_then(|i| i.recovered)) {
+            let i = r.interval;
+            return format!(
+                "{} of {} ({}-{})",
+                r.k,
+                r.n,
+                percent_people(i.low),
+                percent_people(i.high)
+            );
+        }
+        let point = self.point_text(s);
+        match self.interval(s) {
+            Some(i) if i.low != i.high => {
+                format!(
+                    "{point} ({}-{})",
+                    self.unit_text(i.low),
+                    self.unit_text(i.high)
+                )
+            }
+            _ => point,
+        }
+    }
+
+    /// The metric's 95% interval over the runs, in [`Metric::value`]'s units (`None` for one
+    /// run, and for the counts).
+    pub fn interval(self, s: &Summary) -> Option<Interval> {
+        let iv = s.intervals?;
+        match self {
+            Metric::Amplification => iv.amplification,
+            Metric::SuccessRate => iv.success_rate.map(|i| Interval {
+                low: i.low * 100.0,
+                high: i.high * 100.0,
+            }),
+            Metric::PeakAttemptsPerS => iv.peak_attempts_per_s,
+            Metric::CompletionMs => iv.completion_ms,
+            Metric::P50Ms => iv.p50_ms,
+            Metric::P99Ms => iv.p99_ms,
+            Metric::P999Ms => iv.p999_ms,
+            Metric::Recovered => iv.recovered.map(|r| r.interval),
+            Metric::Originals
+            | Metric::Attempts
+            | Metric::Successes
+            | Metric::Duplicates
+            | Metric::RecoveryS => None,
+        }
+    }
+
+    /// A number in [`Metric::value`]'s units as people read it.
+    fn unit_text(self, v: f64) -> String {
+        use crate::retry::text::{percent_people, sig3};
+        use crate::retry::time::millis_people;
+        match self {
+            Metric::Amplification => format!("{}x", sig3(v)),
+            Metric::SuccessRate => percent_people(v / 100.0),
+            Metric::Recovered => percent_people(v),
+            Metric::CompletionMs | Metric::P50Ms | Metric::P99Ms | Metric::P999Ms => {
+                millis_people(v)
+            }
+            Metric::RecoveryS => format!("{} s", sig3(v)),
+            Metric::Originals
+            | Metric::Attempts
+            | Metric::Successes
+            | Metric::PeakAttemptsPerS
+            | Metric::Duplicates => sig3(v),
+        }
+    }
+
+    /// The run's (or the runs' mean) figure alone, for people.
+    fn point_text(self, s: &Summary) -> String {
         use crate::retry::text::{percent_people, sig3};
         use crate::retry::time::millis_people;
         let ms = |v: Option<f64>| v.map_or("-".to_string(), millis_people);
@@ -200,9 +276,12 @@ impl Metric {
             Metric::P99Ms => s.p99_ms.map_or(String::new(), |v| v.to_string()),
             Metric::P999Ms => s.p999_ms.map_or(String::new(), |v| v.to_string()),
             Metric::Duplicates => s.duplicates.to_string(),
-            Metric::Recovered => s
-                .recovery
-                .map_or(String::new(), |r| r.recovered().to_string()),
+            Metric::Recovered => match s.intervals.and_then(|i| i.recovered) {
+                Some(r) => r.share().to_string(),
+                None => s
+                    .recovery
+                    .map_or(String::new(), |r| r.recovered().to_string()),
+            },
             Metric::RecoveryS => s
                 .recovery
                 .and_then(|r| r.recovery_s())
@@ -226,15 +305,58 @@ const TABLE: [Metric; 10] = [
 ];
 
 /// The sweep as CSV: the swept keys, then every metric, one row per combination.
+///
+/// Over several runs (`runs` > 1) it adds `runs` and each interval's bounds as
+/// `<metric>_low,<metric>_high` after them, in the CSV's units (`recovered`: the share of runs).
 pub fn sweep_csv(keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {
-    let heads: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+    let mut heads: Vec<String> = Metric::ALL.iter().map(|m| m.name().to_string()).collect();
+    let ranged: Vec<Metric> = if rows.iter().any(|(_, s)| s.intervals.is_some()) {
+        INTERVALS.to_vec()
+    } else {
+        Vec::new()
+    };
+    if !ranged.is_empty() {
+        heads.push("runs".to_string());
+        for m in &ranged {
+            heads.push(format!("{0}_low,{0}_high", m.name()));
+        }
+    }
     let mut out = format!("{},{}\n", keys.join(","), heads.join(","));
     for (vals, s) in rows {
-        let cells: Vec<String> = Metric::ALL.iter().map(|m| m.csv(s)).collect();
+        let mut cells: Vec<String> = Metric::ALL.iter().map(|m| m.csv(s)).collect();
+        if !ranged.is_empty() {
+            cells.push(
+                s.intervals
+                    .map_or(String::from("1"), |i| i.runs.to_string()),
+            );
+            for m in &ranged {
+                // In the CSV's own units: the success rate as a share, as its column.
+                let unit = if *m == Metric::SuccessRate {
+                    100.0
+                } else {
+                    1.0
+                };
+                cells.push(m.interval(s).map_or(String::from(","), |i| {
+                    format!("{},{}", i.low / unit, i.high / unit)
+                }));
+            }
+        }
         out.push_str(&format!("{},{}\n", vals.join(","), cells.join(",")));
     }
     out
 }
+
+/// The metrics that carry an interval over runs, in the CSV's order.
+const INTERVALS: [Metric; 8] = [
+    Metric::Amplification,
+    Metric::SuccessRate,
+    Metric::PeakAttemptsPerS,
+    Metric::CompletionMs,
+    Metric::P50Ms,
+    Metric::P99Ms,
+    Metric::P999Ms,
+    Metric::Recovered,
+];
 
 /// The sweep as a Markdown table under its base link.
 pub fn sweep_markdown(base_link: &str, keys: &[&str], rows: &[(Vec<String>, Summary)]) -> String {

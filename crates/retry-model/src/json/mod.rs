@@ -323,6 +323,11 @@ pub struct SummaryDoc {
     /// its own events.
     #[serde(skip_serializing_if = "Option::is_none")]
     population: Option<crate::sim::PopulationSummary>,
+    /// With `runs` over 1: each mean's 95% interval (`{"low", "high"}`, a percentile bootstrap
+    /// over the runs) and how many runs recovered (`k` of `n`, Clopper-Pearson); absent for
+    /// one run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    intervals: Option<crate::sim::interval::Intervals>,
 }
 
 impl SummaryDoc {
@@ -354,6 +359,7 @@ impl SummaryDoc {
             recovery_s: s.recovery.map(|r| r.recovery_s()),
             recovery: s.recovery,
             population: s.population,
+            intervals: s.intervals,
         }
     }
 }

@@ -53,6 +53,10 @@ impl SimKeys for SimParams {
                 self.runs = Runs(k.int32(v)?);
                 Ok(())
             }
+            "replicate" if self.scenario.is_some() => {
+                self.first_run = k.int32(v)? - 1;
+                Ok(())
+            }
             _ => {
                 let kind = self.kind();
                 self.scenario
@@ -67,6 +71,10 @@ impl SimKeys for SimParams {
         match key {
             "scenario" => Some(self.kind().map_or("none", |s| s.name()).to_string()),
             "runs" => self.scenario.as_ref().map(|_| self.runs.0.to_string()),
+            "replicate" => self
+                .scenario
+                .as_ref()
+                .map(|_| (self.first_run + 1).to_string()),
             _ => self.scenario.as_ref()?.get(key),
         }
     }

@@ -1,0 +1,131 @@
+//! How sure the figures over several runs are: the 95% intervals `runs` gives, checked for
+//! what they promise (they hold the mean of many more runs about 95% of the time), and the
+//! `replicate` key that opens any one run as its own link.
+
+use retry_model::sim::{simulate, sweep_csv, Summary};
+use retry_model::Params;
+
+fn summary(link: &str) -> Summary {
+    let p: Params = link.parse().unwrap_or_else(|e| panic!("{link}: {e}"));
+    simulate(&p)
+        .unwrap_or_else(|e| panic!("{link}: {e}"))
+        .summary
+}
+
+/// A storm whose figures vary from seed to seed: a 1 s outage, immediate retries with full
+/// jitter.
+const STORM: &str = "preset=metastable-none&backoff=full";
+
+/// Over 100 disjoint sets of 20 runs, the 95% intervals of the mean amplification and p99
+/// hold the mean of 1000 other runs at least 85 times (a 95% interval from 20 runs by the
+/// bootstrap covers about 92% of the time; 85 of 100 is three standard errors below). An
+/// interval half as wide would cover about 67% of the time (a normal mean's) and fail.
+#[test]
+fn the_intervals_hold_the_mean_of_many_more_runs() {
+    let truth = summary(&format!("{STORM}&runs=1000&replicate=900001"));
+    let (mut amp, mut p99) = (0, 0);
+    for set in 0..100 {
+        let s = summary(&format!("{STORM}&runs=20&replicate={}", 20 * set + 1));
+        let iv = s.intervals.expect("intervals with runs=20");
+        assert_eq!(iv.runs, 20);
+        let (a, p) = (iv.amplification.unwrap(), iv.p99_ms.unwrap());
+        assert!(
+            a.low <= s.amplification && s.amplification <= a.high,
+            "{a:?}"
+        );
+        amp += u32::from(a.low <= truth.amplification && truth.amplification <= a.high);
+        let t = truth.p99_ms.unwrap();
+        p99 += u32::from(p.low <= t && t <= p.high);
+    }
+    eprintln!("coverage: amplification {amp}/100, p99 {p99}/100");
+    assert!(amp >= 85, "amplification covered {amp} of 100");
+    assert!(p99 >= 85, "p99 covered {p99} of 100");
+    assert!(amp < 100 || p99 < 100, "intervals too wide to ever miss");
+}
+
+/// Run `r` of a seed is the same whether it runs alone (`replicate=r`) or among others.
+#[test]
+fn a_replicate_opens_one_run_of_many() {
+    let alone: Vec<Summary> = (2..=4)
+        .map(|r| summary(&format!("{STORM}&replicate={r}")))
+        .collect();
+    let together = summary(&format!("{STORM}&runs=3&replicate=2"));
+    let mean = alone.iter().map(|s| s.amplification).sum::<f64>() / 3.0;
+    assert!((together.amplification - mean).abs() < 1e-12);
+    let attempts = alone.iter().map(|s| s.attempts).sum::<u64>() as f64 / 3.0;
+    assert_eq!(together.attempts, attempts.round() as u64);
+    assert_ne!(alone[0].attempts, alone[1].attempts, "the runs differ");
+    assert_eq!(
+        summary(&format!("{STORM}&replicate=1")),
+        summary(STORM),
+        "replicate=1 is the link without it"
+    );
+    let err = format!("{STORM}&replicate=0")
+        .parse::<Params>()
+        .unwrap_err();
+    assert_eq!(err.field, "replicate");
+}
+
+/// How many runs recovered is counted run by run, with its exact interval.
+#[test]
+fn the_share_of_runs_that_recovered_has_its_exact_interval() {
+    for (link, recovered) in [(STORM, true), ("preset=queue-spike-none", false)] {
+        let s = summary(&format!("{link}&runs=12"));
+        let r = s.intervals.and_then(|i| i.recovered).expect("a trigger");
+        assert_eq!(r.n, 12);
+        assert_eq!(r.k, if recovered { 12 } else { 0 }, "{link}");
+        let i = r.interval;
+        if recovered {
+            assert!((i.low - 0.025f64.powf(1.0 / 12.0)).abs() < 1e-6 && i.high == 1.0);
+        } else {
+            assert!(i.low == 0.0 && (i.high - (1.0 - 0.025f64.powf(1.0 / 12.0))).abs() < 1e-6);
+        }
+        let rows: Vec<String> = s
+            .rows()
+            .into_iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        assert!(
+            rows.iter().any(|r| r.starts_with(&format!(
+                "recovered in runs: {} of 12 (95%: ",
+                if recovered { 12 } else { 0 }
+            ))),
+            "{rows:#?}"
+        );
+    }
+}
+
+/// The text and the CSV carry the interval beside the value; one run has none.
+#[test]
+fn every_output_gives_the_interval_beside_the_value() {
+    let one = summary(STORM);
+    assert!(one.intervals.is_none());
+    assert!(!one.rows().iter().any(|(_, v)| v.contains("95%")));
+    let many = summary(&format!("{STORM}&runs=30"));
+    let rows = many.rows();
+    let amp = rows.iter().find(|(k, _)| k == "amplification").unwrap();
+    assert!(
+        amp.1.contains(" (95%: ") && amp.1.ends_with("x)"),
+        "{amp:?}"
+    );
+    let keys = ["runs"];
+    let csv_one = sweep_csv(&keys, &[(vec!["1".into()], one)]);
+    assert!(!csv_one.contains("_low"));
+    let csv = sweep_csv(&keys, &[(vec!["30".into()], many.clone())]);
+    let (head, row) = csv.split_once('\n').unwrap();
+    let cols: Vec<&str> = head.split(',').collect();
+    let cells: Vec<&str> = row.trim_end().split(',').collect();
+    assert_eq!(cols.len(), cells.len(), "{csv}");
+    let at = |name: &str| {
+        cells[cols.iter().position(|c| *c == name).unwrap()]
+            .parse::<f64>()
+            .unwrap()
+    };
+    let iv = many.intervals.unwrap().success_rate.unwrap();
+    assert_eq!(at("success_rate_low"), iv.low);
+    assert_eq!(at("success_rate_high"), iv.high);
+    assert!(
+        at("success_rate_low") <= at("success_rate")
+            && at("success_rate") <= at("success_rate_high")
+    );
+}
