@@ -15,7 +15,6 @@
 //! the beta quantile) needs `std`. Clopper-Pearson's bounds are found by bisection on the
 //! binomial tail, summed in logs with `libm`, so native and wasm give the same bits.
 
-use super::metrics::Summary;
 use crate::retry::rng::{Rng, Words};
 use alloc::vec::Vec;
 
@@ -171,37 +170,6 @@ pub struct Intervals {
     pub p999_ms: Option<Interval>,
     /// How many runs recovered after their trigger, when every run could tell.
     pub recovered: Option<Share>,
-}
-
-impl Intervals {
-    /// The intervals of `all`, one summary a run, resampled from `seed`; `None` for one run.
-    pub fn of(all: &[&Summary], seed: u64) -> Option<Intervals> {
-        if all.len() < 2 {
-            return None;
-        }
-        let mut rng = bootstrap_rng(seed);
-        let mut boot = |f: &dyn Fn(&Summary) -> Option<f64>| {
-            let v: Vec<f64> = all.iter().filter_map(|s| f(s)).collect();
-            bootstrap_mean(&v, &mut rng)
-        };
-        let recoveries: Vec<bool> = all
-            .iter()
-            .filter_map(|s| s.recovery.map(|r| r.recovered()))
-            .collect();
-        let n = all.len() as u32;
-        Some(Intervals {
-            runs: n,
-            amplification: boot(&|s| Some(s.amplification)),
-            success_rate: boot(&|s| Some(s.success_rate)),
-            peak_attempts_per_s: boot(&|s| Some(s.peak_attempts_per_s)),
-            completion_ms: boot(&|s| Some(s.completion_ms)),
-            p50_ms: boot(&|s| s.p50_ms),
-            p99_ms: boot(&|s| s.p99_ms),
-            p999_ms: boot(&|s| s.p999_ms),
-            recovered: (recoveries.len() == all.len())
-                .then(|| Share::of(recoveries.iter().filter(|r| **r).count() as u32, n)),
-        })
-    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! histogram, whatever the number of requests.
 
 use super::hist::Histogram;
+use super::interval;
 use crate::retry::policy::StopReason;
 use crate::retry::time::Micros;
 use alloc::vec;
@@ -514,7 +515,7 @@ pub struct Summary {
     pub population: Option<PopulationSummary>,
     /// The 95% intervals of the means, over `runs` (`None` for a single run).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub intervals: Option<super::interval::Intervals>,
+    pub intervals: Option<interval::Intervals>,
 }
 
 /// How the population engine ran a storm.
@@ -711,6 +712,38 @@ impl Summary {
                 }
             }),
         }
+    }
+}
+
+impl Summary {
+    /// The 95% intervals of `all`, one summary a run, resampled from `seed`; `None` for one
+    /// run.
+    pub fn intervals(all: &[&Summary], seed: u64) -> Option<interval::Intervals> {
+        if all.len() < 2 {
+            return None;
+        }
+        let mut rng = interval::bootstrap_rng(seed);
+        let mut boot = |f: &dyn Fn(&Summary) -> Option<f64>| {
+            let v: Vec<f64> = all.iter().filter_map(|s| f(s)).collect();
+            interval::bootstrap_mean(&v, &mut rng)
+        };
+        let recoveries: Vec<bool> = all
+            .iter()
+            .filter_map(|s| s.recovery.map(|r| r.recovered()))
+            .collect();
+        let n = all.len() as u32;
+        Some(interval::Intervals {
+            runs: n,
+            amplification: boot(&|s| Some(s.amplification)),
+            success_rate: boot(&|s| Some(s.success_rate)),
+            peak_attempts_per_s: boot(&|s| Some(s.peak_attempts_per_s)),
+            completion_ms: boot(&|s| Some(s.completion_ms)),
+            p50_ms: boot(&|s| s.p50_ms),
+            p99_ms: boot(&|s| s.p99_ms),
+            p999_ms: boot(&|s| s.p999_ms),
+            recovered: (recoveries.len() == all.len())
+                .then(|| interval::Share::of(recoveries.iter().filter(|r| **r).count() as u32, n)),
+        })
     }
 }
 

@@ -491,7 +491,7 @@ impl Run {
         while !self.step(1 << 22).done {}
         let summaries: Vec<&Summary> = self.summaries.iter().collect();
         let mut summary = Summary::mean(&summaries);
-        summary.intervals = super::interval::Intervals::of(&summaries, self.p.seed);
+        summary.intervals = Summary::intervals(&summaries, self.p.seed);
         let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,
