@@ -64,6 +64,16 @@ if [ "$want_browser" = 1 ]; then
   fi
 fi
 
+# 5b. The batch systems the sharded sweeps run on in the tests (tests/sharding.sh): GNU parallel,
+#     and Slurm with munge for a single-node cluster (Debian packages, about 2 minutes).
+if command -v parallel >/dev/null && command -v slurmctld >/dev/null && command -v munged >/dev/null; then
+  say "GNU parallel and Slurm: present"
+else
+  say "GNU parallel and Slurm: installing"
+  as_root apt-get update -q
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q parallel slurm-wlm munge
+fi
+
 # 6. The Python retry libraries the client presets are checked against, pinned, in a virtual
 #    environment of their own (tests/clients/.venv); reinstalled only when the pins change.
 venv=tests/clients/.venv

@@ -39,6 +39,9 @@ node tests/configs/check_k8s_schemas.mjs "$lab"
 cargo build -q --release --locked --manifest-path tests/clients/rust/Cargo.toml --target-dir "${CARGO_TARGET_DIR:-target}/client-draws"
 tests/clients/.venv/bin/python tests/clients/check_rs.py "$lab" "${CARGO_TARGET_DIR:-target}/client-draws/release/client-draws"
 
+step "sharded sweeps merged byte for byte: GNU parallel, a single-node Slurm array, a Kubernetes Indexed Job's pods"
+tests/sharding.sh "$lab"
+
 step "the core builds without std (wasm32v1-none)"
 cargo build -p retry-model --no-default-features --target wasm32v1-none --locked
 

@@ -93,6 +93,30 @@ pub enum Command {
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "csv", "json"])]
         format: String,
+        /// Runs part i of n of the rows (1-based, as cargo-nextest's --partition) and writes a
+        /// part file for `retrylab merge`.
+        #[arg(long, value_name = "I/N", conflicts_with = "shard_index_env")]
+        shard: Option<String>,
+        /// Reads the part's 0-based index from this environment variable (SLURM_ARRAY_TASK_ID,
+        /// JOB_COMPLETION_INDEX); with --shard-count.
+        #[arg(long, value_name = "VAR", requires = "shard_count")]
+        shard_index_env: Option<String>,
+        /// How many parts, with --shard-index-env.
+        #[arg(long, value_name = "N", requires = "shard_index_env")]
+        shard_count: Option<u32>,
+        /// Writes the output (a part file, or the table) to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
+    },
+    /// Joins the part files of a sharded sweep into the table the whole sweep prints, after
+    /// checking that every part is there once and all come from the same link and arguments.
+    Merge {
+        /// The part files, in any order.
+        #[arg(required = true)]
+        parts: Vec<std::path::PathBuf>,
+        /// Writes the table to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
     },
     /// Solves the analytic twin of a link's queue server: a Markov chain over (attempts at the
     /// server, requests waiting to retry), its stationary figures, relaxation and drain time.
@@ -252,7 +276,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, analyze, answer, sheet, import, export, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, merge, analyze, answer, sheet, import, export, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

@@ -41,7 +41,25 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             link,
             param,
             format,
-        } => crate::simcmd::cmd_sweep(&link.query, &param, &format),
+            shard,
+            shard_index_env,
+            shard_count,
+            out,
+        } => {
+            let shard = crate::shard::Shard::from_args(
+                shard.as_deref(),
+                shard_index_env.as_deref(),
+                shard_count,
+            )?;
+            let text = match shard {
+                Some(s) => crate::shard::cmd_sweep_part(&link.query, &param, &format, s),
+                None => crate::simcmd::cmd_sweep(&link.query, &param, &format),
+            }?;
+            crate::shard::write_out(out.as_deref(), text)
+        }
+        Command::Merge { parts, out } => {
+            crate::shard::write_out(out.as_deref(), crate::shard::cmd_merge(&parts)?)
+        }
         Command::Analyze { link, format } => cmd_analyze(&link.query, &format),
         Command::Answer { link, format } => crate::exercise::cmd_answer(&link.query, &format),
         Command::Sheet { file, base, format } => crate::exercise::cmd_sheet(&file, &base, &format),

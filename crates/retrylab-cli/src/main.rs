@@ -11,6 +11,7 @@ mod exercise;
 mod hostile_args;
 mod json;
 mod listing;
+mod shard;
 mod simcmd;
 
 use std::process::ExitCode;

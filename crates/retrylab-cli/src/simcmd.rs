@@ -307,16 +307,28 @@ pub fn cmd_sweep(query: &str, specs: &[String], fmt: &str) -> Result<String, Str
         let s = r.map_err(|e| format!("{}: {e}", row_name(&keys, &values)))?;
         rows.push((values, s));
     }
+    sweep_output(query, &base, &keys, &rows, fmt)
+}
+
+/// A sweep's rows in `fmt`, as `retrylab sweep` prints them (and `retrylab merge` from parts).
+pub fn sweep_output(
+    query: &str,
+    base: &retry_model::Params,
+    keys: &[&str],
+    rows: &[(Vec<String>, Summary)],
+    fmt: &str,
+) -> Result<String, String> {
+    let (keys, rows) = (keys.to_vec(), rows);
     match fmt {
-        "json" => json::pretty(&json::SweepDoc::new(&base, &keys, &rows)),
-        "csv" => Ok(sweep_csv(&keys, &rows)),
+        "json" => json::pretty(&json::SweepDoc::new(base, &keys, rows)),
+        "csv" => Ok(sweep_csv(&keys, rows)),
         _ => {
-            let mut out = sweep_markdown(&base.to_string(), &keys, &rows);
+            let mut out = sweep_markdown(&base.to_string(), &keys, rows);
             // A heatmap sweep's grids, as the page draws them.
             let link: Option<retry_model::Params> = query.parse().ok();
             if let Some((p, sw)) = link.as_ref().and_then(|p| Some((p, p.sweep()?))) {
                 if sw.is_heatmap() && keys.len() >= 2 {
-                    out.push_str(&sweep_grids(&keys, &rows, &sw.metrics(p)));
+                    out.push_str(&sweep_grids(&keys, rows, &sw.metrics(p)));
                 }
             }
             Ok(out)
