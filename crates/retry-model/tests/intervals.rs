@@ -129,3 +129,51 @@ fn every_output_gives_the_interval_beside_the_value() {
             && at("success_rate") <= at("success_rate_high")
     );
 }
+
+/// The phase plot's seed-dependent queue (exponential service, Poisson arrivals).
+const PHASE: &str = "scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&duration=60s&outage=0ms&server=queue&workers=4&queue_limit=1000&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson";
+
+/// `sequential` stops a cell's runs once the interval of the share that recovered is clear of
+/// one half, and goes on to the end where the cell sits on the boundary.
+#[test]
+fn sequential_runs_stop_once_the_share_is_clear_of_half() {
+    let clear = summary(&format!(
+        "{PHASE}&spike_rate=10&spike_for=1s&runs=100&sequential=true"
+    ));
+    let iv = clear.intervals.unwrap();
+    assert_eq!(
+        (iv.runs, iv.planned),
+        (6, 100),
+        "6 of 6 is the first clear count"
+    );
+    assert_eq!(clear.verdict(), Some(true));
+    assert_eq!(clear.collapse(), Some(0.0));
+    let down = summary(&format!(
+        "{PHASE}&spike_rate=190&spike_for=19s&runs=100&sequential=true"
+    ));
+    let iv = down.intervals.unwrap();
+    assert_eq!((iv.runs, iv.recovered.unwrap().k), (6, 0));
+    assert_eq!(down.verdict(), Some(false));
+    assert_eq!(down.collapse(), Some(1.0));
+    // On the boundary the share stays near a half and every planned run is made.
+    let edge = summary(&format!(
+        "{PHASE}&spike_rate=40&spike_for=9s&runs=100&sequential=true"
+    ));
+    let r = edge.intervals.unwrap().recovered.unwrap();
+    assert_eq!(r.n, 100);
+    assert!(r.interval.low < 0.5 && 0.5 < r.interval.high, "{r:?}");
+    // Without `sequential`, the same cell runs all 100 whatever they show.
+    let all = summary(&format!("{PHASE}&spike_rate=10&spike_for=1s&runs=100"));
+    assert_eq!(all.intervals.unwrap().runs, 100);
+    let text: Vec<String> = clear
+        .rows()
+        .into_iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    assert!(
+        text.iter().any(|t| t.starts_with(
+            "runs: 6 of 100 (stopped once the share that recovered was clear of 50%)"
+        )),
+        "{text:#?}"
+    );
+}

@@ -122,6 +122,7 @@ impl Plan {
     pub fn heatmaps(&self, summaries: &[Summary]) -> Vec<crate::charts::heatmap::Heatmap> {
         let n = |i: usize| self.axes.get(i).map_or(1, |a| a.values.len());
         let (nx, ny, nz) = (n(0), n(1), n(2));
+        let runs_note = runs_note(summaries);
         self.metrics
             .iter()
             .map(|m| {
@@ -139,7 +140,11 @@ impl Plan {
                                 .collect(),
                             verdicts: rows
                                 .iter()
-                                .map(|i| at(i).and_then(|s| Some(s.recovery?.recovered())))
+                                .map(|i| at(i).and_then(Summary::verdict))
+                                .collect(),
+                            collapse: rows
+                                .iter()
+                                .map(|i| at(i).and_then(Summary::collapse))
                                 .collect(),
                             rows,
                         }
@@ -147,11 +152,16 @@ impl Plan {
                     .collect();
                 crate::charts::heatmap::Heatmap {
                     title: format!(
-                        "{} by {} and {} ({} rows)",
-                        m.label(),
+                        "{} by {} and {} ({} rows{})",
+                        if *m == Metric::Recovered && runs_note.is_some() {
+                            "probability of collapse (share of runs that did not recover)"
+                        } else {
+                            m.label()
+                        },
                         self.axes[0].key,
                         self.axes[1].key,
-                        self.links.len()
+                        self.links.len(),
+                        runs_note.as_deref().unwrap_or("")
                     ),
                     keys: (self.axes[0].key.into(), self.axes[1].key.into()),
                     x_text: self.axes[0].values.clone(),
@@ -184,11 +194,24 @@ impl Plan {
             .filter(|m| **m != Metric::Recovered)
             .map(|m| format!("{} {}", m.head(), m.text(s)))
             .collect();
-        if let Some(r) = s.recovery {
+        // Over several runs, how many recovered with its interval; for one, the sentence.
+        let share = s.intervals.and_then(|iv| iv.recovered);
+        let several = share.is_some();
+        if let Some(r) = share {
+            let pc = retry_model::percent_people;
+            text.push(format!(
+                "recovered in {} of {} runs (95%: {} to {})",
+                r.k,
+                r.n,
+                pc(r.interval.low),
+                pc(r.interval.high)
+            ));
+        } else if let Some(r) = s.recovery {
             text.push(format!("recovered: {}", r.text()));
         }
+        let this = if several { "These runs" } else { "This run" };
         (
-            format!("{}: {}. This run: ", named.join(", "), text.join("; ")),
+            format!("{}: {}. {this}: ", named.join(", "), text.join("; ")),
             format!("?{link}"),
         )
     }
@@ -251,6 +274,12 @@ impl Plan {
                         values: (0..nx)
                             .map(|xi| summaries.get(self.row(xi, li)).and_then(|s| m.value(s)))
                             .collect(),
+                        bars: (0..nx)
+                            .map(|xi| {
+                                let s = summaries.get(self.row(xi, li))?;
+                                m.interval(s).map(|i| (i.low, i.high))
+                            })
+                            .collect(),
                         reference: (0..nx)
                             .map(|xi| {
                                 reference_of(
@@ -265,11 +294,16 @@ impl Plan {
                 let label = m.label_in(first.as_ref().and_then(|p| p.sim.kind()));
                 SweepChart {
                     title: format!(
-                        "{} against {} ({} rows, mean of {runs} run{} each)",
+                        "{} against {} ({} rows, mean of {runs} run{} each{})",
                         label,
                         self.axes[0].key,
                         self.links.len(),
-                        if runs == 1 { "" } else { "s" }
+                        if runs == 1 { "" } else { "s" },
+                        if runs == 1 {
+                            ""
+                        } else {
+                            ", bars: 95% intervals"
+                        }
                     ),
                     x_label: x_label.clone(),
                     x: x.clone(),
@@ -310,6 +344,20 @@ impl Plan {
             .collect();
         format!("{}={xv}: {}", self.axes[0].key, parts.join("; "))
     }
+}
+
+/// How many runs a phase plot's cells took, for its title: `; 100 runs a cell`, or under
+/// `sequential` `; 6 to 100 runs a cell, each stopped once clear of 50%`; `None` for one run.
+fn runs_note(summaries: &[Summary]) -> Option<String> {
+    let ivs: Vec<_> = summaries.iter().filter_map(|s| s.intervals).collect();
+    let lo = ivs.iter().map(|i| i.runs).min()?;
+    let hi = ivs.iter().map(|i| i.runs).max()?;
+    let planned = ivs.iter().map(|i| i.planned).max()?;
+    Some(if lo == hi && hi == planned {
+        format!("; {hi} runs a cell")
+    } else {
+        format!("; {lo} to {hi} runs a cell of {planned}, each stopped once clear of 50%")
+    })
 }
 
 #[cfg(test)]

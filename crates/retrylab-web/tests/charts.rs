@@ -127,11 +127,13 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
                 name: "backoff=none".into(),
                 values: vec![Some(10.0), Some(60.0), Some(9000.0)],
                 reference: vec![Some(11.0), None, Some(8800.0)],
+                bars: vec![],
             },
             Line {
                 name: "backoff=full".into(),
                 values: vec![Some(8.0), None, Some(40.0)],
                 reference: vec![],
+                bars: vec![],
             },
         ],
         reference_name: Some("the 2015 post (hollow)".into()),
@@ -160,6 +162,7 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
             name: "attempts".into(),
             values: vec![Some(3.0)],
             reference: vec![],
+            bars: vec![],
         }],
         reference_name: None,
         ..c
@@ -180,6 +183,7 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
             name: "attempts".into(),
             values: vec![Some(3.0), Some(5.0), Some(4.0)],
             reference: vec![],
+            bars: vec![],
         }],
         ..one
     };
@@ -206,6 +210,14 @@ fn a_sweep_with_reference_markers_and_a_single_value() {
     assert!(
         number_line > kind_line,
         "numbers are joined, kinds are not: {number_line} against {kind_line}"
+    );
+    // Over several runs each value has its error bar: a stem and two caps a value.
+    let mut ranged = numbers.clone();
+    ranged.lines[0].bars = vec![Some((2.5, 3.5)), None, Some((3.0, 5.0))];
+    assert_eq!(
+        paths(&ranged) - paths(&numbers),
+        6,
+        "two bars of three strokes"
     );
 }
 
@@ -444,6 +456,7 @@ fn a_sweep_over_decades_has_a_log_axis() {
             name: "backoff=full".into(),
             values: vec![Some(1.0), Some(2.0), Some(4.8), Some(8.3)],
             reference: vec![],
+            bars: vec![],
         }],
         reference_name: None,
     };
@@ -474,6 +487,7 @@ fn a_sweep_over_decades_has_a_log_axis() {
             name: "budget=ratio".into(),
             values: vec![Some(1.0), Some(1.2), Some(1.2)],
             reference: vec![],
+            bars: vec![],
         }],
         ..c
     };

@@ -154,6 +154,9 @@ pub fn clopper_pearson(k: u32, n: u32) -> Interval {
 pub struct Intervals {
     /// The runs the figures are over.
     pub runs: u32,
+    /// The runs the link asked for: more than `runs` when `sequential` stopped once the
+    /// recovered share was clear of one half.
+    pub planned: u32,
     /// Of the mean attempts per original.
     pub amplification: Option<Interval>,
     /// Of the mean success rate.

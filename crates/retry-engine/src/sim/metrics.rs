@@ -718,7 +718,9 @@ impl Summary {
 impl Summary {
     /// The 95% intervals of `all`, one summary a run, resampled from `seed`; `None` for one
     /// run.
-    pub fn intervals(all: &[&Summary], seed: u64) -> Option<interval::Intervals> {
+    /// `planned` is the runs the link asked for (more than `all` when `sequential` stopped
+    /// early).
+    pub fn intervals(all: &[&Summary], seed: u64, planned: u32) -> Option<interval::Intervals> {
         if all.len() < 2 {
             return None;
         }
@@ -734,6 +736,7 @@ impl Summary {
         let n = all.len() as u32;
         Some(interval::Intervals {
             runs: n,
+            planned,
             amplification: boot(&|s| Some(s.amplification)),
             success_rate: boot(&|s| Some(s.success_rate)),
             peak_attempts_per_s: boot(&|s| Some(s.peak_attempts_per_s)),

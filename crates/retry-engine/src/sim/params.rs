@@ -20,6 +20,9 @@ pub struct SimParams {
     /// `r` of a seed draws from streams `r` of it, so `replicate=7` alone reproduces the 7th
     /// of `runs=20`. At most `caps::REPLICATE - 1`.
     pub first_run: u32,
+    /// Stop the repetitions once the 95% interval of the share that recovered lies wholly
+    /// above or below one half (`sequential`).
+    pub sequential: bool,
 }
 
 /// Repetitions of a run, in [1, `caps::RUNS`].

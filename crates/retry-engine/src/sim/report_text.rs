@@ -108,6 +108,25 @@ impl Summary {
     }
 }
 
+impl Summary {
+    /// Whether the run recovered after its trigger; over several runs, whether more than half
+    /// of them did (the side of a phase plot's boundary). `None` without a verdict.
+    pub fn verdict(&self) -> Option<bool> {
+        match self.intervals.and_then(|i| i.recovered) {
+            Some(r) => Some(2 * r.k > r.n),
+            None => Some(self.recovery?.recovered()),
+        }
+    }
+
+    /// Over several runs, the share that did not recover: the probability of collapse a
+    /// phase plot's cell shows. `None` for one run or without a verdict.
+    pub fn collapse(&self) -> Option<f64> {
+        self.intervals
+            .and_then(|i| i.recovered)
+            .map(|r| 1.0 - r.share())
+    }
+}
+
 /// ` (95%: a to b)` in `f`'s words, or nothing for a single run.
 fn within(i: Option<Interval>, f: impl Fn(f64) -> String) -> String {
     match i {
@@ -127,12 +146,17 @@ fn interval_rows(iv: Option<&Intervals>) -> Vec<(String, String)> {
     } else {
         ""
     };
+    let ran = if iv.runs < iv.planned {
+        format!(
+            "{} of {} (stopped once the share that recovered was clear of 50%)",
+            iv.runs, iv.planned
+        )
+    } else {
+        iv.runs.to_string()
+    };
     let mut out = alloc::vec![(
         "runs".to_string(),
-        format!(
-            "{}: 95% intervals by bootstrap over the runs{rough}",
-            iv.runs
-        ),
+        format!("{ran}: 95% intervals by bootstrap over the runs{rough}"),
     )];
     if let Some(r) = iv.recovered {
         let i = r.interval;

@@ -71,6 +71,8 @@ pub struct Run {
     occ_shared: Option<OccShared>,
     // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
     spare_bins: Vec<Vec<(u32, u32, u32)>>,
+    // `sequential`: the share that recovered is known to lie above or below one half.
+    settled: bool,
 }
 
 /// A spike or a slow-down that starts at or after an `outage` run's end would do nothing: it is
@@ -246,6 +248,7 @@ impl Run {
             fingerprint: crate::retry::fnv::Fnv::new(),
             occ_shared: None,
             spare_bins: Vec::new(),
+            settled: false,
         };
         run.start_repetition();
         Ok(run)
@@ -446,13 +449,30 @@ impl Run {
             }
         }
         self.run += 1;
+        self.settled = self.p.sim.sequential && self.clear_of_half();
+    }
+
+    /// Whether the 95% interval of the share of repetitions so far that recovered lies wholly
+    /// above or below one half (never, while a repetition cannot tell).
+    fn clear_of_half(&self) -> bool {
+        let verdicts: Vec<bool> = self
+            .summaries
+            .iter()
+            .filter_map(|s| s.recovery.map(|r| r.recovered()))
+            .collect();
+        if verdicts.len() < self.summaries.len() {
+            return false;
+        }
+        let k = verdicts.iter().filter(|v| **v).count() as u32;
+        let i = super::interval::clopper_pearson(k, verdicts.len() as u32);
+        i.high < 0.5 || i.low > 0.5
     }
 
     /// Handles up to `events` events and reports progress.
     pub fn step(&mut self, events: u64) -> Progress {
         let mut budget = events;
         loop {
-            if self.run >= self.p.sim.runs.0 {
+            if self.run >= self.p.sim.runs.0 || self.settled {
                 return Progress {
                     done: true,
                     fraction: 1.0,
@@ -491,7 +511,7 @@ impl Run {
         while !self.step(1 << 22).done {}
         let summaries: Vec<&Summary> = self.summaries.iter().collect();
         let mut summary = Summary::mean(&summaries);
-        summary.intervals = Summary::intervals(&summaries, self.p.seed);
+        summary.intervals = Summary::intervals(&summaries, self.p.seed, self.p.sim.runs.0);
         let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,

@@ -53,6 +53,10 @@ impl SimKeys for SimParams {
                 self.runs = Runs(k.int32(v)?);
                 Ok(())
             }
+            "sequential" if self.scenario.is_some() => {
+                self.sequential = k.flag(v)?;
+                Ok(())
+            }
             "replicate" if self.scenario.is_some() => {
                 self.first_run = k.int32(v)? - 1;
                 Ok(())
@@ -71,6 +75,7 @@ impl SimKeys for SimParams {
         match key {
             "scenario" => Some(self.kind().map_or("none", |s| s.name()).to_string()),
             "runs" => self.scenario.as_ref().map(|_| self.runs.0.to_string()),
+            "sequential" => self.scenario.as_ref().map(|_| self.sequential.to_string()),
             "replicate" => self
                 .scenario
                 .as_ref()

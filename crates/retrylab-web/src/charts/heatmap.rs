@@ -20,8 +20,11 @@ pub struct Grid {
     pub name: String,
     /// Per cell (x-major: cell `xi * ny + yi`), the metric's value.
     pub values: Vec<Option<f64>>,
-    /// Per cell, whether the run recovered (`None` without a verdict).
+    /// Per cell, whether the run recovered, or more than half of its runs did (`None`
+    /// without a verdict).
     pub verdicts: Vec<Option<bool>>,
+    /// Per cell over several runs, the share that did not recover (`None` for one run).
+    pub collapse: Vec<Option<f64>>,
     /// Per cell, the sweep row's index.
     pub rows: Vec<usize>,
 }
@@ -79,9 +82,35 @@ pub(crate) fn shade(t: f64) -> RGBColor {
     RGBColor(mix(LOW.0, HIGH.0), mix(LOW.1, HIGH.1), mix(LOW.2, HIGH.2))
 }
 
+/// `a` at `t` = 0 to `b` at 1.
+fn mix(a: RGBColor, b: RGBColor, t: f64) -> RGBColor {
+    let t = t.clamp(0.0, 1.0);
+    let m = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
+    RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+}
+
 /// The legend: the verdicts and the boundary, or the shade's two ends with their values.
 fn legend(h: &Heatmap, range: (f64, f64), scale: f64) -> Vec<LegendEntry> {
     let line = ShapeStyle::from(&BLACK).stroke_width((3.0 * scale).round() as u32);
+    let shares = h
+        .grids
+        .iter()
+        .any(|g| g.collapse.iter().any(Option::is_some));
+    if h.by_verdict && shares {
+        return vec![
+            LegendEntry::new(
+                Swatch::Block(RECOVERED.to_rgba()),
+                "collapsed in 0% of runs",
+            ),
+            LegendEntry::new(
+                Swatch::Block(mix(RECOVERED, METASTABLE, 0.5).to_rgba()),
+                "in 50%",
+            ),
+            LegendEntry::new(Swatch::Block(METASTABLE.to_rgba()), "in 100%"),
+            LegendEntry::new(Swatch::Block(NONE.to_rgba()), "no verdict"),
+            LegendEntry::new(Swatch::Line(line, SOLID), "boundary: 50%"),
+        ];
+    }
     if h.by_verdict {
         return vec![
             LegendEntry::new(Swatch::Block(RECOVERED.to_rgba()), "recovered"),
@@ -181,6 +210,9 @@ fn draw_grid<DB: DrawingBackend>(
         .draw()
         .map_err(|e| e.to_string())?;
     let colour = |i: usize| -> RGBColor {
+        if let (true, Some(p)) = (h.by_verdict, g.collapse.get(i).copied().flatten()) {
+            return mix(RECOVERED, METASTABLE, p);
+        }
         match (
             h.by_verdict,
             g.verdicts.get(i).copied().flatten(),
@@ -249,6 +281,7 @@ mod tests {
                 .map(|v| v.map(|b| f64::from(u8::from(b))))
                 .collect(),
             verdicts: verdicts.to_vec(),
+            collapse: vec![None; verdicts.len()],
             rows: (0..verdicts.len()).collect(),
         }
     }

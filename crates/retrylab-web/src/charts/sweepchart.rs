@@ -22,6 +22,9 @@ pub struct Line {
     pub values: Vec<Option<f64>>,
     /// Reference values at the same positions, drawn hollow (empty when there are none).
     pub reference: Vec<Option<f64>>,
+    /// Over several runs, each value's 95% interval, drawn as an error bar (empty for one
+    /// run).
+    pub bars: Vec<Option<(f64, f64)>>,
 }
 
 /// What the chart draws.
@@ -130,9 +133,15 @@ pub fn draw_sweep<DB: DrawingBackend>(
     let values = c
         .lines
         .iter()
-        .flat_map(|l| l.values.iter().chain(&l.reference))
-        .flatten()
-        .copied();
+        .flat_map(|l| {
+            let ends = l
+                .bars
+                .iter()
+                .flatten()
+                .flat_map(|&(a, b)| [Some(a), Some(b)]);
+            l.values.iter().chain(&l.reference).copied().chain(ends)
+        })
+        .flatten();
     let y = YAxis::for_values(values);
     let (keys, widest) = legend_keys(c, scale);
     // A column of its own at the right on a wide canvas; on a narrow one (a phone) the plot
@@ -355,6 +364,7 @@ fn draw_lines<DB: DrawingBackend>(
         chart
             .draw_series(points.iter().map(|p| Circle::new(*p, r, color.filled())))
             .map_err(|e| e.to_string())?;
+        draw_bars(chart, line, xs, y, color, scale)?;
         let hollow = ShapeStyle::from(&color).stroke_width(px(1.5) as u32);
         let refs = xs
             .iter()
@@ -364,6 +374,35 @@ fn draw_lines<DB: DrawingBackend>(
             .draw_series(refs.map(|p| Circle::new(p, px(6.0), hollow)))
             .map_err(|e| e.to_string())?;
     }
+    Ok(())
+}
+
+/// A line's error bars: from each interval's low to its high, capped at both ends.
+fn draw_bars<DB: DrawingBackend>(
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
+    line: &Line,
+    xs: &[f64],
+    y: &YAxis,
+    color: RGBColor,
+    scale: f64,
+) -> Result<(), String> {
+    let style = ShapeStyle::from(&color).stroke_width((1.5 * scale).round().max(1.0) as u32);
+    // The caps' half-width, in x units: a small share of the axis.
+    let span = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        - xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let cap = if span > 0.0 { span * 0.008 } else { 0.05 };
+    let segments = xs.iter().zip(&line.bars).filter_map(|(x, b)| {
+        let (lo, hi) = (*b)?;
+        let (a, z) = (y.place(lo), y.place(hi));
+        Some([
+            vec![(*x, a), (*x, z)],
+            vec![(x - cap, a), (x + cap, a)],
+            vec![(x - cap, z), (x + cap, z)],
+        ])
+    });
+    chart
+        .draw_series(segments.flatten().map(|s| PathElement::new(s, style)))
+        .map_err(|e| e.to_string())?;
     Ok(())
 }
 

@@ -72,9 +72,17 @@ fn one_run(doc: &Document, d: &PanelOutcome, tiles: &Element) {
         };
         div.set_class_name("tile");
         dt.set_text_content(Some(&label));
-        dd.set_text_content(Some(&value));
+        // Over several runs the figure, then its interval in a smaller type on its own line
+        // (the same words as the CLI's row).
+        let (figure, interval) = split_interval(&value);
+        dd.set_text_content(Some(figure));
+        if let (Some(iv), Ok(span)) = (interval, doc.create_element("span")) {
+            span.set_class_name("interval");
+            span.set_text_content(Some(iv));
+            let _ = dd.append_child(&span);
+        }
         // A long answer (the recovery sentence) in a smaller type than a number.
-        if value.chars().count() > 12 {
+        if figure.chars().count() > 12 {
             dd.set_class_name("long");
         }
         let _ = div.append_child(&dt);
@@ -90,6 +98,15 @@ fn one_run(doc: &Document, d: &PanelOutcome, tiles: &Element) {
         }
         let _ = tiles.append_child(&div);
     }
+}
+
+/// A row's value split before its interval over runs (` (95%: ...)` or ` (alike in every
+/// run)`), if it has one.
+fn split_interval(value: &str) -> (&str, Option<&str>) {
+    ["(95%: ", "(alike in every run)"]
+        .iter()
+        .find_map(|m| value.find(&format!(" {m}")))
+        .map_or((value, None), |i| (&value[..i], Some(&value[i..])))
 }
 
 /// Under a population run, the link that checks it against the per-request engine (the

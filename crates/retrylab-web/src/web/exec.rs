@@ -9,8 +9,9 @@
 //! `www/worker.js` only imports the glue, starts the wasm with the module the page sends and
 //! calls [`worker_start`]; every message is read and written here.
 //!
-//! [`Exec`] is the page's side: a pool of up to `navigator.hardwareConcurrency` workers (at most
-//! [`MAX_WORKERS`]), created as the queue needs them, that take one link each. Where a worker
+//! [`Exec`] is the page's side: a pool of one worker fewer than `navigator.hardwareConcurrency`
+//! (so a core is left for the page; at least one, at most [`MAX_WORKERS`]), created as the
+//! queue needs them, that take one link each. Where a worker
 //! cannot start, the same [`Runner`] runs the links on the page's own event loop in slices of
 //! about 8 ms, so the page still answers between them.
 
@@ -23,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The most workers the page starts, whatever the machine's core count.
-pub const MAX_WORKERS: usize = 8;
+pub const MAX_WORKERS: usize = 16;
 
 /// The most links one worker holds (the one it runs and those waiting behind it).
 pub const DEPTH: usize = 2;
@@ -369,7 +370,7 @@ impl Exec {
             inbox: Rc::default(),
             wake,
             glue: glue_url(),
-            max: cores.clamp(1, MAX_WORKERS),
+            max: cores.saturating_sub(1).clamp(1, MAX_WORKERS),
             next_id: 0,
             series: true,
             local: None,
