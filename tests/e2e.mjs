@@ -1371,6 +1371,33 @@ try {
     await context.close();
   });
 
+  await check('how sure: runs=30 puts each figure\'s 95% interval under it, the CLI\'s rows; a phase plot over runs shades the probability of collapse, cells stopped once clear of 50%; screenshots', async () => {
+    const link = 'preset=metastable-none&backoff=full&runs=30';
+    const { page, context, errors } = await openScenario('?' + link);
+    const rows = await tileRows(page);
+    assert.deepEqual(rows, cliRows(link), 'tiles equal retrylab run, intervals included');
+    assert.match(await page.locator('#tiles .tile dd .interval').first().innerText(), /^\(95%: [\d.]+x to [\d.]+x\)$/);
+    assert.ok(rows.some(([k, v]) => k === 'recovered in runs' && /^30 of 30 \(95%: /.test(v)), JSON.stringify(rows));
+    await page.locator('#tiles').screenshot({ path: join(ARTIFACTS, 'intervals-tiles.png') });
+    const phase = await openPage('?scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&runs=20&sequential=true&sweep.spike_rate=20..120/20&sweep.spike_for=1s..11s/2s&sweep.plot=recovered');
+    await phase.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&runs=20&sequential=true&sweep.spike_rate=20..120/20&sweep.spike_for=1s..11s/2s&sweep.plot=recovered'], { encoding: 'utf8' });
+    assert.match(md, /\| \d+ of \d+ \([\d.]+%-[\d.]+%\) \|/);
+    await phase.page.locator('#sweep-chart-0').screenshot({ path: join(ARTIFACTS, 'phase-probability.png') });
+    const box = await phase.page.locator('#sweep-chart-0').boundingBox();
+    let said = '';
+    for (const [fx, fy] of [[0.5, 0.45], [0.3, 0.5], [0.7, 0.3]]) {
+      await phase.page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
+      said = await phase.page.locator('#sweep-readout').innerText();
+      if (said.includes('?v=1')) break;
+    }
+    assert.match(said, /recovered in \d+ of \d+ runs \(95%: [\d.]+% to [\d.]+%\)\. These runs: \?v=1/, said);
+    assert.deepEqual(phase.errors, []);
+    await phase.context.close();
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
     assert.equal(await shows(page, '#tiles'), true);

@@ -504,3 +504,22 @@ fn a_sweep_over_decades_has_a_log_axis() {
         0.0, 1e6
     ])));
 }
+
+/// A caption too long for two lines on a phone's canvas wraps word by word at its full size,
+/// every word drawn, every line inside the canvas.
+#[test]
+fn a_long_caption_wraps_on_a_phone() {
+    let title = "probability of collapse (share of runs that did not recover) by spike_rate and spike_for (400 rows; 6 to 100 runs a cell of 100, each stopped once clear of 50%)";
+    let rec = CanvasRecorder::new(340, 500);
+    let area = rec.clone().into_drawing_area();
+    retrylab_web::charts::plot::caption(&area, title, 15.0).unwrap();
+    let d = rec.drawn();
+    assert!(d.outside.is_empty(), "{:?}", d.outside);
+    let lines: Vec<&str> = d.texts.iter().map(|(t, _, _)| t.as_str()).collect();
+    assert!(lines.len() >= 3, "{lines:?}");
+    assert_eq!(lines.join(" "), title);
+    for l in &lines {
+        // About 7 px a character at 15 px: no line wider than the canvas.
+        assert!(l.chars().count() * 7 <= 340, "{l}");
+    }
+}

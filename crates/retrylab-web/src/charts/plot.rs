@@ -78,6 +78,32 @@ pub fn fit<DB: DrawingBackend>(
     (lines, size)
 }
 
+/// `text` broken at spaces into lines of at most `width` pixels at `size` (a word wider than
+/// that on a line of its own).
+fn wrap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    size: f64,
+    width: f64,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let longer = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if !line.is_empty() && text_width(area, &longer, &sans(size)) > width {
+            lines.push(core::mem::replace(&mut line, word.to_string()));
+        } else {
+            line = longer;
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 /// Draws `text` centred along `area`'s top (fitted, see [`fit`]) and returns the area under it.
 pub fn caption<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -85,7 +111,14 @@ pub fn caption<DB: DrawingBackend>(
     size: f64,
 ) -> Result<DrawingArea<DB, Shift>, String> {
     let (w, h) = area.dim_in_pixel();
-    let (lines, size) = fit(area, text, size, f64::from(w) - 2.0 * size);
+    let width = f64::from(w) - 2.0 * size;
+    let (mut lines, mut fitted) = fit(area, text, size, width);
+    if fitted < size {
+        // Too long for two lines (a long caption on a phone): as many lines as it takes, at
+        // the full size.
+        (lines, fitted) = (wrap(area, text, size, width), size);
+    }
+    let size = fitted;
     let style = sans(size).pos(Pos::new(HPos::Center, VPos::Top));
     let mut y = size * 0.4;
     for line in &lines {
