@@ -199,7 +199,7 @@ pub struct Lesson {
 }
 
 /// Every lesson, in the menu's order.
-pub static LESSONS: [Lesson; 23] = [
+pub static LESSONS: [Lesson; 24] = [
     Lesson {
         id: "course-project",
         title: "Course project: the payments outage, before and after",
@@ -399,6 +399,16 @@ pub static LESSONS: [Lesson; 23] = [
         question: Some("After this spike, does the queue recover? (yes or no)"),
         answer: Some(Answer::Run(Metric::Recovered)),
         unit: "",
+    },
+    Lesson {
+        id: "phase-chance",
+        title: "Metastability by chance: a spike on the boundary",
+        link: "scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&spike_rate=40&spike_for=9s&runs=100",
+        look_for: "The phase-boundary queue again, now with random service times and Poisson arrivals, hit by a spike that sits on the boundary: 40 extra requests a second for 9 s. The link runs it 100 times, each run from its own seed; the tiles give the means with their 95% intervals, and the runs that recovered.",
+        after: "On the boundary, whether the queue recovers is a coin toss the seed decides: one run tells you nothing, and only the count over many runs, with its interval (the tile 'recovered in runs'), says how likely a collapse is. Open ?preset=phase-spike&service_dist=exp&arrivals=poisson&runs=100&sequential=true for the whole phase plot as probabilities.",
+        question: Some("Of these 100 runs, each from its own seed, how many recover after the spike?"),
+        answer: Some(Answer::Run(Metric::Recovered)),
+        unit: "runs",
     },
     Lesson {
         id: "analytic-twin",

@@ -98,6 +98,14 @@ fn word(w: &str) -> Said {
 /// A run's metric in its question's unit (`27 attempts per original`, `3.81 %`, `812 ms`).
 fn run_figure(unit: &str, m: Metric, s: &Summary) -> Option<Said> {
     if m == Metric::Recovered {
+        // Over several runs recovery is a count of runs, as a guess is typed (`46 runs`);
+        // the tiles' `recovered in runs` gives it with its exact interval.
+        if let Some(r) = s.intervals.and_then(|i| i.recovered) {
+            return Some(Said {
+                shown: format!("{} runs", r.k),
+                compared: format!("{}", r.k),
+            });
+        }
         return Some(word(&m.text(s)));
     }
     let v = m.value(s)?;
