@@ -162,6 +162,14 @@ fn sequential_runs_stop_once_the_share_is_clear_of_half() {
     let r = edge.intervals.unwrap().recovered.unwrap();
     assert_eq!(r.n, 100);
     assert!(r.interval.low < 0.5 && 0.5 < r.interval.high, "{r:?}");
+    // Runs that disagree are not summed up as the mean run's "no".
+    let said = edge
+        .rows()
+        .into_iter()
+        .find(|(k, _)| k == "recovered")
+        .unwrap()
+        .1;
+    assert_eq!(said, format!("in {} of 100 runs, not in every one", r.k));
     // Without `sequential`, the same cell runs all 100 whatever they show.
     let all = summary(&format!("{PHASE}&spike_rate=10&spike_for=1s&runs=100"));
     assert_eq!(all.intervals.unwrap().runs, 100);

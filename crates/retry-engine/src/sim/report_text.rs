@@ -97,7 +97,15 @@ impl Summary {
             out.extend(hedge_rows(h));
         }
         if let Some(r) = &s.recovery {
-            out.push(("recovered".to_string(), r.text()));
+            // Over runs that disagree, the mean run's sentence would say "no" for a system
+            // that recovered in some of them: the count says it.
+            let text = match s.intervals.and_then(|i| i.recovered) {
+                Some(sh) if sh.k > 0 && sh.k < sh.n => {
+                    format!("in {} of {} runs, not in every one", sh.k, sh.n)
+                }
+                _ => r.text(),
+            };
+            out.push(("recovered".to_string(), text));
         }
         if let Some(pop) = &s.population {
             let step = millis_people(pop.tick_ms);
