@@ -30,6 +30,7 @@ extern crate alloc;
 pub mod json;
 mod link;
 mod request;
+pub mod tune;
 // The policy and the simulator live in `retry-engine`, which the page's build optimises for
 // speed; they are this crate's `retry` and `sim` as before.
 use retry_engine::retry;

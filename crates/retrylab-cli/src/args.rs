@@ -24,6 +24,46 @@ pub struct Query {
     pub query: String,
 }
 
+/// `retrylab sweep`'s part of a sharded sweep.
+#[derive(Args, Debug)]
+pub struct ShardFlags {
+    /// Runs part i of n of the rows (1-based, as cargo-nextest's --partition) and writes a
+    /// part file for `retrylab merge`.
+    #[arg(long, value_name = "I/N", conflicts_with = "shard_index_env")]
+    pub shard: Option<String>,
+    /// Reads the part's 0-based index from this environment variable (SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX); with --shard-count.
+    #[arg(long, value_name = "VAR", requires = "shard_count")]
+    pub shard_index_env: Option<String>,
+    /// How many parts, with --shard-index-env.
+    #[arg(long, value_name = "N", requires = "shard_index_env")]
+    pub shard_count: Option<u32>,
+    /// Writes the output (a part file, or the table) to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+}
+
+/// `retrylab tune`'s weathers, size and limits.
+#[derive(Args, Debug)]
+pub struct TuneFlags {
+    /// A weather as NAME=KEYS (blip=outage=5s); repeat for several. Default: blip, outage
+    /// and spike.
+    #[arg(long = "weather", value_name = "NAME=KEYS")]
+    pub weather: Vec<String>,
+    /// Policies drawn to start the search, 4 to 251 (all there are).
+    #[arg(long, default_value_t = 32)]
+    pub candidates: usize,
+    /// The most runs a policy gets under each weather (the last round's), 1 to 100.
+    #[arg(long, default_value_t = 8)]
+    pub runs: u32,
+    /// A policy over this many attempts per original in any weather does not count.
+    #[arg(long, value_name = "X")]
+    pub max_amplification: Option<f64>,
+    /// A policy whose p99 passes this many ms in any weather does not count.
+    #[arg(long, value_name = "MS")]
+    pub p99: Option<f64>,
+}
+
 /// The subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
@@ -93,20 +133,21 @@ pub enum Command {
         /// Output format.
         #[arg(long, default_value = "markdown", value_parser = ["markdown", "csv", "json"])]
         format: String,
-        /// Runs part i of n of the rows (1-based, as cargo-nextest's --partition) and writes a
-        /// part file for `retrylab merge`.
-        #[arg(long, value_name = "I/N", conflicts_with = "shard_index_env")]
-        shard: Option<String>,
-        /// Reads the part's 0-based index from this environment variable (SLURM_ARRAY_TASK_ID,
-        /// JOB_COMPLETION_INDEX); with --shard-count.
-        #[arg(long, value_name = "VAR", requires = "shard_count")]
-        shard_index_env: Option<String>,
-        /// How many parts, with --shard-index-env.
-        #[arg(long, value_name = "N", requires = "shard_index_env")]
-        shard_count: Option<u32>,
-        /// Writes the output (a part file, or the table) to this file instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<std::path::PathBuf>,
+        /// A part of the sweep, and where the output goes.
+        #[command(flatten)]
+        part: ShardFlags,
+    },
+    /// The retry policies on the frontier of success, load and latency for the link's system,
+    /// over the weather it must survive (a 5 s outage, a 60 s outage, a load spike).
+    Tune {
+        #[command(flatten)]
+        link: Query,
+        /// The weathers, the search's size and the limits.
+        #[command(flatten)]
+        flags: TuneFlags,
+        /// Output format.
+        #[arg(long, default_value = "markdown", value_parser = ["markdown", "json"])]
+        format: String,
     },
     /// Joins the part files of a sharded sweep into the table the whole sweep prints, after
     /// checking that every part is there once and all come from the same link and arguments.
@@ -276,7 +317,7 @@ fn one_line(e: &clap::Error) -> String {
         ErrorKind::UnknownArgument if is_flag(&arg) => format!("{arg}: unknown flag; see --help"),
         ErrorKind::UnknownArgument => format!("unexpected argument '{arg}'; see --help"),
         ErrorKind::InvalidSubcommand => format!(
-            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, merge, analyze, answer, sheet, import, export, link, fingerprint, presets, lessons, keys (see --help)",
+            "unknown command '{}'; accepted explain, schedule, amplify, run, compare, sweep, merge, tune, analyze, answer, sheet, import, export, link, fingerprint, presets, lessons, keys (see --help)",
             text(ContextKind::InvalidSubcommand).unwrap_or_default()
         ),
         ErrorKind::ArgumentConflict => format!("{arg}: given more than once"),

@@ -41,22 +41,13 @@ pub fn run(argv: &[String]) -> Result<String, String> {
             link,
             param,
             format,
-            shard,
-            shard_index_env,
-            shard_count,
-            out,
-        } => {
-            let shard = crate::shard::Shard::from_args(
-                shard.as_deref(),
-                shard_index_env.as_deref(),
-                shard_count,
-            )?;
-            let text = match shard {
-                Some(s) => crate::shard::cmd_sweep_part(&link.query, &param, &format, s),
-                None => crate::simcmd::cmd_sweep(&link.query, &param, &format),
-            }?;
-            crate::shard::write_out(out.as_deref(), text)
-        }
+            part,
+        } => crate::shard::cmd_sweep_any(&link.query, &param, &format, &part),
+        Command::Tune {
+            link,
+            flags,
+            format,
+        } => crate::tunecmd::cmd_tune(&link.query, &flags, &format),
         Command::Merge { parts, out } => {
             crate::shard::write_out(out.as_deref(), crate::shard::cmd_merge(&parts)?)
         }

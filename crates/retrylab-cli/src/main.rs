@@ -13,6 +13,7 @@ mod json;
 mod listing;
 mod shard;
 mod simcmd;
+mod tunecmd;
 
 use std::process::ExitCode;
 

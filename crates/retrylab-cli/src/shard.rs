@@ -261,6 +261,25 @@ fn assemble(parts: Vec<Part>) -> Result<String, String> {
     sweep_output(&link, &base, &keys, &rows, &format)
 }
 
+/// `retrylab sweep`, whole or a part of it, written where `--out` says.
+pub fn cmd_sweep_any(
+    query: &str,
+    specs: &[String],
+    fmt: &str,
+    part: &crate::args::ShardFlags,
+) -> Result<String, String> {
+    let shard = Shard::from_args(
+        part.shard.as_deref(),
+        part.shard_index_env.as_deref(),
+        part.shard_count,
+    )?;
+    let text = match shard {
+        Some(s) => cmd_sweep_part(query, specs, fmt, s),
+        None => crate::simcmd::cmd_sweep(query, specs, fmt),
+    }?;
+    write_out(part.out.as_deref(), text)
+}
+
 /// Writes `text` to `out`, or returns it for stdout.
 pub fn write_out(out: Option<&Path>, text: String) -> Result<String, String> {
     match out {

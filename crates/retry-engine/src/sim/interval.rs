@@ -100,13 +100,19 @@ fn ln_choose(n: u32, k: u32) -> f64 {
     libm::lgamma(n + 1.0) - libm::lgamma(k + 1.0) - libm::lgamma(n - k + 1.0)
 }
 
-/// `P(X >= k)` for `X ~ Binomial(n, p)`, `0 < p < 1`.
+/// `P(X >= k)` for `X ~ Binomial(n, p)`, `0 < p < 1`: the first term in logs, each next one
+/// from the last by the ratio `(n - i) / (i + 1) x p / (1 - p)` (one `lgamma` a call, not one
+/// a term: `sequential` asks after every run).
 fn upper_tail(k: u32, n: u32, p: f64) -> f64 {
     let (lp, lq) = (libm::log(p), libm::log1p(-p));
-    (k..=n)
-        .map(|i| libm::exp(ln_choose(n, i) + f64::from(i) * lp + f64::from(n - i) * lq))
-        .sum::<f64>()
-        .min(1.0)
+    let mut term = libm::exp(ln_choose(n, k) + f64::from(k) * lp + f64::from(n - k) * lq);
+    let odds = p / (1.0 - p);
+    let mut sum = 0.0;
+    for i in k..=n {
+        sum += term;
+        term *= f64::from(n - i) / f64::from(i + 1) * odds;
+    }
+    sum.min(1.0)
 }
 
 /// The `p` in (0, 1) where the increasing `f` reaches `target`, by bisection.

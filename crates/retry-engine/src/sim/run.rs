@@ -32,7 +32,7 @@ use alloc::vec::Vec;
 pub struct SimReport {
     /// The scenario.
     pub scenario: ScenarioKind,
-    /// Repetitions.
+    /// Repetitions made (fewer than the link asked for when `sequential` stopped early).
     pub runs: u32,
     /// The summary; with several runs, the mean of each field.
     pub summary: Summary,
@@ -460,7 +460,8 @@ impl Run {
             .iter()
             .filter_map(|s| s.recovery.map(|r| r.recovered()))
             .collect();
-        if verdicts.len() < self.summaries.len() {
+        // Under 6 runs no count is clear of one half (0 of 5 reaches 52%).
+        if verdicts.len() < self.summaries.len() || verdicts.len() < 6 {
             return false;
         }
         let k = verdicts.iter().filter(|v| **v).count() as u32;
@@ -515,7 +516,7 @@ impl Run {
         let series = self.first.take().unwrap_or_default();
         SimReport {
             scenario: self.kind,
-            runs: self.p.sim.runs.0,
+            runs: self.summaries.len() as u32,
             summary,
             series,
             fingerprint: self.fingerprint.0,

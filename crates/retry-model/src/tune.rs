@@ -1,0 +1,452 @@
+//! "What should I set?": a search for the retry policies on the frontier of success, load and
+//! latency for the user's system, over the weather it must survive (`retrylab tune`).
+//!
+//! The method is successive halving (the inner loop of Hyperband) ranked by non-dominated
+//! sorting (NSGA-II's ranking). Every evaluation is a noisy simulation, and most policies are
+//! plainly poor after two runs, so a round evaluates every survivor at the current number of
+//! runs under every weather, keeps the better half by Pareto front (ties by their summed,
+//! normalised objectives), and doubles the runs, until the runs reach the most asked for. The
+//! frontier is the non-dominated, feasible survivors at the last round's runs, each with its
+//! 95% intervals. A grid over the same space is 251 distinct policies; the halving
+//! spends its runs on the few that matter. No maintained crate does multi-objective successive
+//! halving in `no_std`, so it is written here: about a hundred lines.
+//!
+//! Deterministic: the candidates are drawn from the link's seed with a pinned generator, and
+//! each evaluation is a link of its own (`runs=r`), so the same link gives the same frontier
+//! on every machine and in wasm.
+
+use crate::retry::rng::{Rng, Words};
+use crate::sim::Summary;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// The random stream of the candidates (apart from every simulation's).
+const STREAM_TUNE: u64 = 7 << 40;
+
+/// A condition a policy must survive: a name and the link keys that make it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weather {
+    /// `blip`.
+    pub name: String,
+    /// `outage=5s`.
+    pub keys: String,
+}
+
+/// The default weathers for an `outage` link: a 5 s outage, a 60 s one, and a load spike of
+/// twice the arrivals for 10 s with no outage.
+pub fn default_weathers() -> Vec<Weather> {
+    [
+        ("blip", "outage=5s"),
+        ("outage", "outage=60s&duration=120s"),
+        (
+            "spike",
+            "outage=0ms&spike_start=10s&spike_for=10s&spike_rate=40",
+        ),
+    ]
+    .iter()
+    .map(|(n, k)| Weather {
+        name: n.to_string(),
+        keys: k.to_string(),
+    })
+    .collect()
+}
+
+/// `base` with each of `adds` (link text, `k=v&k=v`) set: a key `base` already has is
+/// replaced, since a link may name a key once. Empty parts are skipped.
+pub fn link_with(base: &str, adds: &[&str]) -> String {
+    let added: Vec<&str> = adds
+        .iter()
+        .flat_map(|a| a.split('&'))
+        .filter(|kv| !kv.is_empty())
+        .collect();
+    let key = |kv: &str| kv.split('=').next().unwrap_or("").to_string();
+    let names: Vec<String> = added.iter().map(|kv| key(kv)).collect();
+    let mut parts: Vec<&str> = base
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|kv| !kv.is_empty() && !names.contains(&key(kv)))
+        .collect();
+    parts.extend(added);
+    parts.join("&")
+}
+
+/// `base` with `adds` set (see [`link_with`]), parsed; a key of `base` that the new policy
+/// leaves with no effect (`base` after `backoff=none`, `budget_scope` after `budget=none`) is
+/// dropped rather than refused, so every policy of the space opens on any link. The link text
+/// and the parameters.
+pub fn policy_link(base: &str, adds: &[&str]) -> Result<(String, crate::Params), String> {
+    let mut base = String::from(base);
+    for _ in 0..8 {
+        let link = link_with(&base, adds);
+        match link.parse::<crate::Params>() {
+            Ok(p) => return Ok((link, p)),
+            Err(e) => {
+                let named = |kv: &str| kv.split('=').next() == Some(e.field);
+                let ours = adds.iter().flat_map(|a| a.split('&')).any(named);
+                if ours || !base.split('&').any(named) {
+                    return Err(format!("{link}: {e}"));
+                }
+                base = base
+                    .split('&')
+                    .filter(|kv| !named(kv))
+                    .collect::<Vec<_>>()
+                    .join("&");
+            }
+        }
+    }
+    Err(format!("{base}: too many keys without effect"))
+}
+
+/// The keys searched and the values each may take.
+pub const SPACE: [(&str, &[&str]); 4] = [
+    ("attempts", &["1", "2", "3", "4", "5", "6"]),
+    ("backoff", &["none", "exponential", "full", "equal"]),
+    (
+        "base",
+        &[
+            "10ms", "25ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s",
+        ],
+    ),
+    ("budget", &["none", "ratio"]),
+];
+
+/// One policy: a value index per key of [`SPACE`].
+pub type Pick = [usize; 4];
+
+/// A policy's figures under the weathers, each the mean over the runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scored {
+    /// The policy's keys as link text (`attempts=3&backoff=full&base=100ms&budget=none`), or
+    /// empty for the user's own.
+    pub keys: String,
+    /// The summaries, one a weather, over `runs` runs.
+    pub by_weather: Vec<Summary>,
+    /// The runs each summary is over.
+    pub runs: u32,
+    /// Minimised: the share that failed, attempts per original, p99 in ms (each the mean over
+    /// the weathers; a weather with no success counts the p99 as `f64::MAX`).
+    pub objectives: [f64; 3],
+    /// Within the constraints.
+    pub feasible: bool,
+}
+
+/// Limits a policy must keep to count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// The most attempts per original, over every weather.
+    pub max_amplification: Option<f64>,
+    /// The most p99 latency, ms, over every weather.
+    pub max_p99_ms: Option<f64>,
+}
+
+/// The link text of `c`: without a base for `backoff=none` (no wait to scale), and a single
+/// attempt alone (no retry for a backoff or a budget to act on).
+pub fn keys_of(c: &Pick) -> String {
+    if SPACE[0].1[c[0]] == "1" {
+        return String::from("attempts=1");
+    }
+    let none = SPACE[1].1[c[1]] == "none";
+    let parts: Vec<String> = SPACE
+        .iter()
+        .zip(c)
+        .filter(|((k, _), _)| !(none && *k == "base"))
+        .map(|((k, vals), i)| format!("{k}={}", vals[*i]))
+        .collect();
+    parts.join("&")
+}
+
+/// Distinct policies in the space: one with a single attempt; with 2 to 6, a backoff with a
+/// base (3 x 8) or none, and a budget.
+pub const DISTINCT: usize = 1 + 5 * (3 * 8 + 1) * 2;
+
+/// `n` distinct policies (as link text) drawn from `seed`.
+pub fn candidates(seed: u64, n: usize) -> Vec<String> {
+    let mut rng = Rng::stream(seed, STREAM_TUNE);
+    let mut out: Vec<String> = Vec::new();
+    while out.len() < n.min(DISTINCT) {
+        let c: Pick = core::array::from_fn(|i| rng.below(SPACE[i].1.len() as u64) as usize);
+        let k = keys_of(&c);
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The objectives and feasibility of a policy's summaries, one a weather.
+pub fn score(keys: String, by_weather: Vec<Summary>, runs: u32, limits: &Limits) -> Scored {
+    let n = by_weather.len().max(1) as f64;
+    let fail = by_weather.iter().map(|s| 1.0 - s.success_rate).sum::<f64>() / n;
+    let amp = by_weather.iter().map(|s| s.amplification).sum::<f64>() / n;
+    let p99 = if by_weather.iter().all(|s| s.p99_ms.is_some()) {
+        by_weather.iter().filter_map(|s| s.p99_ms).sum::<f64>() / n
+    } else {
+        f64::MAX
+    };
+    let feasible = by_weather.iter().all(|s| {
+        limits
+            .max_amplification
+            .is_none_or(|m| s.amplification <= m)
+            && limits
+                .max_p99_ms
+                .is_none_or(|m| s.p99_ms.is_some_and(|p| p <= m))
+    });
+    Scored {
+        keys,
+        by_weather,
+        runs,
+        objectives: [fail, amp, p99],
+        feasible,
+    }
+}
+
+/// Whether `a` dominates `b`: no worse in every objective and better in one (a feasible point
+/// dominates an infeasible one, as Optuna's constrained sort has it).
+pub fn dominates(a: &Scored, b: &Scored) -> bool {
+    if a.feasible != b.feasible {
+        return a.feasible;
+    }
+    let (x, y) = (&a.objectives, &b.objectives);
+    x.iter().zip(y).all(|(p, q)| p <= q) && x.iter().zip(y).any(|(p, q)| p < q)
+}
+
+/// Each point's Pareto front, from 0 (dominated by none).
+pub fn fronts(points: &[Scored]) -> Vec<usize> {
+    let mut rank = alloc::vec![usize::MAX; points.len()];
+    let mut front = 0;
+    while rank.contains(&usize::MAX) {
+        let open: Vec<usize> = (0..points.len())
+            .filter(|i| rank[*i] == usize::MAX)
+            .collect();
+        let next: Vec<usize> = open
+            .iter()
+            .copied()
+            .filter(|i| !open.iter().any(|j| dominates(&points[*j], &points[*i])))
+            .collect();
+        for i in next {
+            rank[i] = front;
+        }
+        front += 1;
+    }
+    rank
+}
+
+/// The better half of `points` (at least `keep_at_least`), by front, then by the sum of their
+/// objectives scaled to the points' range.
+pub fn better_half(points: Vec<Scored>, keep_at_least: usize) -> Vec<Scored> {
+    let rank = fronts(&points);
+    let scale: Vec<(f64, f64)> = (0..3)
+        .map(|k| {
+            let v = points.iter().map(|p| p.objectives[k].min(1e12));
+            let lo = v.clone().fold(f64::INFINITY, f64::min);
+            let hi = v.fold(f64::NEG_INFINITY, f64::max);
+            (lo, (hi - lo).max(1e-12))
+        })
+        .collect();
+    let sum = |p: &Scored| -> f64 {
+        (0..3)
+            .map(|k| (p.objectives[k].min(1e12) - scale[k].0) / scale[k].1)
+            .sum()
+    };
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|a, b| {
+        rank[*a]
+            .cmp(&rank[*b])
+            .then(sum(&points[*a]).total_cmp(&sum(&points[*b])))
+            .then(a.cmp(b))
+    });
+    let keep = points
+        .len()
+        .div_ceil(2)
+        .max(keep_at_least)
+        .min(points.len());
+    let mut chosen: Vec<usize> = order[..keep].to_vec();
+    chosen.sort_unstable();
+    let mut points: Vec<Option<Scored>> = points.into_iter().map(Some).collect();
+    chosen.iter().filter_map(|i| points[*i].take()).collect()
+}
+
+/// The runs each round uses, doubling from 2 to `max_runs`.
+pub fn rounds(max_runs: u32) -> Vec<u32> {
+    let mut r = alloc::vec![2u32.min(max_runs.max(1))];
+    while *r.last().unwrap_or(&1) < max_runs {
+        let next = (r[r.len() - 1] * 2).min(max_runs);
+        r.push(next);
+    }
+    r
+}
+
+/// What a search found: the frontier, and the user's own policy beside it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuned {
+    /// The non-dominated, feasible policies, best success first.
+    pub frontier: Vec<Scored>,
+    /// The user's policy at the last round's runs.
+    pub yours: Scored,
+    /// The frontier point that dominates the user's policy by the most (the largest sum of
+    /// objective gains, scaled), if any does.
+    pub better: Option<usize>,
+    /// Policies tried, and runs made in all (over every weather).
+    pub tried: usize,
+    /// Every simulation run.
+    pub runs_made: u64,
+}
+
+/// Runs a batch of policies (link text each, empty for the user's own) at a number of runs,
+/// giving one summary a weather for each, in order.
+pub type Evaluate<'a> = dyn FnMut(&[String], u32) -> Result<Vec<Vec<Summary>>, String> + 'a;
+
+/// Runs the search. `eval(keys, runs)` runs the user's link with `keys` added (none: the
+/// user's policy) under every weather, `runs` runs each, and gives one summary a weather, in
+/// order; the caller may run a batch on every core. Each round asks for its whole batch at
+/// once.
+pub fn search(
+    seed: u64,
+    n: usize,
+    max_runs: u32,
+    limits: &Limits,
+    eval: &mut Evaluate<'_>,
+) -> Result<Tuned, String> {
+    let mut pool: Vec<String> = candidates(seed, n);
+    let tried = pool.len();
+    let mut runs_made = 0u64;
+    let plan = rounds(max_runs);
+    let mut scored = Vec::new();
+    for (i, runs) in plan.iter().enumerate() {
+        let results = eval(&pool, *runs)?;
+        runs_made += (pool.len() * results.first().map_or(0, Vec::len)) as u64 * u64::from(*runs);
+        scored = pool
+            .iter()
+            .zip(results)
+            .map(|(k, s)| score(k.clone(), s, *runs, limits))
+            .collect();
+        if i + 1 < plan.len() {
+            scored = better_half(scored, 4);
+            pool = scored.iter().map(|s| s.keys.clone()).collect();
+        }
+    }
+    let last = *plan.last().unwrap_or(&1);
+    let yours_runs = eval(&[String::new()], last)?;
+    runs_made += yours_runs.first().map_or(0, Vec::len) as u64 * u64::from(last);
+    let yours = score(
+        String::new(),
+        yours_runs.into_iter().next().unwrap_or_default(),
+        last,
+        limits,
+    );
+    let rank = fronts(&scored);
+    let mut frontier: Vec<Scored> = scored
+        .into_iter()
+        .zip(rank)
+        .filter(|(s, r)| *r == 0 && s.feasible)
+        .map(|(s, _)| s)
+        .collect();
+    // Policies that score alike (they differ where it does not matter here): the first.
+    let mut seen: Vec<[f64; 3]> = Vec::new();
+    frontier.retain(|p| {
+        let new = !seen.contains(&p.objectives);
+        seen.push(p.objectives);
+        new
+    });
+    frontier.sort_by(|a, b| {
+        a.objectives[0]
+            .total_cmp(&b.objectives[0])
+            .then(a.objectives[1].total_cmp(&b.objectives[1]))
+    });
+    let gain = |p: &Scored| -> f64 {
+        (0..3)
+            .map(|k| {
+                let (a, b) = (yours.objectives[k].min(1e12), p.objectives[k].min(1e12));
+                (a - b) / a.abs().max(1e-9)
+            })
+            .sum()
+    };
+    let better = (0..frontier.len())
+        .filter(|i| dominates(&frontier[*i], &yours))
+        .max_by(|a, b| gain(&frontier[*a]).total_cmp(&gain(&frontier[*b])));
+    Ok(Tuned {
+        frontier,
+        yours,
+        better,
+        tried,
+        runs_made,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(o: [f64; 3], feasible: bool) -> Scored {
+        Scored {
+            keys: String::new(),
+            by_weather: Vec::new(),
+            runs: 1,
+            objectives: o,
+            feasible,
+        }
+    }
+
+    #[test]
+    fn fronts_rank_by_domination() {
+        let p = [
+            point([0.1, 1.0, 50.0], true),
+            point([0.2, 1.0, 50.0], true),  // dominated by 0
+            point([0.0, 2.0, 50.0], true),  // a trade-off with 0
+            point([0.0, 0.5, 10.0], false), // infeasible: behind every feasible one
+        ];
+        assert_eq!(fronts(&p), alloc::vec![0, 1, 0, 2]);
+        assert!(dominates(&p[0], &p[1]) && !dominates(&p[0], &p[2]));
+        let half = better_half(p.to_vec(), 1);
+        assert_eq!(half.len(), 2);
+        assert!(half.iter().all(|s| s.feasible && s.objectives[0] != 0.2));
+    }
+
+    #[test]
+    fn a_key_the_link_has_is_replaced_not_repeated() {
+        assert_eq!(
+            link_with(
+                "v=1&outage=5s&attempts=4",
+                &["outage=60s&duration=120s", "attempts=2", ""]
+            ),
+            "v=1&outage=60s&duration=120s&attempts=2"
+        );
+        assert_eq!(
+            link_with("?preset=chapter", &["runs=3"]),
+            "preset=chapter&runs=3"
+        );
+        let (l, _) = policy_link(
+            "scenario=outage&backoff=full&base=300ms&cap=5s&budget=ratio&budget_scope=client",
+            &["attempts=3&backoff=none&budget=none"],
+        )
+        .unwrap();
+        assert_eq!(l, "scenario=outage&attempts=3&backoff=none&budget=none");
+        assert!(
+            policy_link("scenario=outage", &["attempts=0"]).is_err(),
+            "its own keys are not dropped"
+        );
+    }
+
+    #[test]
+    fn candidates_are_distinct_and_drawn_from_the_seed() {
+        let a = candidates(1, 32);
+        assert_eq!(a.len(), 32);
+        assert_eq!(a, candidates(1, 32));
+        assert_ne!(a, candidates(2, 32));
+        let mut b = a.clone();
+        b.sort_unstable();
+        b.dedup();
+        assert_eq!(b.len(), 32);
+        assert_eq!(
+            candidates(1, 10_000).len(),
+            DISTINCT,
+            "the whole space at most"
+        );
+        assert!(candidates(1, DISTINCT)
+            .iter()
+            .all(|k| !k.contains("none&base")));
+        assert_eq!(rounds(8), alloc::vec![2, 4, 8]);
+        assert_eq!(rounds(1), alloc::vec![1]);
+    }
+}

@@ -1,0 +1,188 @@
+//! `retrylab tune LINK`: the retry policies on the frontier of success, load and latency for
+//! the link's system under its weathers (the search is `retry_model::tune`; this file runs its
+//! batches on every core and prints the answer).
+
+use crate::args::TuneFlags;
+use crate::simcmd::run_rows;
+use retry_model::sim::{Metric, Summary};
+use retry_model::tune::{self, Limits, Scored, Tuned, Weather};
+use retry_model::Params;
+
+/// The weathers, from `--weather NAME=KEYS` (split at the first `=`) or the defaults.
+fn weathers(specs: &[String]) -> Result<Vec<Weather>, String> {
+    if specs.is_empty() {
+        return Ok(tune::default_weathers());
+    }
+    specs
+        .iter()
+        .map(|s| {
+            let (name, keys) = s
+                .split_once('=')
+                .filter(|(n, k)| !n.is_empty() && !k.is_empty())
+                .ok_or_else(|| {
+                    format!("--weather: '{s}' is not accepted; give NAME=KEYS, e.g. blip=outage=5s")
+                })?;
+            Ok(Weather {
+                name: name.to_string(),
+                keys: keys.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The user's link under `w` with `keys` set, `runs` runs (each key replacing the link's own,
+/// and the link's keys the policy leaves without effect dropped).
+fn link_of(base: &str, w: &Weather, keys: &str, runs: u32) -> Result<(String, Params), String> {
+    tune::policy_link(base, &[&w.keys, keys, &format!("runs={runs}")])
+}
+
+/// `retrylab tune`.
+pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, String> {
+    let limits = Limits {
+        max_amplification: args.max_amplification,
+        max_p99_ms: args.p99,
+    };
+    let most = retry_model::tune::DISTINCT;
+    if !(4..=most).contains(&args.candidates) {
+        return Err(format!(
+            "--candidates: {} is not accepted; accepted 4 to {most}",
+            args.candidates
+        ));
+    }
+    if !(1..=100).contains(&args.runs) {
+        return Err(format!(
+            "--runs: {} is not accepted; accepted 1 to 100",
+            args.runs
+        ));
+    }
+    let link: Params = query.parse().map_err(|e| format!("link: {e}"))?;
+    if link.sweep().is_some() {
+        return Err(
+            "sweep: tune searches the policy itself; give the link without sweep. keys".into(),
+        );
+    }
+    if link.sim.kind() != Some(retry_model::sim::ScenarioKind::Outage) {
+        return Err("scenario: tune runs an outage link (scenario=outage, or a preset such as payments-none): its weathers are outages and spikes".into());
+    }
+    let base = link.to_string();
+    let ws = weathers(&args.weather)?;
+    // Every weather must open on this link before any search.
+    for w in &ws {
+        link_of(&base, w, "", 1).map_err(|e| format!("--weather {}: {e}", w.name))?;
+    }
+    let mut eval = |batch: &[String], runs: u32| -> Result<Vec<Vec<Summary>>, String> {
+        let mut jobs = Vec::with_capacity(batch.len() * ws.len());
+        for keys in batch {
+            for w in &ws {
+                let (_, p) = link_of(&base, w, keys, runs)?;
+                jobs.push((vec![w.name.clone()], p));
+            }
+        }
+        let mut out = run_rows(&jobs).into_iter();
+        batch
+            .iter()
+            .map(|keys| {
+                (0..ws.len())
+                    .map(|_| {
+                        out.next()
+                            .unwrap_or_else(|| Err("no result".into()))
+                            .map_err(|e| format!("{keys}: {e}"))
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    let t = tune::search(link.seed, args.candidates, args.runs, &limits, &mut eval)?;
+    Ok(match fmt {
+        "json" => json_doc(&base, &ws, &t),
+        _ => markdown(&base, &ws, &t),
+    })
+}
+
+/// A point's figures under one weather, in the sweep table's words (with intervals).
+fn cell(s: &Summary) -> String {
+    format!(
+        "{} success, {}, p99 {}",
+        Metric::SuccessRate.text(s),
+        Metric::Amplification.text(s),
+        Metric::P99Ms.text(s)
+    )
+}
+
+fn row(label: &str, s: &Scored, base: &str) -> String {
+    let cells: Vec<String> = s.by_weather.iter().map(cell).collect();
+    let policy = if s.keys.is_empty() {
+        "(the link's own)".to_string()
+    } else {
+        s.keys.replace('&', " ")
+    };
+    let link = tune::policy_link(base, &[&s.keys]).map_or_else(|e| e, |(l, _)| format!("?{l}"));
+    format!(
+        "| {label} | {policy} | {} | {} | `{link}` |\n",
+        cells.join(" | "),
+        s.runs
+    )
+}
+
+fn markdown(base: &str, ws: &[Weather], t: &Tuned) -> String {
+    let names: Vec<String> = ws
+        .iter()
+        .map(|w| format!("{} (`{}`)", w.name, w.keys))
+        .collect();
+    let mut out = format!(
+        "`?{base}` tuned over {}: {} policies tried, {} runs made.\n\n",
+        names.join(", "),
+        t.tried,
+        t.runs_made
+    );
+    let heads: Vec<&str> = ws.iter().map(|w| w.name.as_str()).collect();
+    out.push_str(&format!(
+        "| # | policy | {} | runs | link |\n",
+        heads.join(" | ")
+    ));
+    out.push_str(&format!("|---|---|{}---:|---|\n", "---|".repeat(ws.len())));
+    for (i, p) in t.frontier.iter().enumerate() {
+        out.push_str(&row(&(i + 1).to_string(), p, base));
+    }
+    out.push_str(&row("yours", &t.yours, base));
+    out.push('\n');
+    out.push_str(&match t.better {
+        Some(i) => format!(
+            "Your policy is dominated by #{}: as much success or more, as little load or less and as short a p99 or shorter, over every weather's mean.\n",
+            i + 1
+        ),
+        None if !t.yours.feasible => "Your policy breaks a limit you set.\n".to_string(),
+        None => "No policy found dominates yours: it is on the frontier, or off it by less than the runs can tell.\n".to_string(),
+    });
+    out.push_str("The frontier: the policies no other found beats on success, attempts per original and p99 at once (each the mean over the weathers). Open a point's link, add a weather's keys to see it in that weather, and `retrylab export LINK --to FORMAT` to write it in your configuration.\n");
+    out
+}
+
+fn json_doc(base: &str, ws: &[Weather], t: &Tuned) -> String {
+    use serde_json::json;
+    let point = |s: &Scored| {
+        json!({
+            "keys": s.keys,
+            "runs": s.runs,
+            "feasible": s.feasible,
+            "objectives": {"failed_share": s.objectives[0], "amplification": s.objectives[1], "p99_ms": if s.objectives[2] == f64::MAX { None } else { Some(s.objectives[2]) }},
+            "weathers": ws.iter().zip(&s.by_weather).map(|(w, sm)| json!({
+                "weather": w.name,
+                "link": link_of(base, w, &s.keys, s.runs).map(|(l, _)| l).unwrap_or_default(),
+                "summary": retry_model::json::SummaryDoc::new(sm),
+            })).collect::<Vec<_>>(),
+        })
+    };
+    let doc = json!({
+        "link": base,
+        "weathers": ws.iter().map(|w| json!({"name": w.name, "keys": w.keys})).collect::<Vec<_>>(),
+        "tried": t.tried,
+        "runs_made": t.runs_made,
+        "frontier": t.frontier.iter().map(point).collect::<Vec<_>>(),
+        "yours": point(&t.yours),
+        "dominated_by": t.better.map(|i| i + 1),
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
