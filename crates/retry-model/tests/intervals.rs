@@ -170,6 +170,11 @@ fn sequential_runs_stop_once_the_share_is_clear_of_half() {
         .unwrap()
         .1;
     assert_eq!(said, format!("in {} of 100 runs, not in every one", r.k));
+    // With one run there is nothing to stop: the key is refused, not ignored.
+    let err = format!("{PHASE}&sequential=true")
+        .parse::<Params>()
+        .unwrap_err();
+    assert_eq!(err.field, "sequential", "{err}");
     // Without `sequential`, the same cell runs all 100 whatever they show.
     let all = summary(&format!("{PHASE}&spike_rate=10&spike_for=1s&runs=100"));
     assert_eq!(all.intervals.unwrap().runs, 100);

@@ -173,6 +173,9 @@ impl Params {
             "budget_start" | "budget_scope" if no_budget => {
                 Some("has no effect with budget=none: choose a budget first")
             }
+            "sequential" if self.sim.runs.0 <= 1 => {
+                Some("has no effect with runs=1: it stops a link's runs once the share that recovered is clear of 50%")
+            }
             "tenants" if pol.scope != Scope::Tenant => {
                 Some("has no effect unless budget_scope=tenant")
             }
