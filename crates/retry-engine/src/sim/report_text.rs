@@ -35,28 +35,16 @@ impl Summary {
             ("attempts", s.attempts.to_string()),
             (
                 "amplification",
-                format!(
-                    "{}{}",
-                    times(s.amplification),
-                    within(iv.amplification, times)
-                ),
+                ranged(s.amplification, iv.amplification, times),
             ),
             ("successes", s.successes.to_string()),
             (
                 "success rate",
-                format!(
-                    "{}{}",
-                    percent_people(s.success_rate),
-                    within(iv.success_rate, percent_people)
-                ),
+                ranged(s.success_rate, iv.success_rate, percent_people),
             ),
             (
                 "peak attempts/s",
-                format!(
-                    "{}{}",
-                    sig3(s.peak_attempts_per_s),
-                    within(iv.peak_attempts_per_s, sig3)
-                ),
+                ranged(s.peak_attempts_per_s, iv.peak_attempts_per_s, sig3),
             ),
             (
                 "attempts/s at read time",
@@ -64,11 +52,7 @@ impl Summary {
             ),
             (
                 "completion",
-                format!(
-                    "{}{}",
-                    millis_people(s.completion_ms),
-                    within(iv.completion_ms, millis_people)
-                ),
+                ranged(s.completion_ms, iv.completion_ms, millis_people),
             ),
             ("p50 latency (successes)", ms_iv(s.p50_ms, iv.p50_ms)),
             ("p99 latency (successes)", ms_iv(s.p99_ms, iv.p99_ms)),
@@ -133,6 +117,11 @@ impl Summary {
             .and_then(|i| i.recovered)
             .map(|r| 1.0 - r.share())
     }
+}
+
+/// `v` in `f`'s words, then its interval over runs, if any.
+fn ranged(v: f64, i: Option<Interval>, f: impl Fn(f64) -> String) -> String {
+    format!("{}{}", f(v), within(i, f))
 }
 
 /// ` (95%: a to b)` in `f`'s words, or nothing for a single run.
