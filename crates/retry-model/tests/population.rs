@@ -93,8 +93,11 @@ fn agree(link: &str) -> Result<f64, String> {
 
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
-/// arrivals, a ratio budget and a token bucket.
-const RANDOM: [&str; 8] = [
+/// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
+/// rule) and one moving it 5 s later (the AWS clamp).
+const RANDOM: [&str; 10] = [
+    "preset=burst-lab&retry_after=150ms&ra_mode=stripe",
+    "preset=burst-lab&retry_after=60s&ra_mode=clamp",
     "preset=payments-jitter",
     "preset=payments-jitter&budget=ratio",
     "preset=burst-lab&budget=bucket",
@@ -137,6 +140,9 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&budget=rate",
         "preset=burst-lab&backoff=constant&base=30ms&budget=bucket",
         "preset=burst-lab&backoff=constant&base=30ms&budget=ratio",
+        "preset=payments-none&retry_after=2s",
+        "preset=payments-none&retry_after=3s&ra_mode=refuse_above&ra_max=1s&budget=ratio",
+        "preset=payments-none&backoff=exponential&base=100ms&attempts=6&retry_after=1s&ra_mode=aws2026",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

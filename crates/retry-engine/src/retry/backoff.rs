@@ -826,6 +826,32 @@ impl WaitRange {
     pub fn fixed(&self) -> Option<Micros> {
         (self.high <= self.low).then_some(Micros(self.low.max(self.floor)))
     }
+
+    /// A range of the one wait `w`.
+    pub const fn at(w: Micros) -> WaitRange {
+        WaitRange {
+            low: w.0,
+            high: w.0,
+            floor: w.0,
+        }
+    }
+
+    /// The waits `max(wait, floor)`: a draw raised to the higher of its floor and `floor`.
+    pub fn raised(self, floor: Micros) -> WaitRange {
+        WaitRange {
+            floor: self.floor.max(floor.0),
+            ..self
+        }
+    }
+
+    /// The waits `wait + by`: every draw, and the floor, moved later by `by`.
+    pub fn shifted(self, by: Micros) -> WaitRange {
+        WaitRange {
+            low: self.low.saturating_add(by.0),
+            high: self.high.saturating_add(by.0),
+            floor: self.floor.saturating_add(by.0),
+        }
+    }
 }
 
 /// The evolving part of one request's backoff: which retry comes next, and the previous

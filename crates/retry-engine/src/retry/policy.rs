@@ -29,7 +29,7 @@
 //! assert_eq!(after.stop, Some(retry_model::StopReason::WontFit));
 //! ```
 
-use crate::retry::backoff::{Backoff, BackoffConfig, BackoffState, Draw};
+use crate::retry::backoff::{Backoff, BackoffConfig, BackoffState, Draw, WaitRange};
 use crate::retry::budget::{Budget, BudgetCheck, BudgetConfig, RetryCost, Scope};
 use crate::retry::classify::{classify_listed, Classification, Classifier, Operation};
 use crate::retry::error::ConfigError;
@@ -144,6 +144,48 @@ impl RetryAfterMode {
             | RetryAfterMode::Clamp
             | RetryAfterMode::Stripe => Some(self.resolve(server, backoff)),
         }
+    }
+
+    /// The waits after a Retry-After of `server` when the backoff draws from `backoff`, for a
+    /// model that spreads retries over their waits as counts: `Ok(Some(range))` where every
+    /// wait is a draw from one range, `Ok(None)` where the client gives up, and `Err(())` where
+    /// the waits are no single range (Envoy's spread in whole milliseconds; the AWS clamp where
+    /// the server's value falls inside the backoff's range plus 5 s). Each case follows
+    /// [`RetryAfterMode::resolve_with`] draw for draw.
+    #[allow(clippy::result_unit_err)]
+    pub fn range_after(
+        self,
+        server: Micros,
+        backoff: WaitRange,
+        p: &RetryPolicy,
+    ) -> Result<Option<WaitRange>, ()> {
+        let five = Micros::from_secs(5);
+        let (low, high, floor) = backoff.parts();
+        let (least, most) = (Micros(low.max(floor)), Micros(high.max(floor)));
+        Ok(Some(match self {
+            RetryAfterMode::Ignore => backoff,
+            RetryAfterMode::Envoy if self.drops(server, p.ra_max) => backoff,
+            // Under 2 ms Envoy's spread is empty: the whole milliseconds of the value.
+            RetryAfterMode::Envoy if server.as_micros() < 2000 => {
+                WaitRange::at(Micros::from_millis(server.as_micros() / 1000))
+            }
+            RetryAfterMode::Envoy => return Err(()),
+            RetryAfterMode::Server => WaitRange::at(server),
+            RetryAfterMode::Cap => WaitRange::at(server.min(p.ra_cap)),
+            RetryAfterMode::RefuseAbove if server > p.ra_max => return Ok(None),
+            RetryAfterMode::RefuseAbove => WaitRange::at(server),
+            RetryAfterMode::Stripe if server <= Micros::from_secs(60) => backoff.raised(server),
+            RetryAfterMode::Stripe => backoff,
+            // max(t, min(s, t + 5 s)): max(t, s) while s <= t + 5 s for every t, t + 5 s
+            // while s >= t + 5 s for every t.
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp if server <= least.saturating_add(five) => {
+                backoff.raised(server)
+            }
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp if server >= most.saturating_add(five) => {
+                backoff.shifted(five)
+            }
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp => return Err(()),
+        }))
     }
 
     /// The wait given the server's value and the computed backoff (`cap` and `refuse_above`

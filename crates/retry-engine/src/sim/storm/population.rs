@@ -13,7 +13,8 @@
 //!   events;
 //! - what the failures do: the policy's own rules, on counts: not retryable, out of attempts,
 //!   out of deadline; then each retry's wait, uniform over the range the backoff knows in
-//!   advance (`Backoff::wait_range`), with the fit rule cutting at the longest wait that fits,
+//!   advance (`Backoff::wait_range`), or the range a server's Retry-After makes of it under
+//!   the client's rule (`RetryAfterMode::range_after`), with the fit rule cutting at the longest wait that fits,
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
 //!   fewer requests than ticks).
 //!
@@ -132,8 +133,8 @@ pub(in crate::sim) fn refusal(
             "keeps one budget for the process only (budget_scope=process)",
         );
     }
-    if p.retry_after.is_some() {
-        return no("retry_after", "has no Retry-After yet");
+    if ranges_503(p, policy).is_err() {
+        return no("ra_mode", "takes a Retry-After whose waits are one range for each retry only (not Envoy's spread in whole milliseconds, nor the AWS clamp with the server's value inside the backoff's range plus 5 s)");
     }
     if pol.backoff.throttle_base.is_some() {
         return no("throttle_base", "waits one backoff for every failure");
@@ -146,6 +147,24 @@ pub(in crate::sim) fn refusal(
         return no("backoff", "draws a wait known in advance only (none, constant, exponential, full or equal jitter, without sorted, whole_ms, or jitter on a fixed wait)");
     }
     shape_refusal(&sp, policy)
+}
+
+/// Whether a 503 (with the server's Retry-After, when the link sends one) is retried, and each
+/// retry's waits after it: a range, or `None` where the client gives up on the server's wait;
+/// `Err` where the waits are no single range.
+fn ranges_503(p: &RunInput, policy: &ValidPolicy) -> Result<(bool, Vec<Option<WaitRange>>), ()> {
+    let pol = policy.policy();
+    let mut o = ScriptedOutcome::new(Outcome::Status(503));
+    o.retry_after = p.retry_after;
+    let c = classify_listed(pol.classifier, &pol.statuses, &o, pol.operation);
+    let ranges = (0..pol.max_attempts.saturating_sub(1))
+        .filter_map(|r| policy.backoff().wait_range(r))
+        .map(|r| match c.server_wait {
+            Some(sw) => pol.retry_after_mode.range_after(sw, r, pol),
+            None => Ok(Some(r)),
+        })
+        .collect::<Result<_, ()>>()?;
+    Ok((c.retryable, ranges))
 }
 
 /// The refusals that come from the server's timing: the outage in whole ticks, and every
@@ -196,6 +215,9 @@ pub struct Population {
     base: u64,
     arriving: VecDeque<Vec<Cohort>>,
     ranges: Vec<WaitRange>,
+    // Each retry's waits after a 503, with the server's Retry-After (`None`: the client gives
+    // up on the server's wait).
+    ranges_503: Vec<Option<WaitRange>>,
     // Whether a 503, a connect timeout is retried.
     retry_503: bool,
     retry_connect: bool,
@@ -243,6 +265,7 @@ impl Population {
         let ranges = (0..pol.max_attempts.saturating_sub(1))
             .filter_map(|r| policy.backoff().wait_range(r))
             .collect();
+        let (retry_503, ranges_503) = ranges_503(p, &policy).unwrap_or_default();
         let width = sp.tick.0.max(1);
         let m = Population {
             kind,
@@ -256,7 +279,8 @@ impl Population {
             base: 0,
             arriving: VecDeque::new(),
             ranges,
-            retry_503: retryable(Outcome::Status(503)),
+            ranges_503,
+            retry_503,
             retry_connect: retryable(Outcome::ConnectTimeout),
             rec,
             budget: Budget::new(pol.budget, p.budget_start),
@@ -600,7 +624,13 @@ impl Population {
         }
         // Under fit=full a retry fits when its wait, the next attempt and the reserve do.
         let limit = remaining.map(|r| r.checked_sub(p.attempt_timeout.0 + p.reserve.0));
-        let Some(range) = self.ranges.get(c.attempt as usize - 1).copied() else {
+        let i = c.attempt as usize - 1;
+        let range = if outcome == Outcome::ConnectTimeout {
+            self.ranges.get(i).copied().map(Some)
+        } else {
+            self.ranges_503.get(i).copied()
+        };
+        let Some(range) = range else {
             return self.end(t, c, StopReason::AttemptsUsedUp, f);
         };
         let cost = if outcome == Outcome::ConnectTimeout {
@@ -613,6 +643,12 @@ impl Population {
         // one at a time), the rest stop with the budget empty.
         self.deposit_to(t);
         let allow = self.budget.allows_many(Micros(t), cost, f);
+        let Some(range) = range else {
+            // The client gives up on the server's wait, once the budget has let it ask.
+            let asked = allow.min(f);
+            self.end(t, c, StopReason::BudgetEmpty, f - asked);
+            return self.end(t, c, StopReason::NotRetryable, asked);
+        };
         let sent = match limit {
             Some(None) => {
                 self.end(t, c, StopReason::WontFit, f);
