@@ -827,6 +827,11 @@ impl WaitRange {
         (self.high <= self.low).then_some(Micros(self.low.max(self.floor)))
     }
 
+    /// Draws uniform over `[low, high]` µs, raised to `floor`.
+    pub const fn new(low: u64, high: u64, floor: u64) -> WaitRange {
+        WaitRange { low, high, floor }
+    }
+
     /// A range of the one wait `w`.
     pub const fn at(w: Micros) -> WaitRange {
         WaitRange {

@@ -178,10 +178,14 @@ impl RetryAfterMode {
             RetryAfterMode::Stripe => backoff,
             // max(t, min(s, t + 5 s)): max(t, s) while s <= t + 5 s for every t, t + 5 s
             // while s >= t + 5 s for every t.
-            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp if server <= least.saturating_add(five) => {
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp
+                if server <= least.saturating_add(five) =>
+            {
                 backoff.raised(server)
             }
-            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp if server >= most.saturating_add(five) => {
+            RetryAfterMode::Aws2026 | RetryAfterMode::Clamp
+                if server >= most.saturating_add(five) =>
+            {
                 backoff.shifted(five)
             }
             RetryAfterMode::Aws2026 | RetryAfterMode::Clamp => return Err(()),
@@ -858,6 +862,52 @@ fn choose_wait(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every range `range_after` gives draws, draw for draw, the wait `resolve_with` gives on
+    /// the backoff's draw: the same offset into the range, raised to its floor.
+    #[test]
+    fn a_retry_after_range_follows_the_rule_draw_for_draw() {
+        let ms = Micros::from_millis;
+        let mut p = RetryPolicy::default();
+        p.ra_cap = ms(900);
+        p.ra_max = ms(1500);
+        let mut checked = 0;
+        for mode in RetryAfterMode::ALL {
+            p.retry_after_mode = mode;
+            let limit = if mode == RetryAfterMode::Cap {
+                p.ra_cap
+            } else {
+                p.ra_max
+            };
+            for server in [ms(1), ms(400), ms(1200), ms(3000), ms(70_000)] {
+                for (low, high, floor) in [(0, 2000, 0), (100, 800, 300), (500, 500, 0)] {
+                    let (low, high, floor) = (low * 1000, high * 1000, floor * 1000);
+                    let backoff = WaitRange::new(low, high, floor);
+                    let Ok(after) = mode.range_after(server, backoff, &p) else {
+                        continue;
+                    };
+                    for u in (low..=high).step_by(((high - low) / 16).max(1) as usize) {
+                        let want = mode.resolve_with(server, Micros(u.max(floor)), limit);
+                        let got = after.map(|r| {
+                            let (l, h, f) = r.parts();
+                            let u = if h - l == high - low {
+                                l + (u - low)
+                            } else {
+                                l
+                            };
+                            Micros(u.max(f))
+                        });
+                        assert_eq!(
+                            got, want,
+                            "{mode:?} {server} {low}..{high} floor {floor}, draw {u}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
 
     #[test]
     fn retry_after_rules() {
