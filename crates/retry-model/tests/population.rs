@@ -94,8 +94,9 @@ fn agree(link: &str) -> Result<f64, String> {
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
-/// rule) and one moving it 5 s later (the AWS clamp).
-const RANDOM: [&str; 10] = [
+/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget.
+const RANDOM: [&str; 11] = [
+    "preset=payments-jitter&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",
     "preset=burst-lab&retry_after=150ms&ra_mode=stripe",
     "preset=burst-lab&retry_after=60s&ra_mode=clamp",
     "preset=payments-jitter",
@@ -141,6 +142,9 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=burst-lab&backoff=constant&base=30ms&budget=bucket",
         "preset=burst-lab&backoff=constant&base=30ms&budget=ratio",
         "preset=payments-none&retry_after=2s",
+        "preset=payments-none&outage=0ms&spike_rate=60&spike_start=5s&spike_for=2s",
+        "preset=payments-none&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",
+        "preset=payments-none&outage=0ms&spike_rate=45&spike_start=3s&spike_for=4s&budget=bucket",
         "preset=payments-none&retry_after=3s&ra_mode=refuse_above&ra_max=1s&budget=ratio",
         "preset=payments-none&backoff=exponential&base=100ms&attempts=6&retry_after=1s&ra_mode=aws2026",
     ] {

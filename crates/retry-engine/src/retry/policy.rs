@@ -868,9 +868,11 @@ mod tests {
     #[test]
     fn a_retry_after_range_follows_the_rule_draw_for_draw() {
         let ms = Micros::from_millis;
-        let mut p = RetryPolicy::default();
-        p.ra_cap = ms(900);
-        p.ra_max = ms(1500);
+        let mut p = RetryPolicy {
+            ra_cap: ms(900),
+            ra_max: ms(1500),
+            ..RetryPolicy::default()
+        };
         let mut checked = 0;
         for mode in RetryAfterMode::ALL {
             p.retry_after_mode = mode;

@@ -28,6 +28,8 @@
 //! name ([`refusal`]). The flaky server's attempts are each served as they arrive, so it has
 //! no order to approximate.
 
+mod arrivals;
+
 use super::config::StormCfg;
 use super::service::Service;
 use super::tick::Tick;
@@ -47,6 +49,7 @@ use crate::sim::queue::EventQueue;
 use crate::sim::split;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+use arrivals::Even;
 
 /// The random stream of a population run (offset by the run number).
 const STREAM_POPULATION: u64 = 5 << 40;
@@ -112,9 +115,6 @@ pub(in crate::sim) fn refusal(
     if sp.hedge.is_some() {
         return no("hedge", "does not hedge");
     }
-    if sp.spike_requests > 0 {
-        return no("spike_rate", "has no load spike yet");
-    }
     if sp.users > 0 {
         return no("users", "has no closed-loop users yet");
     }
@@ -167,6 +167,14 @@ fn ranges_503(p: &RunInput, policy: &ValidPolicy) -> Result<(bool, Vec<Option<Wa
     Ok((c.retryable, ranges))
 }
 
+/// The load spike's originals, evenly spaced from its start (none without a rate).
+fn spike_of(sp: &StormCfg) -> Even {
+    if sp.spike_rate_milli == 0 {
+        return Even::new(0, 0, 0);
+    }
+    Even::new(sp.spike.start.0, sp.spike_rate_milli, sp.spike_requests)
+}
+
 /// The refusals that come from the server's timing: the outage in whole ticks, and every
 /// attempt's answer within its timeout.
 fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
@@ -208,8 +216,11 @@ pub struct Population {
     width: u64,
     rng: Rng,
     planned: u64,
-    // Originals landed so far (the steady arrivals are the first `made` of `planned`).
+    // Originals landed so far, of every stream.
     made: u64,
+    // The steady arrivals (a burst's clients, all at 0) and the load spike's: evenly spaced.
+    steady: Even,
+    spike: Even,
     done: u64,
     // Cohorts arriving at the server in tick `base + i`, at `arriving[i]`.
     base: u64,
@@ -224,9 +235,6 @@ pub struct Population {
     rec: Recorder,
     // The process's retry budget (one for all: the refusal keeps it so).
     budget: Budget,
-    // Steady originals whose deposits the budget has (they are sent before any failure it
-    // answers after them).
-    deposited: u64,
     // Retries that arrive again in the tick being settled (the outage's quick ones).
     now: Vec<Cohort>,
     // Cohorts scheduled so far (each cohort's `seq`).
@@ -267,6 +275,25 @@ impl Population {
             .collect();
         let (retry_503, ranges_503) = ranges_503(p, &policy).unwrap_or_default();
         let width = sp.tick.0.max(1);
+        // A burst sends every client, the spike's too, at 0 (as the per-request engine does).
+        let (steady, spike) = match kind {
+            ScenarioKind::Burst => (Even::new(0, 0, planned), Even::new(0, 0, 0)),
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost
+                if sp.poisson =>
+            {
+                (Even::new(0, 0, 0), spike_of(&sp))
+            }
+            ScenarioKind::Outage
+            | ScenarioKind::Occ
+            | ScenarioKind::Layers
+            | ScenarioKind::Lost => (
+                Even::new(0, sp.rate_milli.max(1), planned - spike_of(&sp).count()),
+                spike_of(&sp),
+            ),
+        };
         let m = Population {
             kind,
             server: Tick::new(&sp),
@@ -275,6 +302,8 @@ impl Population {
             rng: Rng::stream(p.seed, STREAM_POPULATION + u64::from(run)),
             planned,
             made: 0,
+            steady,
+            spike,
             done: 0,
             base: 0,
             arriving: VecDeque::new(),
@@ -284,7 +313,6 @@ impl Population {
             retry_connect: retryable(Outcome::ConnectTimeout),
             rec,
             budget: Budget::new(pol.budget, p.budget_start),
-            deposited: 0,
             now: Vec::new(),
             seq: 0,
             poisson_to: 0,
@@ -298,67 +326,52 @@ impl Population {
         )
     }
 
-    /// The first tick at or after `from` that any original arrives in (the last one's when
-    /// all have arrived).
+    /// The first tick at or after `from` that any original arrives in (`u64::MAX` when all
+    /// have arrived).
     fn originals_tick(&self, from: u64) -> u64 {
-        if self.sp.poisson {
-            // Poisson arrivals may come in any tick until the arrivals end.
-            if self.poisson_to >= self.sp.duration.0 {
-                return u64::MAX;
-            }
-            return from.max(self.poisson_to.saturating_add(self.sp.net.0) / self.width);
+        let mut next = [self.steady.next_send(), self.spike.next_send()]
+            .into_iter()
+            .flatten()
+            .min();
+        // Poisson arrivals may come in any tick until the arrivals end.
+        if self.sp.poisson && self.poisson_to < self.sp.duration.0 {
+            next = Some(next.map_or(self.poisson_to, |n| n.min(self.poisson_to)));
         }
-        if self.made >= self.planned {
-            return u64::MAX;
-        }
-        let send = self.send_time(self.made);
-        from.max(send.saturating_add(self.sp.net.0) / self.width)
+        next.map_or(u64::MAX, |t| {
+            from.max(t.saturating_add(self.sp.net.0) / self.width)
+        })
     }
 
-    /// When the `i`-th original is sent: every one at 0 in a burst, evenly spaced otherwise (as
-    /// the per-request engine spaces them).
-    fn send_time(&self, i: u64) -> u64 {
-        if self.kind == ScenarioKind::Burst {
-            return 0;
-        }
-        let rate = u128::from(self.sp.rate_milli.max(1));
-        (u128::from(i) * 1_000_000_000 / rate) as u64
-    }
-
-    /// How many originals are sent before `t` (in a burst, all of them after 0).
-    fn sent_before(&self, t: u64) -> u64 {
-        if self.kind == ScenarioKind::Burst {
-            return if t > 0 { self.planned } else { 0 };
-        }
-        let rate = u128::from(self.sp.rate_milli.max(1));
-        let n = (u128::from(t) * rate).div_ceil(1_000_000_000);
-        (n.min(u128::from(self.planned))) as u64
-    }
-
-    /// The originals that arrive in tick `k`, as up to [`ORIGIN_GROUPS`] cohorts of
-    /// neighbouring starts (each at its mean start), recorded as sent.
+    /// The originals that arrive in tick `k`, recorded as sent: the Poisson arrivals, then
+    /// each evenly spaced stream's.
     fn originals_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
         if self.sp.poisson {
-            return self.poisson_in(k, list);
+            self.poisson_in(k, list);
         }
         // Sent in [k x tick - net, (k + 1) x tick - net): those sent before the end.
-        let end = (k + 1).saturating_mul(self.width);
+        let end = ((k + 1).saturating_mul(self.width)).saturating_sub(self.sp.net.0);
+        let steady = self.even_in(self.steady, end, list);
+        self.steady = steady;
+        let spike = self.even_in(self.spike, end, list);
+        self.spike = spike;
+    }
+
+    /// The originals of `stream` sent before `end` and not yet made, as up to
+    /// [`ORIGIN_GROUPS`] cohorts of neighbouring starts (each at its mean start), recorded as
+    /// sent; the stream with them made.
+    fn even_in(&mut self, mut stream: Even, end: u64, list: &mut Vec<Cohort>) -> Even {
         let net = self.sp.net.0;
-        let upto = if end <= net {
-            0
-        } else {
-            self.sent_before(end - net)
-        };
-        let from = self.made;
+        let (from, upto) = (stream.made, stream.sent_before(end));
         if upto <= from {
-            return;
+            return stream;
         }
-        self.made = upto;
+        stream.made = upto;
+        self.made += upto - from;
         let n = upto - from;
         let groups = n.min(ORIGIN_GROUPS);
         for g in 0..groups {
             let (a, b) = (from + n * g / groups, from + n * (g + 1) / groups);
-            let origin = (self.send_time(a) + self.send_time(b - 1)) / 2;
+            let origin = (stream.send_time(a) + stream.send_time(b - 1)) / 2;
             self.rec.originals_n(Micros(origin), b - a);
             self.rec.attempts_n(Micros(origin), b - a, 0);
             self.seq += 1;
@@ -370,6 +383,7 @@ impl Population {
                 seq: self.seq,
             });
         }
+        stream
     }
 
     /// Poisson arrivals sent in the part of `[k x tick - net, (k + 1) x tick - net)` not yet
@@ -661,24 +675,31 @@ impl Population {
         self.record_budget(t);
     }
 
-    /// Gives the budget the deposits of the steady (or burst) originals sent by `t`, each group at the
-    /// first one's send time within its slot of the budget's window (where it counts), as the
-    /// per-request engine deposits each as it is sent.
+    /// Gives the budget the deposits of the evenly spaced originals sent by `t`, earliest
+    /// first, each group at the first one's send time within its slot of the budget's window
+    /// (where it counts), as the per-request engine deposits each as it is sent.
     fn deposit_to(&mut self, t: u64) {
         let Some(slot) = self.budget.deposit_slot() else {
             return;
         };
-        if self.sp.poisson {
-            return;
-        }
         let slot = slot.0.max(1);
-        let upto = self.sent_before(t + 1);
-        while self.deposited < upto {
-            let s = self.send_time(self.deposited);
+        loop {
+            let (a, b) = (
+                self.steady.next_deposit(t + 1),
+                self.spike.next_deposit(t + 1),
+            );
+            let (s, stream) = match (a, b) {
+                (Some(x), Some(y)) if y < x => (y, &mut self.spike),
+                (Some(x), _) => (x, &mut self.steady),
+                (None, Some(y)) => (y, &mut self.spike),
+                (None, None) => return,
+            };
             let next = (s / slot + 1) * slot;
-            let end = self.sent_before(next).min(upto).max(self.deposited + 1);
-            self.budget.on_originals(Micros(s), end - self.deposited);
-            self.deposited = end;
+            let upto = stream.sent_before(t + 1);
+            let end = stream.sent_before(next).min(upto).max(stream.deposited + 1);
+            let n = end - stream.deposited;
+            stream.deposited = end;
+            self.budget.on_originals(Micros(s), n);
         }
     }
 
