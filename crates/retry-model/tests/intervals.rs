@@ -190,3 +190,30 @@ fn sequential_runs_stop_once_the_share_is_clear_of_half() {
         "{text:#?}"
     );
 }
+
+/// With several runs the series CSV gives each bin's range of attempts over the runs, around
+/// the first run's own count; a single run's CSV has no such columns.
+#[test]
+fn the_series_csv_gives_each_bins_range_over_the_runs() {
+    let run = |link: &str| {
+        let p: retry_model::Params = link.parse().unwrap();
+        let r = retry_model::sim::simulate(&p).unwrap();
+        retry_model::sim::series_csv(&r.series, r.band.as_ref())
+    };
+    let one = run("preset=payments-jitter");
+    assert!(!one.lines().next().unwrap().contains("attempts_low"));
+    let many = run("preset=payments-jitter&runs=12");
+    let head: Vec<&str> = many.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (att, lo, hi) = (col("attempts"), col("attempts_low"), col("attempts_high"));
+    let mut spread = 0;
+    for line in many.lines().skip(1) {
+        let v: Vec<u64> = line
+            .split(',')
+            .map(|x| x.parse::<f64>().unwrap() as u64)
+            .collect();
+        assert!(v[lo] <= v[att] && v[att] <= v[hi], "{line}");
+        spread += v[hi] - v[lo];
+    }
+    assert!(spread > 0, "twelve jittered runs never differed");
+}

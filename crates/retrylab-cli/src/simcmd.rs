@@ -108,7 +108,7 @@ pub fn cmd_run(text: &str, fmt: &str) -> Result<String, String> {
     let mut out = String::new();
     match fmt {
         "json" => out.push_str(&json::pretty(&json::RunDoc::new(&p, &r))?),
-        "csv" => out.push_str(&retry_model::sim::series_csv(&r.series)),
+        "csv" => out.push_str(&retry_model::sim::series_csv(&r.series, r.band.as_ref())),
         "markdown" => out.push_str(&retry_model::sim::summary_markdown(&r.summary)),
         _ => {
             let _ = writeln!(

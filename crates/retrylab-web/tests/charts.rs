@@ -103,6 +103,8 @@ fn the_timeline_stays_readable_when_nothing_happens() {
         title: "nothing".into(),
         hedged: false,
         recovery: None,
+        bands: Vec::new(),
+        band_label: None,
     };
     check(
         "zeros",

@@ -15,6 +15,7 @@
 //! assert_eq!(r.summary.amplification, 27.0);
 //! ```
 
+pub mod band;
 pub mod blocks;
 mod breaker;
 pub mod chain;

@@ -303,8 +303,9 @@ fn limiter_rows(l: &super::LimiterSummary) -> [(String, String); 4] {
 }
 
 /// The first run's series as CSV, one row per bin, as `retrylab run --format csv` writes it
-/// and the page exports it.
-pub fn series_csv(r: &Report) -> String {
+/// and the page exports it; with a band (`runs` > 1), each bin's range of attempts over the
+/// runs in `attempts_low` and `attempts_high`.
+pub fn series_csv(r: &Report, band: Option<&super::band::Band>) -> String {
     let reasons: Vec<StopReason> = StopReason::ALL
         .into_iter()
         .filter(|r| *r != StopReason::Success)
@@ -325,6 +326,10 @@ pub fn series_csv(r: &Report) -> String {
         },
         if limiter { ",limiter_rate" } else { "" }
     );
+    if band.is_some() {
+        out.pop();
+        out.push_str(",attempts_low,attempts_high\n");
+    }
     for (i, b) in r.bins.iter().enumerate() {
         let fails: Vec<String> = reasons
             .iter()
@@ -352,6 +357,11 @@ pub fn series_csv(r: &Report) -> String {
         if limiter {
             out.pop();
             out.push_str(&format!(",{:.3}\n", allowed[i]));
+        }
+        if let Some(band) = band {
+            let (lo, hi) = (band.low.get(i), band.high.get(i));
+            out.pop();
+            out.push_str(&format!(",{},{}\n", lo.unwrap_or(&0), hi.unwrap_or(&0)));
         }
     }
     out

@@ -38,6 +38,8 @@ pub struct SimReport {
     pub summary: Summary,
     /// The first run's time series.
     pub series: Report,
+    /// Where every run's attempts fell in each bin of the series, with two runs or more.
+    pub band: Option<super::band::Band>,
     /// A fingerprint of every run's numbers (for determinism checks).
     pub fingerprint: u64,
 }
@@ -71,6 +73,8 @@ pub struct Run {
     occ_shared: Option<OccShared>,
     // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
     spare_bins: Vec<Vec<(u32, u32, u32)>>,
+    // Every run's attempts by bin, for the band around the first run's series.
+    bands: super::band::Bands,
     // `sequential`: the share that recovered is known to lie above or below one half.
     settled: bool,
 }
@@ -249,6 +253,7 @@ impl Run {
             occ_shared: None,
             spare_bins: Vec::new(),
             settled: false,
+            bands: super::band::Bands::default(),
         };
         run.start_repetition();
         Ok(run)
@@ -436,13 +441,16 @@ impl Run {
         if self.first.is_none() {
             let report = rep.finish(at);
             let bins = report.bins.iter().map(|b| (b.attempts, b.successes));
-            self.fingerprint_repetition(&report.summary, &BinCounts::from_dense(bins));
+            let bins = BinCounts::from_dense(bins);
+            self.fingerprint_repetition(&report.summary, &bins);
+            self.bands.add(&bins);
             self.summaries.push(report.summary.clone());
             self.first = Some(report);
         } else {
             // Only the first repetition's bins are kept.
             let (summary, bins) = rep.finish_summary(at);
             self.fingerprint_repetition(&summary, &bins);
+            self.bands.add(&bins);
             self.summaries.push(summary);
             if self.spare_bins.len() < 2 {
                 self.spare_bins.push(bins.busy);
@@ -519,6 +527,7 @@ impl Run {
             runs: self.summaries.len() as u32,
             summary,
             series,
+            band: core::mem::take(&mut self.bands).finish(),
             fingerprint: self.fingerprint.0,
         }
     }

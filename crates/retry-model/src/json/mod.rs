@@ -391,6 +391,13 @@ struct SeriesJson {
     utilisation: Vec<f64>,
     budget: Vec<f64>,
     in_flight: Vec<u32>,
+    /// With `runs` > 1, each bin's range of attempts over the runs (`band_runs` of `runs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempts_low: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempts_high: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    band_runs: Option<u32>,
 }
 
 impl SeriesJson {
@@ -415,6 +422,9 @@ impl SeriesJson {
             utilisation: b.iter().map(Bin::utilisation).collect(),
             budget: b.iter().map(|x| x.budget_milli as f64 / 1000.0).collect(),
             in_flight: col(|x| x.in_flight),
+            attempts_low: r.band.as_ref().map(|band| band.low.clone()),
+            attempts_high: r.band.as_ref().map(|band| band.high.clone()),
+            band_runs: r.band.as_ref().map(|band| band.kept),
         }
     }
 }

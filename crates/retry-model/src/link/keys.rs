@@ -696,7 +696,7 @@ pub static TABLE: &[Key] = &[
         "standard deviation of the network delay, drawn as the absolute value of `Normal(net, net_sd)`",
         Control::Millis, "Network delay spread (ms, sd)", Group::System),
     key!("runs", "1", int(1, caps::RUNS as u64), "", Applies::SIMS,
-        "repetitions, each on its own streams of the seed; summaries are means",
+        "repetitions, each on its own streams of the seed; summaries are means with their 95% intervals, and the timeline shades each bin's range of attempts over the runs (all but the highest and lowest fortieth) around the first run's line (the CSV's `attempts_low`, `attempts_high`)",
         Control::Number, "Runs (repetitions)", Group::System),
     key!("sequential", "false", Domain::Flag, "", Applies::SIMS,
         "with `runs`: stop once the 95% interval of the share of runs that recovered lies wholly above or below 50% (at least 6 runs; a phase plot's cells each take what they need)",

@@ -28,6 +28,11 @@ pub struct Timeline<'a> {
     /// Side A's recovery after its trigger: when it recovered (a line there) and the report's
     /// sentence for the legend; `None` without a verdict.
     pub recovery: Option<(Option<f64>, String)>,
+    /// With several runs, each side's range of attempts/s per bin over the runs, shaded
+    /// around its line, and the legend's words for it (`48 of 50 runs`).
+    pub bands: Vec<Option<Vec<(f64, f64)>>>,
+    /// The band's legend entry, when there is a band.
+    pub band_label: Option<String>,
 }
 
 /// Where the time axis landed, in canvas pixels.
@@ -164,7 +169,8 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .iter()
         .flatten()
         .flat_map(|r| [r.originals, r.attempts, r.successes, r.failures, r.limiter]);
-    let y = YAxis::for_values(values);
+    let highs = t.bands.iter().flatten().flatten().map(|b| b.1);
+    let y = YAxis::for_values(values.chain(highs));
     let series = timeline_series(limited, t.hedged);
     let style_of = |color: RGBColor, width: f64| {
         ShapeStyle::from(&color).stroke_width(px(width).max(1) as u32)
@@ -186,6 +192,9 @@ pub fn draw_timeline<DB: DrawingBackend>(
                 OUTAGE.mix(0.35).filled(),
             )))
             .map_err(|e| e.to_string())?;
+    }
+    for band in t.bands.iter().flatten() {
+        draw_band(&mut chart, band, t.bin_s, &y)?;
     }
     for (side, rates) in t.sides.iter().enumerate() {
         for &(_, color, width, value) in &series {
@@ -225,6 +234,30 @@ pub fn draw_timeline<DB: DrawingBackend>(
         bin_s: t.bin_s,
         bins: n,
     })
+}
+
+/// A band of attempts/s per bin, `(low, high)`, shaded between its edges at the bins' middles.
+fn draw_band<DB: DrawingBackend>(
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
+    band: &[(f64, f64)],
+    bin_s: f64,
+    y: &YAxis,
+) -> Result<(), String> {
+    let at = |i: usize| i as f64 * bin_s + bin_s / 2.0;
+    let upper = band.iter().enumerate().map(|(i, b)| (at(i), y.place(b.1)));
+    let lower = band
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, b)| (at(i), y.place(b.0)));
+    let outline: Vec<(f64, f64)> = upper.chain(lower).collect();
+    chart
+        .draw_series(std::iter::once(Polygon::new(
+            outline,
+            ATTEMPTS.mix(0.4).filled(),
+        )))
+        .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// The lines: attempts, originals, successes, failures, and the send rate an adaptive rate
@@ -268,6 +301,11 @@ fn timeline_keys(t: &Timeline<'_>, series: &[SeriesLine], scale: f64) -> Vec<Leg
         .iter()
         .map(|(_, _, name)| LegendEntry::new(Swatch::Block(OUTAGE.mix(0.5)), *name))
         .chain(recovery)
+        .chain(
+            t.band_label
+                .iter()
+                .map(|label| LegendEntry::new(Swatch::Block(ATTEMPTS.mix(0.4)), label.clone())),
+        )
         .chain(series.iter().map(|(label, color, width, _)| {
             let style = style_of(*color, *width);
             let mut k = LegendEntry::new(Swatch::Line(style, SOLID), *label);
@@ -401,7 +439,41 @@ mod tests {
             title: "outage: requests and attempts per second".into(),
             hedged: false,
             recovery,
+            bands: Vec::new(),
+            band_label: None,
         }
+    }
+
+    /// With several runs the band is shaded inside the plot, named in the legend, and the axis
+    /// reaches the band's top, above the first run's own peak.
+    #[test]
+    fn several_runs_shade_their_range_around_the_first() {
+        let p: retry_model::Params = "preset=payments-jitter&runs=20".parse().unwrap();
+        let r = retry_model::sim::simulate(&p).unwrap();
+        let band = r.band.as_ref().expect("20 runs have a band");
+        assert_eq!((band.runs, band.kept), (20, 20));
+        let first: Vec<u32> = r.series.bins.iter().map(|b| b.attempts).collect();
+        assert!(first.iter().zip(&band.low).all(|(f, lo)| lo <= f));
+        assert!(first.iter().zip(&band.high).all(|(f, hi)| f <= hi));
+        assert!(band.low.iter().zip(&band.high).any(|(lo, hi)| lo < hi));
+        let bin_s = r.series.bin_ms / 1000.0;
+        let sides = vec![r.series.rates()];
+        let per_s = |n: u32| f64::from(n) / bin_s;
+        let t = Timeline {
+            bands: vec![Some(
+                band.low
+                    .iter()
+                    .zip(&band.high)
+                    .map(|(&a, &b)| (per_s(a), per_s(b)))
+                    .collect(),
+            )],
+            band_label: Some("attempts/s: the range of 20 of 20 runs".into()),
+            ..storm_timeline(&sides, bin_s, None)
+        };
+        let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
+        draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();
+        assert!(rec.has_text("attempts/s: the range of 20 of 20 runs"));
+        assert!(rec.drawn().outside.is_empty());
     }
 
     #[test]
@@ -477,6 +549,8 @@ mod tests {
             title: "queue server, capacity drop".into(),
             hedged: r.summary.hedge.is_some(),
             recovery: r.summary.recovery.map(|x| (x.recovered_at_s, x.text())),
+            bands: Vec::new(),
+            band_label: None,
         };
         let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
         draw_timeline(&rec.clone().into_drawing_area(), &t, 1.0).unwrap();

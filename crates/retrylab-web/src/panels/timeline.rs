@@ -42,9 +42,15 @@ impl Panel for TimelinePanel {
             return;
         };
         let sides: Vec<_> = d.reports.iter().map(|r| r.series.rates()).collect();
+        let bin_s = first.series.bin_ms / 1000.0;
+        let bands: Vec<_> = d.reports.iter().map(|r| band_rates(r, bin_s)).collect();
+        let band_label = first
+            .band
+            .as_ref()
+            .map(|b| format!("attempts/s: the range of {} of {} runs", b.kept, b.runs));
         let t = Timeline {
             sides: &sides,
-            bin_s: first.series.bin_ms / 1000.0,
+            bin_s,
             outage: d.outage,
             title: format!(
                 "{}: requests and attempts per second (first run{})",
@@ -61,6 +67,8 @@ impl Panel for TimelinePanel {
             ),
             hedged: first.summary.hedge.is_some(),
             recovery: first.summary.recovery.map(|r| (r.recovered_at_s, r.text())),
+            bands,
+            band_label,
         };
         match draw_timeline(&backend.into_drawing_area(), &t, dpr) {
             Ok(map) => self.map = map,
@@ -73,6 +81,19 @@ impl Panel for TimelinePanel {
     fn at(&self, x: f64, _y: f64, _radius: f64) -> Option<usize> {
         self.map.bin_at(x)
     }
+}
+
+/// A run's band (with several runs) in attempts per second.
+fn band_rates(r: &retry_model::sim::SimReport, bin_s: f64) -> Option<Vec<(f64, f64)>> {
+    let b = r.band.as_ref()?;
+    let per_s = |n: u32| f64::from(n) / bin_s.max(1e-9);
+    Some(
+        b.low
+            .iter()
+            .zip(&b.high)
+            .map(|(&lo, &hi)| (per_s(lo), per_s(hi)))
+            .collect(),
+    )
 }
 
 /// The most time bins the rates table lists (the series CSV export has them all).
@@ -102,10 +123,18 @@ fn fill_rates_table(d: &PanelOutcome) {
     if server {
         head.extend(["work done/s", "waiting in the queue (most)"].map(String::from));
     }
+    let band = band_rates(r, r.series.bin_ms / 1000.0);
+    if let Some(b) = r.band.as_ref() {
+        head.push(format!(
+            "attempts/s, range of {} of {} runs",
+            b.kept, b.runs
+        ));
+    }
     let rows: Vec<Vec<String>> = rates
         .iter()
+        .enumerate()
         .take(MAX_TABLE_ROWS)
-        .map(|b| {
+        .map(|(i, b)| {
             let mut row = vec![
                 format!("{}", b.t_s),
                 format!("{:.0}", b.originals),
@@ -118,6 +147,9 @@ fn fill_rates_table(d: &PanelOutcome) {
             ];
             if server {
                 row.extend([format!("{:.0}", b.served), b.queue.to_string()]);
+            }
+            if let Some((lo, hi)) = band.as_ref().and_then(|v| v.get(i)) {
+                row.push(format!("{lo:.0} to {hi:.0}"));
             }
             row
         })

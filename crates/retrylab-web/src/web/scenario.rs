@@ -703,7 +703,7 @@ impl ScenarioView {
         let r = d.reports.first()?;
         Some((
             format!("retrylab-{}", r.scenario.name()),
-            retry_model::sim::series_csv(&r.series),
+            retry_model::sim::series_csv(&r.series, r.band.as_ref()),
             retry_model::sim::summary_markdown(&r.summary),
         ))
     }
