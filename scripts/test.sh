@@ -23,7 +23,7 @@ cargo test --workspace --locked
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked
 # The population engine's checks catch a deliberately wrong step (every jittered retry a tick
 # late): built so, its agreement test asserts that the engines' distributions then differ.
-cargo test -p retry-model --locked --test population --features mutation-late-waits -- --exact both_engines_draw_the_same_distributions
+cargo test -p retry-model --locked --test population --features mutation-late-waits -- --exact both_engines_draw_the_same_distributions a_ten_minute_outage_at_production_rate_follows_the_fluid_twin
 
 step "client presets against the libraries themselves (tests/clients: Python, npm and Rust crates, KS per retry)"
 cargo build -q -p retrylab-cli --locked
