@@ -96,8 +96,11 @@ fn agree(link: &str) -> Result<f64, String> {
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
-/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget.
-const RANDOM: [&str; 11] = [
+/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, and a
+/// circuit breaker (on the tick server through an outage, and on the flaky server).
+const RANDOM: [&str; 13] = [
+    "preset=payments-jitter&breaker=on",
+    "preset=flaky-breaker",
     "preset=payments-jitter&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",
     "preset=burst-lab&retry_after=150ms&ra_mode=stripe",
     "preset=burst-lab&retry_after=60s&ra_mode=clamp",
@@ -144,6 +147,8 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=burst-lab&backoff=constant&base=30ms&budget=bucket",
         "preset=burst-lab&backoff=constant&base=30ms&budget=ratio",
         "preset=payments-none&retry_after=2s",
+        "preset=metastable-breaker",
+        "preset=payments-none&breaker=on&outage=20s&budget=ratio",
         "preset=payments-none&outage=0ms&spike_rate=60&spike_start=5s&spike_for=2s",
         "preset=payments-none&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",
         "preset=payments-none&outage=0ms&spike_rate=45&spike_start=3s&spike_for=4s&budget=bucket",

@@ -379,11 +379,7 @@ impl Storm {
         }
         if let Some(b) = self.breaker.as_mut() {
             let allowed = b.allow(now);
-            let code = match b.state(now) {
-                super::breaker::BreakerState::Closed => 1,
-                super::breaker::BreakerState::HalfOpen { .. } => 2,
-                super::breaker::BreakerState::Open(_) => 3,
-            };
+            let code = b.state(now).code();
             self.rec.breaker(now, code);
             if !allowed {
                 self.unsent(now, id);

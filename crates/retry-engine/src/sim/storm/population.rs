@@ -18,6 +18,13 @@
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
 //!   fewer requests than ticks).
 //!
+//! A circuit breaker is asked at each cohort's send and hears each cohort's answers, in time
+//! order (`Breaker::allow_many`, `Breaker::record_many`: the same state as one call at a
+//! time): in the outage and on the flaky server the tick's cohorts and their quick retries go
+//! as events, send and answer each at its time; on the tick server the next tick's attempts
+//! sent before this tick's answers arrive are sent first. A tick's successes are heard before
+//! its failures (first come, first served puts them first).
+//!
 //! What it approximates, each measured against the per-request engine in
 //! `crates/retry-model/tests/population.rs`: a request's start is the mean start of its
 //! eighth of its arrival tick's originals (its deadline and latency to within an eighth of a
@@ -41,6 +48,7 @@ use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{FitRule, StopReason, ValidPolicy};
 use crate::retry::rng::Rng;
 use crate::retry::time::Micros;
+use crate::sim::breaker::Breaker;
 use crate::sim::engine::Model;
 use crate::sim::input::RunInput;
 use crate::sim::metrics::{Recorder, Report};
@@ -77,6 +85,8 @@ struct Cohort {
     /// When their attempt was scheduled, in order: attempts that arrive at the same moment
     /// are taken in this order, as the per-request engine takes its events.
     seq: u64,
+    /// Whether their attempt has been sent (a breaker asked, the attempt recorded).
+    sent: bool,
 }
 
 /// Why the population engine cannot run this link, naming the key, or `None` when it can.
@@ -105,9 +115,6 @@ pub(in crate::sim) fn refusal(
             return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
         }
         ServerKind::Queue => return no("server", "steps the tick and flaky servers only"),
-    }
-    if sp.breaker.is_some() {
-        return no("breaker", "has no circuit breaker yet");
     }
     if sp.limiter.is_some() {
         return no("limiter", "has no client-side rate limiter yet");
@@ -235,6 +242,8 @@ pub struct Population {
     rec: Recorder,
     // The process's retry budget (one for all: the refusal keeps it so).
     budget: Budget,
+    // The circuit breaker beside the policy, if the link has one.
+    breaker: Option<Breaker>,
     // Retries that arrive again in the tick being settled (the outage's quick ones).
     now: Vec<Cohort>,
     // Cohorts scheduled so far (each cohort's `seq`).
@@ -314,6 +323,7 @@ impl Population {
             rec,
             budget: Budget::new(pol.budget, p.budget_start),
             now: Vec::new(),
+            breaker: sp.breaker.map(Breaker::new),
             seq: 0,
             poisson_to: 0,
             policy,
@@ -373,7 +383,6 @@ impl Population {
             let (a, b) = (from + n * g / groups, from + n * (g + 1) / groups);
             let origin = (stream.send_time(a) + stream.send_time(b - 1)) / 2;
             self.rec.originals_n(Micros(origin), b - a);
-            self.rec.attempts_n(Micros(origin), b - a, 0);
             self.seq += 1;
             list.push(Cohort {
                 attempt: 1,
@@ -381,6 +390,7 @@ impl Population {
                 at: origin + net,
                 n: b - a,
                 seq: self.seq,
+                sent: false,
             });
         }
         stream
@@ -419,7 +429,6 @@ impl Population {
             self.budget.on_originals(Micros(origin), n);
         }
         self.rec.originals_n(Micros(origin), n);
-        self.rec.attempts_n(Micros(origin), n, 0);
         self.seq += 1;
         list.push(Cohort {
             attempt: 1,
@@ -427,6 +436,7 @@ impl Population {
             at: origin + self.sp.net.0,
             n,
             seq: self.seq,
+            sent: false,
         });
     }
 
@@ -443,7 +453,8 @@ impl Population {
         // merged.
         list.sort_unstable_by_key(|c| (c.at, c.seq));
         list.dedup_by(|b, a| {
-            let same = a.attempt == b.attempt && a.origin == b.origin && a.at == b.at;
+            let same =
+                a.attempt == b.attempt && a.origin == b.origin && a.at == b.at && a.sent == b.sent;
             if same {
                 a.n += b.n;
                 a.seq = a.seq.min(b.seq);
@@ -470,6 +481,7 @@ impl Population {
             at,
             n,
             seq: self.seq,
+            sent: false,
         };
         let k = at / self.width;
         if k < self.base {
@@ -506,24 +518,27 @@ impl Population {
     /// Tick `k` settles at its end: its attempts are served or refused (or fail in the outage
     /// window), and each cohort's failures go on by the policy.
     fn settle(&mut self, k: u64) {
-        let list = self.take(k);
-        let n: u64 = list.iter().map(|c| c.n).sum();
-        if n == 0 {
-            return;
-        }
+        let mut list = self.take(k);
         let w = self.width;
         let net = self.sp.net.0;
-        self.record_sent(&list);
+        // The outage and the flaky server answer each attempt as it arrives: each cohort is
+        // sent (and a breaker asked) after the answers to the ones before it.
         if self.in_outage(k * w) {
             return self.outage(list);
         }
         if self.flaky.is_some() {
             return self.flaky(list);
         }
+        self.send_through(&mut list);
+        let n: u64 = list.iter().map(|c| c.n).sum();
+        if n == 0 {
+            return;
+        }
         let settle = (k + 1) * w;
         let served = self.server.serve(k, n);
         self.rec.served_n(Micros(settle), served);
         let reply = settle + net;
+        self.send_before(k + 1, reply);
         // First come, first served: by arrival; among attempts that arrive together, in the
         // order they were scheduled (the per-request engine's order: a tick's failures are
         // answered, and sent again, in the order they arrived).
@@ -533,77 +548,176 @@ impl Population {
             to_serve -= ok;
             self.end(reply, c, StopReason::Success, ok);
             self.fail(reply, c, c.n - ok, Outcome::Status(503));
+            self.breaker_record(reply, ok, c.n - ok);
         }
     }
 
     /// The flaky server: each attempt is served for its service time as it arrives and fails
     /// with probability `fail` on its own (a binomial split of each cohort), answered a hop
     /// after.
-    fn flaky(&mut self, mut list: Vec<Cohort>) {
-        while !list.is_empty() {
-            self.flaky_round(&mut list);
-            // Retries that arrive again within the tick are served in it too.
-            core::mem::swap(&mut list, &mut self.now);
-            self.record_sent(&list);
-        }
-    }
-
-    /// One pass of [`Population::flaky`] over `list`, which it empties.
-    fn flaky_round(&mut self, list: &mut Vec<Cohort>) {
+    fn flaky(&mut self, list: Vec<Cohort>) {
         let (service, fail_ppm) = match &self.flaky {
             Some(w) => (w.cfg.service.0, w.cfg.fail_ppm),
             None => return,
         };
         let net = self.sp.net.0;
         let p_fail = f64::from(fail_ppm) / 1e6;
-        for c in list.drain(..) {
-            let done = c.at + service;
-            self.rec.served_n(Micros(done), c.n);
-            if let Some(w) = self.flaky.as_mut() {
-                let st = &mut w.stats;
-                st.arrived += c.n;
-                st.completed += c.n;
-                st.sojourn_us += u128::from(c.n) * u128::from(service);
-                st.area += u128::from(c.n) * u128::from(service);
-                st.last = st.last.max(Micros(done));
+        self.in_time_order(
+            list,
+            |c| c.at + service + net,
+            |m, c| {
+                let done = c.at + service;
+                m.rec.served_n(Micros(done), c.n);
+                if let Some(w) = m.flaky.as_mut() {
+                    let st = &mut w.stats;
+                    st.arrived += c.n;
+                    st.completed += c.n;
+                    st.sojourn_us += u128::from(c.n) * u128::from(service);
+                    st.area += u128::from(c.n) * u128::from(service);
+                    st.last = st.last.max(Micros(done));
+                }
+                let failed = split::binomial(&mut m.rng, c.n, p_fail);
+                m.end(done + net, c, StopReason::Success, c.n - failed);
+                m.fail(done + net, c, failed, Outcome::Status(503));
+                m.breaker_record(done + net, c.n - failed, failed);
+            },
+        );
+    }
+
+    /// Sends and answers the cohorts of `list` (answered at `when`), with the retries that
+    /// arrive again within the tick, as events in time order: a cohort's send (where a breaker
+    /// is asked) and its answer (where the breaker hears) each at its own time, so that the
+    /// breaker knows at each send the answers that came before it. At the same moment a send
+    /// goes first; cohorts at the same moment go as scheduled.
+    fn in_time_order(
+        &mut self,
+        list: Vec<Cohort>,
+        when: impl Fn(&Cohort) -> u64,
+        mut answer: impl FnMut(&mut Self, Cohort),
+    ) {
+        use alloc::collections::BinaryHeap;
+        use core::cmp::Reverse;
+        let net = self.sp.net.0;
+        let send_at = |c: &Cohort| {
+            if c.attempt == 1 {
+                c.origin
+            } else {
+                c.at.saturating_sub(net)
             }
-            let failed = split::binomial(&mut self.rng, c.n, p_fail);
-            self.end(done + net, c, StopReason::Success, c.n - failed);
-            self.fail(done + net, c, failed, Outcome::Status(503));
+        };
+        // (time, 0 send or 1 answer, order scheduled, index in `slots`), earliest first.
+        let mut pending: BinaryHeap<Reverse<(u64, u8, u64, usize)>> = BinaryHeap::new();
+        let mut slots: Vec<Cohort> = Vec::with_capacity(list.len());
+        for c in list {
+            pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
+            slots.push(c);
+        }
+        while let Some(Reverse((_, phase, seq, i))) = pending.pop() {
+            if phase == 0 {
+                let c = &mut slots[i];
+                let mut sent = *c;
+                self.send_one(&mut sent);
+                *c = sent;
+                if sent.n > 0 {
+                    pending.push(Reverse((when(&sent), 1, seq, i)));
+                }
+                continue;
+            }
+            answer(self, slots[i]);
+            for c in self.now.drain(..) {
+                pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
+                slots.push(c);
+            }
         }
     }
 
-    /// Records the retries of `list` as sent, a hop before they arrive.
-    fn record_sent(&mut self, list: &[Cohort]) {
+    /// Sends the attempts of `list`: originals at their start, retries a hop before they
+    /// arrive. A circuit breaker refuses those it does not let through (they end, as the
+    /// per-request engine ends them, at their send); the rest are recorded as sent.
+    fn send_through(&mut self, list: &mut Vec<Cohort>) {
+        for c in list.iter_mut() {
+            self.send_one(c);
+        }
+        list.retain(|c| c.n > 0);
+    }
+
+    /// With a breaker, sends the attempts of tick `k` (the next) sent before `t`, when the
+    /// answers of the tick being settled arrive: a breaker asked at their send has not heard
+    /// those answers yet.
+    fn send_before(&mut self, k: u64, t: u64) {
+        if self.breaker.is_none() || k != self.base {
+            return;
+        }
+        let mut early = Vec::new();
+        self.originals_in(k, &mut early);
+        if self.arriving.is_empty() {
+            self.arriving.push_back(Vec::new());
+        }
+        let mut list = core::mem::take(&mut self.arriving[0]);
+        list.append(&mut early);
         let net = self.sp.net.0;
-        for c in list.iter().filter(|c| c.attempt > 1) {
-            let send = Micros(c.at.saturating_sub(net));
-            self.rec.attempts_n(send, c.n, c.n);
-            if c.attempt == 2 {
-                self.rec.retries_began(send, c.n);
-            }
+        list.sort_unstable_by_key(|c| (c.at, c.seq));
+        for c in list.iter_mut().filter(|c| c.at.saturating_sub(net) < t) {
+            self.send_one(c);
+        }
+        self.arriving[0] = list;
+    }
+
+    /// [`Population::send_through`] for one cohort (left with the attempts that went), once.
+    fn send_one(&mut self, c: &mut Cohort) {
+        if c.sent {
+            return;
+        }
+        c.sent = true;
+        let send = if c.attempt == 1 {
+            c.origin
+        } else {
+            c.at.saturating_sub(self.sp.net.0)
+        };
+        if let Some(b) = self.breaker.as_mut() {
+            let go = b.allow_many(Micros(send), c.n);
+            let code = b.state(Micros(send)).code();
+            self.rec.breaker(Micros(send), code);
+            let refused = c.n - go;
+            c.n = go;
+            self.end(send, *c, StopReason::BreakerOpen, refused);
+        }
+        let retries = if c.attempt > 1 { c.n } else { 0 };
+        self.rec.attempts_n(Micros(send), c.n, retries);
+        if c.attempt == 2 {
+            self.rec.retries_began(Micros(send), c.n);
+        }
+    }
+
+    /// Gives the circuit breaker, if any, `ok` successes then `failed` failures answered at `t`.
+    fn breaker_record(&mut self, t: u64, ok: u64, failed: u64) {
+        if let Some(b) = self.breaker.as_mut() {
+            b.record_many(Micros(t), true, ok);
+            b.record_many(Micros(t), false, failed);
         }
     }
 
     /// A tick in the outage window: every attempt fails, a hop after it arrives (a 503) or at
     /// its timeout (a connect timeout); a retry that arrives again within the tick fails too.
-    fn outage(&mut self, mut list: Vec<Cohort>) {
+    fn outage(&mut self, list: Vec<Cohort>) {
         let net = self.sp.net.0;
         let timeout = self.policy.policy().attempt_timeout.0;
-        while !list.is_empty() {
-            for c in list.drain(..) {
-                let (t, outcome) = match self.sp.outage_kind {
-                    OutageKind::Status503 => (c.at + net, Outcome::Status(503)),
-                    OutageKind::ConnectTimeout => (
-                        (c.at + timeout).saturating_sub(net),
-                        Outcome::ConnectTimeout,
-                    ),
-                };
-                self.fail(t, c, c.n, outcome);
-            }
-            core::mem::swap(&mut list, &mut self.now);
-            self.record_sent(&list);
-        }
+        let kind = self.sp.outage_kind;
+        let answered = move |c: &Cohort| match kind {
+            OutageKind::Status503 => c.at + net,
+            OutageKind::ConnectTimeout => (c.at + timeout).saturating_sub(net),
+        };
+        self.in_time_order(list, answered, |m, c| {
+            let (t, outcome) = match kind {
+                OutageKind::Status503 => (c.at + net, Outcome::Status(503)),
+                OutageKind::ConnectTimeout => (
+                    (c.at + timeout).saturating_sub(net),
+                    Outcome::ConnectTimeout,
+                ),
+            };
+            m.fail(t, c, c.n, outcome);
+            m.breaker_record(t, 0, c.n);
+        });
     }
 
     fn in_outage(&self, t: u64) -> bool {
