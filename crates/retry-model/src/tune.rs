@@ -98,6 +98,96 @@ pub fn policy_link(base: &str, adds: &[&str]) -> Result<(String, crate::Params),
     Err(format!("{base}: too many keys without effect"))
 }
 
+/// What a link asks of the search (`tune` and its keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TuneAsk {
+    /// `tune=on`: the page searches and draws the frontier.
+    pub on: bool,
+    /// `tune_candidates`: the policies drawn to start from.
+    pub candidates: u32,
+    /// `tune_runs`: the most runs a policy gets under each weather.
+    pub runs: u32,
+    /// `tune_max_amp`, in thousandths of an attempt per original.
+    pub max_amp_milli: Option<u64>,
+    /// `tune_p99`.
+    pub p99: Option<crate::Micros>,
+}
+
+impl TuneAsk {
+    /// No search, with the search's defaults.
+    pub const OFF: TuneAsk = TuneAsk {
+        on: false,
+        candidates: 32,
+        runs: 8,
+        max_amp_milli: None,
+        p99: None,
+    };
+
+    /// The limits a policy must keep.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_amplification: self.max_amp_milli.map(|m| m as f64 / 1000.0),
+            max_p99_ms: self.p99.map(|d| d.as_millis_f64()),
+        }
+    }
+
+    /// A key's value as the link writes it.
+    pub fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "tune" => String::from(if self.on { "on" } else { "off" }),
+            "tune_candidates" => self.candidates.to_string(),
+            "tune_runs" => self.runs.to_string(),
+            "tune_max_amp" => self
+                .max_amp_milli
+                .map_or_else(|| String::from("none"), crate::retry::text::milli_text),
+            "tune_p99" => self
+                .p99
+                .map_or_else(|| String::from("none"), |d| d.to_string()),
+            _ => return None,
+        })
+    }
+}
+
+/// The link a search starts from: `p` without its `tune` keys (each policy's link is this
+/// with the policy's keys set), and the settings those keys gave. `Err` names what a search
+/// cannot run.
+pub fn start_of(p: &crate::Params) -> Result<(String, TuneAsk), String> {
+    if p.sweep().is_some() || p.compare.is_some() {
+        return Err("tune: searches the policy of one link; drop its sweep. and b. keys".into());
+    }
+    if p.sim.kind() != Some(crate::sim::ScenarioKind::Outage) {
+        return Err("scenario: tune runs an outage link (scenario=outage, or a preset such as payments-none): its weathers are outages and spikes".into());
+    }
+    let mut base = p.clone();
+    base.tune = TuneAsk::OFF;
+    Ok((base.to_string(), p.tune))
+}
+
+/// The user's link `base` under weather `w` with a policy's `keys` set, `runs` runs: each key
+/// replacing the link's own, and the link's keys the policy leaves without effect dropped.
+pub fn weather_link(
+    base: &str,
+    w: &Weather,
+    keys: &str,
+    runs: u32,
+) -> Result<(String, crate::Params), String> {
+    policy_link(base, &[&w.keys, keys, &format!("runs={runs}")])
+}
+
+/// The links of a batch: each policy of `batch` under each weather, in order.
+pub fn batch_links(
+    base: &str,
+    weathers: &[Weather],
+    batch: &[String],
+    runs: u32,
+) -> Result<Vec<(String, crate::Params)>, String> {
+    batch
+        .iter()
+        .flat_map(|keys| weathers.iter().map(move |w| (keys, w)))
+        .map(|(keys, w)| weather_link(base, w, keys, runs))
+        .collect()
+}
+
 /// The keys searched and the values each may take.
 pub const SPACE: [(&str, &[&str]); 4] = [
     ("attempts", &["1", "2", "3", "4", "5", "6"]),
@@ -300,7 +390,7 @@ pub type Evaluate<'a> = dyn FnMut(&[String], u32) -> Result<Vec<Vec<Summary>>, S
 /// Runs the search. `eval(keys, runs)` runs the user's link with `keys` added (none: the
 /// user's policy) under every weather, `runs` runs each, and gives one summary a weather, in
 /// order; the caller may run a batch on every core. Each round asks for its whole batch at
-/// once.
+/// once. The page runs the same [`Search`] a batch at a time on its workers.
 pub fn search(
     seed: u64,
     n: usize,
@@ -308,33 +398,120 @@ pub fn search(
     limits: &Limits,
     eval: &mut Evaluate<'_>,
 ) -> Result<Tuned, String> {
-    let mut pool: Vec<String> = candidates(seed, n);
-    let tried = pool.len();
-    let mut runs_made = 0u64;
-    let plan = rounds(max_runs);
-    let mut scored = Vec::new();
-    for (i, runs) in plan.iter().enumerate() {
-        let results = eval(&pool, *runs)?;
-        runs_made += (pool.len() * results.first().map_or(0, Vec::len)) as u64 * u64::from(*runs);
-        scored = pool
-            .iter()
-            .zip(results)
-            .map(|(k, s)| score(k.clone(), s, *runs, limits))
-            .collect();
-        if i + 1 < plan.len() {
-            scored = better_half(scored, 4);
-            pool = scored.iter().map(|s| s.keys.clone()).collect();
+    let mut s = Search::new(seed, n, max_runs, *limits);
+    while let Some((batch, runs)) = s.next_batch() {
+        let results = eval(&batch, runs)?;
+        s.give(results)?;
+    }
+    Ok(s.finish())
+}
+
+/// A search in progress, a batch at a time: [`Search::next_batch`] names the policies to run
+/// (each round's survivors, then the user's own), [`Search::give`] takes their summaries, and
+/// [`Search::finish`] ranks the last round.
+#[derive(Clone, Debug)]
+pub struct Search {
+    limits: Limits,
+    plan: Vec<u32>,
+    // The round whose batch is next (`plan.len()`: the user's own; past it: done).
+    round: usize,
+    pool: Vec<String>,
+    scored: Vec<Scored>,
+    yours: Option<Scored>,
+    tried: usize,
+    runs_made: u64,
+    // Policy-runs (a policy at r runs counts r) done and planned, for progress.
+    done_units: u64,
+    all_units: u64,
+}
+
+impl Search {
+    /// A search over `n` candidates drawn from `seed`, doubling the runs up to `max_runs`.
+    pub fn new(seed: u64, n: usize, max_runs: u32, limits: Limits) -> Search {
+        let pool = candidates(seed, n);
+        let plan = rounds(max_runs);
+        // Each round keeps about half (at least 4); then the user's own at the last runs.
+        let mut left = pool.len() as u64;
+        let mut all_units = 0;
+        for r in &plan {
+            all_units += left * u64::from(*r);
+            left = left.div_ceil(2).max(4).min(left);
+        }
+        all_units += u64::from(*plan.last().unwrap_or(&1));
+        Search {
+            limits,
+            tried: pool.len(),
+            plan,
+            round: 0,
+            pool,
+            scored: Vec::new(),
+            yours: None,
+            runs_made: 0,
+            done_units: 0,
+            all_units,
         }
     }
-    let last = *plan.last().unwrap_or(&1);
-    let yours_runs = eval(&[String::new()], last)?;
-    runs_made += yours_runs.first().map_or(0, Vec::len) as u64 * u64::from(last);
-    let yours = score(
-        String::new(),
-        yours_runs.into_iter().next().unwrap_or_default(),
-        last,
-        limits,
-    );
+
+    /// The next batch: the policies' keys (empty for the user's own) and the runs each, or
+    /// `None` once every batch is in.
+    pub fn next_batch(&self) -> Option<(Vec<String>, u32)> {
+        let last = *self.plan.last().unwrap_or(&1);
+        match self.round {
+            r if r < self.plan.len() => Some((self.pool.clone(), self.plan[r])),
+            r if r == self.plan.len() => Some((alloc::vec![String::new()], last)),
+            _ => None,
+        }
+    }
+
+    /// How far: the share of the planned policy-runs made.
+    pub fn fraction(&self) -> f64 {
+        self.done_units as f64 / self.all_units.max(1) as f64
+    }
+
+    /// The summaries of the batch [`Search::next_batch`] named, one list a policy, one summary
+    /// a weather.
+    pub fn give(&mut self, results: Vec<Vec<Summary>>) -> Result<(), String> {
+        let Some((batch, runs)) = self.next_batch() else {
+            return Err("the search is over".into());
+        };
+        if results.len() != batch.len() {
+            return Err(format!(
+                "{} results for {} policies",
+                results.len(),
+                batch.len()
+            ));
+        }
+        let weathers = results.first().map_or(0, Vec::len) as u64;
+        self.runs_made += batch.len() as u64 * weathers * u64::from(runs);
+        self.done_units += batch.len() as u64 * u64::from(runs);
+        let scored: Vec<Scored> = batch
+            .iter()
+            .zip(results)
+            .map(|(k, s)| score(k.clone(), s, runs, &self.limits))
+            .collect();
+        if self.round == self.plan.len() {
+            self.yours = scored.into_iter().next();
+        } else if self.round + 1 < self.plan.len() {
+            self.scored = better_half(scored, 4);
+            self.pool = self.scored.iter().map(|s| s.keys.clone()).collect();
+        } else {
+            self.scored = scored;
+        }
+        self.round += 1;
+        Ok(())
+    }
+
+    /// The frontier, once every batch is in (before then, of what is in).
+    pub fn finish(self) -> Tuned {
+        let yours = self
+            .yours
+            .unwrap_or_else(|| score(String::new(), Vec::new(), 0, &self.limits));
+        frontier_of(self.scored, yours, self.tried, self.runs_made)
+    }
+}
+
+/// The non-dominated, feasible points of the last round beside the user's own.
+fn frontier_of(scored: Vec<Scored>, yours: Scored, tried: usize, runs_made: u64) -> Tuned {
     let rank = fronts(&scored);
     let mut frontier: Vec<Scored> = scored
         .into_iter()
@@ -365,13 +542,13 @@ pub fn search(
     let better = (0..frontier.len())
         .filter(|i| dominates(&frontier[*i], &yours))
         .max_by(|a, b| gain(&frontier[*a]).total_cmp(&gain(&frontier[*b])));
-    Ok(Tuned {
+    Tuned {
         frontier,
         yours,
         better,
         tried,
         runs_made,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -50,12 +50,14 @@ pub struct TuneFlags {
     /// and spike.
     #[arg(long = "weather", value_name = "NAME=KEYS")]
     pub weather: Vec<String>,
-    /// Policies drawn to start the search, 4 to 251 (all there are).
-    #[arg(long, default_value_t = 32)]
-    pub candidates: usize,
-    /// The most runs a policy gets under each weather (the last round's), 1 to 100.
-    #[arg(long, default_value_t = 8)]
-    pub runs: u32,
+    /// Policies drawn to start the search, 4 to 251 (all there are). Default: the link's
+    /// `tune_candidates` (32).
+    #[arg(long)]
+    pub candidates: Option<usize>,
+    /// The most runs a policy gets under each weather (the last round's), 1 to 100. Default:
+    /// the link's `tune_runs` (8).
+    #[arg(long)]
+    pub runs: Option<u32>,
     /// A policy over this many attempts per original in any weather does not count.
     #[arg(long, value_name = "X")]
     pub max_amplification: Option<f64>,

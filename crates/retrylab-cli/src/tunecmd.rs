@@ -5,7 +5,7 @@
 use crate::args::TuneFlags;
 use crate::simcmd::run_rows;
 use retry_model::sim::{Metric, Summary};
-use retry_model::tune::{self, Limits, Scored, Tuned, Weather};
+use retry_model::tune::{self, Scored, Tuned, Weather};
 use retry_model::Params;
 
 /// The weathers, from `--weather NAME=KEYS` (split at the first `=`) or the defaults.
@@ -30,54 +30,42 @@ fn weathers(specs: &[String]) -> Result<Vec<Weather>, String> {
         .collect()
 }
 
-/// The user's link under `w` with `keys` set, `runs` runs (each key replacing the link's own,
-/// and the link's keys the policy leaves without effect dropped).
 fn link_of(base: &str, w: &Weather, keys: &str, runs: u32) -> Result<(String, Params), String> {
-    tune::policy_link(base, &[&w.keys, keys, &format!("runs={runs}")])
+    tune::weather_link(base, w, keys, runs)
 }
 
-/// `retrylab tune`.
+/// `retrylab tune`: the link's `tune_*` keys set the search, each flag given overrides its key.
 pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, String> {
-    let limits = Limits {
-        max_amplification: args.max_amplification,
-        max_p99_ms: args.p99,
-    };
-    let most = retry_model::tune::DISTINCT;
-    if !(4..=most).contains(&args.candidates) {
-        return Err(format!(
-            "--candidates: {} is not accepted; accepted 4 to {most}",
-            args.candidates
-        ));
-    }
-    if !(1..=100).contains(&args.runs) {
-        return Err(format!(
-            "--runs: {} is not accepted; accepted 1 to 100",
-            args.runs
-        ));
-    }
     let link: Params = query.parse().map_err(|e| format!("link: {e}"))?;
-    if link.sweep().is_some() {
-        return Err(
-            "sweep: tune searches the policy itself; give the link without sweep. keys".into(),
-        );
+    let (base, ask) = tune::start_of(&link)?;
+    let mut limits = ask.limits();
+    if args.max_amplification.is_some() {
+        limits.max_amplification = args.max_amplification;
     }
-    if link.sim.kind() != Some(retry_model::sim::ScenarioKind::Outage) {
-        return Err("scenario: tune runs an outage link (scenario=outage, or a preset such as payments-none): its weathers are outages and spikes".into());
+    if args.p99.is_some() {
+        limits.max_p99_ms = args.p99;
     }
-    let base = link.to_string();
+    let candidates = args.candidates.unwrap_or(ask.candidates as usize);
+    let runs = args.runs.unwrap_or(ask.runs);
+    let most = retry_model::tune::DISTINCT;
+    if !(4..=most).contains(&candidates) {
+        return Err(format!(
+            "--candidates: {candidates} is not accepted; accepted 4 to {most}"
+        ));
+    }
+    if !(1..=100).contains(&runs) {
+        return Err(format!("--runs: {runs} is not accepted; accepted 1 to 100"));
+    }
     let ws = weathers(&args.weather)?;
     // Every weather must open on this link before any search.
     for w in &ws {
         link_of(&base, w, "", 1).map_err(|e| format!("--weather {}: {e}", w.name))?;
     }
     let mut eval = |batch: &[String], runs: u32| -> Result<Vec<Vec<Summary>>, String> {
-        let mut jobs = Vec::with_capacity(batch.len() * ws.len());
-        for keys in batch {
-            for w in &ws {
-                let (_, p) = link_of(&base, w, keys, runs)?;
-                jobs.push((vec![w.name.clone()], p));
-            }
-        }
+        let jobs: Vec<(Vec<String>, Params)> = tune::batch_links(&base, &ws, batch, runs)?
+            .into_iter()
+            .map(|(l, p)| (vec![l], p))
+            .collect();
         let mut out = run_rows(&jobs).into_iter();
         batch
             .iter()
@@ -92,7 +80,7 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
             })
             .collect()
     };
-    let t = tune::search(link.seed, args.candidates, args.runs, &limits, &mut eval)?;
+    let t = tune::search(link.seed, candidates, runs, &limits, &mut eval)?;
     Ok(match fmt {
         "json" => json_doc(&base, &ws, &t),
         _ => markdown(&base, &ws, &t),

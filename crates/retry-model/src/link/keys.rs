@@ -270,13 +270,15 @@ pub enum Group {
     Breaker,
     /// How recovery is judged and the run's time series is binned.
     Recovery,
+    /// The tuner's settings (`tune`, its limits).
+    Tune,
     /// A teacher's question on the link.
     Exercise,
 }
 
 impl Group {
     /// Every group, in page order.
-    pub const ALL: [Group; 11] = [
+    pub const ALL: [Group; 12] = [
         Group::Policy,
         Group::Backoff,
         Group::RetryAfter,
@@ -287,6 +289,7 @@ impl Group {
         Group::Triggers,
         Group::Breaker,
         Group::Recovery,
+        Group::Tune,
         Group::Exercise,
     ];
 
@@ -303,6 +306,7 @@ impl Group {
             Group::Triggers => "triggers",
             Group::Breaker => "breaker-group",
             Group::Recovery => "recovery",
+            Group::Tune => "tune-group",
             Group::Exercise => "exercise",
         }
     }
@@ -770,6 +774,21 @@ pub static TABLE: &[Key] = &[
     key!("clients", "20", int(1, MAX_LINK_CLIENTS as u64), "clients", Applies::REQUEST.or(Applies::OUTAGE).or(Applies::BURST).or(Applies::OCC),
         "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
         Control::Number, "Clients", Group::Schedule),
+    key!("tune", "off", Domain::Switch, "", Applies::OUTAGE,
+        "find a better policy: search the retry policies (attempts, backoff, base, a ratio budget) for those on the frontier of success, attempts per original and p99 over a 5 s outage, a 60 s outage and a load spike, by successive halving (as `retrylab tune`); the page draws the frontier with the link's own policy",
+        Control::Select, "Find a better policy", Group::Tune),
+    key!("tune_candidates", "32", int(4, crate::tune::DISTINCT as u64), "policies", Applies::OUTAGE,
+        "with `tune`: the policies drawn to start the search (251: every one)",
+        Control::Number, "Policies to start from", Group::Tune),
+    key!("tune_runs", "8", int(1, 100), "runs", Applies::OUTAGE,
+        "with `tune`: the most runs a policy gets under each weather (the last round's; rounds start at 2 and double)",
+        Control::Number, "Most runs a policy gets", Group::Tune),
+    key!("tune_max_amp", "none", dec(1000, 1000, 1_000_000), "attempts per original", Applies::OUTAGE,
+        "with `tune`: a policy over this many attempts per original in any weather does not count (`none`: no limit)",
+        Control::Number, "Most attempts per original (empty: no limit)", Group::Tune),
+    key!("tune_p99", "none", dur_or_none(ms(1), DAY), "duration", Applies::OUTAGE,
+        "with `tune`: a policy whose p99 latency passes this in any weather does not count",
+        Control::Millis, "Longest p99 (ms, empty: no limit)", Group::Tune),
     key!("lesson", "none", Domain::Choice(&super::lesson::MENU), "", Applies::ALL,
         "show this lesson: what to look for, and its question before the run"),
     key!("guess", "none", Domain::List("the reader's answer: a number with or without its unit (3.6 s, 3600ms, 91.7 %, 0.917), or one of the question's choices (up to 40 letters, digits, spaces, '.', '-', '+', '%')"), "", Applies::ALL,
@@ -956,7 +975,11 @@ pub fn markdown() -> String {
     for k in TABLE {
         let default = match k.default {
             "" => String::from("empty"),
-            "none" | "full" if k.domain == Domain::Preset || k.name == "budget_start" => {
+            "none" | "full"
+                if k.domain == Domain::Preset
+                    || k.name == "budget_start"
+                    || k.name == "tune_max_amp" =>
+            {
                 String::from(k.default)
             }
             d => format!("`{d}`"),

@@ -99,6 +99,8 @@ pub struct Params {
     pub question: Option<String>,
     /// The exercise sheet the link belongs to (`sheet`), if any.
     pub sheet: Option<alloc::boxed::Box<sheet::Sheet>>,
+    /// Whether the link asks for a better policy (`tune`), and the search's settings.
+    pub tune: crate::tune::TuneAsk,
     /// The sheet's exercise on screen, from 1 (`sheet_at`; 0 without a sheet).
     pub sheet_at: u32,
     /// The jitter keys as written; the policy's jitter is made from them.
@@ -198,6 +200,7 @@ impl Default for Params {
             question: None,
             sheet: None,
             sheet_at: 0,
+            tune: crate::tune::TuneAsk::OFF,
             jitter_keys: JitterKeys::default(),
             layer_keys: Vec::new(),
         }
@@ -403,6 +406,16 @@ impl Params {
                 }
             }
             "guess" | "ask" | "q" | "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
+            "tune" => self.tune.on = k.flag(v)?,
+            "tune_candidates" => self.tune.candidates = k.int32(v)?,
+            "tune_runs" => self.tune.runs = k.int32(v)?,
+            "tune_max_amp" => {
+                self.tune.max_amp_milli = match v {
+                    "" | "none" => None,
+                    _ => Some(k.dec(v)?),
+                }
+            }
+            "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
             other => {
                 return Err(ConfigError::new(
                     "link",
@@ -571,6 +584,9 @@ impl Params {
                 .as_ref()
                 .map_or_else(|| "none".to_string(), |s| s.value()),
             "sheet_at" => return self.sheet.as_ref().map(|_| self.sheet_at.to_string()),
+            "tune" | "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99" => {
+                return self.tune.get(key)
+            }
             _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }

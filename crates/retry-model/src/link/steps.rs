@@ -197,6 +197,7 @@ impl Params {
             question: None,
             sheet: None,
             sheet_at: 0,
+            tune: crate::tune::TuneAsk::OFF,
             ..self.clone()
         }
     }
