@@ -188,6 +188,41 @@ pub fn batch_links(
         .collect()
 }
 
+/// A point's figures under one weather, in the sweep table's words (with intervals): what
+/// `retrylab tune` prints and the page shows.
+pub fn cell(s: &Summary) -> String {
+    use crate::sim::Metric;
+    format!(
+        "{} success, {}, p99 {}",
+        Metric::SuccessRate.text(s),
+        Metric::Amplification.text(s),
+        Metric::P99Ms.text(s)
+    )
+}
+
+/// A policy's keys in words (`attempts=3 backoff=full`), or the user's own.
+pub fn policy_words(keys: &str) -> String {
+    if keys.is_empty() {
+        String::from("(the link's own)")
+    } else {
+        keys.replace('&', " ")
+    }
+}
+
+impl Tuned {
+    /// Where the user's policy stands, in a sentence.
+    pub fn verdict(&self) -> String {
+        match self.better {
+            Some(i) => format!(
+                "Your policy is dominated by #{}: as much success or more, as little load or less and as short a p99 or shorter, over every weather's mean.",
+                i + 1
+            ),
+            None if !self.yours.feasible => String::from("Your policy breaks a limit you set."),
+            None => String::from("No policy found dominates yours: it is on the frontier, or off it by less than the runs can tell."),
+        }
+    }
+}
+
 /// The keys searched and the values each may take.
 pub const SPACE: [(&str, &[&str]); 4] = [
     ("attempts", &["1", "2", "3", "4", "5", "6"]),

@@ -4,7 +4,7 @@
 
 use crate::args::TuneFlags;
 use crate::simcmd::run_rows;
-use retry_model::sim::{Metric, Summary};
+use retry_model::sim::Summary;
 use retry_model::tune::{self, Scored, Tuned, Weather};
 use retry_model::Params;
 
@@ -87,23 +87,9 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
     })
 }
 
-/// A point's figures under one weather, in the sweep table's words (with intervals).
-fn cell(s: &Summary) -> String {
-    format!(
-        "{} success, {}, p99 {}",
-        Metric::SuccessRate.text(s),
-        Metric::Amplification.text(s),
-        Metric::P99Ms.text(s)
-    )
-}
-
 fn row(label: &str, s: &Scored, base: &str) -> String {
-    let cells: Vec<String> = s.by_weather.iter().map(cell).collect();
-    let policy = if s.keys.is_empty() {
-        "(the link's own)".to_string()
-    } else {
-        s.keys.replace('&', " ")
-    };
+    let cells: Vec<String> = s.by_weather.iter().map(tune::cell).collect();
+    let policy = tune::policy_words(&s.keys);
     let link = tune::policy_link(base, &[&s.keys]).map_or_else(|e| e, |(l, _)| format!("?{l}"));
     format!(
         "| {label} | {policy} | {} | {} | `{link}` |\n",
@@ -134,14 +120,8 @@ fn markdown(base: &str, ws: &[Weather], t: &Tuned) -> String {
     }
     out.push_str(&row("yours", &t.yours, base));
     out.push('\n');
-    out.push_str(&match t.better {
-        Some(i) => format!(
-            "Your policy is dominated by #{}: as much success or more, as little load or less and as short a p99 or shorter, over every weather's mean.\n",
-            i + 1
-        ),
-        None if !t.yours.feasible => "Your policy breaks a limit you set.\n".to_string(),
-        None => "No policy found dominates yours: it is on the frontier, or off it by less than the runs can tell.\n".to_string(),
-    });
+    out.push_str(&t.verdict());
+    out.push('\n');
     out.push_str("The frontier: the policies no other found beats on success, attempts per original and p99 at once (each the mean over the weathers). Open a point's link, add a weather's keys to see it in that weather, and `retrylab export LINK --to FORMAT` to write it in your configuration.\n");
     out
 }

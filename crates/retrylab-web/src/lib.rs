@@ -22,6 +22,7 @@ mod panel;
 mod panels;
 pub mod state;
 pub mod sweepplan;
+pub mod tuneplan;
 pub mod twin;
 pub mod views;
 #[cfg(target_arch = "wasm32")]

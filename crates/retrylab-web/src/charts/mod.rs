@@ -4,6 +4,7 @@
 
 pub mod bars;
 pub mod deadline;
+pub mod frontier;
 pub mod heatmap;
 pub mod key;
 pub mod plot;

@@ -1,0 +1,227 @@
+//! The tuner's frontier: each policy on it as a point of success (up) against attempts per
+//! original (across), its p99 latency as its colour (green short, red long), numbered as the
+//! table numbers it; the link's own policy a black ring marked "yours". Drawing only: every
+//! value is the core's (`retry_model::tune`'s objectives). The returned [`FrontierMap`] turns
+//! a pointer back into the nearest point, for the readout.
+
+use crate::charts::plot::{axis_names, x_ticks, AxisNames, XFit};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// One point: its label (`1`, or `yours`), its success share (0 to 1), its attempts per
+/// original and its p99 in ms (`None` where a weather had no success).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrontierPoint {
+    /// The label beside it.
+    pub label: String,
+    /// The mean success share over the weathers.
+    pub success: f64,
+    /// The mean attempts per original over the weathers.
+    pub load: f64,
+    /// The mean p99 over the weathers, ms.
+    pub p99_ms: Option<f64>,
+}
+
+/// What the chart draws.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frontier {
+    /// The caption.
+    pub title: String,
+    /// The frontier's points, in the table's order.
+    pub points: Vec<FrontierPoint>,
+    /// The link's own policy.
+    pub yours: FrontierPoint,
+}
+
+/// Where the points landed, in canvas pixels: the frontier's, then the user's last.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrontierMap {
+    at: Vec<(f64, f64)>,
+}
+
+impl FrontierMap {
+    /// The point nearest `(x, y)` within `radius` pixels: an index into the frontier, or its
+    /// length for the user's own.
+    pub fn point_at(&self, x: f64, y: f64, radius: f64) -> Option<usize> {
+        self.at
+            .iter()
+            .enumerate()
+            .map(|(i, (px, py))| (i, (px - x).hypot(py - y)))
+            .filter(|(_, d)| *d <= radius)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    }
+}
+
+/// A p99's colour: green at the shortest of the chart, red at the longest (grey without one).
+fn p99_colour(p99: Option<f64>, lo: f64, hi: f64) -> RGBColor {
+    let Some(p) = p99 else {
+        return RGBColor(150, 150, 150);
+    };
+    let t = if hi > lo {
+        ((p.ln() - lo.ln()) / (hi.ln() - lo.ln())).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    RGBColor(mix(26.0, 200.0), mix(150.0, 40.0), mix(65.0, 40.0))
+}
+
+/// The axes' ranges: every point inside, with a margin.
+fn ranges(all: &[&FrontierPoint]) -> ((f64, f64), (f64, f64)) {
+    let loads = all.iter().map(|p| p.load);
+    let (lo, hi) = loads.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let pad = ((hi - lo) * 0.12).max(0.05);
+    let succ = all.iter().map(|p| p.success * 100.0);
+    let (slo, shi) = succ.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let spad = ((shi - slo) * 0.15).max(0.5);
+    (
+        ((lo - pad).max(0.0), hi + pad),
+        ((slo - spad).max(0.0), (shi + spad).min(100.5)),
+    )
+}
+
+/// Writes `text` beside the point at backend pixel `at`: above and to its right, or to its
+/// left in the right third of the canvas, so it stays inside.
+fn label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    at: (i32, i32),
+    style: &TextStyle<'_>,
+    scale: f64,
+) -> Result<(), String> {
+    let (bx, by) = area.get_base_pixel();
+    let w = i32::try_from(area.dim_in_pixel().0).unwrap_or(0);
+    let off = (9.0 * scale).round() as i32;
+    let (x, y) = (at.0 - bx, at.1 - by - off / 2);
+    let (x, h) = if x > w * 2 / 3 {
+        (x - off, HPos::Right)
+    } else {
+        (x + off, HPos::Left)
+    };
+    let style = style.clone().pos(Pos::new(h, VPos::Bottom));
+    area.draw(&Text::new(text.to_string(), (x, y), style))
+        .map_err(|e| e.to_string())
+}
+
+/// Draws the frontier; returns where its points landed.
+pub fn draw_frontier<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    f: &Frontier,
+    scale: f64,
+) -> Result<FrontierMap, String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let plot = crate::charts::plot::caption(area, &f.title, 16.0 * scale)?;
+    let all: Vec<&FrontierPoint> = f.points.iter().chain(core::iter::once(&f.yours)).collect();
+    let ((x0, x1), (y0, y1)) = ranges(&all);
+    let p99s = all.iter().filter_map(|p| p.p99_ms);
+    let (plo, phi) = p99s.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let mut chart = ChartBuilder::on(&plot)
+        .margin(px(12.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(56.0))
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|e| e.to_string())?;
+    let font = (FontFamily::SansSerif, 12.0 * scale);
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = XFit::of(&chart, &plot, 12.0 * scale);
+    chart
+        .configure_mesh()
+        .light_line_style(RGBColor(235, 235, 235))
+        .label_style(font.clone())
+        .x_labels(x_ticks(plot_w, 12.0 * scale, 6))
+        .y_labels(6)
+        .x_label_formatter(&|v| fit.label(*v, format!("{v:.2}x")))
+        .y_label_formatter(&|v| format!("{v:.1}%"))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    axis_names(
+        &chart,
+        &plot,
+        &AxisNames {
+            x: Some("attempts per original (mean over the weathers)"),
+            y: Some("success (mean over the weathers)"),
+            size: 13.0 * scale,
+            bands: (40.0 * scale, 56.0 * scale),
+        },
+    )?;
+    let mut at = Vec::with_capacity(all.len());
+    let label_style = TextStyle::from(font).pos(Pos::new(HPos::Left, VPos::Bottom));
+    for p in &f.points {
+        let c = (p.load, p.success * 100.0);
+        let colour = p99_colour(p.p99_ms, plo, phi);
+        chart
+            .draw_series(std::iter::once(Circle::new(c, px(7.0), colour.filled())))
+            .map_err(|e| e.to_string())?;
+        let (x, y) = chart.backend_coord(&c);
+        label(area, &p.label, (x, y), &label_style, scale)?;
+        at.push((f64::from(x), f64::from(y)));
+    }
+    let c = (f.yours.load, f.yours.success * 100.0);
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            c,
+            px(9.0),
+            ShapeStyle::from(&BLACK).stroke_width(px(2.5).max(1) as u32),
+        )))
+        .map_err(|e| e.to_string())?;
+    let (x, y) = chart.backend_coord(&c);
+    label(area, "yours", (x, y), &label_style, scale)?;
+    at.push((f64::from(x), f64::from(y)));
+    area.present().map_err(|e| e.to_string())?;
+    Ok(FrontierMap { at })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(label: &str, success: f64, load: f64, p99: Option<f64>) -> FrontierPoint {
+        FrontierPoint {
+            label: label.into(),
+            success,
+            load,
+            p99_ms: p99,
+        }
+    }
+
+    /// Every point and the user's own are drawn inside the canvas, labelled, and the pointer
+    /// finds each where it landed; short p99s are greener than long ones.
+    #[test]
+    fn the_frontier_draws_every_point_and_finds_it_again() {
+        let f = Frontier {
+            title: "payments: the frontier over a blip, an outage and a spike".into(),
+            points: vec![
+                point("1", 0.78, 1.9, Some(6130.0)),
+                point("2", 0.76, 1.2, Some(50.9)),
+                point("3", 0.75, 1.0, None),
+            ],
+            yours: point("yours", 0.76, 1.24, Some(55.0)),
+        };
+        for (w, h) in [(900, 420), (360, 300)] {
+            let rec = crate::charts::plot::CanvasRecorder::new(w, h);
+            let map = draw_frontier(&rec.clone().into_drawing_area(), &f, 1.0).unwrap();
+            let d = rec.drawn();
+            assert!(d.outside.is_empty(), "{w}x{h}: {:?}", d.outside);
+            assert_eq!(d.circles, 4);
+            for label in ["1", "2", "3", "yours"] {
+                assert!(rec.has_text(label), "{label}");
+            }
+            for (i, (x, y)) in map.at.iter().enumerate() {
+                assert_eq!(map.point_at(*x + 2.0, *y - 1.0, 12.0), Some(i));
+            }
+            assert_eq!(map.point_at(-50.0, -50.0, 12.0), None);
+        }
+        let (g, r) = (
+            p99_colour(Some(50.0), 50.0, 6000.0),
+            p99_colour(Some(6000.0), 50.0, 6000.0),
+        );
+        assert!(g.1 > r.1 && g.0 < r.0);
+    }
+}
