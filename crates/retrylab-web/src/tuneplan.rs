@@ -53,7 +53,7 @@ impl Tuning {
     }
 
     /// The next batch's links, or the outcome once none is left.
-    pub fn next(&mut self) -> Result<TuneStep, String> {
+    pub fn next_step(&mut self) -> Result<TuneStep, String> {
         match self.search.next_batch() {
             Some((batch, runs)) => {
                 let links = tune::batch_links(&self.base, &self.weathers, &batch, runs)?;
@@ -68,7 +68,7 @@ impl Tuning {
         }
     }
 
-    /// The summaries of the links [`Tuning::next`] gave, in their order.
+    /// The summaries of the links [`Tuning::next_step`] gave, in their order.
     pub fn give(&mut self, summaries: Vec<Summary>) -> Result<(), String> {
         let w = self.weathers.len().max(1);
         if summaries.len() != self.batch.len() * w {
@@ -220,7 +220,7 @@ mod tests {
         assert!(!t.base.contains("tune"), "{}", t.base);
         let mut batches = 0;
         let outcome = loop {
-            match t.next().unwrap() {
+            match t.next_step().unwrap() {
                 TuneStep::Run(links) => {
                     batches += 1;
                     let sums = links

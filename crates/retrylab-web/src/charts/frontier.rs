@@ -134,7 +134,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .light_line_style(RGBColor(235, 235, 235))
-        .label_style(font.clone())
+        .label_style(font)
         .x_labels(x_ticks(plot_w, 12.0 * scale, 6))
         .y_labels(6)
         .x_label_formatter(&|v| fit.label(*v, format!("{v:.2}x")))
