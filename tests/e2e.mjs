@@ -837,6 +837,7 @@ try {
       ['phone-sweep', '?v=1&preset=occ-2015&runs=2&sweep.clients=10..50/20&sweep.backoff=none,exponential,full'],
       ['phone-layers', '?v=1&preset=layers-333'],
       ['phone-twin', '?v=1&preset=twin-spike'],
+      ['phone-tune', '?v=1&preset=payments-jitter&tune=on'],
     ];
     for (const [name, link] of views) {
       await page.goto(BASE + '/' + link);
@@ -1370,6 +1371,54 @@ try {
     assert.match(await page.locator('#compare').innerText(), /originals/);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  await check('find a better policy: from a run\'s link to the frontier, the CLI\'s points and verdict, a point read out under the pointer, its comparison one click away; laptop and phone', async () => {
+    const { page, context, errors } = await openScenario('?preset=payments-jitter');
+    const offer = page.locator('#tune-link');
+    assert.ok(await offer.isVisible(), 'a run of an outage offers the search');
+    await offer.click();
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.match(page.url(), /tune=on/);
+    const link = new URL(page.url()).search.slice(1);
+    const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'tune', link, '--format', 'json'], { encoding: 'utf8' }));
+    const points = Number(await page.locator('#tune-chart').getAttribute('data-points'));
+    assert.equal(points, cli.frontier.length, 'the page draws the CLI\'s frontier');
+    const rows = await page.locator('#tune-table tbody tr').allInnerTexts();
+    assert.equal(rows.length, cli.frontier.length + 1);
+    cli.frontier.forEach((f, i) => assert.ok(rows[i].startsWith(`${i + 1}\t${f.keys.replaceAll('&', ' ')}`), `${rows[i]} against ${f.keys}`));
+    assert.ok(rows.at(-1).startsWith('yours'));
+    const verdict = await page.locator('#tune-verdict').innerText();
+    assert.match(verdict, new RegExp(`${cli.tried} policies tried, ${cli.runs_made} runs made`));
+    if (cli.dominated_by) assert.match(verdict, new RegExp(`dominated by #${cli.dominated_by}`));
+    await page.locator('#tune-section').screenshot({ path: join(ARTIFACTS, 'tune-laptop.png') });
+    // The pointer on a point reads out its figures under each weather.
+    const box = await page.locator('#tune-chart').boundingBox();
+    let said = '';
+    for (let fx = 0.1; fx < 1 && !said.startsWith('#'); fx += 0.01) {
+      for (let fy = 0.1; fy < 0.9 && !said.startsWith('#'); fy += 0.02) {
+        await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
+        said = await page.locator('#tune-readout').innerText();
+      }
+    }
+    assert.match(said, /^#\d+ \(.*\): blip: .* success, .*; outage: .*; spike: .*; over \d+ runs each\.$/, said);
+    // A point's comparison with the user's own: the run's side B is the point's policy.
+    const compare = page.locator('#tune-table tbody tr').first().locator('a', { hasText: 'compare with yours' });
+    if (await compare.count()) {
+      await compare.click();
+      await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+      assert.match(page.url(), /b\./);
+      assert.doesNotMatch(page.url(), /tune=on/);
+      assert.match(await page.locator('#compare').innerText(), /originals/);
+    }
+    assert.deepEqual(errors, []);
+    await context.close();
+    const phone = await openPage('?' + link, 2, { width: 390, height: 844 });
+    await phone.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(Number(await phone.page.locator('#tune-chart').getAttribute('data-points')), cli.frontier.length);
+    await phone.page.locator('#tune-chart').screenshot({ path: join(ARTIFACTS, 'tune-phone.png') });
+    assert.deepEqual(phone.errors, []);
+    await phone.context.close();
   });
 
   await check('how sure: runs=30 puts each figure\'s 95% interval under it, the CLI\'s rows; a phase plot over runs shades the probability of collapse, cells stopped once clear of 50%; screenshots', async () => {

@@ -223,6 +223,47 @@ impl Tuned {
     }
 }
 
+fn markdown_row(label: &str, s: &Scored, base: &str) -> String {
+    let cells: Vec<String> = s.by_weather.iter().map(cell).collect();
+    let policy = policy_words(&s.keys);
+    let link = policy_link(base, &[&s.keys]).map_or_else(|e| e, |(l, _)| format!("?{l}"));
+    format!(
+        "| {label} | {policy} | {} | {} | `{link}` |\n",
+        cells.join(" | "),
+        s.runs
+    )
+}
+
+/// The search's answer as Markdown: the frontier, the user's own, the verdict: what
+/// `retrylab tune` prints and the page exports.
+pub fn markdown(base: &str, ws: &[Weather], t: &Tuned) -> String {
+    let names: Vec<String> = ws
+        .iter()
+        .map(|w| format!("{} (`{}`)", w.name, w.keys))
+        .collect();
+    let mut out = format!(
+        "`?{base}` tuned over {}: {} policies tried, {} runs made.\n\n",
+        names.join(", "),
+        t.tried,
+        t.runs_made
+    );
+    let heads: Vec<&str> = ws.iter().map(|w| w.name.as_str()).collect();
+    out.push_str(&format!(
+        "| # | policy | {} | runs | link |\n",
+        heads.join(" | ")
+    ));
+    out.push_str(&format!("|---|---|{}---:|---|\n", "---|".repeat(ws.len())));
+    for (i, p) in t.frontier.iter().enumerate() {
+        out.push_str(&markdown_row(&(i + 1).to_string(), p, base));
+    }
+    out.push_str(&markdown_row("yours", &t.yours, base));
+    out.push('\n');
+    out.push_str(&t.verdict());
+    out.push('\n');
+    out.push_str("The frontier: the policies no other found beats on success, attempts per original and p99 at once (each the mean over the weathers). Open a point's link, add a weather's keys to see it in that weather, and `retrylab export LINK --to FORMAT` to write it in your configuration.\n");
+    out
+}
+
 /// The keys searched and the values each may take.
 pub const SPACE: [(&str, &[&str]); 4] = [
     ("attempts", &["1", "2", "3", "4", "5", "6"]),

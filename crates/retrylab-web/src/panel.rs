@@ -34,6 +34,8 @@ pub(crate) struct PanelOutcome {
     pub params: Params,
     /// The trigger's window in seconds and its name, shaded on the timeline.
     pub outage: Option<(f64, f64, &'static str)>,
+    /// A `tune=on` link's search, once it is over (its rounds' reports are not kept).
+    pub tune: Option<crate::tuneplan::TuneOutcome>,
 }
 
 impl PanelOutcome {

@@ -115,7 +115,7 @@ impl TuneOutcome {
         let names: Vec<&str> = self.weathers.iter().map(|w| w.name.as_str()).collect();
         Frontier {
             title: format!(
-                "The frontier over {}: success against attempts per original, p99 as colour",
+                "The frontier over {}: success against attempts per original; p99 from green (short) to red (long)",
                 names.join(", ")
             ),
             points: (self.tuned.frontier.iter().enumerate())
@@ -151,11 +151,7 @@ impl TuneOutcome {
     /// The table's head: the point, its policy, a column a weather, its runs.
     pub fn head(&self) -> Vec<String> {
         let mut h = vec!["#".to_string(), "policy".to_string()];
-        h.extend(
-            self.weathers
-                .iter()
-                .map(|w| format!("{} ({})", w.name, w.keys)),
-        );
+        h.extend(self.weathers.iter().map(|w| w.name.clone()));
         h.push("runs".to_string());
         h
     }
@@ -194,10 +190,15 @@ impl TuneOutcome {
         )
     }
 
-    /// The summary line: policies tried, runs made, and where the user's policy stands.
+    /// The summary line: the weathers, policies tried, runs made, and where the user's policy
+    /// stands.
     pub fn verdict(&self) -> String {
+        let names: Vec<String> = (self.weathers.iter())
+            .map(|w| format!("{} ({})", w.name, w.keys))
+            .collect();
         format!(
-            "{} policies tried, {} runs made. {}",
+            "Over {}: {} policies tried, {} runs made. {}",
+            names.join(", "),
             self.tuned.tried,
             self.tuned.runs_made,
             self.tuned.verdict()

@@ -16,16 +16,19 @@ pub enum View {
     Run,
     /// A sweep: one chart per metric against the swept key (`sweepchart`, from `sweepplan`).
     Sweep,
+    /// A search for a better policy (`tune=on`): the frontier (`frontier`, from `tuneplan`).
+    Tune,
 }
 
 impl View {
     /// Every view.
-    pub const ALL: [View; 3] = [View::Schedule, View::Run, View::Sweep];
+    pub const ALL: [View; 4] = [View::Schedule, View::Run, View::Sweep, View::Tune];
 
     /// The view a link opens.
     pub fn of(p: &Params) -> View {
         match (p.sim.scenario.is_some(), p.sweep().is_some()) {
             (false, _) => View::Schedule,
+            (true, _) if p.tune.on => View::Tune,
             (true, false) => View::Run,
             (true, true) => View::Sweep,
         }
@@ -37,6 +40,7 @@ impl View {
             View::Schedule => &["schedule-view-section", "trace-view"],
             View::Run => &["scenario-view", "run-section", "run-summary"],
             View::Sweep => &["scenario-view", "sweep-section", "sweep-summary"],
+            View::Tune => &["scenario-view", "tune-section"],
         }
     }
 }
@@ -126,6 +130,7 @@ registry![
         "analytic-section",
         analytic::AnalyticPanel
     ),
+    ("tune", Host::Scenario, "tune-section", tune::TunePanel),
     ("tree", Host::Scenario, "tree-section", tree::Tree),
     ("ledger", Host::Scenario, "ledger-section", ledger::Ledger),
     (
@@ -169,6 +174,7 @@ mod tests {
             View::Run
         );
         assert_eq!(of("preset=occ-2015&sweep.clients=10,20"), View::Sweep);
+        assert_eq!(of("preset=payments-none&tune=on"), View::Tune);
         // Every view shows something, and no two views are the same sections.
         for v in View::ALL {
             assert!(!v.sections().is_empty());

@@ -124,8 +124,8 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let (plo, phi) = p99s.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let mut chart = ChartBuilder::on(&plot)
         .margin(px(12.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(56.0))
+        .x_label_area_size(px(56.0))
+        .y_label_area_size(px(64.0))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| e.to_string())?;
     let font = (FontFamily::SansSerif, 12.0 * scale);
@@ -148,7 +148,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
             x: Some("attempts per original (mean over the weathers)"),
             y: Some("success (mean over the weathers)"),
             size: 13.0 * scale,
-            bands: (40.0 * scale, 56.0 * scale),
+            bands: (56.0 * scale, 64.0 * scale),
         },
     )?;
     let mut at = Vec::with_capacity(all.len());

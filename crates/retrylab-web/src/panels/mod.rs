@@ -15,3 +15,4 @@ pub(crate) mod tiles;
 pub(crate) mod timeline;
 pub(crate) mod trace;
 pub(crate) mod tree;
+pub(crate) mod tune;

@@ -7,6 +7,7 @@
 
 use crate::panel::{Panel, PanelCtx, PanelOutcome};
 use crate::sweepplan::{Plan, Planning};
+use crate::tuneplan::{TuneStep, Tuning};
 use crate::views::{find, panels, Host};
 use crate::web::dom::{by_id, now, set_hidden};
 use crate::web::exec::{Event, Exec};
@@ -30,12 +31,21 @@ pub(crate) struct RunJob {
     fractions: Vec<f64>,
     link: String,
     started: f64,
+    // A search's round (from 1) and how far the search was when it began.
+    round: Option<(u32, f64)>,
 }
 
 impl RunJob {
-    /// "40%", and for a sweep "40% (38 of 95 rows)".
+    /// "40%", for a sweep "40% (38 of 95 rows)", for a search its round.
     fn progress_text(&self) -> String {
         let pct = format!("{:.0}%", self.fraction() * 100.0);
+        if let Some((round, before)) = self.round {
+            return format!(
+                "the search for a better policy: round {round}, {pct} of its {} runs ({:.0}% of the search before it)",
+                self.ids.len(),
+                before * 100.0
+            );
+        }
         match &self.plan {
             Some(_) => format!(
                 "{pct} ({} of {} rows)",
@@ -65,6 +75,9 @@ pub(crate) struct ScenarioView {
     exec: Option<Exec>,
     // A sweep's rows being checked, a few per task, before its job starts; and its link.
     planning: Option<(Planning, String)>,
+    // A search for a better policy between its rounds (each round a job of its own), and the
+    // rounds started.
+    tuning: Option<(Tuning, u32)>,
     job: Option<RunJob>,
     done: Option<PanelOutcome>,
     error: Option<String>,
@@ -84,6 +97,7 @@ impl Default for ScenarioView {
         ScenarioView {
             exec: None,
             planning: None,
+            tuning: None,
             job: None,
             done: None,
             error: None,
@@ -97,7 +111,9 @@ impl Default for ScenarioView {
 
 /// The scenario's panels drawn in stages when a result arrives, in order; the others (the
 /// tree, the ledger, the readout) are cheap and written on every render.
-const STAGED: [&str; 6] = ["tiles", "timeline", "sweep", "system", "extra", "analytic"];
+const STAGED: [&str; 7] = [
+    "tiles", "timeline", "sweep", "system", "extra", "analytic", "tune",
+];
 
 /// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
 /// result arrived, before it is drawn) to `#scenario-view[data-flights]`, for the browser test
@@ -245,6 +261,9 @@ impl ScenarioView {
         }
         self.stop();
         self.cancelled = false;
+        if crate::views::View::of(p) == crate::views::View::Tune {
+            return self.start_tune(p, link);
+        }
         // A sweep's rows are checked a few per task (`plan_some`), then its job starts.
         match Planning::of(p) {
             Some(Ok(planning)) => {
@@ -284,8 +303,79 @@ impl ScenarioView {
             sides,
             link,
             started: now(),
+            round: None,
         });
         self.local_pending()
+    }
+
+    /// Starts a search for a better policy: its first round.
+    fn start_tune(&mut self, p: &Params, link: String) -> bool {
+        match Tuning::of(p) {
+            Ok(t) => {
+                self.error = None;
+                self.tuning = Some((t, 0));
+                self.next_round(p, link, now())
+            }
+            Err(e) => {
+                self.refuse(e);
+                false
+            }
+        }
+    }
+
+    /// The search's next round on the workers, or its outcome once none is left.
+    fn next_round(&mut self, p: &Params, link: String, started: f64) -> bool {
+        let Some((t, round)) = self.tuning.as_mut() else {
+            return false;
+        };
+        let before = t.fraction();
+        match t.next_step() {
+            Err(e) => {
+                self.tuning = None;
+                self.refuse(e);
+                false
+            }
+            Ok(TuneStep::Done(outcome)) => {
+                self.tuning = None;
+                mark_flight(started, now());
+                self.done = Some(PanelOutcome {
+                    plan: None,
+                    link,
+                    sides: Vec::new(),
+                    reports: Vec::new(),
+                    twin: None,
+                    analytic: None,
+                    ladder: None,
+                    params: p.clone(),
+                    outage: None,
+                    tune: Some(outcome),
+                });
+                self.stage = 0;
+                false
+            }
+            Ok(TuneStep::Run(links)) => {
+                *round += 1;
+                let round = Some((*round, before));
+                let Some(exec) = self.exec.as_mut() else {
+                    return false;
+                };
+                let ids = exec.submit(links, false);
+                self.job = Some(RunJob {
+                    reports: ids.iter().map(|_| None).collect(),
+                    fractions: ids.iter().map(|_| 0.0).collect(),
+                    ids,
+                    sides: Vec::new(),
+                    link,
+                    started,
+                    plan: None,
+                    twin: false,
+                    analytic: None,
+                    ladder: Vec::new(),
+                    round,
+                });
+                self.local_pending()
+            }
+        }
     }
 
     fn start_sweep(&mut self, plan: Result<Plan, String>, link: String) -> bool {
@@ -313,6 +403,7 @@ impl ScenarioView {
             twin: false,
             analytic: None,
             ladder: Vec::new(),
+            round: None,
         });
         self.local_pending()
     }
@@ -326,7 +417,7 @@ impl ScenarioView {
 
     /// Whether a run is in flight (its rows being checked included).
     pub(crate) fn in_flight(&self) -> bool {
-        self.job.is_some() || self.planning.is_some()
+        self.job.is_some() || self.planning.is_some() || self.tuning.is_some()
     }
 
     /// Checks a sweep's next rows for up to `STAGE_MS`, then starts its job once all are
@@ -364,6 +455,7 @@ impl ScenarioView {
         }
         self.job = None;
         self.planning = None;
+        self.tuning = None;
     }
 
     /// Takes in what the workers posted (or runs one slice on the page where there are no
@@ -408,6 +500,15 @@ impl ScenarioView {
             .is_some_and(|j| j.reports.iter().all(|r| r.is_some()))
         {
             if let Some(job) = self.job.take() {
+                if let Some((t, _)) = self.tuning.as_mut() {
+                    let summaries = job.reports.into_iter().flatten().map(|r| r.summary);
+                    if let Err(e) = t.give(summaries.collect()) {
+                        self.tuning = None;
+                        self.refuse(e);
+                        return false;
+                    }
+                    return self.next_round(p, job.link, job.started) || self.local_pending();
+                }
                 mark_flight(job.started, now());
                 let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
                 let middles = reports.split_off(reports.len() - middle_steps(&job.ladder).count());
@@ -423,6 +524,7 @@ impl ScenarioView {
                     ladder,
                     params: p.clone(),
                     outage: outage_window(p),
+                    tune: None,
                 });
                 self.stage = 0;
             }
@@ -509,6 +611,7 @@ impl ScenarioView {
         // complete result's (marked stale) until its own arrives.
         let view = match (crate::views::View::of(p), &self.done) {
             (crate::views::View::Schedule, _) => crate::views::View::Schedule,
+            (_, Some(d)) if d.tune.is_some() => crate::views::View::Tune,
             (_, Some(d)) if d.plan.is_some() => crate::views::View::Sweep,
             (_, Some(_)) => crate::views::View::Run,
             (v, None) => v,
@@ -593,6 +696,17 @@ impl ScenarioView {
             line.set_text_content(text.as_deref());
             set_hidden(&line, text.is_none() || p.sweep().is_some());
         }
+        // "Find a better policy": the same link with `tune=on`, for one run of an outage.
+        if let Some(a) = by_id("tune-link") {
+            let mut t = p.clone();
+            t.tune.on = true;
+            let offered = p.sim.kind() == Some(ScenarioKind::Outage)
+                && !p.tune.on
+                && p.sweep().is_none()
+                && p.compare.is_none();
+            let _ = a.set_attribute("href", &format!("?{t}"));
+            set_hidden(&a, !offered);
+        }
         if let Some(banner) = by_id("run-error") {
             banner.set_text_content(self.error.as_deref());
         }
@@ -631,6 +745,12 @@ impl ScenarioView {
                 let runs = d.reports.first().map_or(1, |r| r.runs);
                 let plural = if runs == 1 { "" } else { "s" };
                 match d.sides.as_slice() {
+                    _ if d.tune.is_some() => d.tune.as_ref().map_or_else(String::new, |t| {
+                        format!(
+                            "the frontier for ?{}: {} policies tried, {} runs made",
+                            t.base, t.tuned.tried, t.tuned.runs_made
+                        )
+                    }),
                     _ if d.plan.is_some() => {
                         let plan = d.plan.as_ref().map_or_else(String::new, |p| {
                             let keys: Vec<&str> = p.axes.iter().map(|a| a.key).collect();

@@ -412,6 +412,19 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
         on_move.forget(); // page-lifetime handler
     }
+    {
+        // The frontier reads out the policy under the pointer.
+        let app = app.clone();
+        let on_move =
+            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
+                app.borrow_mut().view.point("tune", pointer_at(&e));
+            });
+        let el = by_id("tune-chart").ok_or("no #tune-chart")?;
+        for event in ["pointermove", "pointerleave"] {
+            el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
+        }
+        on_move.forget(); // page-lifetime handler
+    }
     Ok(())
 }
 
