@@ -7,7 +7,7 @@
 //! runs under every weather, keeps the better half by Pareto front (ties by their summed,
 //! normalised objectives), and doubles the runs, until the runs reach the most asked for. The
 //! frontier is the non-dominated, feasible survivors at the last round's runs, each with its
-//! 95% intervals. A grid over the same space is 251 distinct policies; the halving
+//! 95% intervals. A grid over the same space is 376 distinct policies; the halving
 //! spends its runs on the few that matter. No maintained crate does multi-objective successive
 //! halving in `no_std`, so it is written here: about a hundred lines.
 //!
@@ -82,7 +82,13 @@ pub fn policy_link(base: &str, adds: &[&str]) -> Result<(String, crate::Params),
         match link.parse::<crate::Params>() {
             Ok(p) => return Ok((link, p)),
             Err(e) => {
-                let named = |kv: &str| kv.split('=').next() == Some(e.field);
+                // A base over the link's cap: the cap gives way (to its default) for the
+                // policy's base.
+                let field = match e.field {
+                    "base" if base.split('&').any(|kv| kv.starts_with("cap=")) => "cap",
+                    f => f,
+                };
+                let named = |kv: &str| kv.split('=').next() == Some(field);
                 let ours = adds.iter().flat_map(|a| a.split('&')).any(named);
                 if ours || !base.split('&').any(named) {
                     return Err(format!("{link}: {e}"));
@@ -274,7 +280,9 @@ pub const SPACE: [(&str, &[&str]); 4] = [
             "10ms", "25ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s",
         ],
     ),
-    ("budget", &["none", "ratio"]),
+    // `kept`: the link's own budget (no key set), so a proxy's or a client's own limit on
+    // retries, which the space cannot name, is searched too.
+    ("budget", &["none", "ratio", "kept"]),
 ];
 
 /// One policy: a value index per key of [`SPACE`].
@@ -317,16 +325,28 @@ pub fn keys_of(c: &Pick) -> String {
         .iter()
         .zip(c)
         .filter(|((k, _), _)| !(none && *k == "base"))
+        .filter(|((k, vals), i)| !(*k == "budget" && vals[**i] == "kept"))
         .map(|((k, vals), i)| format!("{k}={}", vals[*i]))
         .collect();
     parts.join("&")
 }
 
 /// Distinct policies in the space: one with a single attempt; with 2 to 6, a backoff with a
-/// base (3 x 8) or none, and a budget.
-pub const DISTINCT: usize = 1 + 5 * (3 * 8 + 1) * 2;
+/// base (3 x 8) or none, and a budget (none, a ratio, or the link's own).
+pub const DISTINCT: usize = 1 + 5 * (3 * 8 + 1) * 3;
 
 /// `n` distinct policies (as link text) drawn from `seed`.
+/// The first `n` policies of the seed's order that `keep` accepts (a format that can write
+/// them); with every policy kept, [`candidates`].
+pub fn candidates_where(seed: u64, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
+    candidates(seed, DISTINCT)
+        .into_iter()
+        .filter(|k| keep(k))
+        .take(n)
+        .collect()
+}
+
+/// `n` distinct policies drawn from the seed; the first `n` of a longer draw.
 pub fn candidates(seed: u64, n: usize) -> Vec<String> {
     let mut rng = Rng::stream(seed, STREAM_TUNE);
     let mut out: Vec<String> = Vec::new();
@@ -463,6 +483,21 @@ pub struct Tuned {
 /// giving one summary a weather for each, in order.
 pub type Evaluate<'a> = dyn FnMut(&[String], u32) -> Result<Vec<Vec<Summary>>, String> + 'a;
 
+/// [`search`] over the policies of `pool` (from [`candidates_where`]).
+pub fn search_over(
+    pool: Vec<String>,
+    max_runs: u32,
+    limits: &Limits,
+    eval: &mut Evaluate<'_>,
+) -> Result<Tuned, String> {
+    let mut s = Search::over(pool, max_runs, *limits);
+    while let Some((batch, runs)) = s.next_batch() {
+        let results = eval(&batch, runs)?;
+        s.give(results)?;
+    }
+    Ok(s.finish())
+}
+
 /// Runs the search. `eval(keys, runs)` runs the user's link with `keys` added (none: the
 /// user's policy) under every weather, `runs` runs each, and gives one summary a weather, in
 /// order; the caller may run a batch on every core. Each round asks for its whole batch at
@@ -474,12 +509,7 @@ pub fn search(
     limits: &Limits,
     eval: &mut Evaluate<'_>,
 ) -> Result<Tuned, String> {
-    let mut s = Search::new(seed, n, max_runs, *limits);
-    while let Some((batch, runs)) = s.next_batch() {
-        let results = eval(&batch, runs)?;
-        s.give(results)?;
-    }
-    Ok(s.finish())
+    search_over(candidates(seed, n), max_runs, limits, eval)
 }
 
 /// A search in progress, a batch at a time: [`Search::next_batch`] names the policies to run
@@ -504,7 +534,11 @@ pub struct Search {
 impl Search {
     /// A search over `n` candidates drawn from `seed`, doubling the runs up to `max_runs`.
     pub fn new(seed: u64, n: usize, max_runs: u32, limits: Limits) -> Search {
-        let pool = candidates(seed, n);
+        Search::over(candidates(seed, n), max_runs, limits)
+    }
+
+    /// A search over the policies of `pool` (link keys each).
+    pub fn over(pool: Vec<String>, max_runs: u32, limits: Limits) -> Search {
         let plan = rounds(max_runs);
         // Each round keeps about half (at least 4); then the user's own at the last runs.
         let mut left = pool.len() as u64;
@@ -679,6 +713,13 @@ mod tests {
             policy_link("scenario=outage", &["attempts=0"]).is_err(),
             "its own keys are not dropped"
         );
+        // A gRPC config's 10 ms cap gives way to a policy's longer base.
+        let (l, _) = policy_link(
+            "scenario=outage&backoff=exponential&base=10ms&cap=10ms",
+            &["backoff=full&base=50ms"],
+        )
+        .unwrap();
+        assert_eq!(l, "scenario=outage&backoff=full&base=50ms");
     }
 
     #[test]

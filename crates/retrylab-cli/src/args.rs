@@ -50,7 +50,7 @@ pub struct TuneFlags {
     /// and spike.
     #[arg(long = "weather", value_name = "NAME=KEYS")]
     pub weather: Vec<String>,
-    /// Policies drawn to start the search, 4 to 251 (all there are). Default: the link's
+    /// Policies drawn to start the search, 4 to 376 (all there are). Default: the link's
     /// `tune_candidates` (32).
     #[arg(long)]
     pub candidates: Option<usize>,
@@ -61,6 +61,11 @@ pub struct TuneFlags {
     /// A policy over this many attempts per original in any weather does not count.
     #[arg(long, value_name = "X")]
     pub max_amplification: Option<f64>,
+    /// Search only the policies this format can write back (a format's name, such as envoy
+    /// or grpc, or a configuration file, whose format is read from it): a policy whose export
+    /// needs a note the link's own does not is left out.
+    #[arg(long, value_name = "FORMAT|FILE")]
+    pub format_of: Option<String>,
     /// A policy whose p99 passes this many ms in any weather does not count.
     #[arg(long, value_name = "MS")]
     pub p99: Option<f64>,

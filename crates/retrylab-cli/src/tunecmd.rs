@@ -80,14 +80,67 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
             })
             .collect()
     };
-    let t = tune::search(link.seed, candidates, runs, &limits, &mut eval)?;
+    let format = args.format_of.as_deref().map(format_named).transpose()?;
+    let pool = match format {
+        Some(f) => {
+            let keep = writable(&base, f)?;
+            let pool = tune::candidates_where(link.seed, candidates, &keep);
+            if pool.len() < 2 {
+                return Err(format!("--format-of: {f} can write back {} of the policies searched; nothing to choose between", pool.len()));
+            }
+            pool
+        }
+        None => tune::candidates(link.seed, candidates),
+    };
+    let t = tune::search_over(pool, runs, &limits, &mut eval)?;
     Ok(match fmt {
-        "json" => json_doc(&base, &ws, &t),
-        _ => tune::markdown(&base, &ws, &t),
+        "json" => json_doc(&base, &ws, &t, format),
+        _ => {
+            let mut out = tune::markdown(&base, &ws, &t);
+            if let Some(f) = format {
+                out.push_str(&format!("Every policy searched is one {f} can write back with no note the link's own does not need: `retrylab export LINK --to {f}` writes a point's link.\n"));
+            }
+            out
+        }
     })
 }
 
-fn json_doc(base: &str, ws: &[Weather], t: &Tuned) -> String {
+/// The format `--format-of` names: a format's name, or a file whose format is read from it.
+fn format_named(arg: &str) -> Result<&'static str, String> {
+    if let Some(f) = retry_import::EXPORT_FORMATS.iter().find(|f| **f == arg) {
+        return Ok(f);
+    }
+    let bytes = std::fs::read(arg).map_err(|e| {
+        format!(
+            "--format-of: '{arg}' is neither a format ({}) nor a file that reads: {e}",
+            retry_import::EXPORT_FORMATS.join(", ")
+        )
+    })?;
+    retry_import::import(&bytes, &retry_import::Options::default())
+        .map(|i| i.format)
+        .map_err(|e| format!("--format-of: {arg}: {e}"))
+}
+
+/// Whether `format` writes a policy back: its export of the policy's link needs no note
+/// beyond those the link's own policy needs (what the format cannot say of the system).
+fn writable(base: &str, format: &'static str) -> Result<impl Fn(&str) -> bool, String> {
+    let own = retry_import::export(base, format)
+        .map_err(|e| format!("--format-of: {format} cannot write this link's policy: {e}"))?
+        .notes;
+    let base = base.to_string();
+    Ok(move |keys: &str| {
+        let Ok((link, _)) = tune::policy_link(&base, &[keys]) else {
+            return false;
+        };
+        retry_import::export(&link, format).is_ok_and(|e| {
+            e.notes
+                .iter()
+                .all(|n| own.iter().any(|o| o.key == n.key && o.text == n.text))
+        })
+    })
+}
+
+fn json_doc(base: &str, ws: &[Weather], t: &Tuned, format_of: Option<&str>) -> String {
     use serde_json::json;
     let point = |s: &Scored| {
         json!({
@@ -110,8 +163,44 @@ fn json_doc(base: &str, ws: &[Weather], t: &Tuned) -> String {
         "frontier": t.frontier.iter().map(point).collect::<Vec<_>>(),
         "yours": point(&t.yours),
         "dominated_by": t.better.map(|i| i + 1),
+        "format_of": format_of,
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--format-of` keeps the policies the format writes back with no new note: Envoy draws
+    /// full jitter only and keeps its cluster's limit on retries in flight; a file names its
+    /// format.
+    #[test]
+    fn a_format_bounds_the_search_to_what_it_writes() {
+        let base = "preset=payments-none&backoff=full&base=25ms&cap=250ms&whole_ms=true&ra_mode=ignore&budget=envoy";
+        let keep = writable(base, "envoy").unwrap();
+        assert!(keep("attempts=3&backoff=full&base=100ms"));
+        assert!(
+            !keep("attempts=3&backoff=exponential&base=100ms"),
+            "no exponential without jitter in Envoy"
+        );
+        assert!(
+            !keep("attempts=3&backoff=full&base=100ms&budget=none"),
+            "an Envoy cluster always limits retries"
+        );
+        let pool = tune::candidates_where(1, 16, &keep);
+        assert_eq!(pool.len(), 16);
+        assert!(pool.iter().all(|k| keep(k)));
+        assert_eq!(format_named("grpc").unwrap(), "grpc");
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/configs/envoy/blog-basic.yaml"
+        );
+        assert_eq!(format_named(file).unwrap(), "envoy");
+        assert!(format_named("no-such-format")
+            .unwrap_err()
+            .contains("neither a format"));
+    }
 }

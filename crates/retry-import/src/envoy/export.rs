@@ -73,15 +73,19 @@ pub(crate) fn envoy_backoff(
     Ok((base, cap))
 }
 
-/// Notes for what neither Envoy nor Istio can say of the policy.
-pub(crate) fn proxy_notes(p: &Params, notes: &mut Notes) {
+/// Notes for what neither Envoy nor Istio can say of the policy. The proxies' limits on
+/// retries in flight differ by default: Envoy's cluster allows 3 (`max_retries`), Istio sets
+/// it to 2^32 - 1 (none).
+pub(crate) fn proxy_notes(p: &Params, notes: &mut Notes, istio: bool) {
     if get(p, link_key!("fit")) == "full" {
         notes.add(link_key!("fit"), "the proxy retries whenever the route timeout has not passed, cutting the last attempt short (fit=cut)");
     }
     match get(p, link_key!("budget")).as_str() {
-        "none" => {}
+        "none" if istio => {}
+        "none" => notes.add(link_key!("budget"), "Envoy always limits the retries in flight to a cluster, 3 by default: no limit is not written; set circuit_breakers.thresholds[].max_retries very high on the cluster (Istio sets 4294967295) to come close"),
         // Envoy's default limit is the budget a route gets; another limit lives on the cluster.
-        "envoy" if get(p, link_key!("envoy_max_retries")) == "3" => {}
+        "envoy" if !istio && get(p, link_key!("envoy_max_retries")) == "3" => {}
+        "envoy" if istio => notes.add(link_key!("envoy_max_retries"), format!("Istio sets no limit on retries in flight by default: set a DestinationRule's trafficPolicy.connectionPool.http.maxRetries: {} for this one", get(p, link_key!("envoy_max_retries")))),
         "envoy" => notes.add(link_key!("envoy_max_retries"), format!("the limit on retries in flight is the cluster's: set circuit_breakers.thresholds[].max_retries: {} on it", get(p, link_key!("envoy_max_retries")))),
         "envoy_budget" => notes.add(link_key!("budget"), format!("the retry budget is the cluster's: set circuit_breakers.thresholds[].retry_budget: {{budget_percent: {{value: {}}}, min_retry_concurrency: {}}} on it (Istio: a DestinationRule's trafficPolicy.retryBudget)", get(p, link_key!("envoy_budget_percent")), get(p, link_key!("envoy_min_retry_concurrency")))),
         _ => notes.add(link_key!("budget"), "the proxy's retry budgets limit retries in flight per cluster (circuit_breakers, a DestinationRule), not per client: not written"),
@@ -99,7 +103,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     if !codes.is_empty() {
         tokens.push("retriable-status-codes");
     }
-    proxy_notes(p, notes);
+    proxy_notes(p, notes, false);
     let mut t = yaml_header(p, notes);
     t.push_str("# A route: put `timeout` and `retry_policy` in your route's action.\nroute:\n  cluster: service\n");
     let timeout = pol.deadline.map_or_else(|| String::from("0s"), proto_secs);

@@ -91,7 +91,8 @@ fn what_a_format_cannot_say_is_a_note_and_nothing_close_is_refused() {
 
 #[test]
 fn envoy_and_istio_write_what_they_read() {
-    let link = "attempts=4&backoff=full&base=50ms&cap=500ms&whole_ms=true&deadline=3s&attempt_timeout=500ms&fit=cut&retry_on=429,500-599&idempotent=true&ra_mode=envoy&ra_max=90s";
+    // Envoy's cluster allows 3 retries in flight unless told otherwise: the link says so.
+    let link = "attempts=4&backoff=full&base=50ms&cap=500ms&whole_ms=true&deadline=3s&attempt_timeout=500ms&fit=cut&retry_on=429,500-599&idempotent=true&ra_mode=envoy&ra_max=90s&budget=envoy";
     let (e, back) = round_trip(link, "envoy");
     assert!(e.notes.is_empty(), "{:?}", e.notes);
     assert!(
@@ -107,7 +108,10 @@ fn envoy_and_istio_write_what_they_read() {
     assert_eq!(back.get("ra_mode").as_deref(), Some("envoy"));
     assert_eq!(back.get("ra_max").as_deref(), Some("90s"));
     let (e, back) = round_trip(
-        &link.replace("ra_mode=envoy&ra_max=90s", "ra_mode=ignore"),
+        // Istio sets no limit on retries in flight.
+        &link
+            .replace("ra_mode=envoy&ra_max=90s", "ra_mode=ignore")
+            .replace("&budget=envoy", ""),
         "istio",
     );
     assert!(e.notes.is_empty(), "{:?}", e.notes);
@@ -133,6 +137,8 @@ fn exact() -> impl Strategy<Value = (String, &'static str)> {
         let link = match to {
             "grpc" => format!("{timing}&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=503"),
             "istio" => format!("{timing}&backoff=full&base={base_ms}ms&cap={}ms&whole_ms=true&retry_on=503&ra_mode=ignore", base_ms * 10),
+            // Envoy's cluster allows 3 retries in flight by default (no limit is not Envoy's).
+            "envoy" => format!("{timing}&backoff=full&base={base_ms}ms&cap={cap_ms}ms&whole_ms=true&retry_on=503&ra_mode=ignore&budget=envoy"),
             // resilience4j: no deadline, no attempt timeout, a symmetric factor capped after it.
             "resilience4j" => format!("attempts={n}&deadline=none&attempt_timeout=24h&backoff=exponential&base={base_ms}ms&cap={cap_ms}ms&multiplier=2&jitter=mult&jitter_lo=0.75&jitter_hi=1.25&retry_on=400-599&idempotent=true&ra_mode=ignore"),
             // Polly: decorrelated jitter V2 under a total timeout.

@@ -13,7 +13,7 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
         notes.add(link_key!("cap"), "Istio sets only the base; Envoy's cap is then 10 x base, so the link's cap is not written");
     }
     let (tokens, codes) = conditions_for(p, notes);
-    proxy_notes(p, notes);
+    proxy_notes(p, notes, true);
     if get(p, link_key!("ra_mode")) != "ignore" {
         notes.add(
             link_key!("ra_mode"),

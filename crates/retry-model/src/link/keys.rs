@@ -410,9 +410,11 @@ const STORM: Applies = Applies::OUTAGE.or(Applies::BURST);
 const SERIES: Applies = STORM.or(Applies::LAYERS).or(Applies::LOST);
 
 mod choices;
+mod table_md;
 pub use choices::{
     BACKOFF_KINDS, BUDGETS, BUDGET_ROWS, ENGINES, JITTERS, RA_MODES, SCENARIOS, SERVERS,
 };
+pub use table_md::markdown;
 
 macro_rules! key {
     ($name:literal, $default:literal, $domain:expr, $unit:literal, $applies:expr, $meaning:literal) => {
@@ -778,7 +780,7 @@ pub static TABLE: &[Key] = &[
         "find a better policy: search the retry policies (attempts, backoff, base, a ratio budget) for those on the frontier of success, attempts per original and p99 over a 5 s outage, a 60 s outage and a load spike, by successive halving (as `retrylab tune`); the page draws the frontier with the link's own policy",
         Control::Select, "Find a better policy", Group::Tune),
     key!("tune_candidates", "32", int(4, crate::tune::DISTINCT as u64), "policies", Applies::OUTAGE,
-        "with `tune`: the policies drawn to start the search (251: every one)",
+        "with `tune`: the policies drawn to start the search (376: every one)",
         Control::Number, "Policies to start from", Group::Tune),
     key!("tune_runs", "8", int(1, 100), "runs", Applies::OUTAGE,
         "with `tune`: the most runs a policy gets under each weather (the last round's; rounds start at 2 and double)",
@@ -965,41 +967,6 @@ impl Key {
             self.applies.describe()
         ))
     }
-}
-
-/// The key table as Markdown, the way `docs/link.md` holds it.
-pub fn markdown() -> String {
-    let mut out = String::from(
-        "| key | default | accepted | unit | applies to | meaning |\n|---|---|---|---|---|---|\n",
-    );
-    for k in TABLE {
-        let default = match k.default {
-            "" => String::from("empty"),
-            "none" | "full"
-                if k.domain == Domain::Preset
-                    || k.name == "budget_start"
-                    || k.name == "tune_max_amp" =>
-            {
-                String::from(k.default)
-            }
-            d => format!("`{d}`"),
-        };
-        let applies = if k.applies == Applies::ALL {
-            String::from("all")
-        } else {
-            k.applies.describe().replace("scenario=", "")
-        };
-        out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} |\n",
-            k.name,
-            default,
-            k.domain.accepted_md().replace('|', "\\|"),
-            k.unit,
-            applies,
-            k.meaning.replace('|', "\\|")
-        ));
-    }
-    out
 }
 
 #[cfg(test)]

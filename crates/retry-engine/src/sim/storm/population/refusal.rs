@@ -1,0 +1,141 @@
+//! What the population engine cannot step, refused by name ([`refusal()`]), and the ranges a
+//! server's Retry-After makes of the backoff's.
+
+use super::arrivals::Even;
+use crate::retry::backoff::WaitRange;
+use crate::retry::budget::{Budget, BudgetConfig, Scope};
+use crate::retry::classify::classify_listed;
+use crate::retry::error::ConfigError;
+use crate::retry::outcome::{Outcome, ScriptedOutcome};
+use crate::retry::policy::{FitRule, ValidPolicy};
+use crate::retry::time::Micros;
+use crate::sim::input::RunInput;
+use crate::sim::params::{ScenarioKind, ServerKind};
+use crate::sim::storm::config::StormCfg;
+use alloc::vec::Vec;
+
+/// Why the population engine cannot run this link, naming the key, or `None` when it can.
+pub(in crate::sim) fn refusal(
+    p: &RunInput,
+    policy: &ValidPolicy,
+    kind: ScenarioKind,
+) -> Option<ConfigError> {
+    let sp = p.sim.scenario.as_ref().map_or_else(
+        || StormCfg::of(&crate::sim::settings::Scenario::new(kind)),
+        StormCfg::of,
+    );
+    let no = |key: &'static str, why: &str| {
+        Some(ConfigError::new(
+            key,
+            alloc::format!("the population engine {why}: engine=request runs it"),
+        ))
+    };
+    let flaky_const = sp.queue.dist == crate::sim::params::ServiceDist::Const
+        && sp.queue.per_inflight == Micros::ZERO
+        && sp.slow_milli == 1000;
+    match sp.server {
+        ServerKind::Tick => {}
+        ServerKind::Flaky if flaky_const => {}
+        ServerKind::Flaky => {
+            return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
+        }
+        ServerKind::Queue => return no("server", "steps the tick and flaky servers only"),
+    }
+    if sp.limiter.is_some() {
+        return no("limiter", "has no client-side rate limiter yet");
+    }
+    if sp.hedge.is_some() {
+        return no("hedge", "does not hedge");
+    }
+    if sp.users > 0 {
+        return no("users", "has no closed-loop users yet");
+    }
+    let pol = policy.policy();
+    if !Budget::new(pol.budget, None).counts() {
+        return no("budget", "counts the bucket, ratio and rate budgets only");
+    }
+    let shared = match pol.scope {
+        Scope::Process => true,
+        Scope::Client => p.clients <= 1,
+        Scope::Tenant => sp.tenants <= 1,
+    };
+    if pol.budget != BudgetConfig::None && !shared {
+        return no(
+            "budget_scope",
+            "keeps one budget for the process only (budget_scope=process)",
+        );
+    }
+    if ranges_503(p, policy).is_err() {
+        return no("ra_mode", "takes a Retry-After whose waits are one range for each retry only (not Envoy's spread in whole milliseconds, nor the AWS clamp with the server's value inside the backoff's range plus 5 s)");
+    }
+    if pol.backoff.throttle_base.is_some() {
+        return no("throttle_base", "waits one backoff for every failure");
+    }
+    if pol.deadline.is_some() && pol.fit == FitRule::Cut {
+        return no("fit", "cuts no attempt short (fit=full)");
+    }
+    let retries = pol.max_attempts.saturating_sub(1);
+    if (0..retries).any(|r| policy.backoff().wait_range(r).is_none()) {
+        return no("backoff", "draws a wait known in advance only (none, constant, exponential, full or equal jitter, without sorted, whole_ms, or jitter on a fixed wait)");
+    }
+    shape_refusal(&sp, policy)
+}
+
+/// Whether a 503 (with the server's Retry-After, when the link sends one) is retried, and each
+/// retry's waits after it: a range, or `None` where the client gives up on the server's wait;
+/// `Err` where the waits are no single range.
+pub(super) fn ranges_503(
+    p: &RunInput,
+    policy: &ValidPolicy,
+) -> Result<(bool, Vec<Option<WaitRange>>), ()> {
+    let pol = policy.policy();
+    let mut o = ScriptedOutcome::new(Outcome::Status(503));
+    o.retry_after = p.retry_after;
+    let c = classify_listed(pol.classifier, &pol.statuses, &o, pol.operation);
+    let ranges = (0..pol.max_attempts.saturating_sub(1))
+        .filter_map(|r| policy.backoff().wait_range(r))
+        .map(|r| match c.server_wait {
+            Some(sw) => pol.retry_after_mode.range_after(sw, r, pol),
+            None => Ok(Some(r)),
+        })
+        .collect::<Result<_, ()>>()?;
+    Ok((c.retryable, ranges))
+}
+
+/// The load spike's originals, evenly spaced from its start (none without a rate).
+pub(super) fn spike_of(sp: &StormCfg) -> Even {
+    if sp.spike_rate_milli == 0 {
+        return Even::new(0, 0, 0);
+    }
+    Even::new(sp.spike.start.0, sp.spike_rate_milli, sp.spike_requests)
+}
+
+/// The refusals that come from the server's timing: the outage in whole ticks, and every
+/// attempt's answer within its timeout.
+fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
+    let tick = sp.tick.0.max(1);
+    if !sp.outage_start.0.is_multiple_of(tick) || !sp.outage.0.is_multiple_of(tick) {
+        return Some(ConfigError::new(
+            "outage_start",
+            "the population engine needs the outage to start and last whole ticks: engine=request runs it",
+        ));
+    }
+    let pol = policy.policy();
+    let timeout = match pol.deadline {
+        Some(d) => pol.attempt_timeout.min(d.saturating_sub(pol.reserve)),
+        None => pol.attempt_timeout,
+    };
+    let wait = if sp.server == ServerKind::Flaky {
+        sp.queue.service
+    } else {
+        sp.tick
+    };
+    let answer = wait.saturating_add(sp.net.saturating_add(sp.net));
+    if timeout < answer {
+        return Some(ConfigError::new(
+            "attempt_timeout",
+            alloc::format!("the population engine needs every answer inside an attempt's timeout: at least a tick (or the flaky server's service) and two network hops ({answer}); engine=request runs it"),
+        ));
+    }
+    None
+}
