@@ -17,6 +17,10 @@
 //!   the population engine at production sizes (targets: 1 s each natively), in simulated
 //!   attempts per second.
 //!
+//! - `tune/payments_4x20` and `tune/payments_4x20_2_threads`: `retrylab tune` on
+//!   `preset=payments-none` over its four default weathers, 32 policies, up to 20 runs each
+//!   (rounds of 2, 4, 8, 16 and 20 runs), on one thread and on two (target: 30 s).
+//!
 //! Memory against duration: `cargo run --release -p retry-model --example memory`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -170,5 +174,60 @@ fn population(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, storms, occ, queue, population);
+/// `retrylab tune` on the payments outage, 4 weathers, up to 20 runs a policy, its batches on
+/// `threads` threads; the frontier's size.
+fn tune_payments(threads: usize) -> usize {
+    use retry_model::tune;
+    let p: Params = "preset=payments-none".parse().unwrap();
+    let (base, _) = tune::start_of(&p).unwrap();
+    let ws = tune::default_weathers();
+    let mut eval =
+        |batch: &[String], runs: u32| -> Result<Vec<Vec<retry_model::sim::Summary>>, String> {
+            let jobs = tune::batch_links(&base, &ws, batch, runs)?;
+            let next = AtomicUsize::new(0);
+            let mut out: Vec<Option<retry_model::sim::Summary>> = vec![None; jobs.len()];
+            let parts: Vec<Vec<(usize, retry_model::sim::Summary)>> = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                let Some((_, q)) = jobs.get(i) else {
+                                    break mine;
+                                };
+                                mine.push((i, simulate(q).unwrap().summary));
+                            }
+                        })
+                    })
+                    .collect();
+                workers.into_iter().map(|w| w.join().unwrap()).collect()
+            });
+            for (i, s) in parts.into_iter().flatten() {
+                out[i] = Some(s);
+            }
+            let mut it = out.into_iter().flatten();
+            Ok(batch
+                .iter()
+                .map(|_| it.by_ref().take(ws.len()).collect())
+                .collect())
+        };
+    tune::search(p.seed, 32, 20, &tune::Limits::default(), &mut eval)
+        .unwrap()
+        .frontier
+        .len()
+}
+
+fn tuner(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tune");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(60));
+    g.bench_function("payments_4x20", |b| b.iter(|| black_box(tune_payments(1))));
+    g.bench_function("payments_4x20_2_threads", |b| {
+        b.iter(|| black_box(tune_payments(2)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, storms, occ, queue, population, tuner);
 criterion_main!(benches);

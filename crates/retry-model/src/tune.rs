@@ -33,8 +33,9 @@ pub struct Weather {
     pub keys: String,
 }
 
-/// The default weathers for an `outage` link: a 5 s outage, a 60 s one, and a load spike of
-/// twice the arrivals for 10 s with no outage.
+/// The default weathers for an `outage` link: a 5 s outage, a 60 s one, a load spike of 40
+/// more requests a second for 10 s, and a slow-down that halves the server's capacity for 20 s
+/// (each with no other trigger).
 pub fn default_weathers() -> Vec<Weather> {
     [
         ("blip", "outage=5s"),
@@ -43,6 +44,7 @@ pub fn default_weathers() -> Vec<Weather> {
             "spike",
             "outage=0ms&spike_start=10s&spike_for=10s&spike_rate=40",
         ),
+        ("slow", "outage=0ms&slow=2&slow_start=10s&slow_for=20s"),
     ]
     .iter()
     .map(|(n, k)| Weather {

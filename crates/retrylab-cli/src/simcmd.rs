@@ -27,7 +27,12 @@ fn drive(run: &mut Run, mut report: impl FnMut(f64)) {
 }
 
 /// Runs a link, printing progress on stderr from half a second in, then about every second.
+/// A link with several runs spreads them over the cores ([`simulate_replicates`]).
 pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if p.sim.runs.0 > 1 && threads > 1 {
+        return simulate_replicates(p, label, threads.min(p.sim.runs.0 as usize));
+    }
     let mut run = Run::new(p).map_err(|e| e.to_string())?;
     let started = Instant::now();
     let mut last = started;
@@ -49,6 +54,105 @@ pub fn simulate_with_progress(p: &Params, label: &str) -> Result<SimReport, Stri
         );
     }
     Ok(run.finish())
+}
+
+/// A link's runs on `threads` cores: each thread runs a contiguous part of the runs (each run
+/// its own streams of the seed, as on one core), and the parts are joined in order
+/// (`RunParts::join`), so the report is the one a single core gives, to the bit. With
+/// `sequential` the runs go in rounds of two a thread until the share that recovered is clear
+/// of one half. Progress on stderr as [`simulate_with_progress`] prints it.
+pub fn simulate_replicates(p: &Params, label: &str, threads: usize) -> Result<SimReport, String> {
+    use retry_model::sim::{RunInput, RunParts};
+    use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+    let input = RunInput::try_from(p).map_err(|e| e.to_string())?;
+    Run::check(p).map_err(|e| e.to_string())?;
+    let total = p.sim.runs.0;
+    let round = if p.sim.sequential {
+        2 * threads as u32
+    } else {
+        total
+    };
+    let started = Instant::now();
+    let mut parts: Vec<RunParts> = Vec::new();
+    let mut made = 0u32;
+    while made < total {
+        let n = round.min(total - made);
+        let chunks: Vec<(u32, u32)> = (0..threads as u32)
+            .map(|t| {
+                (
+                    made + n * t / threads as u32,
+                    made + n * (t + 1) / threads as u32,
+                )
+            })
+            .filter(|(a, b)| b > a)
+            .collect();
+        let partial: Vec<AtomicU32> = chunks.iter().map(|_| AtomicU32::new(0)).collect();
+        let done = AtomicUsize::new(0);
+        let results: Vec<Result<RunParts, String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = chunks
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, b))| {
+                    let (input, partial, done) = (input.clone(), &partial, &done);
+                    scope.spawn(move || {
+                        let mut run =
+                            Run::replicates(input, a, b - a).map_err(|e| e.to_string())?;
+                        drive(&mut run, |f| partial[i].store((f * 1000.0) as u32, Relaxed));
+                        done.fetch_add(1, Relaxed);
+                        Ok(run.finish_parts())
+                    })
+                })
+                .collect();
+            watch_replicates(label, started, (made, n, total), &chunks, &partial, &done);
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|_| Err("a run panicked".into())))
+                .collect()
+        });
+        for r in results {
+            parts.push(r?);
+        }
+        made += n;
+        if p.sim.sequential && RunParts::settled(&parts) {
+            break;
+        }
+    }
+    if started.elapsed() >= Duration::from_millis(500) {
+        eprintln!(
+            "\r[{label}] done in {:.1} s on {threads} threads",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(RunParts::join(&input, parts))
+}
+
+/// Prints the replicates' progress about every second from half a second in, until every
+/// chunk of the round is done.
+fn watch_replicates(
+    label: &str,
+    started: Instant,
+    (made, n, total): (u32, u32, u32),
+    chunks: &[(u32, u32)],
+    partial: &[std::sync::atomic::AtomicU32],
+    done: &std::sync::atomic::AtomicUsize,
+) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let mut next = Duration::from_millis(500);
+    while done.load(Relaxed) < chunks.len() {
+        std::thread::sleep(Duration::from_millis(20));
+        if started.elapsed() < next {
+            continue;
+        }
+        next += Duration::from_secs(1);
+        let within: f64 = chunks
+            .iter()
+            .zip(partial)
+            .map(|(&(a, b), f)| f64::from(b - a) * f64::from(f.load(Relaxed)) / 1000.0)
+            .sum();
+        let fraction = (f64::from(made) + within.min(f64::from(n))) / f64::from(total);
+        eprint!("\r[{label}] {:5.1}% ", fraction * 100.0);
+        let _ = std::io::stderr().flush();
+    }
 }
 
 /// Solves a link's analytic twin, printing the part of the solve under way on stderr from half

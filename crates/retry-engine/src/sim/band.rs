@@ -53,6 +53,41 @@ impl Bands {
         }
     }
 
+    /// Adds `other`'s runs after these (the same bins, or no band).
+    pub(crate) fn append(&mut self, other: Bands) {
+        if other.runs == 0 {
+            return;
+        }
+        if self.runs == 0 {
+            *self = other;
+            return;
+        }
+        self.runs += other.runs;
+        if self.over || other.over || self.cells.len() + other.cells.len() > MAX_CELLS {
+            self.over = true;
+            self.cells = Vec::new();
+            return;
+        }
+        // Each run on the first run's bins, as `add` lays it: cut to them, or padded with 0.
+        for r in 0..other.runs as usize {
+            let row = other
+                .cells
+                .get(r * other.len..(r + 1) * other.len)
+                .unwrap_or(&[]);
+            let keep = row.len().min(self.len);
+            self.cells.extend_from_slice(&row[..keep]);
+            self.cells.resize(self.cells.len() + (self.len - keep), 0);
+        }
+    }
+
+    /// Keeps the first `k` runs.
+    pub(crate) fn truncate(&mut self, k: usize) {
+        if k < self.runs as usize {
+            self.runs = k as u32;
+            self.cells.truncate(k * self.len);
+        }
+    }
+
     /// The band, with two runs or more that fit under [`MAX_CELLS`].
     pub(crate) fn finish(self) -> Option<Band> {
         if self.runs < 2 || self.over {

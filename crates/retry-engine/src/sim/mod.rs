@@ -59,7 +59,7 @@ pub use params::{
 pub use queue::EventQueue;
 pub use recovery::{Recovery, RecoveryRule};
 pub use report_text::{compare_markdown, row_meaning, series_csv, summary_markdown, Rates};
-pub use run::{simulate, Progress, Run, SimReport};
+pub use run::{simulate, Progress, Run, RunParts, SimReport};
 pub use settings::{
     Arrivals, Burst, LayersSettings, LimiterScope, LostSettings, OccSettings, Outage, QueueServer,
     Scenario, Series, Server, Window,

@@ -40,7 +40,8 @@ pub struct SimReport {
     pub series: Report,
     /// Where every run's attempts fell in each bin of the series, with two runs or more.
     pub band: Option<super::band::Band>,
-    /// A fingerprint of every run's numbers (for determinism checks).
+    /// A fingerprint of every run's numbers (for determinism checks): one run's own, or over
+    /// several the hash of each run's in order.
     pub fingerprint: u64,
 }
 
@@ -68,7 +69,8 @@ pub struct Run {
     // summary: memory stays one series whatever `runs` is.
     first: Option<Report>,
     summaries: Vec<Summary>,
-    fingerprint: crate::retry::fnv::Fnv,
+    // Each repetition's fingerprint, in order.
+    fingerprints: Vec<u64>,
     // What the runs of an `occ` link share, built by the first.
     occ_shared: Option<OccShared>,
     // The last repetitions' bins once counted, for the next ones to reuse (`Occ::with_series`).
@@ -237,7 +239,11 @@ impl Run {
     where
         I: TryInto<RunInput, Error = ConfigError>,
     {
-        let p = &input.try_into()?;
+        Run::of(&input.try_into()?)
+    }
+
+    /// [`Run::new`] of a link's input.
+    fn of(p: &RunInput) -> Result<Run, ConfigError> {
         let (kind, population) = Run::check_caps(p)?;
         let policy = p.policy;
         let mut run = Run {
@@ -249,7 +255,7 @@ impl Run {
             current: None,
             first: None,
             summaries: Vec::new(),
-            fingerprint: crate::retry::fnv::Fnv::new(),
+            fingerprints: Vec::new(),
             occ_shared: None,
             spare_bins: Vec::new(),
             settled: false,
@@ -415,23 +421,25 @@ impl Run {
         OccRun::new(m, first)
     }
 
-    /// Feeds one repetition's numbers to the run's fingerprint: its summary's counts, then
-    /// each bin's attempts and successes.
+    /// One repetition's fingerprint: its summary's counts, then each bin's attempts and
+    /// successes.
     fn fingerprint_repetition(&mut self, s: &Summary, bins: &BinCounts) {
+        let mut fp = crate::retry::fnv::Fnv::new();
         for v in [s.originals, s.attempts, s.successes, s.duplicates, s.served] {
-            self.fingerprint.u64(v);
+            fp.u64(v);
         }
-        self.fingerprint.u64(s.completion_ms.to_bits());
+        fp.u64(s.completion_ms.to_bits());
         // Each bin's two counts, the empty bins between busy ones fed at once
         // (`Fnv::zero_words`): the same hash as feeding every bin.
         let mut next = 0;
         for &(i, attempts, successes) in &bins.busy {
-            self.fingerprint.zero_words(2 * (i - next));
-            self.fingerprint.u64(u64::from(attempts));
-            self.fingerprint.u64(u64::from(successes));
+            fp.zero_words(2 * (i - next));
+            fp.u64(u64::from(attempts));
+            fp.u64(u64::from(successes));
             next = i + 1;
         }
-        self.fingerprint.zero_words(2 * (bins.len as u32 - next));
+        fp.zero_words(2 * (bins.len as u32 - next));
+        self.fingerprints.push(fp.0);
     }
 
     /// Takes in a finished repetition: its summary, its fingerprint, and the first one's
@@ -463,18 +471,7 @@ impl Run {
     /// Whether the 95% interval of the share of repetitions so far that recovered lies wholly
     /// above or below one half (never, while a repetition cannot tell).
     fn clear_of_half(&self) -> bool {
-        let verdicts: Vec<bool> = self
-            .summaries
-            .iter()
-            .filter_map(|s| s.recovery.map(|r| r.recovered()))
-            .collect();
-        // Under 6 runs no count is clear of one half (0 of 5 reaches 52%).
-        if verdicts.len() < self.summaries.len() || verdicts.len() < 6 {
-            return false;
-        }
-        let k = verdicts.iter().filter(|v| **v).count() as u32;
-        let i = super::interval::clopper_pearson(k, verdicts.len() as u32);
-        i.high < 0.5 || i.low > 0.5
+        clear_of_half(&self.summaries)
     }
 
     /// Handles up to `events` events and reports progress.
@@ -516,21 +513,117 @@ impl Run {
     }
 
     /// Runs what is left and returns the report.
-    pub fn finish(mut self) -> SimReport {
+    pub fn finish(self) -> SimReport {
+        let p = self.p.clone();
+        RunParts::join(&p, alloc::vec![self.finish_parts()])
+    }
+
+    /// Runs what is left and returns each repetition's numbers, to be joined in order with
+    /// other runs' ([`RunParts::join`]): runs of one link split into runs of its replicates
+    /// ([`Run::replicates`]) give, joined, the report the whole link gives.
+    pub fn finish_parts(mut self) -> RunParts {
         while !self.step(1 << 22).done {}
-        let summaries: Vec<&Summary> = self.summaries.iter().collect();
-        let mut summary = Summary::mean(&summaries);
-        summary.intervals = Summary::intervals(&summaries, self.p.seed, self.p.sim.runs.0);
-        let series = self.first.take().unwrap_or_default();
-        SimReport {
-            scenario: self.kind,
-            runs: self.summaries.len() as u32,
-            summary,
-            series,
-            band: core::mem::take(&mut self.bands).finish(),
-            fingerprint: self.fingerprint.0,
+        RunParts {
+            kind: self.kind,
+            first: self.first.take(),
+            summaries: core::mem::take(&mut self.summaries),
+            fingerprints: core::mem::take(&mut self.fingerprints),
+            bands: core::mem::take(&mut self.bands),
         }
     }
+
+    /// A run of `n` of the link's repetitions from its `from`-th (0-based): a part of the
+    /// link's runs, to run beside the others (on another core) and join in order.
+    pub fn replicates(mut p: RunInput, from: u32, n: u32) -> Result<Run, ConfigError> {
+        p.sim.first_run = p.sim.first_run.saturating_add(from);
+        p.sim.runs = super::params::Runs(n.max(1));
+        Run::of(&p)
+    }
+}
+
+/// Each repetition's numbers of a run (of a part of a link's runs), in order.
+pub struct RunParts {
+    kind: ScenarioKind,
+    first: Option<Report>,
+    summaries: Vec<Summary>,
+    fingerprints: Vec<u64>,
+    bands: super::band::Bands,
+}
+
+impl RunParts {
+    /// Whether the runs of `parts`, in order, reach a count of recoveries clear of one half
+    /// (what `sequential` stops at).
+    pub fn settled(parts: &[RunParts]) -> bool {
+        let all: Vec<Summary> = parts
+            .iter()
+            .flat_map(|x| x.summaries.iter().cloned())
+            .collect();
+        (1..=all.len()).any(|k| clear_of_half(&all[..k]))
+    }
+
+    /// The report of the link `p` from the parts of its runs, in order: the means and their
+    /// intervals, the first run's series, the band, the fingerprint; with `sequential`, the
+    /// runs up to the first whose count of recoveries is clear of one half.
+    pub fn join(p: &RunInput, parts: alloc::vec::Vec<RunParts>) -> SimReport {
+        let mut all = RunParts {
+            kind: parts.first().map_or(ScenarioKind::Outage, |x| x.kind),
+            first: None,
+            summaries: Vec::new(),
+            fingerprints: Vec::new(),
+            bands: super::band::Bands::default(),
+        };
+        for part in parts {
+            all.first = all.first.or(part.first);
+            all.summaries.extend(part.summaries);
+            all.fingerprints.extend(part.fingerprints);
+            all.bands.append(part.bands);
+        }
+        if p.sim.sequential {
+            let k = (1..=all.summaries.len())
+                .find(|k| clear_of_half(&all.summaries[..*k]))
+                .unwrap_or(all.summaries.len());
+            all.summaries.truncate(k);
+            all.fingerprints.truncate(k);
+            all.bands.truncate(k);
+        }
+        let summaries: Vec<&Summary> = all.summaries.iter().collect();
+        let mut summary = Summary::mean(&summaries);
+        summary.intervals = Summary::intervals(&summaries, p.seed, p.sim.runs.0);
+        let fingerprint = match all.fingerprints.as_slice() {
+            [one] => *one,
+            many => {
+                let mut fp = crate::retry::fnv::Fnv::new();
+                for f in many {
+                    fp.u64(*f);
+                }
+                fp.0
+            }
+        };
+        SimReport {
+            scenario: all.kind,
+            runs: all.summaries.len() as u32,
+            summary,
+            series: all.first.unwrap_or_default(),
+            band: all.bands.finish(),
+            fingerprint,
+        }
+    }
+}
+
+/// Whether the 95% interval of the share of `summaries` that recovered lies wholly above or
+/// below one half (never, while a repetition cannot tell).
+fn clear_of_half(summaries: &[Summary]) -> bool {
+    let verdicts: Vec<bool> = summaries
+        .iter()
+        .filter_map(|s| s.recovery.map(|r| r.recovered()))
+        .collect();
+    // Under 6 runs no count is clear of one half (0 of 5 reaches 52%).
+    if verdicts.len() < summaries.len() || verdicts.len() < 6 {
+        return false;
+    }
+    let k = verdicts.iter().filter(|v| **v).count() as u32;
+    let i = super::interval::clopper_pearson(k, verdicts.len() as u32);
+    i.high < 0.5 || i.low > 0.5
 }
 
 /// Runs the link's scenario to the end.
