@@ -40,6 +40,7 @@ pub(crate) use shape_keys::BACKOFF_SHAPE_KEYS;
 pub mod sheet;
 pub mod steps;
 pub mod sweep;
+pub mod tune_keys;
 pub use query::encode;
 use query::{bare_lesson, bare_sheet, percent_encode, split_pairs, Pairs};
 
@@ -100,7 +101,7 @@ pub struct Params {
     /// The exercise sheet the link belongs to (`sheet`), if any.
     pub sheet: Option<alloc::boxed::Box<sheet::Sheet>>,
     /// Whether the link asks for a better policy (`tune`), and the search's settings.
-    pub tune: crate::tune::TuneAsk,
+    pub tune: tune_keys::TuneAsk,
     /// The sheet's exercise on screen, from 1 (`sheet_at`; 0 without a sheet).
     pub sheet_at: u32,
     /// The jitter keys as written; the policy's jitter is made from them.
@@ -200,7 +201,7 @@ impl Default for Params {
             question: None,
             sheet: None,
             sheet_at: 0,
-            tune: crate::tune::TuneAsk::OFF,
+            tune: tune_keys::TuneAsk::OFF,
             jitter_keys: JitterKeys::default(),
             layer_keys: Vec::new(),
         }

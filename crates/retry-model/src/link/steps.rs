@@ -197,7 +197,7 @@ impl Params {
             question: None,
             sheet: None,
             sheet_at: 0,
-            tune: crate::tune::TuneAsk::OFF,
+            tune: super::tune_keys::TuneAsk::OFF,
             ..self.clone()
         }
     }

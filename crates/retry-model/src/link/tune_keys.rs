@@ -1,0 +1,83 @@
+//! The tuner's link keys (`tune`, `tune_candidates`, `tune_runs`, `tune_max_amp`,
+//! `tune_p99`) and the space it searches, which the key table's ranges read; the search itself
+//! is `crate::tune`.
+
+use alloc::string::{String, ToString};
+
+/// The keys searched and the values each may take.
+pub const SPACE: [(&str, &[&str]); 4] = [
+    ("attempts", &["1", "2", "3", "4", "5", "6"]),
+    ("backoff", &["none", "exponential", "full", "equal"]),
+    (
+        "base",
+        &[
+            "10ms", "25ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s",
+        ],
+    ),
+    // `kept`: the link's own budget (no key set), so a proxy's or a client's own limit on
+    // retries, which the space cannot name, is searched too.
+    ("budget", &["none", "ratio", "kept"]),
+];
+
+/// Limits a policy must keep to count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// The most attempts per original, over every weather.
+    pub max_amplification: Option<f64>,
+    /// The most p99 latency, ms, over every weather.
+    pub max_p99_ms: Option<f64>,
+}
+
+/// Distinct policies in the space: one with a single attempt; with 2 to 6, a backoff with a
+/// base (3 x 8) or none, and a budget (none, a ratio, or the link's own).
+pub const DISTINCT: usize = 1 + 5 * (3 * 8 + 1) * 3;
+
+/// What a link asks of the search (`tune` and its keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TuneAsk {
+    /// `tune=on`: the page searches and draws the frontier.
+    pub on: bool,
+    /// `tune_candidates`: the policies drawn to start from.
+    pub candidates: u32,
+    /// `tune_runs`: the most runs a policy gets under each weather.
+    pub runs: u32,
+    /// `tune_max_amp`, in thousandths of an attempt per original.
+    pub max_amp_milli: Option<u64>,
+    /// `tune_p99`.
+    pub p99: Option<crate::Micros>,
+}
+
+impl TuneAsk {
+    /// No search, with the search's defaults.
+    pub const OFF: TuneAsk = TuneAsk {
+        on: false,
+        candidates: 32,
+        runs: 8,
+        max_amp_milli: None,
+        p99: None,
+    };
+
+    /// The limits a policy must keep.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_amplification: self.max_amp_milli.map(|m| m as f64 / 1000.0),
+            max_p99_ms: self.p99.map(|d| d.as_millis_f64()),
+        }
+    }
+
+    /// A key's value as the link writes it.
+    pub fn get(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "tune" => String::from(if self.on { "on" } else { "off" }),
+            "tune_candidates" => self.candidates.to_string(),
+            "tune_runs" => self.runs.to_string(),
+            "tune_max_amp" => self
+                .max_amp_milli
+                .map_or_else(|| String::from("none"), crate::retry::text::milli_text),
+            "tune_p99" => self
+                .p99
+                .map_or_else(|| String::from("none"), |d| d.to_string()),
+            _ => return None,
+        })
+    }
+}
