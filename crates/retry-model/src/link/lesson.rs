@@ -426,9 +426,9 @@ pub static LESSONS: [Lesson; 24] = [
         link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=10&deadline=none&base=100ms&cap=30s&sweep.clients=1000,10000,100000,1000000&sweep.backoff=exponential,full",
         look_for: "A deploy drops every connection and the clients reconnect at once, against a server that takes 100,000 a second: from a thousand clients to a million, with exponential backoff and no jitter, and with full jitter. Watch the success rate and the attempts per client as the herd grows; the largest rows run as counts of requests (the population engine).",
         after: "Without jitter, once the herd outgrows what the server takes in one tick, the clients that failed together retry together, each wave as large as the last, and not one request succeeds from 10,000 clients on. Full jitter spreads each wave over its whole backoff: at 10,000 clients that is enough (2x the calls, every request served), but its price grows with the herd (4.8x at 100,000, 8.3x at a million, where the reconnect takes 35 s). Jitter decides whether the herd gets in; what it costs is the next lesson's budget.",
-        question: Some("At which number of clients does full jitter, against exponential backoff without it, cut the attempts per client by the largest factor?"),
+        question: Some("At which number of clients does full jitter, against exponential backoff without it, cut the attempts per client by the largest factor? (1000, 10000, 100000 or 1000000)"),
         answer: Some(Answer::Helps(Metric::Amplification)),
-        unit: "clients",
+        unit: "",
     },
     Lesson {
         id: "scale-budget",
@@ -436,9 +436,9 @@ pub static LESSONS: [Lesson; 24] = [
         link: "scenario=burst&capacity=100000&tick=10ms&reject_cost=0.1&attempts=4&deadline=none&backoff=full&base=100ms&cap=30s&sweep.clients=1000,10000,100000,1000000&sweep.budget=none,ratio",
         look_for: "The same reconnect with up to 4 attempts each, without a budget and with a ratio budget (retries at most 20% of the calls plus 10 a second). Watch the attempts per client as the number of clients grows a thousandfold: without a budget the herd's retries grow with it; the budget's share keeps them to a fifth of the calls at every size.",
         after: "A fixed number of retries is a promise per request: at a thousand clients the server absorbs it, at a million every client spends all of them. A ratio budget is a promise per process: retries may be a fifth of the calls, whatever the number of callers, so the load it allows grows with the traffic and never with the failures.",
-        question: Some("At which number of clients does the ratio budget, against no budget, cut the attempts per client by the largest factor?"),
+        question: Some("At which number of clients does the ratio budget, against no budget, cut the attempts per client by the largest factor? (1000, 10000, 100000 or 1000000)"),
         answer: Some(Answer::Helps(Metric::Amplification)),
-        unit: "clients",
+        unit: "",
     },
 ];
 
