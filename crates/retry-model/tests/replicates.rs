@@ -33,6 +33,10 @@ fn parts_of_a_links_runs_join_to_the_whole() {
         ("preset=burst-lab&runs=9&seed=4", vec![4, 8]),
         ("preset=occ-2015&runs=5&backoff=equal", vec![2]),
         ("preset=metastable-none&backoff=full&runs=7", vec![3]),
+        // Runs of different lengths (random service times): the band on the first's bins.
+        ("scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&spike_rate=40&spike_for=9s&runs=24", vec![7, 13]),
+        // engine=auto weighs all the runs: the parts run on the engine the whole picks.
+        ("preset=payments-none&runs=40", vec![20]),
     ] {
         let whole = simulate(&link.parse::<Params>().unwrap()).unwrap();
         let parts = joined(link, &cuts);

@@ -23,83 +23,81 @@ pub struct Band {
     pub high: Vec<u32>,
 }
 
-/// A band being built: every run's attempts in each of the first run's bins.
+/// A band being built: every run's attempts in each of its bins, a row a run (the first run's
+/// number of bins sets the band's when it is made).
 #[derive(Debug, Default)]
 pub(crate) struct Bands {
-    len: usize,
-    // Run-major: `cells[run * len + bin]`.
     cells: Vec<u32>,
+    // Each run's row: where it starts in `cells`, and its bins.
+    rows: Vec<(usize, usize)>,
     runs: u32,
     // Over [`MAX_CELLS`]: no band.
     over: bool,
 }
 
 impl Bands {
-    /// Adds one run's bins (the first run's number of bins sets the band's).
+    /// Adds one run's bins.
     pub(crate) fn add(&mut self, bins: &BinCounts) {
-        if self.runs == 0 {
-            self.len = bins.len;
-        }
         self.runs += 1;
-        if self.over || self.cells.len() + self.len > MAX_CELLS {
-            self.over = true;
-            self.cells = Vec::new();
+        if self.over || self.cells.len() + bins.len > MAX_CELLS {
+            self.give_up();
             return;
         }
         let from = self.cells.len();
-        self.cells.resize(from + self.len, 0);
-        for &(i, attempts, _) in bins.busy.iter().filter(|b| (b.0 as usize) < self.len) {
+        self.cells.resize(from + bins.len, 0);
+        for &(i, attempts, _) in bins.busy.iter().filter(|b| (b.0 as usize) < bins.len) {
             self.cells[from + i as usize] = attempts;
         }
+        self.rows.push((from, bins.len));
     }
 
-    /// Adds `other`'s runs after these (the same bins, or no band).
+    fn give_up(&mut self) {
+        self.over = true;
+        self.cells = Vec::new();
+        self.rows = Vec::new();
+    }
+
+    /// Adds `other`'s runs after these.
     pub(crate) fn append(&mut self, other: Bands) {
-        if other.runs == 0 {
-            return;
-        }
-        if self.runs == 0 {
-            *self = other;
-            return;
-        }
         self.runs += other.runs;
         if self.over || other.over || self.cells.len() + other.cells.len() > MAX_CELLS {
-            self.over = true;
-            self.cells = Vec::new();
+            self.give_up();
             return;
         }
-        // Each run on the first run's bins, as `add` lays it: cut to them, or padded with 0.
-        for r in 0..other.runs as usize {
-            let row = other
-                .cells
-                .get(r * other.len..(r + 1) * other.len)
-                .unwrap_or(&[]);
-            let keep = row.len().min(self.len);
-            self.cells.extend_from_slice(&row[..keep]);
-            self.cells.resize(self.cells.len() + (self.len - keep), 0);
-        }
+        let shift = self.cells.len();
+        self.cells.extend(other.cells);
+        self.rows
+            .extend(other.rows.into_iter().map(|(s, l)| (s + shift, l)));
     }
 
     /// Keeps the first `k` runs.
     pub(crate) fn truncate(&mut self, k: usize) {
         if k < self.runs as usize {
             self.runs = k as u32;
-            self.cells.truncate(k * self.len);
+            self.rows.truncate(k);
+            let end = self.rows.last().map_or(0, |(s, l)| s + l);
+            self.cells.truncate(end);
         }
     }
 
-    /// The band, with two runs or more that fit under [`MAX_CELLS`].
+    /// The band on the first run's bins (a longer run cut to them, a shorter one counting 0
+    /// after its end), with two runs or more that fit under [`MAX_CELLS`].
     pub(crate) fn finish(self) -> Option<Band> {
         if self.runs < 2 || self.over {
             return None;
         }
-        let n = self.runs as usize;
+        let len = self.rows.first().map_or(0, |r| r.1);
+        let n = self.rows.len();
         let drop = n / 40;
         let mut column = Vec::with_capacity(n);
-        let (mut low, mut high) = (Vec::with_capacity(self.len), Vec::with_capacity(self.len));
-        for bin in 0..self.len {
+        let (mut low, mut high) = (Vec::with_capacity(len), Vec::with_capacity(len));
+        for bin in 0..len {
             column.clear();
-            column.extend((0..n).map(|r| self.cells[r * self.len + bin]));
+            column.extend(
+                self.rows
+                    .iter()
+                    .map(|&(s, l)| if bin < l { self.cells[s + bin] } else { 0 }),
+            );
             column.sort_unstable();
             low.push(column[drop]);
             high.push(column[n - 1 - drop]);

@@ -245,6 +245,11 @@ impl Run {
     /// [`Run::new`] of a link's input.
     fn of(p: &RunInput) -> Result<Run, ConfigError> {
         let (kind, population) = Run::check_caps(p)?;
+        Ok(Run::on(p, kind, population))
+    }
+
+    /// A run of `p` on the engine given (`population`), its caps checked.
+    fn on(p: &RunInput, kind: ScenarioKind, population: bool) -> Run {
         let policy = p.policy;
         let mut run = Run {
             p: p.clone(),
@@ -262,7 +267,7 @@ impl Run {
             bands: super::band::Bands::default(),
         };
         run.start_repetition();
-        Ok(run)
+        run
     }
 
     /// Checks the link (values and caps) as [`Run::new`] does, without preparing a repetition
@@ -534,10 +539,13 @@ impl Run {
 
     /// A run of `n` of the link's repetitions from its `from`-th (0-based): a part of the
     /// link's runs, to run beside the others (on another core) and join in order.
+    /// The part runs on the engine the whole link's size picks (`engine=auto` weighs all its
+    /// runs), so every part is stepped as the whole is.
     pub fn replicates(mut p: RunInput, from: u32, n: u32) -> Result<Run, ConfigError> {
+        let (kind, population) = Run::check_caps(&p)?;
         p.sim.first_run = p.sim.first_run.saturating_add(from);
         p.sim.runs = super::params::Runs(n.max(1));
-        Run::of(&p)
+        Ok(Run::on(&p, kind, population))
     }
 }
 

@@ -68,6 +68,27 @@ fn p99_colour(p99: Option<f64>, lo: f64, hi: f64) -> RGBColor {
     RGBColor(mix(26.0, 200.0), mix(150.0, 40.0), mix(65.0, 40.0))
 }
 
+/// The user's point as drawn, and whether it was moved to the edge: where it lies more than
+/// twice the frontier's load past it, or 20 points of success under it, it is drawn at the
+/// frontier's edge.
+fn placed_yours(f: &Frontier) -> (FrontierPoint, bool) {
+    let mut p = f.yours.clone();
+    if f.points.is_empty() {
+        return (p, false);
+    }
+    let hi = f.points.iter().map(|q| q.load).fold(0.0, f64::max);
+    let lo = f.points.iter().map(|q| q.success).fold(1.0, f64::min);
+    let far_x = p.load > hi * 2.0 + 0.5;
+    let far_y = p.success < lo - 0.2;
+    if far_x {
+        p.load = hi + (hi * 0.1).max(0.05);
+    }
+    if far_y {
+        p.success = (lo - 0.02).max(0.0);
+    }
+    (p, far_x || far_y)
+}
+
 /// The axes' ranges: every point inside, with a margin.
 fn ranges(all: &[&FrontierPoint]) -> ((f64, f64), (f64, f64)) {
     let loads = all.iter().map(|p| p.load);
@@ -118,7 +139,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let px = |v: f64| (v * scale).round() as i32;
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let plot = crate::charts::plot::caption(area, &f.title, 16.0 * scale)?;
-    let all: Vec<&FrontierPoint> = f.points.iter().chain(core::iter::once(&f.yours)).collect();
+    // The user's own, where it lies far off the frontier (a storm's hundreds of attempts per
+    // original), is drawn at the plot's edge and says so, so the frontier keeps its scale.
+    let (shown, far) = placed_yours(f);
+    let all: Vec<&FrontierPoint> = f.points.iter().chain(core::iter::once(&shown)).collect();
     let ((x0, x1), (y0, y1)) = ranges(&all);
     let p99s = all.iter().filter_map(|p| p.p99_ms);
     let (plo, phi) = p99s.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
@@ -163,7 +187,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         label(area, &p.label, (x, y), &label_style, scale)?;
         at.push((f64::from(x), f64::from(y)));
     }
-    let c = (f.yours.load, f.yours.success * 100.0);
+    let c = (shown.load, shown.success * 100.0);
     chart
         .draw_series(std::iter::once(Circle::new(
             c,
@@ -172,7 +196,25 @@ pub fn draw_frontier<DB: DrawingBackend>(
         )))
         .map_err(|e| e.to_string())?;
     let (x, y) = chart.backend_coord(&c);
-    label(area, "yours", (x, y), &label_style, scale)?;
+    if far {
+        // Two lines above the point: what it is, then its figures.
+        let figures = format!(
+            "{:.1}x, {:.1}% success",
+            f.yours.load,
+            f.yours.success * 100.0
+        );
+        let line = (14.0 * scale).round() as i32;
+        label(
+            area,
+            "yours, off the scale:",
+            (x, y - line),
+            &label_style,
+            scale,
+        )?;
+        label(area, &figures, (x, y), &label_style, scale)?;
+    } else {
+        label(area, "yours", (x, y), &label_style, scale)?;
+    }
     at.push((f64::from(x), f64::from(y)));
     area.present().map_err(|e| e.to_string())?;
     Ok(FrontierMap { at })
@@ -218,6 +260,15 @@ mod tests {
             }
             assert_eq!(map.point_at(-50.0, -50.0, 12.0), None);
         }
+        // A storm's own policy, far off: at the edge, its figures in its label.
+        let far = Frontier {
+            yours: point("yours", 0.096, 249.9, Some(7050.0)),
+            ..f.clone()
+        };
+        let rec = crate::charts::plot::CanvasRecorder::new(900, 420);
+        draw_frontier(&rec.clone().into_drawing_area(), &far, 1.0).unwrap();
+        assert!(rec.has_text("yours, off the scale:") && rec.has_text("249.9x, 9.6% success"));
+        assert!(rec.drawn().outside.is_empty());
         let (g, r) = (
             p99_colour(Some(50.0), 50.0, 6000.0),
             p99_colour(Some(6000.0), 50.0, 6000.0),
