@@ -145,7 +145,7 @@ pub enum Command {
         part: ShardFlags,
     },
     /// The retry policies on the frontier of success, load and latency for the link's system,
-    /// over the weather it must survive (a 5 s outage, a 60 s outage, a load spike).
+    /// over the weather it must survive (a 5 s outage, a 60 s outage, a load spike, a halved capacity).
     Tune {
         #[command(flatten)]
         link: Query,

@@ -777,7 +777,7 @@ pub static TABLE: &[Key] = &[
         "clients drawn in the schedule view (clients x retries at most 50000 there); the clients of `burst` and `occ` (at most 1000 for `occ`); the callers of `outage` (for `budget_scope=client`)",
         Control::Number, "Clients", Group::Schedule),
     key!("tune", "off", Domain::Switch, "", Applies::OUTAGE,
-        "find a better policy: search the retry policies (attempts, backoff, base, a ratio budget) for those on the frontier of success, attempts per original and p99 over a 5 s outage, a 60 s outage and a load spike, by successive halving (as `retrylab tune`); the page draws the frontier with the link's own policy",
+        "find a better policy: search the retry policies (attempts, backoff, base, none, a ratio or the link's own budget) for those on the frontier of success, attempts per original and p99 over a 5 s outage, a 60 s outage, a load spike and a halved capacity, by successive halving (as `retrylab tune`); the page draws the frontier with the link's own policy",
         Control::Select, "Find a better policy", Group::Tune),
     key!("tune_candidates", "32", int(4, super::tune_keys::DISTINCT as u64), "policies", Applies::OUTAGE,
         "with `tune`: the policies drawn to start the search (376: every one)",

@@ -498,10 +498,15 @@ impl Population {
                 let mut sent = *c;
                 self.send_one(&mut sent);
                 *c = sent;
-                if sent.n > 0 {
+                // Without a breaker nothing between a send and its answer depends on their
+                // order: the cohort is answered at once.
+                if sent.n > 0 && self.breaker.is_some() {
                     pending.push(Reverse((when(&sent), 1, seq, i)));
+                    continue;
                 }
-                continue;
+                if sent.n == 0 {
+                    continue;
+                }
             }
             answer(self, slots[i]);
             for c in self.now.drain(..) {
