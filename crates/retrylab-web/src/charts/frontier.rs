@@ -130,6 +130,48 @@ fn label<DB: DrawingBackend>(
         .map_err(|e| e.to_string())
 }
 
+/// Draws the user's own point (`shown`, moved to the edge when `far`) and its label; where it
+/// landed.
+fn draw_yours<DB: DrawingBackend>(
+    chart: &mut crate::charts::plot::Chart<'_, DB>,
+    area: &DrawingArea<DB, Shift>,
+    f: &Frontier,
+    (shown, far): (&FrontierPoint, bool),
+    label_style: &TextStyle<'_>,
+    scale: f64,
+) -> Result<(f64, f64), String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let c = (shown.load, shown.success * 100.0);
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            c,
+            px(9.0),
+            ShapeStyle::from(&BLACK).stroke_width(px(2.5).max(1) as u32),
+        )))
+        .map_err(|e| e.to_string())?;
+    let (x, y) = chart.backend_coord(&c);
+    if far {
+        // Two lines above the point: what it is, then its figures.
+        let figures = format!(
+            "{:.1}x, {:.1}% success",
+            f.yours.load,
+            f.yours.success * 100.0
+        );
+        let line = (14.0 * scale).round() as i32;
+        label(
+            area,
+            "yours, off the scale:",
+            (x, y - line),
+            label_style,
+            scale,
+        )?;
+        label(area, &figures, (x, y), label_style, scale)?;
+    } else {
+        label(area, "yours", (x, y), label_style, scale)?;
+    }
+    Ok((f64::from(x), f64::from(y)))
+}
+
 /// Draws the frontier; returns where its points landed.
 pub fn draw_frontier<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -187,35 +229,14 @@ pub fn draw_frontier<DB: DrawingBackend>(
         label(area, &p.label, (x, y), &label_style, scale)?;
         at.push((f64::from(x), f64::from(y)));
     }
-    let c = (shown.load, shown.success * 100.0);
-    chart
-        .draw_series(std::iter::once(Circle::new(
-            c,
-            px(9.0),
-            ShapeStyle::from(&BLACK).stroke_width(px(2.5).max(1) as u32),
-        )))
-        .map_err(|e| e.to_string())?;
-    let (x, y) = chart.backend_coord(&c);
-    if far {
-        // Two lines above the point: what it is, then its figures.
-        let figures = format!(
-            "{:.1}x, {:.1}% success",
-            f.yours.load,
-            f.yours.success * 100.0
-        );
-        let line = (14.0 * scale).round() as i32;
-        label(
-            area,
-            "yours, off the scale:",
-            (x, y - line),
-            &label_style,
-            scale,
-        )?;
-        label(area, &figures, (x, y), &label_style, scale)?;
-    } else {
-        label(area, "yours", (x, y), &label_style, scale)?;
-    }
-    at.push((f64::from(x), f64::from(y)));
+    at.push(draw_yours(
+        &mut chart,
+        area,
+        f,
+        (&shown, far),
+        &label_style,
+        scale,
+    )?);
     area.present().map_err(|e| e.to_string())?;
     Ok(FrontierMap { at })
 }

@@ -36,6 +36,23 @@ pub(crate) struct RunJob {
 }
 
 impl RunJob {
+    /// A job of rows that need only their summaries (a sweep's, a search's round).
+    fn rows(ids: Vec<u32>, link: String, started: f64, plan: Option<Plan>) -> RunJob {
+        RunJob {
+            reports: ids.iter().map(|_| None).collect(),
+            fractions: ids.iter().map(|_| 0.0).collect(),
+            ids,
+            sides: Vec::new(),
+            link,
+            started,
+            plan,
+            twin: false,
+            analytic: None,
+            ladder: Vec::new(),
+            round: None,
+        }
+    }
+
     /// "40%", for a sweep "40% (38 of 95 rows)", for a search its round.
     fn progress_text(&self) -> String {
         let pct = format!("{:.0}%", self.fraction() * 100.0);
@@ -361,17 +378,8 @@ impl ScenarioView {
                 };
                 let ids = exec.submit(links, false);
                 self.job = Some(RunJob {
-                    reports: ids.iter().map(|_| None).collect(),
-                    fractions: ids.iter().map(|_| 0.0).collect(),
-                    ids,
-                    sides: Vec::new(),
-                    link,
-                    started,
-                    plan: None,
-                    twin: false,
-                    analytic: None,
-                    ladder: Vec::new(),
                     round,
+                    ..RunJob::rows(ids, link, started, None)
                 });
                 self.local_pending()
             }
@@ -392,19 +400,7 @@ impl ScenarioView {
         self.error = None;
         // Rows need only their summaries: the workers send no series back.
         let ids = exec.submit(plan.links.clone(), false);
-        self.job = Some(RunJob {
-            reports: ids.iter().map(|_| None).collect(),
-            fractions: ids.iter().map(|_| 0.0).collect(),
-            ids,
-            sides: Vec::new(),
-            link,
-            started: now(),
-            plan: Some(plan),
-            twin: false,
-            analytic: None,
-            ladder: Vec::new(),
-            round: None,
-        });
+        self.job = Some(RunJob::rows(ids, link, now(), Some(plan)));
         self.local_pending()
     }
 
