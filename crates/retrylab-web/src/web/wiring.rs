@@ -399,27 +399,15 @@ pub(super) fn pointers(app: &Rc<RefCell<App>>) -> Result<(), JsValue> {
         }
         on_move.forget(); // page-lifetime handler
     }
-    {
-        // The analytic twin's chart reads out the state under the pointer.
+    // The panels' own charts read out what lies under the pointer: the analytic twin's state,
+    // the frontier's policy.
+    for (panel, id) in [("analytic", "analytic-chart"), ("tune", "tune-chart")] {
         let app = app.clone();
         let on_move =
             Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
-                app.borrow_mut().view.point("analytic", pointer_at(&e));
+                app.borrow_mut().view.point(panel, pointer_at(&e));
             });
-        let el = by_id("analytic-chart").ok_or("no #analytic-chart")?;
-        for event in ["pointermove", "pointerleave"] {
-            el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
-        }
-        on_move.forget(); // page-lifetime handler
-    }
-    {
-        // The frontier reads out the policy under the pointer.
-        let app = app.clone();
-        let on_move =
-            Closure::<dyn FnMut(web_sys::PointerEvent)>::new(move |e: web_sys::PointerEvent| {
-                app.borrow_mut().view.point("tune", pointer_at(&e));
-            });
-        let el = by_id("tune-chart").ok_or("no #tune-chart")?;
+        let el = by_id(id).ok_or_else(|| format!("no #{id}"))?;
         for event in ["pointermove", "pointerleave"] {
             el.add_event_listener_with_callback(event, on_move.as_ref().unchecked_ref())?;
         }
