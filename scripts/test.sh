@@ -22,8 +22,9 @@ cargo test --workspace --locked
 # The documentation builds with every intra-doc link resolved (a broken link is an error).
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --locked
 # The population engine's checks catch a deliberately wrong step (every jittered retry a tick
-# late): built so, its agreement test asserts that the engines' distributions then differ.
-cargo test -p retry-model --locked --test population --features mutation-late-waits -- --exact both_engines_draw_the_same_distributions a_ten_minute_outage_at_production_rate_follows_the_fluid_twin
+# late, every queue server's work a bin late): built so, its agreement test asserts that the
+# engines' distributions then differ, and the M/M/c check that the queue's means do.
+cargo test -p retry-model --locked --test population --features mutation-late-waits -- --exact both_engines_draw_the_same_distributions a_ten_minute_outage_at_production_rate_follows_the_fluid_twin the_queue_server_on_counts_meets_the_m_m_c_closed_forms
 
 step "client presets against the libraries themselves (tests/clients: Python, npm and Rust crates, KS per retry)"
 cargo build -q -p retrylab-cli --locked

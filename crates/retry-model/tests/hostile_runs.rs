@@ -30,7 +30,7 @@ fn strictly_growing(name: &str, v: &[f64]) {
 fn a_day_long_timeout_on_a_slow_queue_still_shows_progress() {
     // The longest request is 100 x 24 h, so the clock alone said 0.0 % for minutes; and every
     // answered attempt's timeout used to wait in memory for its day (6 GB before the abort).
-    let link = "scenario=outage&rate=1000&duration=2000s&server=queue&workers=1&service=60s&deadline=none&attempt_timeout=24h&attempts=100&backoff=none";
+    let link = "scenario=outage&rate=1000&duration=2000s&server=queue&workers=1&service=60s&deadline=none&attempt_timeout=24h&attempts=100&backoff=none&engine=request";
     strictly_growing("queue", &progress(link, 4, 300_000));
 }
 

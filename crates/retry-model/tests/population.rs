@@ -114,6 +114,29 @@ const RANDOM: [&str; 13] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s",
 ];
 
+/// Links on the queue server, whose service and Poisson arrivals are drawn at random: an outage
+/// with exponential service, full jitter and read timeouts; a constant service through a load
+/// spike past its workers; a LIFO queue dropping what its callers gave up on (lognormal
+/// service); and a retry storm on a full queue that recovers in some seeds and not in others.
+const QUEUE: [&str; 4] = [
+    "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=4&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson",
+    "scenario=outage&server=queue&workers=4&service=40ms&rate=70&outage=0ms&spike_rate=40&spike_start=5s&spike_for=5s&attempts=3&backoff=exponential&base=100ms&attempt_timeout=1s&duration=20s&arrivals=poisson",
+    "scenario=outage&server=queue&workers=6&service=30ms&service_dist=lognormal&service_cv=1.5&discipline=lifo&server_deadline=on&queue_limit=200&rate=150&outage=0ms&spike_rate=150&spike_start=4s&spike_for=3s&attempts=3&backoff=equal&base=200ms&attempt_timeout=400ms&duration=15s&arrivals=poisson",
+    "scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&spike_rate=40&spike_for=9s",
+];
+
+#[test]
+fn both_engines_draw_the_same_distributions_at_the_queue_server() {
+    let mut failures = Vec::new();
+    for link in QUEUE {
+        match agree(link) {
+            Ok(d) => eprintln!("{link}: largest D {d:.3}"),
+            Err(e) => failures.push(e),
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 #[test]
 fn both_engines_draw_the_same_distributions() {
     let mut failures = Vec::new();
@@ -200,6 +223,67 @@ fn the_flaky_server_at_a_million_requests_meets_its_closed_forms() {
         "{} against {success}",
         s.success_rate
     );
+}
+
+/// Erlang's B (the share of arrivals an M/M/c/c server loses) and C (the share an M/M/c queue
+/// makes wait) for `c` workers offered `a` = lambda / mu.
+fn erlang(c: u32, a: f64) -> (f64, f64) {
+    let b = (1..=c).fold(1.0, |b, k| a * b / (f64::from(k) + a * b));
+    let rho = a / f64::from(c);
+    (b, b / (1.0 - rho + rho * b))
+}
+
+/// The M/M/c queue's means on counts: Poisson arrivals, exponential service, one attempt and
+/// no timeout that matters. Mean time at the server W = 1/mu + C / (c mu - lambda), the mean
+/// number there L = lambda W (Little), the share that waits C; with no room to wait, the share
+/// refused is Erlang's B. Run where the per-request engine would take several seconds.
+///
+/// Built with `mutation-late-waits`, the engine also ends every service a bin late, and then
+/// the check must fail.
+#[test]
+fn the_queue_server_on_counts_meets_the_m_m_c_closed_forms() {
+    let checked = m_m_c();
+    if cfg!(feature = "mutation-late-waits") {
+        assert!(
+            checked.is_err(),
+            "services ending a bin late went unnoticed"
+        );
+    } else {
+        checked.unwrap();
+    }
+}
+
+fn m_m_c() -> Result<(), String> {
+    let queue = |rate: u32, workers: u32, service_ms: u32, limit: u32, secs: u32, runs: u32| {
+        let s = summary(&format!(
+            "scenario=outage&server=queue&service_dist=exp&arrivals=poisson&outage=0ms&attempts=1&backoff=none&attempt_timeout=60s&deadline=none&rate={rate}&workers={workers}&service={service_ms}ms&queue_limit={limit}&duration={secs}s&runs={runs}&engine=population"
+        ));
+        assert!(s.population.is_some());
+        s.server.expect("a queue server's summary")
+    };
+    let near = |what: &str, got: f64, want: f64, tol: f64| {
+        if (got - want).abs() <= tol {
+            Ok(())
+        } else {
+            Err(format!("{what} {got} against {want}"))
+        }
+    };
+    for (rate, workers, service_ms, secs, runs, tol) in
+        [(70, 4, 40, 3600, 4, 0.02), (7000, 400, 50, 600, 1, 0.01)]
+    {
+        let (lambda, mu) = (f64::from(rate), 1000.0 / f64::from(service_ms));
+        let (_, c) = erlang(workers, lambda / mu);
+        let w = 1.0 / mu + c / (f64::from(workers) * mu - lambda);
+        let s = queue(rate, workers, service_ms, 1_000_000, secs, runs);
+        let (w_ms, l) = (w * 1000.0, lambda * w);
+        near("W (ms)", s.mean_time_ms, w_ms, tol * w_ms)?;
+        near("L", s.mean_in_system, l, tol * l)?;
+        near("C", s.wait_share, c, 0.01)?;
+    }
+    // M/M/4/4: no queue, 2.8 erlangs offered.
+    let s = queue(70, 4, 40, 0, 3600, 2);
+    let (b, _) = erlang(4, 2.8);
+    near("B", s.refused as f64 / s.arrived as f64, b, 0.005)
 }
 
 /// The chance a request makes exactly `k` of its `n` attempts when each fails with `f`.
@@ -372,6 +456,85 @@ fn a_ten_minute_outage_at_production_rate_follows_the_fluid_twin() {
     );
     assert!(
         off(s.success_rate, success) < 1e-3,
+        "{} against {success}",
+        s.success_rate
+    );
+}
+
+/// The fluid twin of a queue server with a retry orbit, stepped a millisecond at a time: the
+/// attempts at the server `q` leave at mu min(q, c); arrivals (the originals, and each stage's
+/// retries) are let in while the queue has room, shared evenly; those refused come back as the
+/// next stage a hop, a constant backoff and a hop later, or fail after the last attempt.
+/// `rate(t)`: the originals arriving in millisecond `t`. Returns (attempts, successes) per
+/// original.
+fn queue_fluid(
+    rate: impl Fn(usize) -> f64,
+    (workers, room, mu): (f64, f64, f64),
+    (attempts, back_ms): (usize, usize),
+    ms: usize,
+) -> (f64, f64) {
+    let mut arriving = vec![vec![0.0f64; attempts]; ms + back_ms + 1];
+    let (mut q, mut sent, mut lost, mut all) = (0.0f64, 0.0, 0.0, 0.0);
+    for t in 0..ms {
+        arriving[t][0] += rate(t);
+        all += rate(t);
+        let x = std::mem::take(&mut arriving[t]);
+        let n: f64 = x.iter().sum();
+        sent += n;
+        let out = mu * q.min(workers);
+        let admitted = n.min((workers + room - q + out).max(0.0));
+        q += admitted - out;
+        let refused_share = if n > 0.0 { 1.0 - admitted / n } else { 0.0 };
+        for (a, &xa) in x.iter().enumerate() {
+            let refused = xa * refused_share;
+            if a + 1 == attempts {
+                lost += refused;
+            } else {
+                arriving[t + back_ms][a + 1] += refused;
+            }
+        }
+    }
+    (sent / all, 1.0 - lost / all)
+}
+
+/// 100,000 requests a second for a minute to 6,000 workers of 50 ms (exponential), 120,000 a
+/// second, with room for 100,000 more; a load spike of 60,000 a second for 10 s fills the queue,
+/// and what it refuses comes back a second later (4 attempts, constant backoff): an orbit of
+/// retries that drains through the headroom once the spike ends. About 6.6 million requests,
+/// where the per-request engine takes tens of seconds; the engine and the twin agree within
+/// 0.5% on the attempts and on the successes.
+#[test]
+fn a_queue_with_a_retry_orbit_follows_its_fluid_twin() {
+    let link = "scenario=outage&server=queue&workers=6000&service=50ms&service_dist=exp&queue_limit=100000&rate=100000&duration=60s&outage=0ms&spike_rate=60000&spike_start=10s&spike_for=10s&attempts=4&backoff=constant&base=1s&attempt_timeout=30s&deadline=none&net=1ms&engine=population";
+    let s = summary(link);
+    // Sent each millisecond, arriving a hop (1 ms) later; refused a hop after arriving, sent
+    // again a second later, arriving a hop after that: back 1002 ms after arriving.
+    let rate = |t: usize| {
+        let base = if (1..=60_000).contains(&t) {
+            100.0
+        } else {
+            0.0
+        };
+        let spike = if (10_001..=20_000).contains(&t) {
+            60.0
+        } else {
+            0.0
+        };
+        base + spike
+    };
+    let (attempts, success) = queue_fluid(rate, (6000.0, 100_000.0, 1.0 / 50.0), (4, 1002), 80_000);
+    eprintln!(
+        "population {} attempts, {} success; fluid {attempts:.5}, {success:.5}",
+        s.amplification, s.success_rate
+    );
+    assert!(attempts > 1.1, "the spike leaves no orbit: {attempts}");
+    assert!(
+        off(s.amplification, attempts) < 5e-3,
+        "{} attempts against the twin's {attempts}",
+        s.amplification
+    );
+    assert!(
+        off(s.success_rate, success) < 5e-3,
         "{} against {success}",
         s.success_rate
     );

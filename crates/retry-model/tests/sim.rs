@@ -296,7 +296,10 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "scenario=outage&rate=100000&duration=1h&engine=population&runs=100",
             "rate",
         ),
-        ("scenario=outage&server=queue&engine=population", "server"),
+        (
+            "scenario=outage&server=queue&latency_per_inflight=1ms&engine=population",
+            "latency_per_inflight",
+        ),
         ("scenario=outage&budget=aws&engine=population", "budget"),
         ("scenario=outage&budget=grpc&engine=population", "budget"),
         (

@@ -361,8 +361,16 @@ impl Recorder {
 
     /// Work finished at `t` for a caller who had given up.
     pub fn wasted(&mut self, t: Micros) {
-        self.totals.wasted += 1;
-        self.bin(t).wasted += 1;
+        self.wasted_n(t, 1);
+    }
+
+    /// `n` attempts' work done at `t` whose answer came too late (a population run's count).
+    pub fn wasted_n(&mut self, t: Micros, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.totals.wasted += n;
+        add(&mut self.bin(t).wasted, n);
     }
 
     /// A request ended at `t` after `latency`.

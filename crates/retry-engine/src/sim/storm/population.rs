@@ -18,6 +18,9 @@
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
 //!   fewer requests than ticks).
 //!
+//! The queue server is stepped in bins of its own (at most a sixteenth of its mean service) in
+//! `queue.rs`: the attempts at it waiting in order, or in service by the bin their work ends in.
+//!
 //! A circuit breaker is asked at each cohort's send and hears each cohort's answers, in time
 //! order (`Breaker::allow_many`, `Breaker::record_many`: the same state as one call at a
 //! time): in the outage and on the flaky server the tick's cohorts and their quick retries go
@@ -36,6 +39,7 @@
 //! no order to approximate.
 
 mod arrivals;
+mod queue;
 mod refusal;
 
 pub(in crate::sim) use refusal::refusal;
@@ -61,6 +65,8 @@ use crate::sim::split;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use arrivals::Even;
+pub(in crate::sim) use queue::bin_width;
+use queue::QueueCounts;
 
 /// The random stream of a population run (offset by the run number).
 const STREAM_POPULATION: u64 = 5 << 40;
@@ -98,8 +104,10 @@ pub struct Population {
     sp: StormCfg,
     policy: ValidPolicy,
     server: Tick,
-    // The flaky server's accounting, when the storm's server is the flaky one.
-    flaky: Option<Service>,
+    // The queue or flaky server's accounting, when the storm's server is one of them.
+    service: Option<Service>,
+    // The queue server's counts, when the storm's server is the queue.
+    queue: Option<QueueCounts>,
     width: u64,
     rng: Rng,
     planned: u64,
@@ -116,9 +124,10 @@ pub struct Population {
     // Each retry's waits after a 503, with the server's Retry-After (`None`: the client gives
     // up on the server's wait).
     ranges_503: Vec<Option<WaitRange>>,
-    // Whether a 503, a connect timeout is retried.
+    // Whether a 503, a connect timeout, a read timeout is retried.
     retry_503: bool,
     retry_connect: bool,
+    retry_read: bool,
     rec: Recorder,
     // The process's retry budget (one for all: the refusal keeps it so).
     budget: Budget,
@@ -163,30 +172,16 @@ impl Population {
             .filter_map(|r| policy.backoff().wait_range(r))
             .collect();
         let (retry_503, ranges_503) = ranges_503(p, &policy).unwrap_or_default();
-        let width = sp.tick.0.max(1);
-        // A burst sends every client, the spike's too, at 0 (as the per-request engine does).
-        let (steady, spike) = match kind {
-            ScenarioKind::Burst => (Even::new(0, 0, planned), Even::new(0, 0, 0)),
-            ScenarioKind::Outage
-            | ScenarioKind::Occ
-            | ScenarioKind::Layers
-            | ScenarioKind::Lost
-                if sp.poisson =>
-            {
-                (Even::new(0, 0, 0), spike_of(&sp))
-            }
-            ScenarioKind::Outage
-            | ScenarioKind::Occ
-            | ScenarioKind::Layers
-            | ScenarioKind::Lost => (
-                Even::new(0, sp.rate_milli.max(1), planned - spike_of(&sp).count()),
-                spike_of(&sp),
-            ),
+        let width = match sp.server {
+            ServerKind::Queue => bin_width(&sp.queue),
+            ServerKind::Tick | ServerKind::Flaky => sp.tick.0.max(1),
         };
+        let (steady, spike) = streams(kind, &sp, planned);
         let m = Population {
             kind,
             server: Tick::new(&sp),
-            flaky: (sp.server == ServerKind::Flaky).then(|| Service::new(&sp, p.seed, run)),
+            service: (sp.server != ServerKind::Tick).then(|| Service::new(&sp, p.seed, run)),
+            queue: (sp.server == ServerKind::Queue).then(|| QueueCounts::new(&sp, width)),
             width,
             rng: Rng::stream(p.seed, STREAM_POPULATION + u64::from(run)),
             planned,
@@ -200,6 +195,7 @@ impl Population {
             ranges_503,
             retry_503,
             retry_connect: retryable(Outcome::ConnectTimeout),
+            retry_read: retryable(Outcome::ReadTimeout),
             rec,
             budget: Budget::new(pol.budget, p.budget_start),
             now: Vec::new(),
@@ -401,12 +397,18 @@ impl Population {
         let mut list = self.take(k);
         let w = self.width;
         let net = self.sp.net.0;
+        if self.queue.is_some() {
+            return self.queued(k, list);
+        }
         // The outage and the flaky server answer each attempt as it arrives: each cohort is
         // sent (and a breaker asked) after the answers to the ones before it.
+        if self.queue.is_some() {
+            return self.queued(k, list);
+        }
         if self.in_outage(k * w) {
             return self.outage(list);
         }
-        if self.flaky.is_some() {
+        if self.service.is_some() {
             return self.flaky(list);
         }
         self.send_through(&mut list);
@@ -436,7 +438,7 @@ impl Population {
     /// with probability `fail` on its own (a binomial split of each cohort), answered a hop
     /// after.
     fn flaky(&mut self, list: Vec<Cohort>) {
-        let (service, fail_ppm) = match &self.flaky {
+        let (service, fail_ppm) = match &self.service {
             Some(w) => (w.cfg.service.0, w.cfg.fail_ppm),
             None => return,
         };
@@ -448,7 +450,7 @@ impl Population {
             |m, c| {
                 let done = c.at + service;
                 m.rec.served_n(Micros(done), c.n);
-                if let Some(w) = m.flaky.as_mut() {
+                if let Some(w) = m.service.as_mut() {
                     let st = &mut w.stats;
                     st.arrived += c.n;
                     st.completed += c.n;
@@ -618,11 +620,15 @@ impl Population {
         if f == 0 {
             return;
         }
-        // The population engine's failures are a 503 or, in the outage, a connect timeout.
-        let retryable = if outcome == Outcome::ConnectTimeout {
-            self.retry_connect
-        } else {
-            self.retry_503
+        // The population engine's failures are a 503, a connect timeout in the outage, or a
+        // read timeout at the queue server.
+        let timeout = outcome.is_timeout();
+        let retryable = match outcome {
+            Outcome::ConnectTimeout => self.retry_connect,
+            Outcome::ReadTimeout => self.retry_read,
+            Outcome::Ok | Outcome::Refused | Outcome::Status(_) | Outcome::KeyInFlight => {
+                self.retry_503
+            }
         };
         let p = *self.policy.policy();
         if !retryable {
@@ -638,7 +644,7 @@ impl Population {
         // Under fit=full a retry fits when its wait, the next attempt and the reserve do.
         let limit = remaining.map(|r| r.checked_sub(p.attempt_timeout.0 + p.reserve.0));
         let i = c.attempt as usize - 1;
-        let range = if outcome == Outcome::ConnectTimeout {
+        let range = if timeout {
             self.ranges.get(i).copied().map(Some)
         } else {
             self.ranges_503.get(i).copied()
@@ -646,7 +652,7 @@ impl Population {
         let Some(range) = range else {
             return self.end(t, c, StopReason::AttemptsUsedUp, f);
         };
-        let cost = if outcome == Outcome::ConnectTimeout {
+        let cost = if timeout {
             RetryCost::Timeout
         } else {
             RetryCost::Normal
@@ -708,6 +714,23 @@ impl Population {
             let level = self.budget.level(Micros(t)).milli;
             self.rec.budget(Micros(t), level);
         }
+    }
+}
+
+/// The evenly spaced originals of a run (steady, the spike's): a burst sends every client, the
+/// spike's too, at 0 (as the per-request engine does); Poisson arrivals are drawn instead.
+fn streams(kind: ScenarioKind, sp: &StormCfg, planned: u64) -> (Even, Even) {
+    match kind {
+        ScenarioKind::Burst => (Even::new(0, 0, planned), Even::new(0, 0, 0)),
+        ScenarioKind::Outage | ScenarioKind::Occ | ScenarioKind::Layers | ScenarioKind::Lost
+            if sp.poisson =>
+        {
+            (Even::new(0, 0, 0), spike_of(sp))
+        }
+        ScenarioKind::Outage | ScenarioKind::Occ | ScenarioKind::Layers | ScenarioKind::Lost => (
+            Even::new(0, sp.rate_milli.max(1), planned - spike_of(sp).count()),
+            spike_of(sp),
+        ),
     }
 }
 
@@ -845,7 +868,14 @@ impl Population {
             .position(|l| !l.is_empty())
             .map(|i| self.base + i as u64);
         let originals = self.originals_tick(after + 1);
-        let next = scheduled.map_or(originals, |s| s.min(originals));
+        let server = self
+            .queue
+            .as_ref()
+            .and_then(|q| q.next_bin(after + 1, self.width))
+            .unwrap_or(u64::MAX);
+        let next = scheduled
+            .map_or(originals, |s| s.min(originals))
+            .min(server);
         (next != u64::MAX).then_some(next)
     }
 }
@@ -875,10 +905,12 @@ impl Model for Population {
     fn finish(self, at: Option<Micros>) -> Report {
         let mut rep = self.sp.report(self.kind, self.rec, at);
         let max_attempts = self.policy.policy().max_attempts;
+        let queueing = self.queue.is_some();
+        let flaky = (!queueing).then_some(max_attempts);
         rep.summary.server = self
-            .flaky
+            .service
             .as_ref()
-            .map(|w| w.summary(false, rep.summary.successes, Some(max_attempts)));
+            .map(|w| w.summary(queueing, rep.summary.successes, flaky));
         rep.summary.population = Some(crate::sim::PopulationSummary {
             tick_ms: Micros(self.width).as_millis_f64(),
         });

@@ -39,7 +39,10 @@ pub(in crate::sim) fn refusal(
         ServerKind::Flaky => {
             return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
         }
-        ServerKind::Queue => return no("server", "steps the tick and flaky servers only"),
+        ServerKind::Queue if sp.queue.per_inflight == Micros::ZERO => {}
+        ServerKind::Queue => {
+            return no("latency_per_inflight", "steps a queue server whose service does not grow with the requests at it (latency_per_inflight=0ms)");
+        }
     }
     if sp.limiter.is_some() {
         return no("limiter", "has no client-side rate limiter yet");
@@ -113,11 +116,21 @@ pub(super) fn spike_of(sp: &StormCfg) -> Even {
 /// The refusals that come from the server's timing: the outage in whole ticks, and every
 /// attempt's answer within its timeout.
 fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
-    let tick = sp.tick.0.max(1);
+    let queue = sp.server == ServerKind::Queue;
+    let tick = if queue {
+        super::bin_width(&sp.queue)
+    } else {
+        sp.tick.0.max(1)
+    };
     if !sp.outage_start.0.is_multiple_of(tick) || !sp.outage.0.is_multiple_of(tick) {
+        let unit = if queue {
+            "of its bin (a sixteenth of the mean service, rounded down to 100, 250 or 500 µs, 1, 2, 2.5, 5 or 10 ms...)"
+        } else {
+            "ticks"
+        };
         return Some(ConfigError::new(
             "outage_start",
-            "the population engine needs the outage to start and last whole ticks: engine=request runs it",
+            alloc::format!("the population engine needs the outage to start and last whole {unit}: engine=request runs it"),
         ));
     }
     let pol = policy.policy();
@@ -125,10 +138,11 @@ fn shape_refusal(sp: &StormCfg, policy: &ValidPolicy) -> Option<ConfigError> {
         Some(d) => pol.attempt_timeout.min(d.saturating_sub(pol.reserve)),
         None => pol.attempt_timeout,
     };
-    let wait = if sp.server == ServerKind::Flaky {
-        sp.queue.service
-    } else {
-        sp.tick
+    // The queue server answers late as a timeout, as the per-request engine does.
+    let wait = match sp.server {
+        ServerKind::Flaky => sp.queue.service,
+        ServerKind::Queue => Micros::ZERO,
+        ServerKind::Tick => sp.tick,
     };
     let answer = wait.saturating_add(sp.net.saturating_add(sp.net));
     if timeout < answer {
