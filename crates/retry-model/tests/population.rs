@@ -562,3 +562,33 @@ fn a_population_run_offers_its_check_against_the_per_request_engine() {
     // A link the per-request engine runs offers none.
     assert!(retry_model::engine_check(&"preset=payments-none".parse().unwrap()).is_none());
 }
+
+/// On the queue server the check scales the workers and the queue's room with the arrivals,
+/// and a load spike's rate too, so the smaller storm is the same storm: the two sides' success
+/// rates agree within a point.
+#[test]
+fn a_queue_servers_check_is_the_same_storm_smaller() {
+    let big: Params = "scenario=outage&server=queue&workers=6000&queue_limit=100000&service=50ms&service_dist=exp&rate=100000&duration=150s&outage_start=60s&outage=20s&spike_rate=50000&spike_start=100s&spike_for=10s&attempts=3&backoff=full&base=100ms&attempt_timeout=1s"
+        .parse()
+        .unwrap();
+    let (check, d) = retry_model::engine_check(&big).expect("the population engine runs it");
+    let scaled = |k: &str, v: f64| {
+        let got: f64 = check.get(k).unwrap().parse().unwrap();
+        assert!((got - v / f64::from(d)).abs() <= 1.0, "{k}: {got} at 1/{d}");
+    };
+    scaled("workers", 6000.0);
+    scaled("queue_limit", 100_000.0);
+    scaled("rate", 100_000.0);
+    scaled("spike_rate", 50_000.0);
+    let a = summary(&check.side_a().to_string());
+    let b = summary(&check.side_b().unwrap().to_string());
+    let full = summary(&big.to_string());
+    for s in [&b, &full] {
+        assert!(
+            (a.success_rate - s.success_rate).abs() < 0.01,
+            "{} against {}",
+            a.success_rate,
+            s.success_rate
+        );
+    }
+}

@@ -187,12 +187,25 @@ pub fn engine_check(p: &Params) -> Option<(Params, u32)> {
     }
     let burst = p.sim.kind() == Some(crate::sim::ScenarioKind::Burst);
     let size_key = if burst { "clients" } else { "rate" };
-    let size: f64 = p.get(size_key)?.parse().ok()?;
-    let capacity: f64 = p.get("capacity")?.parse().ok()?;
+    // What is scaled with the arrivals: the server's capacity (the queue server's workers
+    // and room), and a load spike's rate.
+    let queue = p.get("server").as_deref() == Some("queue");
+    let mut scaled: Vec<(&str, bool)> = if queue {
+        alloc::vec![("workers", true), ("queue_limit", true)]
+    } else {
+        alloc::vec![("capacity", false)]
+    };
+    scaled.insert(0, (size_key, burst));
+    if !burst {
+        scaled.push(("spike_rate", false));
+    }
+    let values: Vec<f64> = scaled
+        .iter()
+        .map(|(k, _)| p.get(k).and_then(|v| v.parse().ok()))
+        .collect::<Option<_>>()?;
     for k in 1..=30u32 {
         let divisor = 1u32 << k;
         let mut q = p.side_a();
-        let (s, c) = (size / f64::from(divisor), capacity / f64::from(divisor));
         let text = |v: f64, whole: bool| {
             if whole {
                 format!("{}", libm::round(v).max(1.0) as u64)
@@ -200,8 +213,15 @@ pub fn engine_check(p: &Params) -> Option<(Params, u32)> {
                 format!("{:.3}", v.max(0.001))
             }
         };
-        q.set(size_key, &text(s, burst)).ok()?;
-        q.set("capacity", &text(c, false)).ok()?;
+        for ((key, whole), v) in scaled.iter().zip(&values) {
+            let v = v / f64::from(divisor);
+            let t = if *key == "spike_rate" && v == 0.0 {
+                String::from("0")
+            } else {
+                text(v, *whole)
+            };
+            q.set(key, &t).ok()?;
+        }
         q.set("engine", "auto").ok()?;
         if crate::sim::Run::on_population(&q) == Ok(false) {
             q.set("engine", "request").ok()?;

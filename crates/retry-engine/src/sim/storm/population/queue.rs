@@ -166,6 +166,9 @@ impl QueueCounts {
     }
 
     fn push_end(&mut self, bin: u64, e: End) {
+        if e.n == 0 {
+            return;
+        }
         let i = (bin.max(self.ends_base) - self.ends_base) as usize;
         if self.ends.len() <= i {
             self.ends.resize_with(i + 1, Vec::new);

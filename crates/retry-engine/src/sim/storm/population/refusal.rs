@@ -39,6 +39,9 @@ pub(in crate::sim) fn refusal(
         ServerKind::Flaky => {
             return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
         }
+        ServerKind::Queue if sp.queue.service < Micros(800) => {
+            return no("service", "steps a queue server whose mean service is at least 800 µs (its bin, at least 50 µs, is a sixteenth of it)");
+        }
         ServerKind::Queue if sp.queue.per_inflight == Micros::ZERO => {}
         ServerKind::Queue => {
             return no("latency_per_inflight", "steps a queue server whose service does not grow with the requests at it (latency_per_inflight=0ms)");
