@@ -96,9 +96,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
-/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, and a
-/// circuit breaker (on the tick server through an outage, and on the flaky server).
-const RANDOM: [&str; 13] = [
+/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, a
+/// circuit breaker (on the tick server through an outage, and on the flaky server), and
+/// decorrelated jitter (through an outage, and in a burst).
+const RANDOM: [&str; 15] = [
+    "preset=payments-none&backoff=decorrelated&base=50ms&cap=2s&attempts=8",
+    "preset=burst-lab&backoff=decorrelated",
     "preset=payments-jitter&breaker=on",
     "preset=flaky-breaker",
     "preset=payments-jitter&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",

@@ -645,10 +645,31 @@ impl Backoff {
         } else {
             cfg.range_in_advance(cfg.base, retry)
         };
+        Some(WaitRange::new(low.0, high.0, cfg.floor.0))
+    }
+
+    /// The range of a `decorrelated` retry number `retry` after a previous wait of `prev` µs
+    /// (`base` before the first): uniform over `[base, max(base, 3 prev)]`, capped, the capped
+    /// draw becoming the next `prev`. `None` for every other backoff, for draws sorted up
+    /// front or in whole milliseconds, and for a floor above the base (where the wait and the
+    /// next `prev` differ).
+    pub fn decorrelated_range(&self, retry: u32, prev: u64) -> Option<WaitRange> {
+        let cfg = &self.cfg;
+        if cfg.kind != BackoffKind::Decorrelated || cfg.sorted || cfg.whole_ms {
+            return None;
+        }
+        if cfg.floor > cfg.base.min(cfg.cap) {
+            return None;
+        }
+        if cfg.first_wait_zero && retry == 0 {
+            return Some(WaitRange::at(cfg.floor));
+        }
+        let hi = prev.saturating_mul(3).max(cfg.base.0);
         Some(WaitRange {
-            low: low.0,
-            high: high.0,
+            low: cfg.base.0,
+            high: hi,
             floor: cfg.floor.0,
+            cap: cfg.cap.0,
         })
     }
 
@@ -805,6 +826,8 @@ pub struct WaitRange {
     low: u64,
     high: u64,
     floor: u64,
+    /// The most a draw waits (before the floor): decorrelated jitter's cap, else `u64::MAX`.
+    cap: u64,
 }
 
 impl WaitRange {
@@ -814,7 +837,17 @@ impl WaitRange {
     /// `dyn Words`.
     #[inline(always)]
     pub fn draw<W: Words>(&self, words: &mut W) -> Micros {
-        Micros(words.uniform_inclusive(self.low, self.high).max(self.floor))
+        Micros(
+            words
+                .uniform_inclusive(self.low, self.high)
+                .min(self.cap)
+                .max(self.floor),
+        )
+    }
+
+    /// The most a draw waits before the floor (`u64::MAX` where nothing caps the draw).
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     /// The range's lowest and highest draw, and the floor a draw is raised to.
@@ -824,21 +857,22 @@ impl WaitRange {
 
     /// The wait [`WaitRange::draw`] gives without taking a word, for a range of one value.
     pub fn fixed(&self) -> Option<Micros> {
-        (self.high <= self.low).then_some(Micros(self.low.max(self.floor)))
+        (self.high <= self.low).then_some(Micros(self.low.min(self.cap).max(self.floor)))
     }
 
     /// Draws uniform over `[low, high]` µs, raised to `floor`.
     pub const fn new(low: u64, high: u64, floor: u64) -> WaitRange {
-        WaitRange { low, high, floor }
+        WaitRange {
+            low,
+            high,
+            floor,
+            cap: u64::MAX,
+        }
     }
 
     /// A range of the one wait `w`.
     pub const fn at(w: Micros) -> WaitRange {
-        WaitRange {
-            low: w.0,
-            high: w.0,
-            floor: w.0,
-        }
+        WaitRange::new(w.0, w.0, w.0)
     }
 
     /// The waits `max(wait, floor)`: a draw raised to the higher of its floor and `floor`.
@@ -855,6 +889,7 @@ impl WaitRange {
             low: self.low.saturating_add(by.0),
             high: self.high.saturating_add(by.0),
             floor: self.floor.saturating_add(by.0),
+            cap: self.cap.saturating_add(by.0),
         }
     }
 }

@@ -71,6 +71,44 @@ fn waits_drawn_from_ranges_are_the_drawn_waits() {
     }
 }
 
+/// `decorrelated_range` after each previous wait draws, word for word, the wait `next_draw`
+/// gives (capped at the cap, raised to a floor at or under the base), and that wait is the
+/// next previous one; with a floor above the base, and for every other kind, there is none.
+#[test]
+fn decorrelated_ranges_draw_the_drawn_waits() {
+    let decorrelated = BackoffConfig::new(BackoffKind::Decorrelated);
+    for cfg in [
+        decorrelated.with_base(ms(5)).with_cap(ms(2000)),
+        decorrelated
+            .with_base(ms(40))
+            .with_cap(ms(300))
+            .with_floor(ms(20)),
+        decorrelated.with_base(ms(3)).with_first_wait_zero(true),
+    ] {
+        let b = cfg.validate().unwrap();
+        let (mut drawn_rng, mut rng) = (Rng::stream(9, 1), Rng::stream(9, 1));
+        let mut state = b.state();
+        let mut prev = cfg.base.0;
+        for retry in 0..200 {
+            let drawn = b.next_draw(&mut state, &mut drawn_rng, false).wait;
+            let range = b.decorrelated_range(retry, prev).unwrap();
+            assert_eq!(range.draw(&mut rng), drawn, "{cfg:?}, retry {retry}");
+            assert!(drawn.0 <= range.cap().max(cfg.floor.0));
+            if !(cfg.first_wait_zero && retry == 0) {
+                prev = drawn.0;
+            }
+        }
+    }
+    let floored = decorrelated.with_base(ms(5)).with_floor(ms(20));
+    assert_eq!(
+        floored.validate().unwrap().decorrelated_range(1, 5_000),
+        None
+    );
+    let full = BackoffConfig::new(BackoffKind::Full).validate().unwrap();
+    assert_eq!(full.decorrelated_range(0, 0), None);
+    assert_eq!(full.wait_range(0).map(|r| r.cap()), Some(u64::MAX));
+}
+
 /// `decorrelated_wait` is the wait `next_draw` gives, retry by retry and word by word,
 /// with the same state after each; every other configuration gets `None` and keeps its
 /// state.

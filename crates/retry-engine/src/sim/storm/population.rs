@@ -13,7 +13,10 @@
 //!   events;
 //! - what the failures do: the policy's own rules, on counts: not retryable, out of attempts,
 //!   out of deadline; then each retry's wait, uniform over the range the backoff knows in
-//!   advance (`Backoff::wait_range`), or the range a server's Retry-After makes of it under
+//!   advance (`Backoff::wait_range`) or, under decorrelated jitter, over the range the
+//!   cohort's previous wait gives (`Backoff::decorrelated_range`: each eighth of a tick the
+//!   retries land in carries its middle as their previous wait, the cap's draws the cap
+//!   exactly), or the range a server's Retry-After makes of it under
 //!   the client's rule (`RetryAfterMode::range_after`), with the fit rule cutting at the longest wait that fits,
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
 //!   fewer requests than ticks).
@@ -96,6 +99,9 @@ struct Cohort {
     seq: u64,
     /// Whether their attempt has been sent (a breaker asked, the attempt recorded).
     sent: bool,
+    /// Decorrelated jitter's previous wait, µs (the base before the first retry; 0 for every
+    /// other backoff).
+    prev: u64,
 }
 
 /// A storm run as counts.
@@ -139,6 +145,10 @@ pub struct Population {
     seq: u64,
     // Poisson arrivals: drawn for the send times before this one.
     poisson_to: u64,
+    // Decorrelated jitter: each cohort's waits follow from its previous one, which starts at
+    // the base (`first_prev`).
+    decorrelated: bool,
+    first_prev: u64,
 }
 
 impl Population {
@@ -202,6 +212,12 @@ impl Population {
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
             poisson_to: 0,
+            decorrelated: policy.backoff().decorrelated_range(0, 0).is_some(),
+            first_prev: if policy.backoff().decorrelated_range(0, 0).is_some() {
+                policy.backoff().config().base.0
+            } else {
+                0
+            },
             policy,
             sp,
         };
@@ -267,6 +283,7 @@ impl Population {
                 n: b - a,
                 seq: self.seq,
                 sent: false,
+                prev: self.first_prev,
             });
         }
         stream
@@ -313,6 +330,7 @@ impl Population {
             n,
             seq: self.seq,
             sent: false,
+            prev: self.first_prev,
         });
     }
 
@@ -329,8 +347,11 @@ impl Population {
         // merged.
         list.sort_unstable_by_key(|c| (c.at, c.seq));
         list.dedup_by(|b, a| {
-            let same =
-                a.attempt == b.attempt && a.origin == b.origin && a.at == b.at && a.sent == b.sent;
+            let same = a.attempt == b.attempt
+                && a.origin == b.origin
+                && a.at == b.at
+                && a.sent == b.sent
+                && a.prev == b.prev;
             if same {
                 a.n += b.n;
                 a.seq = a.seq.min(b.seq);
@@ -342,7 +363,7 @@ impl Population {
 
     /// Schedules `n` requests of `c` to arrive at the server at `at` on their next attempt
     /// (in tick `at / tick`).
-    fn schedule(&mut self, at: u64, c: Cohort, n: u64) {
+    fn schedule(&mut self, at: u64, c: Cohort, n: u64, prev: u64) {
         // The deliberately wrong step the checks must catch (a test build's feature).
         let at = at
             + if cfg!(feature = "mutation-late-waits") {
@@ -358,6 +379,7 @@ impl Population {
             n,
             seq: self.seq,
             sent: false,
+            prev,
         };
         let k = at / self.width;
         if k < self.base {
@@ -644,7 +666,10 @@ impl Population {
         // Under fit=full a retry fits when its wait, the next attempt and the reserve do.
         let limit = remaining.map(|r| r.checked_sub(p.attempt_timeout.0 + p.reserve.0));
         let i = c.attempt as usize - 1;
-        let range = if timeout {
+        let range = if self.decorrelated {
+            let b = self.policy.backoff();
+            b.decorrelated_range(i as u32, c.prev).map(Some)
+        } else if timeout {
             self.ranges.get(i).copied().map(Some)
         } else {
             self.ranges_503.get(i).copied()
@@ -753,10 +778,11 @@ fn draws_giving(low: u64, high: u64, floor: u64, a: u64, b: u64) -> u64 {
 }
 
 impl Population {
-    /// `f` requests of `c`, failed at `t`, each draw a wait from `range` (uniform, raised to its
-    /// floor); those whose wait passes `limit` stop (`WontFit`); of the others, up to `allow`
-    /// arrive at the server a wait and a hop later and the rest stop (`BudgetEmpty`). Returns
-    /// how many were sent again.
+    /// `f` requests of `c`, failed at `t`, each draw a wait from `range` (uniform, capped, raised
+    /// to its floor); those whose wait passes `limit` stop (`WontFit`); of the others, up to
+    /// `allow` arrive at the server a wait and a hop later and the rest stop (`BudgetEmpty`).
+    /// The draws past a cap (decorrelated jitter's) all wait the cap, exactly. Returns how many
+    /// were sent again.
     fn spread(
         &mut self,
         t: u64,
@@ -767,69 +793,104 @@ impl Population {
         allow: u64,
     ) -> u64 {
         let (low, high, floor) = range.parts();
+        let cap = range.cap();
         let net = self.sp.net.0;
-        let longest = high.max(floor);
-        let top = limit.map_or(longest, |l| l.min(longest));
-        let shortest = low.max(floor);
+        let span = high - low + 1;
+        // The draws at or past the cap wait the cap; the rest, `[low, uhigh]`, are uniform.
+        let plateau = if high >= cap {
+            high - low.max(cap) + 1
+        } else {
+            0
+        };
+        let (uhigh, plateau_wait) = (high.min(cap.saturating_sub(1)), cap.max(floor));
+        let top = limit.unwrap_or(u64::MAX);
+        let (shortest, longest) = (low.max(floor), uhigh.max(floor));
+        let uniform = span - plateau;
+        let least = if uniform > 0 { shortest } else { plateau_wait };
+        if least > top {
+            self.end(t, c, StopReason::WontFit, f);
+            return 0;
+        }
         // Arrivals land in eighths of a tick (`SLOTS`), which order them at the server.
         let width = self.width;
         let slot = |x: u64| x * SLOTS / width;
         let start = move |j: u64| j * width / SLOTS;
-        let first = slot(t + shortest + net);
-        let last = slot(t + longest + net);
-        let span = high - low + 1;
-        if shortest > top {
-            self.end(t, c, StopReason::WontFit, f);
-            return 0;
-        }
-        if f < last - first + 1 {
+        let (first, last) = (slot(t + shortest + net), slot(t + longest + net));
+        let slots = if uniform > 0 { last - first + 1 } else { 0 };
+        if f < slots + u64::from(plateau > 0) {
             return self.spread_each(t, c, f, range, limit, allow);
         }
-        let mut weights = Vec::with_capacity((last - first + 2) as usize);
+        let mut weights = Vec::with_capacity(slots as usize + 2);
         let mut fit = 0;
-        for j in first..=last {
+        for j in (first..=last).take(slots as usize) {
             let a = start(j).saturating_sub(t + net);
             let b = start(j + 1).saturating_sub(t + net + 1).min(top);
-            let m = draws_giving(low, high, floor, a, b);
+            let m = draws_giving(low, uhigh, floor, a, b);
             fit += m;
             weights.push(m as f64 / span as f64);
         }
+        let capped = if plateau_wait <= top { plateau } else { 0 };
+        fit += capped;
+        weights.push(capped as f64 / span as f64);
         weights.push((span - fit) as f64 / span as f64);
-        let mut landed = Vec::new();
-        let go = if allow >= f {
-            split::multinomial(&mut self.rng, f, &weights, |i, n| landed.push((i, n)));
-            f - landed
-                .iter()
-                .filter(|&&(i, _)| i + 1 == weights.len())
-                .map(|&(_, n)| n)
-                .sum::<u64>()
-        } else {
-            // How many fit, then which of them the budget lets go: a multinomial over the
-            // fitting slots alone (the split of a multinomial given its total).
-            let fits = split::binomial(&mut self.rng, f, fit as f64 / span as f64);
-            let go = fits.min(allow);
-            self.end(t, c, StopReason::WontFit, f - fits);
-            self.end(t, c, StopReason::BudgetEmpty, fits - go);
-            let last = weights.len() - 1;
-            split::multinomial(&mut self.rng, go, &weights[..last], |i, n| {
-                landed.push((i, n))
-            });
-            go
-        };
+        let landed = self.land(f, allow, fit as f64 / span as f64, &weights, (t, c));
+        let go = landed.iter().map(|&(_, n)| n).sum();
         for (i, n) in landed {
-            if i + 1 == weights.len() {
-                self.end(t, c, StopReason::WontFit, n);
+            let (at, wait) = if i as u64 == slots {
+                (t + plateau_wait + net, cap)
+            } else if shortest == longest {
+                (t + shortest + net, shortest)
             } else {
                 let j = first + i as u64;
-                let at = if shortest == longest {
-                    t + shortest + net
-                } else {
-                    (start(j) + start(j + 1)) / 2
-                };
-                self.schedule(at, c, n);
-            }
+                let at = (start(j) + start(j + 1)) / 2;
+                (at, at.saturating_sub(t + net).clamp(low, uhigh))
+            };
+            self.schedule(at, c, n, self.prev_after(&c, wait));
         }
         go
+    }
+
+    /// Of `f` failures of cohort `c` at `t`, those whose wait fits (`fits`, a share) and that
+    /// the budget lets go (`allow`): drawn over `weights` (the last weight: does not fit), the
+    /// rest ended. The cells they land in, and how many in each.
+    fn land(
+        &mut self,
+        f: u64,
+        allow: u64,
+        fits: f64,
+        weights: &[f64],
+        (t, c): (u64, Cohort),
+    ) -> Vec<(usize, u64)> {
+        let mut landed = Vec::new();
+        let last = weights.len() - 1;
+        if allow >= f {
+            split::multinomial(&mut self.rng, f, weights, |i, n| landed.push((i, n)));
+            let wont = landed.iter().filter(|&&(i, _)| i == last).map(|&(_, n)| n);
+            self.end(t, c, StopReason::WontFit, wont.sum());
+            landed.retain(|&(i, _)| i != last);
+            return landed;
+        }
+        // How many fit, then which of them the budget lets go: a multinomial over the fitting
+        // cells alone, each weight a share of the fitting ones (the split of a multinomial
+        // given its total).
+        let fit = split::binomial(&mut self.rng, f, fits);
+        let go = fit.min(allow);
+        self.end(t, c, StopReason::WontFit, f - fit);
+        self.end(t, c, StopReason::BudgetEmpty, fit - go);
+        let shares: Vec<f64> = weights[..last].iter().map(|w| w / fits).collect();
+        split::multinomial(&mut self.rng, go, &shares, |i, n| landed.push((i, n)));
+        landed
+    }
+
+    /// The previous wait a retry of `c` after `wait` carries on: its wait under decorrelated
+    /// jitter (but not after a first retry that waits nothing), nothing under other backoffs.
+    fn prev_after(&self, c: &Cohort, wait: u64) -> u64 {
+        let zero_first = self.policy.backoff().config().first_wait_zero && c.attempt == 1;
+        match (self.decorrelated, zero_first) {
+            (false, _) => 0,
+            (true, true) => c.prev,
+            (true, false) => wait,
+        }
     }
 
     /// [`Population::spread`] one request at a time, where there are fewer requests than ticks.
@@ -852,7 +913,7 @@ impl Population {
                 empty += 1;
             } else {
                 go += 1;
-                self.schedule(t + wait + net, c, 1);
+                self.schedule(t + wait + net, c, 1, self.prev_after(&c, wait));
             }
         }
         self.end(t, c, StopReason::WontFit, wont);

@@ -81,8 +81,16 @@ pub(in crate::sim) fn refusal(
         return no("fit", "cuts no attempt short (fit=full)");
     }
     let retries = pol.max_attempts.saturating_sub(1);
-    if (0..retries).any(|r| policy.backoff().wait_range(r).is_none()) {
-        return no("backoff", "draws a wait known in advance only (none, constant, exponential, full or equal jitter, without sorted, whole_ms, or jitter on a fixed wait)");
+    let b = policy.backoff();
+    let decorrelated = b.decorrelated_range(0, 0).is_some();
+    if !decorrelated && (0..retries).any(|r| b.wait_range(r).is_none()) {
+        return no("backoff", "draws a wait known in advance, or decorrelated jitter's from the one before, only (none, constant, exponential, full, equal or decorrelated jitter, without sorted, whole_ms, jitter on a fixed wait, or a floor above decorrelated jitter's base)");
+    }
+    if decorrelated && p.retry_after.is_some() {
+        return no(
+            "retry_after",
+            "takes no Retry-After with decorrelated jitter",
+        );
     }
     shape_refusal(&sp, policy)
 }
