@@ -92,6 +92,12 @@ fn shaping_notes(p: &Params, format: Format, notes: &mut Notes) {
     if b.multiplier_from_base {
         notes.add(link_key!("multiplier_from_base"), "the format's growth is its own multiplier, not the base in milliseconds: multiplier_from_base is not written, so the waits grow by the link's multiplier");
     }
+    if p.sim.server().is_some_and(|s| s.breaker.is_some()) {
+        notes.add(
+            link_key!("breaker"),
+            "the export writes the retry policy alone: the circuit breaker beside it is not written (a library's own breaker is configured apart, and a proxy's outlier detection is another rule)",
+        );
+    }
     if b.floor != Micros::ZERO && !format.floor() {
         notes.add(
             link_key!("floor"),

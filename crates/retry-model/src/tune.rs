@@ -4,10 +4,11 @@
 //! The method is successive halving (the inner loop of Hyperband) ranked by non-dominated
 //! sorting (NSGA-II's ranking). Every evaluation is a noisy simulation, and most policies are
 //! plainly poor after two runs, so a round evaluates every survivor at the current number of
-//! runs under every weather, keeps the better half by Pareto front (ties by their summed,
-//! normalised objectives), and doubles the runs, until the runs reach the most asked for. The
+//! runs under every weather, keeps the better half by Pareto front (within a front, by
+//! NSGA-II's crowding distance, so that a front's extremes and its gaps stay; then by their
+//! summed, normalised objectives), and doubles the runs, until the runs reach the most asked for. The
 //! frontier is the non-dominated, feasible survivors at the last round's runs, each with its
-//! 95% intervals. A grid over the same space is 376 distinct policies; the halving
+//! 95% intervals. A grid over the same space is 8,376 distinct policies; the halving
 //! spends its runs on the few that matter. No maintained crate does multi-objective successive
 //! halving in `no_std`, so it is written here: about a hundred lines.
 //!
@@ -225,7 +226,7 @@ pub fn markdown(base: &str, ws: &[Weather], t: &Tuned) -> String {
 }
 
 /// One policy: a value index per key of [`SPACE`].
-pub type Pick = [usize; 4];
+pub type Pick = [usize; SPACE.len()];
 
 /// A policy's figures under the weathers, each the mean over the runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -244,19 +245,24 @@ pub struct Scored {
     pub feasible: bool,
 }
 
-/// The link text of `c`: without a base for `backoff=none` (no wait to scale), and a single
-/// attempt alone (no retry for a backoff or a budget to act on).
+/// The link text of `c`: a key left at the link's own (`kept`) is not written; nor are a
+/// base and a cap for `backoff=none` (no wait to scale), nor a backoff, cap or budget for a
+/// single attempt (no retry for them to act on).
 pub fn keys_of(c: &Pick) -> String {
-    if SPACE[0].1[c[0]] == "1" {
-        return String::from("attempts=1");
-    }
-    let none = SPACE[1].1[c[1]] == "none";
+    let value = |key: &str| {
+        let i = SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
+        SPACE[i].1[c[i]]
+    };
+    let single = value("attempts") == "1";
+    let none = value("backoff") == "none";
     let parts: Vec<String> = SPACE
         .iter()
         .zip(c)
-        .filter(|((k, _), _)| !(none && *k == "base"))
-        .filter(|((k, vals), i)| !(*k == "budget" && vals[**i] == "kept"))
-        .map(|((k, vals), i)| format!("{k}={}", vals[*i]))
+        .map(|((k, vals), i)| (*k, vals[*i]))
+        .filter(|(_, v)| *v != "kept")
+        .filter(|(k, _)| !(none && matches!(*k, "base" | "cap")))
+        .filter(|(k, _)| !(single && matches!(*k, "backoff" | "base" | "cap" | "budget")))
+        .map(|(k, v)| format!("{k}={v}"))
         .collect();
     parts.join("&")
 }
@@ -272,18 +278,73 @@ pub fn candidates_where(seed: u64, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec
         .collect()
 }
 
-/// `n` distinct policies drawn from the seed; the first `n` of a longer draw.
+/// Every distinct policy of the space, in the order of its picks.
+fn every_policy() -> Vec<String> {
+    let sizes: Vec<usize> = SPACE.iter().map(|(_, v)| v.len()).collect();
+    let mut pick: Pick = [0; SPACE.len()];
+    let mut seen = alloc::collections::BTreeSet::new();
+    let mut out = Vec::with_capacity(DISTINCT);
+    let value = |pick: &Pick, key: &str| {
+        let i = SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
+        SPACE[i].1[pick[i]].parse::<crate::Micros>().ok()
+    };
+    loop {
+        // A base over the cap set beside it is no policy (`kept`: the link's cap gives way).
+        let over =
+            matches!((value(&pick, "base"), value(&pick, "cap")), (Some(b), Some(c)) if b > c);
+        let k = keys_of(&pick);
+        if !(over && k.contains("cap=")) && seen.insert(k.clone()) {
+            out.push(k);
+        }
+        // The next pick, the last key fastest.
+        let Some(i) = (0..pick.len()).rev().find(|&i| pick[i] + 1 < sizes[i]) else {
+            return out;
+        };
+        pick[i] += 1;
+        pick[i + 1..].fill(0);
+    }
+}
+
+/// `n` distinct policies drawn from the seed, by turns from two orders the seed's generator
+/// shuffles (Fisher-Yates): the core of the space (attempts, backoff, base and budget, with the
+/// link's own cap, timeout and breaker: 376 policies), and the whole of it. Half the pool then
+/// covers the trade-off most links turn on as densely as a small space would, and the other
+/// half reaches every key.
 pub fn candidates(seed: u64, n: usize) -> Vec<String> {
     let mut rng = Rng::stream(seed, STREAM_TUNE);
-    let mut out: Vec<String> = Vec::new();
-    while out.len() < n.min(DISTINCT) {
-        let c: Pick = core::array::from_fn(|i| rng.below(SPACE[i].1.len() as u64) as usize);
-        let k = keys_of(&c);
-        if !out.contains(&k) {
-            out.push(k);
+    let all = every_policy();
+    let extra = ["cap=", "attempt_timeout=", "breaker="];
+    let core: Vec<String> = all
+        .iter()
+        .filter(|k| !extra.iter().any(|e| k.contains(e)))
+        .cloned()
+        .collect();
+    let (core, all) = (shuffled(core, &mut rng), shuffled(all, &mut rng));
+    let mut seen = alloc::collections::BTreeSet::new();
+    let mut out = Vec::with_capacity(n.min(DISTINCT));
+    let (mut core, mut all) = (core.into_iter(), all.into_iter());
+    let target = n.min(DISTINCT);
+    while out.len() < target {
+        let (c, a) = (core.next(), all.next());
+        if c.is_none() && a.is_none() {
+            break;
+        }
+        for k in [c, a].into_iter().flatten() {
+            if out.len() < target && seen.insert(k.clone()) {
+                out.push(k);
+            }
         }
     }
     out
+}
+
+/// `v` in the order the generator's Fisher-Yates shuffle gives.
+fn shuffled(mut v: Vec<String>, rng: &mut Rng) -> Vec<String> {
+    for i in 0..v.len() {
+        let j = i + rng.below((v.len() - i) as u64) as usize;
+        v.swap(i, j);
+    }
+    v
 }
 
 /// The objectives and feasibility of a policy's summaries, one a weather.
@@ -344,10 +405,38 @@ pub fn fronts(points: &[Scored]) -> Vec<usize> {
     rank
 }
 
-/// The better half of `points` (at least `keep_at_least`), by front, then by the sum of their
-/// objectives scaled to the points' range.
+/// Each point's crowding distance within its front (NSGA-II's): for each objective, the gap
+/// between its two neighbours in the front, scaled to the front's range, summed; a front's
+/// extremes in any objective are infinitely far. The larger, the more of the frontier's spread
+/// the point holds.
+pub fn crowding(points: &[Scored], rank: &[usize]) -> Vec<f64> {
+    let mut d = alloc::vec![0.0f64; points.len()];
+    let fronts = rank.iter().copied().max().map_or(0, |m| m + 1);
+    for front in 0..fronts {
+        let mut members: Vec<usize> = (0..points.len()).filter(|i| rank[*i] == front).collect();
+        for k in 0..3 {
+            let obj = |i: usize| points[i].objectives[k].min(1e12);
+            members.sort_by(|a, b| obj(*a).total_cmp(&obj(*b)).then(a.cmp(b)));
+            let (Some(&lo), Some(&hi)) = (members.first(), members.last()) else {
+                continue;
+            };
+            let span = (obj(hi) - obj(lo)).max(1e-12);
+            d[lo] = f64::INFINITY;
+            d[hi] = f64::INFINITY;
+            for w in members.windows(3) {
+                d[w[1]] += (obj(w[2]) - obj(w[0])) / span;
+            }
+        }
+    }
+    d
+}
+
+/// The better half of `points` (at least `keep_at_least`): by front, then within a front the
+/// points that hold its spread first (crowding distance, as NSGA-II keeps a front's extremes
+/// and its gaps), then by the sum of their objectives scaled to the points' range.
 pub fn better_half(points: Vec<Scored>, keep_at_least: usize) -> Vec<Scored> {
     let rank = fronts(&points);
+    let crowd = crowding(&points, &rank);
     let scale: Vec<(f64, f64)> = (0..3)
         .map(|k| {
             let v = points.iter().map(|p| p.objectives[k].min(1e12));
@@ -365,6 +454,7 @@ pub fn better_half(points: Vec<Scored>, keep_at_least: usize) -> Vec<Scored> {
     order.sort_by(|a, b| {
         rank[*a]
             .cmp(&rank[*b])
+            .then(crowd[*b].total_cmp(&crowd[*a]))
             .then(sum(&points[*a]).total_cmp(&sum(&points[*b])))
             .then(a.cmp(b))
     });

@@ -19,10 +19,15 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
                 notes.add(link_key!("attempt_timeout"), "gRFC A6 has no per-attempt timeout (only grpc-java reads perAttemptRecvTimeout): each attempt may use the rest of the timeout");
             }
         }
-        None => notes.add(
-            link_key!("deadline"),
-            "no timeout written: the call's deadline is the application's",
-        ),
+        None => {
+            notes.add(
+                link_key!("deadline"),
+                "no timeout written: the call's deadline is the application's",
+            );
+            if pol.attempt_timeout < Micros::from_secs(86_400) {
+                notes.add(link_key!("attempt_timeout"), "gRFC A6 has no per-attempt timeout (only grpc-java reads perAttemptRecvTimeout), and no timeout is written: an attempt waits as long as the application's deadline");
+            }
+        }
     }
     if get(p, link_key!("fit")) == "full" {
         notes.add(link_key!("fit"), "gRPC retries whenever the deadline has not passed, cutting the last attempt short (fit=cut)");

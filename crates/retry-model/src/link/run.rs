@@ -6,6 +6,8 @@ use super::Params;
 use crate::retry::error::ConfigError;
 use crate::sim::{simulate, RunInput};
 use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
 
 impl TryFrom<&Params> for RunInput {
     type Error = ConfigError;

@@ -4,18 +4,24 @@
 
 use alloc::string::{String, ToString};
 
-/// The keys searched and the values each may take.
-pub const SPACE: [(&str, &[&str]); 4] = [
+/// The keys searched and the values each may take. `kept`: the link's own (no key set), so
+/// what the space cannot name (a proxy's or a client's own limit on retries, an imported cap
+/// or timeout, a breaker's thresholds) is searched too.
+pub const SPACE: [(&str, &[&str]); 7] = [
     ("attempts", &["1", "2", "3", "4", "5", "6"]),
-    ("backoff", &["none", "exponential", "full", "equal"]),
+    (
+        "backoff",
+        &["none", "exponential", "full", "equal", "decorrelated"],
+    ),
     (
         "base",
         &[
             "10ms", "25ms", "50ms", "100ms", "200ms", "500ms", "1s", "2s",
         ],
     ),
-    // `kept`: the link's own budget (no key set), so a proxy's or a client's own limit on
-    // retries, which the space cannot name, is searched too.
+    ("cap", &["kept", "1s", "10s"]),
+    ("attempt_timeout", &["kept", "500ms", "2s"]),
+    ("breaker", &["kept", "on"]),
     ("budget", &["none", "ratio", "kept"]),
 ];
 
@@ -28,9 +34,12 @@ pub struct Limits {
     pub max_p99_ms: Option<f64>,
 }
 
-/// Distinct policies in the space: one with a single attempt; with 2 to 6, a backoff with a
-/// base (3 x 8) or none, and a budget (none, a ratio, or the link's own).
-pub const DISTINCT: usize = 1 + 5 * (3 * 8 + 1) * 3;
+/// Distinct policies in the space. A single attempt has no backoff, cap or budget to act on:
+/// its timeout and breaker alone (3 x 2). With 2 to 6 attempts: no backoff (no base or cap),
+/// or one of four with a base and a cap (4 x 23: each of the 8 bases with the link's cap or
+/// 10 s, and the 7 up to 1 s with 1 s); each with a timeout, a breaker and a budget
+/// (3 x 2 x 3).
+pub const DISTINCT: usize = 3 * 2 + 5 * (1 + 4 * (8 + 7 + 8)) * (3 * 2 * 3);
 
 /// What a link asks of the search (`tune` and its keys).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
