@@ -1448,6 +1448,31 @@ try {
     await context.close();
   });
 
+  await check('every core: on a 4-core machine a link of 30 runs is spread over 3 workers, and its tiles and CSV (the band included) are the CLI\'s, byte for byte', async () => {
+    const link = 'preset=metastable-none&backoff=full&runs=30';
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await context.addInitScript(() => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => 4 }));
+    const page = await context.newPage();
+    const errors = [];
+    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    page.on('pageerror', e => errors.push(String(e)));
+    await page.goto(BASE + '/?v=1&' + link);
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(await attr(page, '#scenario-view', 'data-parts'), '3', 'one part a worker');
+    assert.deepEqual(await tileRows(page), cliRows(link), 'tiles equal retrylab run, intervals included');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+    const csv = readFileSync(await dl.path());
+    const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link, '--format', 'csv']);
+    assert.ok(csv.equals(cli), 'CSV byte-identical to retrylab run --format csv');
+    assert.match(csv.toString(), /attempts_low,attempts_high/);
+    // A sequential link stops on the runs before: one worker runs it.
+    await page.goto(BASE + '/?v=1&' + link + '&sequential=true');
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    assert.equal(await attr(page, '#scenario-view', 'data-parts'), '1');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
     const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
     assert.equal(await shows(page, '#tiles'), true);

@@ -96,7 +96,9 @@ enum RunOutcome {
 /// is let go, so a callback may start another call.
 fn handle(e: Event) {
     let id = match &e {
-        Event::Progress(id, _) | Event::Done(id, _) | Event::Failed(id, _) => *id,
+        Event::Progress(id, _) | Event::Done(id, _) | Event::Part(id, _) | Event::Failed(id, _) => {
+            *id
+        }
     };
     let outcome = POOL.with(|p| {
         let mut p = p.borrow_mut();
@@ -123,6 +125,8 @@ fn handle(e: Event) {
                 }
             }
             Event::Failed(_, msg) => RunOutcome::Settled(Box::new(p.jobs.remove(j)), Some(msg)),
+            // The API submits whole links only: a part is none of its calls'.
+            Event::Part(..) => RunOutcome::Quiet,
         }
     });
     match outcome {

@@ -26,6 +26,7 @@ pub struct Band {
 /// A band being built: every run's attempts in each of its bins, a row a run (the first run's
 /// number of bins sets the band's when it is made).
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Bands {
     cells: Vec<u32>,
     // Each run's row: where it starts in `cells`, and its bins.

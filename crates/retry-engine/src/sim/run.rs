@@ -549,7 +549,9 @@ impl Run {
     }
 }
 
-/// Each repetition's numbers of a run (of a part of a link's runs), in order.
+/// Each repetition's numbers of a run (of a part of a link's runs), in order: what a worker
+/// sends back for its part, to be joined on the page.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunParts {
     kind: ScenarioKind,
     first: Option<Report>,

@@ -29,12 +29,20 @@ pub const MAX_WORKERS: usize = 16;
 /// The most links one worker holds (the one it runs and those waiting behind it).
 pub const DEPTH: usize = 2;
 
+/// A link to run: all its runs, or `part`, `(from, n)`, the runs from its `from`-th (from 0)
+/// to join with the other parts on the page.
+#[derive(Clone, Serialize, Deserialize)]
+pub(crate) struct Job {
+    pub link: String,
+    pub part: Option<(u32, u32)>,
+}
+
 /// A message to a worker.
 #[derive(Serialize, Deserialize)]
 enum ToWorker {
-    /// Run this link after the ones the worker holds. Without `series` only the summary
+    /// Run this job after the ones the worker holds. Without `series` only the summary
     /// comes back (a sweep's rows).
-    Run { id: u32, link: String, series: bool },
+    Run { id: u32, job: Job, series: bool },
     /// Drop the run in flight and every link waiting behind it.
     Cancel,
 }
@@ -48,6 +56,8 @@ enum FromWorker {
     Progress { id: u32, fraction: f64 },
     /// Run `id` finished.
     Done { id: u32, report: Box<Finished> },
+    /// Part `id` of a link's runs finished.
+    Part { id: u32, part: Box<PartDone> },
     /// Run `id` could not start (the link's one-line error).
     Failed { id: u32, error: String },
 }
@@ -58,6 +68,8 @@ pub(crate) enum Event {
     Progress(u32, f64),
     /// The report.
     Done(u32, Box<Finished>),
+    /// A part of a link's runs.
+    Part(u32, Box<PartDone>),
     /// The one-line error.
     Failed(u32, String),
 }
@@ -96,9 +108,21 @@ pub(crate) struct Finished {
     pub twin_ms: f64,
 }
 
-/// One link's run, advanced in slices.
+/// A finished part of a link's runs, and for its first part the link's analytic twin.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct PartDone {
+    /// The part's runs, to join in order.
+    pub parts: retry_model::sim::RunParts,
+    /// As in [`Finished`].
+    pub twin: Option<crate::twin::Twin>,
+    /// As in [`Finished`].
+    pub twin_ms: f64,
+}
+
+/// One link's run (or a part of its runs), advanced in slices.
 pub(crate) struct Runner {
     run: Box<Run>,
+    part: bool,
     // The link, kept for its twin when `twin` is set.
     p: Box<retry_model::Params>,
     twin: bool,
@@ -113,20 +137,30 @@ pub(crate) enum ExecStep {
     More(Runner, f64),
     /// Finished.
     Done(Box<Finished>),
+    /// A part finished.
+    Part(Box<PartDone>),
 }
 
 impl Runner {
     /// Checks the link and builds its first repetition; the error names the bad key. With
     /// `twin`, the link's analytic twin is solved when the run ends.
-    pub(crate) fn new(link: &str, twin: bool) -> Result<Runner, String> {
-        let p: retry_model::Params = link
+    pub(crate) fn new(job: &Job, twin: bool) -> Result<Runner, String> {
+        let p: retry_model::Params = job
+            .link
             .parse()
             .map_err(|e: retry_model::ConfigError| e.to_string())?;
-        let run = Run::new(&p).map_err(|e| e.to_string())?;
+        let run = match job.part {
+            None => Run::new(&p),
+            Some((from, n)) => Run::check(&p)
+                .and_then(|()| Run::replicates(retry_model::sim::RunInput::try_from(&p)?, from, n)),
+        }
+        .map_err(|e| e.to_string())?;
         Ok(Runner {
             run: Box::new(run),
+            part: job.part.is_some(),
             p: Box::new(p),
-            twin,
+            // A split link's twin is solved once, with its first part.
+            twin: twin && job.part.is_none_or(|(from, _)| from == 0),
             batch: 64,
         })
     }
@@ -154,6 +188,13 @@ impl Runner {
                     None
                 };
                 let twin_ms = clock() - t;
+                if self.part {
+                    return ExecStep::Part(Box::new(PartDone {
+                        parts: (*self.run).finish_parts(),
+                        twin,
+                        twin_ms,
+                    }));
+                }
                 let report = (*self.run).finish();
                 return ExecStep::Done(Box::new(Finished {
                     report,
@@ -173,7 +214,7 @@ impl Runner {
 struct WorkerState {
     job: Option<(u32, Runner, bool)>,
     // Links waiting behind the job, in order.
-    waiting: VecDeque<(u32, String, bool)>,
+    waiting: VecDeque<(u32, Job, bool)>,
     scheduled: bool,
     // Posting to this port schedules the next slice: a message task, which, unlike a nested
     // `setTimeout(0)`, is not held back 4 ms, and lets the page's messages in between.
@@ -223,7 +264,7 @@ fn slice() {
     });
     let job = match (job, next) {
         (Some(job), _) => Some(job),
-        (None, Some((id, link, series))) => match Runner::new(&link, series) {
+        (None, Some((id, job, series))) => match Runner::new(&job, series) {
             Ok(r) => Some((id, r, series)),
             Err(error) => {
                 post(&FromWorker::Failed { id, error });
@@ -257,15 +298,16 @@ fn slice() {
             }
             post(&FromWorker::Done { id, report })
         }
+        ExecStep::Part(part) => post(&FromWorker::Part { id, part }),
     }
     schedule_slice();
 }
 
 fn on_message(e: web_sys::MessageEvent) {
     match from_js::<ToWorker>(&e.data()) {
-        Ok(ToWorker::Run { id, link, series }) => {
+        Ok(ToWorker::Run { id, job, series }) => {
             // Checked when its turn comes, so a worker's next link costs nothing until then.
-            WORKER.with_borrow_mut(|w| w.waiting.push_back((id, link, series)));
+            WORKER.with_borrow_mut(|w| w.waiting.push_back((id, job, series)));
             schedule_slice();
         }
         Ok(ToWorker::Cancel) => WORKER.with_borrow_mut(|w| {
@@ -303,8 +345,8 @@ pub fn worker_start() {
 struct Slot {
     worker: web_sys::Worker,
     ready: bool,
-    // The links it holds, with their ids: the one it runs first.
-    busy: VecDeque<(u32, String)>,
+    // The jobs it holds, with their ids: the one it runs first.
+    busy: VecDeque<(u32, Job)>,
     // It reported an error (its script or the wasm failed to load): it takes no more links.
     dead: bool,
 }
@@ -317,7 +359,7 @@ type Inbox = Rc<RefCell<VecDeque<(usize, JsValue)>>>;
 /// The page's pool of workers, or the page's own loop where workers cannot start.
 pub(crate) struct Exec {
     slots: Vec<Slot>,
-    queue: VecDeque<(u32, String)>,
+    queue: VecDeque<(u32, Job)>,
     inbox: Inbox,
     // Called after every worker message, so the page reads its inbox.
     wake: js_sys::Function,
@@ -465,17 +507,32 @@ impl Exec {
     /// Links run last first: a sweep's later rows (more clients, longer runs) usually cost most,
     /// and starting them first leaves the short ones to even out the workers' ends.
     pub(crate) fn submit(&mut self, links: Vec<String>, series: bool) -> Vec<u32> {
+        let jobs = links.into_iter().map(|link| Job { link, part: None });
+        self.submit_jobs(jobs.collect(), series)
+    }
+
+    /// Queues jobs to run (links, or parts of a link's runs); returns their ids, in order.
+    pub(crate) fn submit_jobs(&mut self, jobs: Vec<Job>, series: bool) -> Vec<u32> {
         self.series = series;
-        let ids: Vec<u32> = links
+        let ids: Vec<u32> = jobs
             .into_iter()
-            .map(|l| {
+            .map(|j| {
                 self.next_id = self.next_id.wrapping_add(1);
-                self.queue.push_front((self.next_id, l));
+                self.queue.push_front((self.next_id, j));
                 self.next_id
             })
             .collect();
         self.dispatch();
         ids
+    }
+
+    /// How many workers the pool runs links on at once (1 on the page's own loop).
+    pub(crate) fn workers(&self) -> usize {
+        if self.fallback.is_some() {
+            1
+        } else {
+            self.max
+        }
     }
 
     /// Drops every queued and running link.
@@ -509,17 +566,17 @@ impl Exec {
                 .iter_mut()
                 .filter(|s| s.ready && !s.dead && s.busy.len() < depth)
             {
-                let Some((id, link)) = self.queue.pop_front() else {
+                let Some((id, job)) = self.queue.pop_front() else {
                     break;
                 };
                 let msg = ToWorker::Run {
                     id,
-                    link: link.clone(),
+                    job: job.clone(),
                     series: self.series,
                 };
                 match to_js(&msg) {
-                    Ok(v) if s.worker.post_message(&v).is_ok() => s.busy.push_back((id, link)),
-                    _ => self.queue.push_front((id, link)),
+                    Ok(v) if s.worker.post_message(&v).is_ok() => s.busy.push_back((id, job)),
+                    _ => self.queue.push_front((id, job)),
                 }
             }
         }
@@ -544,8 +601,8 @@ impl Exec {
         let mut events = Vec::new();
         if self.fallback.is_some() {
             if self.local.is_none() {
-                if let Some((id, link)) = self.queue.pop_front() {
-                    match Runner::new(&link, self.series) {
+                if let Some((id, job)) = self.queue.pop_front() {
+                    match Runner::new(&job, self.series) {
                         Ok(r) => self.local = Some((id, r)),
                         Err(e) => events.push(Event::Failed(id, e)),
                     }
@@ -558,6 +615,7 @@ impl Exec {
                         self.local = Some((id, r));
                     }
                     ExecStep::Done(rep) => events.push(Event::Done(id, rep)),
+                    ExecStep::Part(part) => events.push(Event::Part(id, part)),
                 }
             }
             return events;
@@ -594,6 +652,10 @@ impl Exec {
                 FromWorker::Done { id, report } => {
                     slot.busy.retain(|b| b.0 != id);
                     events.push(Event::Done(id, report));
+                }
+                FromWorker::Part { id, part } => {
+                    slot.busy.retain(|b| b.0 != id);
+                    events.push(Event::Part(id, part));
                 }
                 FromWorker::Failed { id, error } => {
                     slot.busy.retain(|b| b.0 != id);

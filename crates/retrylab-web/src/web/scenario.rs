@@ -33,6 +33,9 @@ pub(crate) struct RunJob {
     started: f64,
     // A search's round (from 1) and how far the search was when it began.
     round: Option<(u32, f64)>,
+    // A link's runs spread over the workers: the link, and each part's runs once back (the
+    // job's ids are the parts'); joined into side A's report when all are in.
+    split: Option<(Params, Vec<Option<retry_model::sim::RunParts>>)>,
 }
 
 impl RunJob {
@@ -50,6 +53,7 @@ impl RunJob {
             analytic: None,
             ladder: Vec::new(),
             round: None,
+            split: None,
         }
     }
 
@@ -84,6 +88,58 @@ impl RunJob {
             .sum();
         (done + within) / self.ids.len().max(1) as f64
     }
+
+    /// Part `id` of a split link's runs is back; with every part in, they are joined (in
+    /// order, as the CLI joins its threads' parts: the one-worker report to the bit) into side
+    /// A's report.
+    fn take_part(&mut self, id: u32, part: crate::web::exec::PartDone) {
+        let Some(i) = self.ids.iter().position(|x| *x == id) else {
+            return;
+        };
+        let Some((p, parts)) = self.split.as_mut() else {
+            return;
+        };
+        if i == 0 {
+            self.analytic = part.twin.map(|t| (t, part.twin_ms));
+        }
+        parts[i] = Some(part.parts);
+        self.fractions[i] = 1.0;
+        if parts.iter().any(Option::is_none) {
+            return;
+        }
+        let all: Vec<retry_model::sim::RunParts> = parts.drain(..).flatten().collect();
+        // The link was checked by the workers that ran it: it reads.
+        if let Ok(input) = retry_model::sim::RunInput::try_from(&*p) {
+            self.reports = vec![Some(retry_model::sim::RunParts::join(&input, all))];
+        }
+    }
+}
+
+/// A link of several runs (not `sequential`, whose stop depends on the runs before) spread
+/// over the pool's workers, each a contiguous part of its runs; `None` where one worker runs
+/// it (one worker, one run).
+fn split_job(exec: &mut Exec, side: &Params, link: &str) -> Option<RunJob> {
+    let runs = side.sim.runs.0;
+    let workers = exec.workers().min(runs as usize) as u32;
+    if workers < 2 || side.sim.sequential {
+        return None;
+    }
+    let text = side.to_string();
+    let jobs: Vec<crate::web::exec::Job> = (0..workers)
+        .map(|w| {
+            let (a, b) = (runs * w / workers, runs * (w + 1) / workers);
+            crate::web::exec::Job {
+                link: text.clone(),
+                part: Some((a, b - a)),
+            }
+        })
+        .collect();
+    let ids = exec.submit_jobs(jobs, true);
+    Some(RunJob {
+        sides: vec![text],
+        split: Some((side.clone(), ids.iter().map(|_| None).collect())),
+        ..RunJob::rows(ids, link.to_string(), now(), None)
+    })
 }
 
 /// The scenario view's state: the run in flight, the last complete result, and the panels
@@ -131,6 +187,14 @@ impl Default for ScenarioView {
 const STAGED: [&str; 7] = [
     "tiles", "timeline", "sweep", "system", "extra", "analytic", "tune",
 ];
+
+/// Sets `#scenario-view[data-parts]` to the workers the last run's runs were spread over (1:
+/// one ran them all), for the browser test that a split link gives the one-worker numbers.
+fn mark_parts(n: usize) {
+    if let Some(view) = by_id("scenario-view") {
+        let _ = view.set_attribute("data-parts", &n.to_string());
+    }
+}
 
 /// Appends `[start, end]` of a run's time in flight (ms since navigation, `end` when its last
 /// result arrived, before it is drawn) to `#scenario-view[data-flights]`, for the browser test
@@ -302,9 +366,15 @@ impl ScenarioView {
             return false;
         };
         self.error = None;
-        let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
         let twin = crate::extras::lost_twin(p).map(|t| t.to_string());
         let ladder = ladder_of(p);
+        if sides.len() == 1 && twin.is_none() && ladder.is_empty() {
+            if let Some(job) = split_job(exec, &sides[0], &link) {
+                self.job = Some(job);
+                return self.local_pending();
+            }
+        }
+        let sides: Vec<String> = sides.iter().map(|s| s.to_string()).collect();
         let mut links = sides.clone();
         links.extend(twin.iter().cloned());
         links.extend(middle_steps(&ladder).map(|s| s.params.to_string()));
@@ -321,6 +391,7 @@ impl ScenarioView {
             link,
             started: now(),
             round: None,
+            split: None,
         });
         self.local_pending()
     }
@@ -470,6 +541,10 @@ impl ScenarioView {
             let (id, what) = match ev {
                 Event::Progress(id, f) => (id, Ok(Err(f))),
                 Event::Done(id, r) => (id, Ok(Ok(r))),
+                Event::Part(id, part) => {
+                    job.take_part(id, *part);
+                    continue;
+                }
                 Event::Failed(id, e) => (id, Err(e)),
             };
             let Some(i) = job.ids.iter().position(|x| *x == id) else {
@@ -506,6 +581,11 @@ impl ScenarioView {
                     return self.next_round(p, job.link, job.started) || self.local_pending();
                 }
                 mark_flight(job.started, now());
+                mark_parts(if job.split.is_some() {
+                    job.ids.len()
+                } else {
+                    1
+                });
                 let mut reports: Vec<SimReport> = job.reports.into_iter().flatten().collect();
                 let middles = reports.split_off(reports.len() - middle_steps(&job.ladder).count());
                 let twin = if job.twin { reports.pop() } else { None };
