@@ -97,9 +97,11 @@ fn agree(link: &str) -> Result<f64, String> {
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
 /// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, a
-/// circuit breaker (on the tick server through an outage, and on the flaky server), and
-/// decorrelated jitter (through an outage, and in a burst).
-const RANDOM: [&str; 15] = [
+/// circuit breaker (on the tick server through an outage, and on the flaky server),
+/// decorrelated jitter (through an outage, and in a burst), and closed-loop users through an
+/// outage.
+const RANDOM: [&str; 16] = [
+    "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s",
     "preset=payments-none&backoff=decorrelated&base=50ms&cap=2s&attempts=8",
     "preset=burst-lab&backoff=decorrelated",
     "preset=payments-jitter&breaker=on",
@@ -120,8 +122,10 @@ const RANDOM: [&str; 15] = [
 /// Links on the queue server, whose service and Poisson arrivals are drawn at random: an outage
 /// with exponential service, full jitter and read timeouts; a constant service through a load
 /// spike past its workers; a LIFO queue dropping what its callers gave up on (lognormal
-/// service); and a retry storm on a full queue that recovers in some seeds and not in others.
-const QUEUE: [&str; 4] = [
+/// service); a retry storm on a full queue that recovers in some seeds and not in others; and
+/// closed-loop users, exponential service and full jitter through a load spike.
+const QUEUE: [&str; 5] = [
+    "preset=queue-spike-closed&backoff=full&base=100ms&attempts=5&service_dist=exp",
     "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=4&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson",
     "scenario=outage&server=queue&workers=4&service=40ms&rate=70&outage=0ms&spike_rate=40&spike_start=5s&spike_for=5s&attempts=3&backoff=exponential&base=100ms&attempt_timeout=1s&duration=20s&arrivals=poisson",
     "scenario=outage&server=queue&workers=6&service=30ms&service_dist=lognormal&service_cv=1.5&discipline=lifo&server_deadline=on&queue_limit=200&rate=150&outage=0ms&spike_rate=150&spike_start=4s&spike_for=3s&attempts=3&backoff=equal&base=200ms&attempt_timeout=400ms&duration=15s&arrivals=poisson",
@@ -180,6 +184,7 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&outage=0ms&spike_rate=45&spike_start=3s&spike_for=4s&budget=bucket",
         "preset=payments-none&retry_after=3s&ra_mode=refuse_above&ra_max=1s&budget=ratio",
         "preset=payments-none&backoff=exponential&base=100ms&attempts=6&retry_after=1s&ra_mode=aws2026",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

@@ -101,6 +101,31 @@ fn triggers_inside(o: &Outage) -> Result<(), ConfigError> {
     spike.or(slow).map_or(Ok(()), Err)
 }
 
+/// A storm's server, its originals a run and their rate (thousandths a second; 0: all at
+/// once), and the key that sets their number: what decides whether the population engine runs
+/// it. `None` for the scenarios that are no storm.
+fn storm_of(
+    scenario: &Scenario,
+    clients: u32,
+) -> Option<(&crate::sim::settings::Server, (u64, u64), &'static str)> {
+    match scenario {
+        Scenario::Outage(o) if o.users == 0 => Some((
+            &o.server,
+            (o.arrivals.planned(), o.arrivals.rate_milli.max(1)),
+            "rate",
+        )),
+        // Closed-loop users: at most one request a user each think time.
+        Scenario::Outage(o) => {
+            let per_user = o.arrivals.duration.0 / o.think.0.max(1) + 1;
+            let n = u64::from(o.users).saturating_mul(per_user) + o.spike_requests();
+            let secs = (o.arrivals.duration.0 / 1_000_000).max(1);
+            Some((&o.server, (n, n.saturating_mul(1000) / secs), "users"))
+        }
+        Scenario::Burst(b) => Some((&b.server, (u64::from(clients), 0), "clients")),
+        Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => None,
+    }
+}
+
 /// The caps of closed-loop users: the requests they can make, in one run and in all, and
 /// their attempts.
 fn closed_caps(o: &Outage, runs: u64, policy: &ValidPolicy) -> Result<(), ConfigError> {
@@ -299,17 +324,7 @@ impl Run {
         if let Scenario::Outage(o) = scenario {
             triggers_inside(o)?;
         }
-        let storm = match scenario {
-            Scenario::Outage(o) if o.users == 0 => Some((
-                &o.server,
-                (o.arrivals.planned(), o.arrivals.rate_milli.max(1)),
-                "rate",
-            )),
-            Scenario::Burst(b) => Some((&b.server, (u64::from(p.clients), 0), "clients")),
-            Scenario::Outage(_) | Scenario::Occ(_) | Scenario::Layers(_) | Scenario::Lost(_) => {
-                None
-            }
-        };
+        let storm = storm_of(scenario, p.clients);
         if let Some((server, requests, key)) = storm {
             if population_runs(p, kind, server, requests, runs)? {
                 population_caps(requests.0, runs, key)?;

@@ -92,6 +92,15 @@ impl StormCfg {
 impl StormCfg {
     /// The original requests a run makes (the burst's clients, or the steady arrivals, plus
     /// the spike's) and the time its series covers.
+    /// The most requests closed-loop users make: each at most one a think time (and its
+    /// first), with a load spike's.
+    pub(super) fn users_planned(&self) -> u64 {
+        let per_user = self.duration.0 / self.think.0.max(1) + 1;
+        u64::from(self.users)
+            .saturating_mul(per_user)
+            .saturating_add(self.spike_requests)
+    }
+
     pub(super) fn planned(
         &self,
         kind: ScenarioKind,

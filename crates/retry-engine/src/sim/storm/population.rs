@@ -21,6 +21,9 @@
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
 //!   fewer requests than ticks).
 //!
+//! Closed-loop users start spread over one think time, as the per-request engine starts them;
+//! each cohort of their requests that ends sends its users' next requests a think time later.
+//!
 //! The queue server is stepped in bins of its own (at most a sixteenth of its mean service) in
 //! `queue.rs`: the attempts at it waiting in order, or in service by the bin their work ends in.
 //!
@@ -102,6 +105,9 @@ struct Cohort {
     /// Decorrelated jitter's previous wait, µs (the base before the first retry; 0 for every
     /// other backoff).
     prev: u64,
+    /// Closed-loop users' requests: each user sends its next when one ends (a load spike's do
+    /// not).
+    user: bool,
 }
 
 /// A storm run as counts.
@@ -160,12 +166,17 @@ impl Population {
         kind: ScenarioKind,
         run: u32,
     ) -> (Population, (Micros, u64)) {
-        let sp = p.sim.scenario.as_ref().map_or_else(
+        let mut sp = p.sim.scenario.as_ref().map_or_else(
             || StormCfg::of(&crate::sim::settings::Scenario::new(kind)),
             StormCfg::of,
         );
+        // Closed-loop users send when they have thought, whatever the arrivals key says.
+        sp.poisson &= sp.users == 0;
         let clients = p.clients.max(1);
-        let (planned, horizon) = sp.planned(kind, clients, &policy);
+        let (mut planned, horizon) = sp.planned(kind, clients, &policy);
+        if sp.users > 0 {
+            planned = sp.users_planned();
+        }
         let mut rec = Recorder::new(sp.bin, horizon);
         rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let pol = policy.policy();
@@ -252,16 +263,17 @@ impl Population {
         }
         // Sent in [k x tick - net, (k + 1) x tick - net): those sent before the end.
         let end = ((k + 1).saturating_mul(self.width)).saturating_sub(self.sp.net.0);
-        let steady = self.even_in(self.steady, end, list);
+        let users = self.sp.users > 0;
+        let steady = self.even_in(self.steady, end, list, users);
         self.steady = steady;
-        let spike = self.even_in(self.spike, end, list);
+        let spike = self.even_in(self.spike, end, list, false);
         self.spike = spike;
     }
 
     /// The originals of `stream` sent before `end` and not yet made, as up to
     /// [`ORIGIN_GROUPS`] cohorts of neighbouring starts (each at its mean start), recorded as
     /// sent; the stream with them made.
-    fn even_in(&mut self, mut stream: Even, end: u64, list: &mut Vec<Cohort>) -> Even {
+    fn even_in(&mut self, mut stream: Even, end: u64, list: &mut Vec<Cohort>, user: bool) -> Even {
         let net = self.sp.net.0;
         let (from, upto) = (stream.made, stream.sent_before(end));
         if upto <= from {
@@ -284,6 +296,7 @@ impl Population {
                 seq: self.seq,
                 sent: false,
                 prev: self.first_prev,
+                user,
             });
         }
         stream
@@ -331,6 +344,7 @@ impl Population {
             seq: self.seq,
             sent: false,
             prev: self.first_prev,
+            user: false,
         });
     }
 
@@ -351,7 +365,8 @@ impl Population {
                 && a.origin == b.origin
                 && a.at == b.at
                 && a.sent == b.sent
-                && a.prev == b.prev;
+                && a.prev == b.prev
+                && a.user == b.user;
             if same {
                 a.n += b.n;
                 a.seq = a.seq.min(b.seq);
@@ -380,6 +395,7 @@ impl Population {
             seq: self.seq,
             sent: false,
             prev,
+            user: c.user,
         };
         let k = at / self.width;
         if k < self.base {
@@ -409,6 +425,29 @@ impl Population {
         }
         self.rec
             .ends_n(Micros(t), reason, Micros(t.saturating_sub(c.origin)), n);
+        // A closed-loop user thinks, then sends its next request while the run lasts.
+        let next = t.saturating_add(self.sp.think.0);
+        if c.user && next < self.sp.duration.0 {
+            self.user_cohort(next, n);
+        }
+    }
+
+    /// `n` closed-loop users' next requests, sent at `origin`, recorded, on the schedule (as
+    /// the attempt after an attempt 0: their first).
+    fn user_cohort(&mut self, origin: u64, n: u64) {
+        self.made += n;
+        self.rec.originals_n(Micros(origin), n);
+        let c = Cohort {
+            attempt: 0,
+            origin,
+            at: 0,
+            n,
+            seq: 0,
+            sent: false,
+            prev: self.first_prev,
+            user: true,
+        };
+        self.schedule(origin + self.sp.net.0, c, n, self.first_prev);
     }
 }
 
@@ -745,6 +784,12 @@ impl Population {
 /// The evenly spaced originals of a run (steady, the spike's): a burst sends every client, the
 /// spike's too, at 0 (as the per-request engine does); Poisson arrivals are drawn instead.
 fn streams(kind: ScenarioKind, sp: &StormCfg, planned: u64) -> (Even, Even) {
+    if sp.users > 0 && kind != ScenarioKind::Burst {
+        // The users' first requests, spread over one think time; each later one follows its
+        // user's last (`Population::end`).
+        let users = Even::spread(0, sp.think.0, u64::from(sp.users));
+        return (users, spike_of(sp));
+    }
     match kind {
         ScenarioKind::Burst => (Even::new(0, 0, planned), Even::new(0, 0, 0)),
         ScenarioKind::Outage | ScenarioKind::Occ | ScenarioKind::Layers | ScenarioKind::Lost

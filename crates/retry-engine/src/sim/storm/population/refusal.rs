@@ -53,10 +53,10 @@ pub(in crate::sim) fn refusal(
     if sp.hedge.is_some() {
         return no("hedge", "does not hedge");
     }
-    if sp.users > 0 {
-        return no("users", "has no closed-loop users yet");
-    }
     let pol = policy.policy();
+    if sp.users > 0 && pol.budget != BudgetConfig::None {
+        return no("budget", "counts a retry budget with open-loop arrivals only (its deposits come in send order), not with closed-loop users");
+    }
     if !Budget::new(pol.budget, None).counts() {
         return no("budget", "counts the bucket, ratio and rate budgets only");
     }
