@@ -1448,6 +1448,33 @@ try {
     await context.close();
   });
 
+  await check('find a better policy kept to the imported format: a gRPC service config read by the Import box offers the search with tune_format=grpc, and the page\'s frontier is retrylab tune\'s, every point one gRPC writes back', async () => {
+    const { page, context, errors } = await openPage('?v=1#import');
+    await page.fill('#import-text', readFileSync('tests/configs/grpc/grpc-go-example.json', 'utf8'));
+    await page.click('#import-go');
+    await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
+    await change(page, '#scenario', 'outage');
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
+    const offer = page.locator('#tune-link');
+    assert.match(await offer.getAttribute('href'), /tune=on.*tune_format=grpc|tune_format=grpc.*tune=on/);
+    await offer.click();
+    await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
+    const link = new URL(page.url()).search.slice(1);
+    assert.match(link, /tune_format=grpc/);
+    const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'tune', link, '--format', 'json'], { encoding: 'utf8' }));
+    assert.equal(cli.format_of, 'grpc');
+    const rows = await page.locator('#tune-table tbody tr').allInnerTexts();
+    assert.equal(rows.length, cli.frontier.length + 1);
+    cli.frontier.forEach((f, i) => assert.ok(rows[i].startsWith(`${i + 1}\t${f.keys.replaceAll('&', ' ')}`), `${rows[i]} against ${f.keys}`));
+    assert.ok(cli.frontier.every(f => !/breaker|attempt_timeout/.test(f.keys)), 'gRPC writes no breaker and no per-attempt timeout');
+    const verdict = await page.locator('#tune-verdict').innerText();
+    assert.match(verdict, new RegExp(`${cli.tried} policies tried`));
+    assert.match(verdict, /Every policy searched is one grpc can write back/);
+    await page.locator('#tune-section').screenshot({ path: join(ARTIFACTS, 'tune-grpc.png') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await check('every core: on a 4-core machine a link of 30 runs is spread over 3 workers, and its tiles and CSV (the band included) are the CLI\'s, byte for byte', async () => {
     const link = 'preset=metastable-none&backoff=full&runs=30';
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });

@@ -32,6 +32,7 @@ mod wording;
 #[cfg(test)]
 mod world;
 mod write;
+mod writeback;
 mod yaml;
 
 pub use export::{export, Exported, EXPORT_FORMATS};
@@ -40,6 +41,7 @@ pub use formats::FORMATS;
 use serde::Serialize;
 pub use stack::{stack, Layer, Stack, MAX_STACK};
 pub use wording::{field_for_page, for_page};
+pub use writeback::{pool_for, pool_of, writes_back};
 
 /// The largest file read: a service config is a few kilobytes.
 pub const MAX_BYTES: usize = 1 << 20;

@@ -22,7 +22,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-pub use crate::link::tune_keys::{Limits, TuneAsk, DISTINCT, SPACE};
+pub use crate::link::tune_keys::{Limits, TuneAsk, DISTINCT, FORMATS, SPACE};
 
 /// The random stream of the candidates (apart from every simulation's).
 const STREAM_TUNE: u64 = 7 << 40;
@@ -159,6 +159,12 @@ pub fn cell(s: &Summary) -> String {
         Metric::Amplification.text(s),
         Metric::P99Ms.text(s)
     )
+}
+
+/// What a search kept to `format` promises, in a sentence (`retrylab tune --format-of`, the
+/// page's verdict).
+pub fn format_note(format: &str) -> String {
+    format!("Every policy searched is one {format} can write back with no note the link's own does not need: `retrylab export LINK --to {format}` writes a point's link.")
 }
 
 /// A policy's keys in words (`attempts=3 backoff=full`), or the user's own.

@@ -63,7 +63,7 @@ pub struct TuneFlags {
     pub max_amplification: Option<f64>,
     /// Search only the policies this format can write back (a format's name, such as envoy
     /// or grpc, or a configuration file, whose format is read from it): a policy whose export
-    /// needs a note the link's own does not is left out.
+    /// needs a note the link's own does not is left out. Default: the link's `tune_format`.
     #[arg(long, value_name = "FORMAT|FILE")]
     pub format_of: Option<String>,
     /// A policy whose p99 passes this many ms in any weather does not count.

@@ -80,16 +80,14 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
             })
             .collect()
     };
-    let format = args.format_of.as_deref().map(format_named).transpose()?;
+    // `--format-of` overrides the link's `tune_format`.
+    let format = match args.format_of.as_deref() {
+        Some(arg) => Some(format_named(arg)?),
+        None => ask.format_name(),
+    };
     let pool = match format {
-        Some(f) => {
-            let keep = writable(&base, f)?;
-            let pool = tune::candidates_where(link.seed, candidates, &keep);
-            if pool.len() < 2 {
-                return Err(format!("--format-of: {f} can write back {} of the policies searched; nothing to choose between", pool.len()));
-            }
-            pool
-        }
+        Some(f) => retry_import::pool_for(&base, f, link.seed, candidates)
+            .map_err(|e| format!("--format-of: {e}"))?,
         None => tune::candidates(link.seed, candidates),
     };
     let t = tune::search_over(pool, runs, &limits, &mut eval)?;
@@ -98,7 +96,8 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
         _ => {
             let mut out = tune::markdown(&base, &ws, &t);
             if let Some(f) = format {
-                out.push_str(&format!("Every policy searched is one {f} can write back with no note the link's own does not need: `retrylab export LINK --to {f}` writes a point's link.\n"));
+                out.push_str(&tune::format_note(f));
+                out.push('\n');
             }
             out
         }
@@ -119,25 +118,6 @@ fn format_named(arg: &str) -> Result<&'static str, String> {
     retry_import::import(&bytes, &retry_import::Options::default())
         .map(|i| i.format)
         .map_err(|e| format!("--format-of: {arg}: {e}"))
-}
-
-/// Whether `format` writes a policy back: its export of the policy's link needs no note
-/// beyond those the link's own policy needs (what the format cannot say of the system).
-fn writable(base: &str, format: &'static str) -> Result<impl Fn(&str) -> bool, String> {
-    let own = retry_import::export(base, format)
-        .map_err(|e| format!("--format-of: {format} cannot write this link's policy: {e}"))?
-        .notes;
-    let base = base.to_string();
-    Ok(move |keys: &str| {
-        let Ok((link, _)) = tune::policy_link(&base, &[keys]) else {
-            return false;
-        };
-        retry_import::export(&link, format).is_ok_and(|e| {
-            e.notes
-                .iter()
-                .all(|n| own.iter().any(|o| o.key == n.key && o.text == n.text))
-        })
-    })
 }
 
 fn json_doc(base: &str, ws: &[Weather], t: &Tuned, format_of: Option<&str>) -> String {
@@ -180,7 +160,7 @@ mod tests {
     #[test]
     fn a_format_bounds_the_search_to_what_it_writes() {
         let base = "preset=payments-none&backoff=full&base=25ms&cap=250ms&whole_ms=true&ra_mode=ignore&budget=envoy";
-        let keep = writable(base, "envoy").unwrap();
+        let keep = retry_import::writes_back(base, "envoy").unwrap();
         assert!(keep("attempts=3&backoff=full&base=100ms"));
         assert!(
             !keep("attempts=3&backoff=exponential&base=100ms"),

@@ -2,7 +2,9 @@
 //! or "" to detect it, and the gRPC method, the Envoy or Istio route, or the function or instance, or "") and gets back a
 //! [`WorkerReply`], the same link, warnings and fields not modelled that `retrylab import` prints; or
 //! `{export, link}` and gets the configuration `retrylab export` writes, with its notes; or
-//! `{files: [[name, text], ...]}` and gets the `layers` link `retrylab import a b c` prints.
+//! `{files: [[name, text], ...]}` and gets the `layers` link `retrylab import a b c` prints; or
+//! `{tune_pool: "on", link}` and gets the policies a search kept to the link's `tune_format`
+//! starts from.
 //! It is a module of its own, loaded only when the page's Import box opens, so YAML and JSON
 //! parsing add nothing to the page's first download.
 
@@ -31,6 +33,9 @@ pub struct WorkerRequest {
     pub files: Vec<(String, String)>,
     /// The release whose rules to apply (`retrylab import --version`), or "" for the file's own.
     pub release: String,
+    /// Non-empty: the policies a `tune=on` link (in `link`) searches, kept to its
+    /// `tune_format` (the exporter decides, so this worker holds it).
+    pub tune_pool: String,
 }
 
 /// What the page gets: the import, or the one-line reason it failed.
@@ -60,12 +65,36 @@ pub struct WorkerReply {
 
 /// Answers a request: an export when it names a format to write, else an import.
 pub fn answer(req: &WorkerRequest) -> WorkerReply {
+    if !req.tune_pool.is_empty() {
+        return pool(req);
+    }
     let reply = if req.export.is_empty() {
         import(req)
     } else {
         export(req)
     };
     in_page_words(reply)
+}
+
+/// A search's pool (`retry_import::pool_of`), one policy a line in `text`, as `retrylab tune`
+/// draws it.
+fn pool(req: &WorkerRequest) -> WorkerReply {
+    let kind = String::from("tune_pool");
+    match retry_import::pool_of(&req.link) {
+        Ok(pool) => WorkerReply {
+            kind,
+            ok: true,
+            text: pool.join("\n"),
+            link: req.link.clone(),
+            ..WorkerReply::default()
+        },
+        Err(error) => WorkerReply {
+            kind,
+            error,
+            link: req.link.clone(),
+            ..WorkerReply::default()
+        },
+    }
 }
 
 /// The reply with the CLI's options (`--route NAME`) named as the page's fields.

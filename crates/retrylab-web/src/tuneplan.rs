@@ -19,6 +19,7 @@ pub struct Tuning {
     search: Search,
     // The batch whose links are in flight: its policies' keys.
     batch: Vec<String>,
+    ask: tune::TuneAsk,
 }
 
 /// What the next step of a search is.
@@ -44,7 +45,20 @@ impl Tuning {
             weathers,
             search: Search::new(p.seed, ask.candidates as usize, ask.runs, ask.limits()),
             batch: Vec::new(),
+            ask,
         })
+    }
+
+    /// The format the link keeps the search to (`tune_format`): its pool then comes from the
+    /// importer's worker, which holds the exporters ([`Tuning::set_pool`]).
+    pub fn format(&self) -> Option<&'static str> {
+        self.ask.format_name()
+    }
+
+    /// Starts the search over `pool` (`retry_import::pool_of`'s, one policy a line).
+    pub fn set_pool(&mut self, pool: &str) {
+        let pool = pool.lines().map(str::to_string).collect();
+        self.search = Search::over(pool, self.ask.runs, self.ask.limits());
     }
 
     /// How far the search is, 0 to 1.
@@ -64,6 +78,7 @@ impl Tuning {
                 base: self.base.clone(),
                 weathers: self.weathers.clone(),
                 tuned: self.search.clone().finish(),
+                format: self.format(),
             })),
         }
     }
@@ -97,6 +112,8 @@ pub struct TuneOutcome {
     pub weathers: Vec<Weather>,
     /// The frontier and the user's own policy.
     pub tuned: Tuned,
+    /// The format the search was kept to (`tune_format`), if any.
+    pub format: Option<&'static str>,
 }
 
 /// A point as the chart places it: the means over the weathers.
@@ -196,8 +213,11 @@ impl TuneOutcome {
         let names: Vec<String> = (self.weathers.iter())
             .map(|w| format!("{} ({})", w.name, w.keys))
             .collect();
+        let kept = self
+            .format
+            .map_or_else(String::new, |f| format!(" {}", tune::format_note(f)));
         format!(
-            "Over {}: {} policies tried, {} runs made. {}",
+            "Over {}: {} policies tried, {} runs made. {}{kept}",
             names.join(", "),
             self.tuned.tried,
             self.tuned.runs_made,
@@ -259,5 +279,24 @@ mod tests {
         // A link the search cannot run says why.
         let sweep: Params = "preset=payments-jitter&sweep.attempts=1,2".parse().unwrap();
         assert!(Tuning::of(&sweep).unwrap_err().contains("sweep"));
+    }
+    /// A search kept to a format names it, and runs over the pool it is given (the importer's
+    /// worker's), in order.
+    #[test]
+    fn a_search_kept_to_a_format_runs_its_given_pool() {
+        let p: Params = "preset=payments-jitter&tune=on&tune_runs=2&tune_format=envoy"
+            .parse()
+            .unwrap();
+        let mut t = Tuning::of(&p).unwrap();
+        assert_eq!(t.format(), Some("envoy"));
+        t.set_pool("attempts=2&backoff=full&base=25ms\nattempts=3&backoff=full&base=100ms");
+        let TuneStep::Run(links) = t.next_step().unwrap() else {
+            panic!("a round first");
+        };
+        // Each of the two policies under each of the four weathers.
+        assert_eq!(links.len(), 2 * t.weathers.len());
+        assert!(links[0].contains("attempts=2") && links[4].contains("attempts=3"));
+        let plain: Params = "preset=payments-jitter&tune=on".parse().unwrap();
+        assert_eq!(Tuning::of(&plain).unwrap().format(), None);
     }
 }

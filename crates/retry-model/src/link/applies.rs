@@ -176,7 +176,9 @@ impl Params {
             "sequential" if self.sim.runs.0 <= 1 => {
                 Some("has no effect with runs=1: it stops a link's runs once the share that recovered is clear of 50%")
             }
-            "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99" if !self.tune.on => {
+            "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99" | "tune_format"
+                if !self.tune.on =>
+            {
                 Some("has no effect unless tune=on: it sets the search for a better policy")
             }
             "tune" if self.sweep.is_some() || self.compare.is_some() => Some(

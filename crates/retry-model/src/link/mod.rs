@@ -417,6 +417,7 @@ impl Params {
                 }
             }
             "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
+            "tune_format" => self.tune.format = k.choice(v)? as u8,
             other => {
                 return Err(ConfigError::new(
                     "link",
@@ -585,9 +586,8 @@ impl Params {
                 .as_ref()
                 .map_or_else(|| "none".to_string(), |s| s.value()),
             "sheet_at" => return self.sheet.as_ref().map(|_| self.sheet_at.to_string()),
-            "tune" | "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99" => {
-                return self.tune.get(key)
-            }
+            "tune" | "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99"
+            | "tune_format" => return self.tune.get(key),
             _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }

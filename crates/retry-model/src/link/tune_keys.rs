@@ -41,6 +41,22 @@ pub struct Limits {
 /// (3 x 2 x 3).
 pub const DISTINCT: usize = 3 * 2 + 5 * (1 + 4 * (8 + 7 + 8)) * (3 * 2 * 3);
 
+/// The configuration formats a search may be kept to (`tune_format`): `none`, or each format
+/// `retrylab export` writes (the importer's list, which a test in `retry-import` holds this to).
+pub const FORMATS: [(&str, &str); 11] = [
+    ("none", "any policy"),
+    ("grpc", "a gRPC service config"),
+    ("envoy", "an Envoy route"),
+    ("istio", "an Istio VirtualService"),
+    ("linkerd", "a Linkerd HTTPRoute"),
+    ("gateway-api", "a Gateway API HTTPRoute"),
+    ("resilience4j", "a resilience4j config"),
+    ("polly", "a Polly pipeline"),
+    ("aws", "an AWS profile"),
+    ("tenacity", "tenacity code"),
+    ("spring-gateway", "a Spring Cloud Gateway route"),
+];
+
 /// What a link asks of the search (`tune` and its keys).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuneAsk {
@@ -54,6 +70,8 @@ pub struct TuneAsk {
     pub max_amp_milli: Option<u64>,
     /// `tune_p99`.
     pub p99: Option<crate::Micros>,
+    /// `tune_format`: an index into [`FORMATS`] (0: any policy).
+    pub format: u8,
 }
 
 impl TuneAsk {
@@ -64,7 +82,13 @@ impl TuneAsk {
         runs: 8,
         max_amp_milli: None,
         p99: None,
+        format: 0,
     };
+
+    /// The format the search is kept to, if any (`tune_format`).
+    pub fn format_name(&self) -> Option<&'static str> {
+        (self.format > 0).then(|| FORMATS[usize::from(self.format)].0)
+    }
 
     /// The limits a policy must keep.
     pub fn limits(&self) -> Limits {
@@ -86,6 +110,7 @@ impl TuneAsk {
             "tune_p99" => self
                 .p99
                 .map_or_else(|| String::from("none"), |d| d.to_string()),
+            "tune_format" => String::from(FORMATS[usize::from(self.format)].0),
             _ => return None,
         })
     }

@@ -149,6 +149,8 @@ fn shown(app: &Rc<RefCell<App>>, r: &ImportReply) {
     {
         let mut a = app.borrow_mut();
         a.state.update(Msg::Load(r.link.clone()));
+        let policy = a.state.params.policy;
+        a.view.imported = Some((policy, r.format.clone()));
         render(&mut a, true);
     }
     let count =

@@ -98,7 +98,7 @@ pub(super) fn post(req: &JsValue) -> bool {
 /// What the importer answers (`retrylab_import_web::Reply`), read field by field: a derived
 /// `Deserialize` for these few fields cost the page's download more than the box's whole glue.
 #[derive(Debug, Default)]
-pub(super) struct ImportReply {
+pub(crate) struct ImportReply {
     pub(super) kind: String,
     pub(super) text: String,
     pub(super) ok: bool,

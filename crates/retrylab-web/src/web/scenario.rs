@@ -151,6 +151,12 @@ pub(crate) struct ScenarioView {
     // A search for a better policy between its rounds (each round a job of its own), and the
     // rounds started.
     tuning: Option<(Tuning, u32)>,
+    // A search kept to a format waits for its pool from the importer's worker: its link and
+    // when it started.
+    pool_wait: Option<(String, f64)>,
+    /// The policy the Import box last read and its format: while the view runs that policy,
+    /// "Find a better policy" keeps the search to what the format writes back.
+    pub(crate) imported: Option<(retry_model::RetryPolicy, String)>,
     job: Option<RunJob>,
     done: Option<PanelOutcome>,
     error: Option<String>,
@@ -171,6 +177,8 @@ impl Default for ScenarioView {
             exec: None,
             planning: None,
             tuning: None,
+            pool_wait: None,
+            imported: None,
             job: None,
             done: None,
             error: None,
@@ -399,6 +407,22 @@ impl ScenarioView {
     /// Starts a search for a better policy: its first round.
     fn start_tune(&mut self, p: &Params, link: String) -> bool {
         match Tuning::of(p) {
+            Ok(t) if t.format().is_some() => {
+                self.error = None;
+                self.tuning = Some((t, 0));
+                self.pool_wait = Some((link.clone(), now()));
+                crate::web::importer::ensure_worker();
+                let req = js_sys::Object::new();
+                for (k, v) in [("tune_pool", "on"), ("link", link.as_str())] {
+                    let _ = js_sys::Reflect::set(&req, &k.into(), &v.into());
+                }
+                if !crate::web::importer::post(&req) {
+                    self.pool_wait = None;
+                    self.tuning = None;
+                    self.refuse(String::from("tune_format: the importer, which writes the formats, could not start here; run `retrylab tune LINK --format-of FORMAT`"));
+                }
+                false
+            }
             Ok(t) => {
                 self.error = None;
                 self.tuning = Some((t, 0));
@@ -487,6 +511,24 @@ impl ScenarioView {
         self.job.is_some() || self.planning.is_some() || self.tuning.is_some()
     }
 
+    /// The importer's pool for a search kept to a format: the search's first round starts,
+    /// or its error is shown. A pool for a link no longer asked for is dropped. Whether the
+    /// page should run a slice itself.
+    pub(crate) fn give_pool(&mut self, p: &Params, r: &crate::web::importer::ImportReply) -> bool {
+        let Some((link, started)) = self.pool_wait.take_if(|(l, _)| *l == r.link) else {
+            return false;
+        };
+        if !r.ok {
+            self.tuning = None;
+            self.refuse(r.error.clone());
+            return false;
+        }
+        if let Some((t, _)) = self.tuning.as_mut() {
+            t.set_pool(&r.text);
+        }
+        self.next_round(p, link, started)
+    }
+
     /// Checks a sweep's next rows for up to `STAGE_MS`, then starts its job once all are
     /// checked; returns true while rows are left (or the page runs the job itself).
     fn plan_some(&mut self) -> bool {
@@ -523,6 +565,7 @@ impl ScenarioView {
         self.job = None;
         self.planning = None;
         self.tuning = None;
+        self.pool_wait = None;
     }
 
     /// Takes in what the workers posted (or runs one slice on the page where there are no
@@ -772,10 +815,14 @@ impl ScenarioView {
             line.set_text_content(text.as_deref());
             set_hidden(&line, text.is_none() || p.sweep().is_some());
         }
-        // "Find a better policy": the same link with `tune=on`, for one run of an outage.
+        // "Find a better policy": the same link with `tune=on`, for one run of an outage (kept
+        // to the format the Import box read, while the view runs the policy it read).
         if let Some(a) = by_id("tune-link") {
             let mut t = p.clone();
             t.tune.on = true;
+            if let Some((_, format)) = self.imported.as_ref().filter(|(pol, _)| *pol == p.policy) {
+                let _ = t.set("tune_format", format);
+            }
             let offered = p.sim.kind() == Some(ScenarioKind::Outage)
                 && !p.tune.on
                 && p.sweep().is_none()
@@ -804,6 +851,13 @@ impl ScenarioView {
                 ""
             };
             return format!("checking the sweep's rows: {made} of {total}{stale}");
+        }
+        if let (None, Some(f)) = (
+            &self.error,
+            self.pool_wait.as_ref().and(self.tuning.as_ref()),
+        ) {
+            let format = f.0.format().unwrap_or_default();
+            return format!("finding the policies {format} writes back, for the search");
         }
         let running = self.job.as_ref();
         match (&self.error, running, self.cancelled, &self.done) {

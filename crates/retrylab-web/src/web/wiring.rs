@@ -33,6 +33,19 @@ pub(super) fn worker_messages(app: &Rc<RefCell<App>>) {
         });
         let f: js_sys::Function = tick.as_ref().unchecked_ref::<js_sys::Function>().clone();
         tick.forget(); // page-lifetime handler
+                       // A search kept to a format gets its pool from the importer's worker.
+        let pools = app.clone();
+        super::importer::on_reply(
+            "tune_pool",
+            Box::new(move |r| {
+                let Ok(mut a) = pools.try_borrow_mut() else {
+                    return;
+                };
+                let params = a.state.params.clone();
+                a.view.give_pool(&params, r);
+                schedule(&mut a);
+            }),
+        );
         let mut a = app.borrow_mut();
         a.view.connect(f.clone());
         let params = a.state.params.clone();

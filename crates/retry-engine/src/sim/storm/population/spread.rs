@@ -1,0 +1,173 @@
+//! Each retry's wait spread over the ticks it lands in: a multinomial over the eighths of a
+//! tick the waits reach (or one draw each where there are fewer requests than eighths), the
+//! draws past a cap waiting the cap exactly, and of those that fit, as many as the budget lets
+//! go.
+
+use super::{Cohort, Population, SLOTS};
+use crate::retry::backoff::WaitRange;
+use crate::retry::policy::StopReason;
+use crate::sim::split;
+use alloc::vec::Vec;
+
+/// How many of the draws `v` in `[low, high]` give a wait `max(v, floor)` in `[a, b]`.
+fn draws_giving(low: u64, high: u64, floor: u64, a: u64, b: u64) -> u64 {
+    if a > b {
+        return 0;
+    }
+    // Draws above the floor wait themselves.
+    let lo = low.max(floor.saturating_add(1)).max(a);
+    let hi = high.min(b);
+    let above = if lo > hi { 0 } else { hi - lo + 1 };
+    // Draws at or below it wait the floor.
+    let at_floor = if floor >= low && floor >= a && floor <= b {
+        floor.min(high) - low + 1
+    } else {
+        0
+    };
+    above + at_floor
+}
+
+impl Population {
+    /// `f` requests of `c`, failed at `t`, each draw a wait from `range` (uniform, capped, raised
+    /// to its floor); those whose wait passes `limit` stop (`WontFit`); of the others, up to
+    /// `allow` arrive at the server a wait and a hop later and the rest stop (`BudgetEmpty`).
+    /// The draws past a cap (decorrelated jitter's) all wait the cap, exactly. Returns how many
+    /// were sent again.
+    pub(super) fn spread(
+        &mut self,
+        t: u64,
+        c: Cohort,
+        f: u64,
+        range: WaitRange,
+        limit: Option<u64>,
+        allow: u64,
+    ) -> u64 {
+        let (low, high, floor) = range.parts();
+        let cap = range.cap();
+        let net = self.sp.net.0;
+        let span = high - low + 1;
+        // The draws at or past the cap wait the cap; the rest, `[low, uhigh]`, are uniform.
+        let plateau = if high >= cap {
+            high - low.max(cap) + 1
+        } else {
+            0
+        };
+        let (uhigh, plateau_wait) = (high.min(cap.saturating_sub(1)), cap.max(floor));
+        let top = limit.unwrap_or(u64::MAX);
+        let (shortest, longest) = (low.max(floor), uhigh.max(floor));
+        let uniform = span - plateau;
+        let least = if uniform > 0 { shortest } else { plateau_wait };
+        if least > top {
+            self.end(t, c, StopReason::WontFit, f);
+            return 0;
+        }
+        // Arrivals land in eighths of a tick (`SLOTS`), which order them at the server.
+        let width = self.width;
+        let slot = |x: u64| x * SLOTS / width;
+        let start = move |j: u64| j * width / SLOTS;
+        let (first, last) = (slot(t + shortest + net), slot(t + longest + net));
+        let slots = if uniform > 0 { last - first + 1 } else { 0 };
+        if f < slots + u64::from(plateau > 0) {
+            return self.spread_each(t, c, f, range, limit, allow);
+        }
+        let mut weights = Vec::with_capacity(slots as usize + 2);
+        let mut fit = 0;
+        for j in (first..=last).take(slots as usize) {
+            let a = start(j).saturating_sub(t + net);
+            let b = start(j + 1).saturating_sub(t + net + 1).min(top);
+            let m = draws_giving(low, uhigh, floor, a, b);
+            fit += m;
+            weights.push(m as f64 / span as f64);
+        }
+        let capped = if plateau_wait <= top { plateau } else { 0 };
+        fit += capped;
+        weights.push(capped as f64 / span as f64);
+        weights.push((span - fit) as f64 / span as f64);
+        let landed = self.land(f, allow, fit as f64 / span as f64, &weights, (t, c));
+        let go = landed.iter().map(|&(_, n)| n).sum();
+        for (i, n) in landed {
+            let (at, wait) = if i as u64 == slots {
+                (t + plateau_wait + net, cap)
+            } else if shortest == longest {
+                (t + shortest + net, shortest)
+            } else {
+                let j = first + i as u64;
+                let at = (start(j) + start(j + 1)) / 2;
+                (at, at.saturating_sub(t + net).clamp(low, uhigh))
+            };
+            self.schedule(at, c, n, self.prev_after(&c, wait));
+        }
+        go
+    }
+
+    /// Of `f` failures of cohort `c` at `t`, those whose wait fits (`fits`, a share) and that
+    /// the budget lets go (`allow`): drawn over `weights` (the last weight: does not fit), the
+    /// rest ended. The cells they land in, and how many in each.
+    fn land(
+        &mut self,
+        f: u64,
+        allow: u64,
+        fits: f64,
+        weights: &[f64],
+        (t, c): (u64, Cohort),
+    ) -> Vec<(usize, u64)> {
+        let mut landed = Vec::new();
+        let last = weights.len() - 1;
+        if allow >= f {
+            split::multinomial(&mut self.rng, f, weights, |i, n| landed.push((i, n)));
+            let wont = landed.iter().filter(|&&(i, _)| i == last).map(|&(_, n)| n);
+            self.end(t, c, StopReason::WontFit, wont.sum());
+            landed.retain(|&(i, _)| i != last);
+            return landed;
+        }
+        // How many fit, then which of them the budget lets go: a multinomial over the fitting
+        // cells alone, each weight a share of the fitting ones (the split of a multinomial
+        // given its total).
+        let fit = split::binomial(&mut self.rng, f, fits);
+        let go = fit.min(allow);
+        self.end(t, c, StopReason::WontFit, f - fit);
+        self.end(t, c, StopReason::BudgetEmpty, fit - go);
+        let shares: Vec<f64> = weights[..last].iter().map(|w| w / fits).collect();
+        split::multinomial(&mut self.rng, go, &shares, |i, n| landed.push((i, n)));
+        landed
+    }
+
+    /// The previous wait a retry of `c` after `wait` carries on: its wait under decorrelated
+    /// jitter (but not after a first retry that waits nothing), nothing under other backoffs.
+    fn prev_after(&self, c: &Cohort, wait: u64) -> u64 {
+        let zero_first = self.policy.backoff().config().first_wait_zero && c.attempt == 1;
+        match (self.decorrelated, zero_first) {
+            (false, _) => 0,
+            (true, true) => c.prev,
+            (true, false) => wait,
+        }
+    }
+
+    /// [`Population::spread`] one request at a time, where there are fewer requests than ticks.
+    fn spread_each(
+        &mut self,
+        t: u64,
+        c: Cohort,
+        f: u64,
+        range: WaitRange,
+        limit: Option<u64>,
+        allow: u64,
+    ) -> u64 {
+        let net = self.sp.net.0;
+        let (mut wont, mut go, mut empty) = (0, 0, 0);
+        for _ in 0..f {
+            let wait = range.draw(&mut self.rng).0;
+            if limit.is_some_and(|l| wait > l) {
+                wont += 1;
+            } else if go == allow {
+                empty += 1;
+            } else {
+                go += 1;
+                self.schedule(t + wait + net, c, 1, self.prev_after(&c, wait));
+            }
+        }
+        self.end(t, c, StopReason::WontFit, wont);
+        self.end(t, c, StopReason::BudgetEmpty, empty);
+        go
+    }
+}
