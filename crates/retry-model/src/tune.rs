@@ -180,14 +180,48 @@ impl Tuned {
     /// Where the user's policy stands, in a sentence.
     pub fn verdict(&self) -> String {
         match self.better {
-            Some(i) => format!(
-                "Your policy is dominated by #{}: as much success or more, as little load or less and as short a p99 or shorter, over every weather's mean.",
-                i + 1
-            ),
+            Some(i) => {
+                let (clear, n) = self.frontier.get(i).map_or((0, 0), |p| clear_in(p, &self.yours));
+                format!(
+                    "Your policy is dominated by #{}: as much success or more, as little load or less and as short a p99 or shorter, over every weather's mean. It has more success or less load beyond the runs' 95% intervals in {clear} of {n} weathers.",
+                    i + 1
+                )
+            }
             None if !self.yours.feasible => String::from("Your policy breaks a limit you set."),
             None => String::from("No policy found dominates yours: it is on the frontier, or off it by less than the runs can tell."),
         }
     }
+}
+
+/// In how many weathers `a` has more success or less load than `b` beyond the runs' 95%
+/// intervals (without intervals, alike in every run: beyond their means), of how many.
+pub fn clear_in(a: &Scored, b: &Scored) -> (usize, usize) {
+    let span =
+        |s: &Summary,
+         get: fn(&crate::sim::interval::Intervals) -> Option<crate::sim::interval::Interval>,
+         mean: f64| {
+            s.intervals
+                .as_ref()
+                .and_then(get)
+                .map_or((mean, mean), |i| (i.low, i.high))
+        };
+    let clear = a
+        .by_weather
+        .iter()
+        .zip(&b.by_weather)
+        .filter(|(x, y)| {
+            let (xs, ys) = (
+                span(x, |i| i.success_rate, x.success_rate),
+                span(y, |i| i.success_rate, y.success_rate),
+            );
+            let (xa, ya) = (
+                span(x, |i| i.amplification, x.amplification),
+                span(y, |i| i.amplification, y.amplification),
+            );
+            xs.0 > ys.1 || xa.1 < ya.0
+        })
+        .count();
+    (clear, a.by_weather.len().min(b.by_weather.len()))
 }
 
 fn markdown_row(label: &str, s: &Scored, base: &str) -> String {
@@ -695,6 +729,52 @@ mod tests {
             objectives: o,
             feasible,
         }
+    }
+
+    /// A weather counts as clear when the success intervals, or the load intervals, do not
+    /// meet; without intervals (one run, or alike in every run) the means decide.
+    #[test]
+    fn a_domination_is_clear_where_the_intervals_part() {
+        use crate::sim::interval::{Interval, Intervals};
+        let weather = |success: f64, s: (f64, f64), amp: f64, a: (f64, f64)| Summary {
+            success_rate: success,
+            amplification: amp,
+            intervals: Some(Intervals {
+                success_rate: Some(Interval {
+                    low: s.0,
+                    high: s.1,
+                }),
+                amplification: Some(Interval {
+                    low: a.0,
+                    high: a.1,
+                }),
+                ..Intervals::default()
+            }),
+            ..Summary::default()
+        };
+        let mut a = point([0.1, 1.0, 50.0], true);
+        let mut b = point([0.2, 2.0, 50.0], true);
+        a.by_weather = alloc::vec![
+            weather(0.9, (0.88, 0.92), 1.0, (0.9, 1.1)), // success clear
+            weather(0.9, (0.85, 0.95), 1.0, (0.9, 1.1)), // both overlap
+            weather(0.8, (0.79, 0.81), 1.0, (0.9, 1.1)), // load clear
+        ];
+        b.by_weather = alloc::vec![
+            weather(0.8, (0.78, 0.82), 1.05, (1.0, 1.1)),
+            weather(0.88, (0.8, 0.9), 1.05, (1.0, 1.2)),
+            weather(0.8, (0.79, 0.81), 2.0, (1.9, 2.1)),
+        ];
+        assert_eq!(clear_in(&a, &b), (2, 3));
+        // Alike in every run: the means decide.
+        let alike = |success: f64| Summary {
+            success_rate: success,
+            amplification: 1.0,
+            ..Summary::default()
+        };
+        a.by_weather = alloc::vec![alike(0.9)];
+        b.by_weather = alloc::vec![alike(0.8)];
+        assert_eq!(clear_in(&a, &b), (1, 1));
+        assert_eq!(clear_in(&b, &a), (0, 1));
     }
 
     #[test]
