@@ -98,12 +98,31 @@ fn shaping_notes(p: &Params, format: Format, notes: &mut Notes) {
             "the export writes the retry policy alone: the circuit breaker beside it is not written (a library's own breaker is configured apart, and a proxy's outlier detection is another rule)",
         );
     }
+    if let Some(why) = hedge_note(format).filter(|_| p.sim.server().is_some_and(|s| s.hedge.on)) {
+        notes.add(link_key!("hedge"), why);
+    }
     if b.floor != Micros::ZERO && !format.floor() {
         notes.add(
             link_key!("floor"),
             "the format has no least wait: floor is not written, so a wait may be shorter",
         );
     }
+}
+
+/// Why `format` does not write a link's hedging (`hedge=on`), or `None` where it does (a gRPC
+/// service config's `hedgingPolicy`). Every other format writes the retry policy beside it.
+fn hedge_note(format: Format) -> Option<&'static str> {
+    Some(match format {
+        Format::Grpc => return None,
+        Format::Envoy | Format::Istio => "Envoy hedges only when an attempt's per-try timeout passes: the link's hedging is not written",
+        Format::Linkerd => "Linkerd does not hedge: the link's hedging is not written",
+        Format::GatewayApi => "an HTTPRoute's retry has no hedging: the link's hedging is not written",
+        Format::SpringGateway => "the Retry filter does not hedge: the link's hedging is not written",
+        Format::Resilience4j => "resilience4j's retry does not hedge: the link's hedging is not written",
+        Format::Polly => "the pipeline's retry strategy is written; a hedging strategy is configured apart (AddHedging), so the link's hedging is not written",
+        Format::Aws => "the AWS SDK does not hedge: not written",
+        Format::Tenacity => "tenacity does not hedge: not written",
+    })
 }
 
 #[cfg(test)]

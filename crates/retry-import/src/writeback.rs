@@ -27,9 +27,12 @@ pub fn writes_back(base: &str, format: &str) -> Result<impl Fn(&str) -> bool, St
 
 /// The search's pool kept to `format`: the first `n` policies of the seed's order that
 /// [`writes_back`] keeps. The error says why there is nothing to search.
-pub fn pool_for(base: &str, format: &str, seed: u64, n: usize) -> Result<Vec<String>, String> {
+pub fn pool_for(base: &str, format: &str, n: usize) -> Result<Vec<String>, String> {
     let keep = writes_back(base, format)?;
-    let pool = tune::candidates_where(seed, n, &keep);
+    let p: retry_model::Params = base
+        .parse()
+        .map_err(|e: retry_model::ConfigError| e.to_string())?;
+    let pool = tune::pool_where(&p, n, &keep);
     if pool.len() < 2 {
         return Err(format!(
             "{format} can write back {} of the policies searched; nothing to choose between",
@@ -47,8 +50,8 @@ pub fn pool_of(link: &str) -> Result<Vec<String>, String> {
     let (base, ask) = tune::start_of(&p)?;
     let n = ask.candidates as usize;
     match ask.format_name() {
-        Some(f) => pool_for(&base, f, p.seed, n).map_err(|e| format!("tune_format: {e}")),
-        None => Ok(tune::candidates(p.seed, n)),
+        Some(f) => pool_for(&base, f, n).map_err(|e| format!("tune_format: {e}")),
+        None => Ok(tune::pool_where(&p, n, &|_| true)),
     }
 }
 

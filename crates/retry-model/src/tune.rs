@@ -8,7 +8,7 @@
 //! NSGA-II's crowding distance, so that a front's extremes and its gaps stay; then by their
 //! summed, normalised objectives), and doubles the runs, until the runs reach the most asked for. The
 //! frontier is the non-dominated, feasible survivors at the last round's runs, each with its
-//! 95% intervals. A grid over the same space is 8,376 distinct policies; the halving
+//! 95% intervals. A grid over the same space is 8,484 distinct policies; the halving
 //! spends its runs on the few that matter. No maintained crate does multi-objective successive
 //! halving in `no_std`, so it is written here: about a hundred lines.
 //!
@@ -82,7 +82,24 @@ pub fn link_with(base: &str, adds: &[&str]) -> String {
 /// and the parameters.
 pub fn policy_link(base: &str, adds: &[&str]) -> Result<(String, crate::Params), String> {
     let mut base = String::from(base);
-    for _ in 0..8 {
+    // A retry policy (its `attempts`) replaces the link's own hedging.
+    if adds
+        .iter()
+        .flat_map(|a| a.split('&'))
+        .any(|kv| kv.starts_with("attempts="))
+    {
+        base = base
+            .split('&')
+            .filter(|kv| {
+                !["hedge=", "hedge_delay=", "hedge_max="]
+                    .iter()
+                    .any(|h| kv.starts_with(h))
+            })
+            .collect::<Vec<_>>()
+            .join("&");
+    }
+    // Hedging leaves a dozen retry keys with no effect, each dropped in turn.
+    for _ in 0..32 {
         let link = link_with(&base, adds);
         match link.parse::<crate::Params>() {
             Ok(p) => return Ok((link, p)),
@@ -293,13 +310,27 @@ pub fn keys_of(c: &Pick) -> String {
         let i = SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
         SPACE[i].1[c[i]]
     };
+    let hedge = value("hedge");
+    if hedge != "off" {
+        // A hedged request sends `hedge_max` attempts every delay: no backoff, cap or breaker.
+        let mut parts = alloc::vec![format!(
+            "hedge=on&hedge_delay={hedge}&hedge_max={}",
+            value("attempts")
+        )];
+        for k in ["attempt_timeout", "budget"] {
+            if value(k) != "kept" {
+                parts.push(format!("{k}={}", value(k)));
+            }
+        }
+        return parts.join("&");
+    }
     let single = value("attempts") == "1";
     let none = value("backoff") == "none";
     let parts: Vec<String> = SPACE
         .iter()
         .zip(c)
         .map(|((k, vals), i)| (*k, vals[*i]))
-        .filter(|(_, v)| *v != "kept")
+        .filter(|(k, v)| *v != "kept" && *k != "hedge")
         .filter(|(k, _)| !(none && matches!(*k, "base" | "cap")))
         .filter(|(k, _)| !(single && matches!(*k, "backoff" | "base" | "cap" | "budget")))
         .map(|(k, v)| format!("{k}={v}"))
@@ -318,6 +349,32 @@ pub fn candidates_where(seed: u64, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec
         .collect()
 }
 
+/// Whether pick `c` is a policy: a hedged one sends 2 to 5 attempts (gRPC's `maxAttempts`
+/// for hedging) and keeps no breaker (the lab runs none beside hedging).
+fn hedgeable(c: &Pick) -> bool {
+    let at = |key: &str| SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
+    let value = |key: &str| SPACE[at(key)].1[c[at(key)]];
+    value("hedge") == "off"
+        || (matches!(value("attempts"), "2" | "3" | "4" | "5") && value("breaker") == "kept")
+}
+
+/// Whether a search of link `p` may hedge: its call is idempotent or carries an idempotency
+/// key, or the link hedges already (its owner has judged the call safe to send twice). gRFC A6
+/// hedges only what is safe to send twice at once; a charge without a key would be made twice.
+pub fn hedging_applies(p: &crate::Params) -> bool {
+    let op = p.policy.operation;
+    op.idempotent || op.key || p.sim.server().is_some_and(|s| s.hedge.on)
+}
+
+/// The search's pool for link `p`: the first `n` policies of its seed's order that `keep`
+/// accepts, hedged ones only where [`hedging_applies`].
+pub fn pool_where(p: &crate::Params, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let hedge = hedging_applies(p);
+    candidates_where(p.seed, n, &|k| {
+        (hedge || !k.starts_with("hedge=on")) && keep(k)
+    })
+}
+
 /// Every distinct policy of the space, in the order of its picks.
 fn every_policy() -> Vec<String> {
     let sizes: Vec<usize> = SPACE.iter().map(|(_, v)| v.len()).collect();
@@ -333,7 +390,7 @@ fn every_policy() -> Vec<String> {
         let over =
             matches!((value(&pick, "base"), value(&pick, "cap")), (Some(b), Some(c)) if b > c);
         let k = keys_of(&pick);
-        if !(over && k.contains("cap=")) && seen.insert(k.clone()) {
+        if hedgeable(&pick) && !(over && k.contains("cap=")) && seen.insert(k.clone()) {
             out.push(k);
         }
         // The next pick, the last key fastest.
@@ -588,9 +645,10 @@ pub struct Search {
 }
 
 impl Search {
-    /// A search over `n` candidates drawn from `seed`, doubling the runs up to `max_runs`.
-    pub fn new(seed: u64, n: usize, max_runs: u32, limits: Limits) -> Search {
-        Search::over(candidates(seed, n), max_runs, limits)
+    /// A search of link `p` over `n` candidates drawn from its seed ([`pool_where`]),
+    /// doubling the runs up to `max_runs`.
+    pub fn new(p: &crate::Params, n: usize, max_runs: u32, limits: Limits) -> Search {
+        Search::over(pool_where(p, n, &|_| true), max_runs, limits)
     }
 
     /// A search over the policies of `pool` (link keys each).
@@ -844,5 +902,32 @@ mod tests {
             .all(|k| !k.contains("none&base")));
         assert_eq!(rounds(8), alloc::vec![2, 4, 8]);
         assert_eq!(rounds(1), alloc::vec![1]);
+    }
+
+    /// Hedging enters a search only where the call is safe to send twice at once.
+    #[test]
+    fn hedged_policies_only_where_a_call_may_be_sent_twice() {
+        let params = |link: &str| link.parse::<crate::Params>().unwrap();
+        let hedged = |pool: &[String]| pool.iter().filter(|k| k.starts_with("hedge=on")).count();
+        let charge = params("scenario=outage&idempotent=false");
+        assert_eq!(hedged(&pool_where(&charge, 400, &|_| true)), 0);
+        let read = params("scenario=outage&idempotent=true");
+        let pool = pool_where(&read, 400, &|_| true);
+        assert!(hedged(&pool) > 0, "an idempotent call may hedge");
+        assert!(pool
+            .iter()
+            .all(|k| !k.contains("hedge=on") || !k.contains("breaker")));
+        let keyed = params("scenario=outage&idempotent=false&key=true");
+        assert!(hedged(&pool_where(&keyed, 400, &|_| true)) > 0);
+        // A hedged pick opens on a retry link, and a retry pick on a hedged link.
+        let h = pool.iter().find(|k| k.starts_with("hedge=on")).unwrap();
+        let (_, p) = policy_link("preset=payments-jitter", &[h]).unwrap();
+        assert!(p.sim.server().is_some_and(|s| s.hedge.on));
+        let (l, p) = policy_link(
+            "scenario=outage&idempotent=true&hedge=on&hedge_delay=500ms&hedge_max=5",
+            &["attempts=3&backoff=full&base=100ms"],
+        )
+        .unwrap();
+        assert!(!l.contains("hedge") && p.policy.max_attempts == 3);
     }
 }

@@ -50,7 +50,7 @@ pub struct TuneFlags {
     /// and spike.
     #[arg(long = "weather", value_name = "NAME=KEYS")]
     pub weather: Vec<String>,
-    /// Policies drawn to start the search, 4 to 8376 (all there are). Default: the link's
+    /// Policies drawn to start the search, 4 to 8484 (all there are). Default: the link's
     /// `tune_candidates` (32).
     #[arg(long)]
     pub candidates: Option<usize>,

@@ -86,9 +86,10 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
         None => ask.format_name(),
     };
     let pool = match format {
-        Some(f) => retry_import::pool_for(&base, f, link.seed, candidates)
-            .map_err(|e| format!("--format-of: {e}"))?,
-        None => tune::candidates(link.seed, candidates),
+        Some(f) => {
+            retry_import::pool_for(&base, f, candidates).map_err(|e| format!("--format-of: {e}"))?
+        }
+        None => tune::pool_where(&link, candidates, &|_| true),
     };
     let t = tune::search_over(pool, runs, &limits, &mut eval)?;
     Ok(match fmt {

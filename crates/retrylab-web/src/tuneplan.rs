@@ -43,7 +43,7 @@ impl Tuning {
         Ok(Tuning {
             base,
             weathers,
-            search: Search::new(p.seed, ask.candidates as usize, ask.runs, ask.limits()),
+            search: Search::new(p, ask.candidates as usize, ask.runs, ask.limits()),
             batch: Vec::new(),
             ask,
         })

@@ -64,12 +64,6 @@ pub(crate) fn export(p: &Params, notes: &mut Notes) -> Result<String, ImportErro
     if p.policy.attempt_timeout != READ_TIMEOUT {
         notes.add(link_key!("attempt_timeout"), format!("a config file has no timeout: give the client Config(read_timeout={}) for the link's {}", p.policy.attempt_timeout.0 as f64 / 1e6, p.policy.attempt_timeout));
     }
-    if p.sim.server().is_some_and(|s| s.hedge.on) {
-        notes.add(
-            link_key!("hedge"),
-            "the AWS SDK does not hedge: not written",
-        );
-    }
     let mut t = format!("# Written by `retrylab export --to aws` from the link\n#   ?{p}\n# In ~/.aws/config (or AWS_RETRY_MODE and AWS_MAX_ATTEMPTS): max_attempts counts every attempt.\n");
     t.push_str(&format!(
         "[default]\nretry_mode = {mode}\nmax_attempts = {}\n",

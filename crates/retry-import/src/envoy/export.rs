@@ -90,9 +90,6 @@ pub(crate) fn proxy_notes(p: &Params, notes: &mut Notes, istio: bool) {
         "envoy_budget" => notes.add(link_key!("budget"), format!("the retry budget is the cluster's: set circuit_breakers.thresholds[].retry_budget: {{budget_percent: {{value: {}}}, min_retry_concurrency: {}}} on it (Istio: a DestinationRule's trafficPolicy.retryBudget)", get(p, link_key!("envoy_budget_percent")), get(p, link_key!("envoy_min_retry_concurrency")))),
         _ => notes.add(link_key!("budget"), "the proxy's retry budgets limit retries in flight per cluster (circuit_breakers, a DestinationRule), not per client: not written"),
     }
-    if p.sim.server().is_some_and(|s| s.hedge.on) {
-        notes.add(link_key!("hedge"), "Envoy hedges only when an attempt's per-try timeout passes: the link's hedging is not written");
-    }
 }
 
 /// An Envoy route's action with its `timeout` and `retry_policy`.

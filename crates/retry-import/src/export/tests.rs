@@ -224,6 +224,27 @@ fn shaping_keys_are_written_or_named() {
     }
 }
 
+/// Hedging is written by the one format that has it (a gRPC service config's
+/// `hedgingPolicy`) and named in every other export's notes: five formats once wrote the
+/// retry policy beside it with no word.
+#[test]
+fn hedging_is_written_or_named() {
+    let link = "scenario=outage&hedge=on&hedge_delay=50ms&hedge_max=3";
+    for to in crate::EXPORT_FORMATS {
+        let out = crate::export(link, to).unwrap_or_else(|e| panic!("{to}: {e}"));
+        let noted = out.notes.iter().any(|n| n.key == "hedge");
+        if *to == "grpc" {
+            assert!(
+                !noted && out.text.contains("\"hedgingDelay\": \"0.05s\""),
+                "{}",
+                out.text
+            );
+        } else {
+            assert!(noted, "{to} drops hedge: {:?}", out.notes);
+        }
+    }
+}
+
 /// A link that is not one policy is refused by key; an export is always read back by its own
 /// importer (Envoy with a cap under 1 ms, Istio with a base whose 10 x is over a day).
 #[test]

@@ -131,9 +131,6 @@ fn notes_for(p: &Params, notes: &mut Notes) {
             "tenacity has no retry budget: not written",
         );
     }
-    if p.sim.server().is_some_and(|s| s.hedge.on) {
-        notes.add(link_key!("hedge"), "tenacity does not hedge: not written");
-    }
 }
 
 /// The decorator, with its imports and a function it decorates.

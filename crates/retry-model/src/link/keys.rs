@@ -780,7 +780,7 @@ pub static TABLE: &[Key] = &[
         "find a better policy: search the retry policies (attempts, backoff and jitter, base, cap, attempt timeout, a breaker, a budget) for those on the frontier of success, attempts per original and p99 over a 5 s outage, a 60 s outage, a load spike and a halved capacity, by successive halving (as `retrylab tune`); the page draws the frontier with the link's own policy",
         Control::Select, "Find a better policy", Group::Tune),
     key!("tune_candidates", "32", int(4, super::tune_keys::DISTINCT as u64), "policies", Applies::OUTAGE,
-        "with `tune`: the policies drawn to start the search (8376: every one)",
+        "with `tune`: the policies drawn to start the search (8484: every one)",
         Control::Number, "Policies to start from", Group::Tune),
     key!("tune_runs", "8", int(1, 100), "runs", Applies::OUTAGE,
         "with `tune`: the most runs a policy gets under each weather (the last round's; rounds start at 2 and double)",

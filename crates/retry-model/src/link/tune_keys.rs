@@ -6,8 +6,10 @@ use alloc::string::{String, ToString};
 
 /// The keys searched and the values each may take. `kept`: the link's own (no key set), so
 /// what the space cannot name (a proxy's or a client's own limit on retries, an imported cap
-/// or timeout, a breaker's thresholds) is searched too.
-pub const SPACE: [(&str, &[&str]); 7] = [
+/// or timeout, a breaker's thresholds) is searched too. `hedge`: `off` (retries), or hedging
+/// by gRPC's rules with this delay (`hedge=on&hedge_delay=...`), `attempts` then its
+/// `hedge_max` (2 to 5), with no backoff, cap or breaker.
+pub const SPACE: [(&str, &[&str]); 8] = [
     ("attempts", &["1", "2", "3", "4", "5", "6"]),
     (
         "backoff",
@@ -23,6 +25,7 @@ pub const SPACE: [(&str, &[&str]); 7] = [
     ("attempt_timeout", &["kept", "500ms", "2s"]),
     ("breaker", &["kept", "on"]),
     ("budget", &["none", "ratio", "kept"]),
+    ("hedge", &["off", "20ms", "100ms", "500ms"]),
 ];
 
 /// Limits a policy must keep to count.
@@ -38,8 +41,9 @@ pub struct Limits {
 /// its timeout and breaker alone (3 x 2). With 2 to 6 attempts: no backoff (no base or cap),
 /// or one of four with a base and a cap (4 x 23: each of the 8 bases with the link's cap or
 /// 10 s, and the 7 up to 1 s with 1 s); each with a timeout, a breaker and a budget
-/// (3 x 2 x 3).
-pub const DISTINCT: usize = 3 * 2 + 5 * (1 + 4 * (8 + 7 + 8)) * (3 * 2 * 3);
+/// (3 x 2 x 3). Hedged: 3 delays, 4 attempts (2 to 5), each with a timeout and a budget
+/// (3 x 3).
+pub const DISTINCT: usize = 3 * 2 + 5 * (1 + 4 * (8 + 7 + 8)) * (3 * 2 * 3) + 3 * 4 * (3 * 3);
 
 /// The configuration formats a search may be kept to (`tune_format`): `none`, or each format
 /// `retrylab export` writes (the importer's list, which a test in `retry-import` holds this to).
