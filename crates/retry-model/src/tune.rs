@@ -22,19 +22,10 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-pub use crate::link::tune_keys::{Limits, TuneAsk, DISTINCT, FORMATS, SPACE};
+pub use crate::link::tune_keys::{Limits, TuneAsk, Weather, DISTINCT, FORMATS, SPACE};
 
 /// The random stream of the candidates (apart from every simulation's).
 const STREAM_TUNE: u64 = 7 << 40;
-
-/// A condition a policy must survive: a name and the link keys that make it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Weather {
-    /// `blip`.
-    pub name: String,
-    /// `outage=5s`.
-    pub keys: String,
-}
 
 /// The default weathers for an `outage` link: a 5 s outage, a 60 s one, a load spike of 40
 /// more requests a second for 10 s, and a slow-down that halves the server's capacity for 20 s
@@ -138,7 +129,16 @@ pub fn start_of(p: &crate::Params) -> Result<(String, TuneAsk), String> {
     }
     let mut base = p.clone();
     base.tune = TuneAsk::OFF;
-    Ok((base.to_string(), p.tune))
+    Ok((base.to_string(), p.tune.clone()))
+}
+
+/// The weathers a search asks for: the link's `tune_weather`, or the defaults.
+pub fn weathers_of(ask: &TuneAsk) -> Vec<Weather> {
+    if ask.weathers.is_empty() {
+        default_weathers()
+    } else {
+        ask.weathers.clone()
+    }
 }
 
 /// The user's link `base` under weather `w` with a policy's `keys` set, `runs` runs: each key

@@ -46,8 +46,8 @@ pub struct ShardFlags {
 /// `retrylab tune`'s weathers, size and limits.
 #[derive(Args, Debug)]
 pub struct TuneFlags {
-    /// A weather as NAME=KEYS (blip=outage=5s); repeat for several. Default: blip, outage
-    /// and spike.
+    /// A weather as NAME=KEYS (blip=outage=5s); repeat for several. Default: the link's
+    /// `tune_weather` (blip, outage, spike and slow).
     #[arg(long = "weather", value_name = "NAME=KEYS")]
     pub weather: Vec<String>,
     /// Policies drawn to start the search, 4 to 8484 (all there are). Default: the link's

@@ -8,10 +8,10 @@ use retry_model::sim::Summary;
 use retry_model::tune::{self, Scored, Tuned, Weather};
 use retry_model::Params;
 
-/// The weathers, from `--weather NAME=KEYS` (split at the first `=`) or the defaults.
-fn weathers(specs: &[String]) -> Result<Vec<Weather>, String> {
+/// The weathers, from `--weather NAME=KEYS` (split at the first `=`) or the link's.
+fn weathers(specs: &[String], ask: &tune::TuneAsk) -> Result<Vec<Weather>, String> {
     if specs.is_empty() {
-        return Ok(tune::default_weathers());
+        return Ok(tune::weathers_of(ask));
     }
     specs
         .iter()
@@ -56,10 +56,15 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
     if !(1..=100).contains(&runs) {
         return Err(format!("--runs: {runs} is not accepted; accepted 1 to 100"));
     }
-    let ws = weathers(&args.weather)?;
+    let ws = weathers(&args.weather, &ask)?;
     // Every weather must open on this link before any search.
     for w in &ws {
-        link_of(&base, w, "", 1).map_err(|e| format!("--weather {}: {e}", w.name))?;
+        let field = if args.weather.is_empty() {
+            "tune_weather"
+        } else {
+            "--weather"
+        };
+        link_of(&base, w, "", 1).map_err(|e| format!("{field}: {} does not open: {e}", w.name))?;
     }
     let mut eval = |batch: &[String], runs: u32| -> Result<Vec<Vec<Summary>>, String> {
         let jobs: Vec<(Vec<String>, Params)> = tune::batch_links(&base, &ws, batch, runs)?
@@ -154,6 +159,45 @@ fn json_doc(base: &str, ws: &[Weather], t: &Tuned, format_of: Option<&str>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The link's `tune_weather` and the CLI's `--weather` flags give the same search, and a
+    /// weather that does not open on the link is named before any run.
+    #[test]
+    fn the_links_weathers_are_the_flags_weathers() {
+        let flags = |weather: Vec<String>| TuneFlags {
+            weather,
+            candidates: Some(4),
+            runs: Some(1),
+            max_amplification: None,
+            format_of: None,
+            p99: None,
+        };
+        let base = "preset=payments-jitter&tune=on";
+        let by_link = cmd_tune(
+            &format!("{base}&tune_weather=blip:outage=5s/long:outage=30s,duration=60s"),
+            &flags(Vec::new()),
+            "text",
+        )
+        .unwrap();
+        let by_flags = cmd_tune(
+            base,
+            &flags(vec![
+                "blip=outage=5s".into(),
+                "long=outage=30s&duration=60s".into(),
+            ]),
+            "text",
+        )
+        .unwrap();
+        assert_eq!(by_link, by_flags);
+        assert!(by_link.contains("long (`outage=30s&duration=60s`)"));
+        let e = cmd_tune(
+            &format!("{base}&tune_weather=x:outage=99h"),
+            &flags(Vec::new()),
+            "text",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("tune_weather: x does not open"), "{e}");
+    }
 
     /// `--format-of` keeps the policies the format writes back with no new note: Envoy draws
     /// full jitter only and keeps its cluster's limit on retries in flight; a file names its

@@ -36,9 +36,10 @@ impl Tuning {
     /// The search a `tune=on` link asks for; the error is why it cannot run.
     pub fn of(p: &Params) -> Result<Tuning, String> {
         let (base, ask) = tune::start_of(p)?;
-        let weathers = tune::default_weathers();
+        let weathers = tune::weathers_of(&ask);
         for w in &weathers {
-            tune::weather_link(&base, w, "", 1).map_err(|e| format!("tune: {} {e}", w.name))?;
+            tune::weather_link(&base, w, "", 1)
+                .map_err(|e| format!("tune_weather: {} does not open: {e}", w.name))?;
         }
         Ok(Tuning {
             base,

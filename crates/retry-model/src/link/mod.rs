@@ -418,6 +418,10 @@ impl Params {
             }
             "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
             "tune_format" => self.tune.format = k.choice(v)? as u8,
+            "tune_weather" => {
+                self.tune.weathers =
+                    tune_keys::parse_weathers(v).map_err(|e| ConfigError::new("tune_weather", e))?
+            }
             other => {
                 return Err(ConfigError::new(
                     "link",
@@ -587,7 +591,7 @@ impl Params {
                 .map_or_else(|| "none".to_string(), |s| s.value()),
             "sheet_at" => return self.sheet.as_ref().map(|_| self.sheet_at.to_string()),
             "tune" | "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99"
-            | "tune_format" => return self.tune.get(key),
+            | "tune_format" | "tune_weather" => return self.tune.get(key),
             _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }

@@ -1,8 +1,11 @@
 //! The tuner's link keys (`tune`, `tune_candidates`, `tune_runs`, `tune_max_amp`,
-//! `tune_p99`) and the space it searches, which the key table's ranges read; the search itself
-//! is `crate::tune`.
+//! `tune_p99`, `tune_format`, `tune_weather`) and the space it searches, which the key table's
+//! ranges read; the search itself is `crate::tune`.
 
+use crate::retry::text::shorten;
+use alloc::format;
 use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 /// The keys searched and the values each may take. `kept`: the link's own (no key set), so
 /// what the space cannot name (a proxy's or a client's own limit on retries, an imported cap
@@ -61,8 +64,108 @@ pub const FORMATS: [(&str, &str); 11] = [
     ("spring-gateway", "a Spring Cloud Gateway route"),
 ];
 
+/// A condition a policy must survive: a name and the link keys that make it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weather {
+    /// `blip`.
+    pub name: String,
+    /// `outage=5s`.
+    pub keys: String,
+}
+
+/// The most weathers a search names (`tune_weather`): each multiplies its runs.
+pub const MAX_WEATHERS: usize = 8;
+
+/// Keys a weather may not set: the link's kind and version, and the search's own keys.
+const NOT_WEATHER: [&str; 6] = ["v", "preset", "scenario", "runs", "seed", "engine"];
+
+/// Reads `tune_weather`: weathers separated by `/`, each `NAME:KEYS` with the keys separated by
+/// `,` (`blip:outage=5s/long:outage=60s,duration=120s`); a part with no `=` continues the
+/// previous key's comma list (`retry_on=503,504`). `default` is the four default weathers.
+/// The separators are ones a link writes as they are, so the value stays readable.
+pub fn parse_weathers(v: &str) -> Result<Vec<Weather>, String> {
+    if v.is_empty() || v == "default" {
+        return Ok(Vec::new());
+    }
+    let list: Vec<&str> = v.split('/').collect();
+    if list.len() > MAX_WEATHERS {
+        return Err(format!(
+            "{} weathers; accepted 1 to {MAX_WEATHERS}",
+            list.len()
+        ));
+    }
+    let mut out: Vec<Weather> = Vec::new();
+    for w in list {
+        let (name, keys) = w
+            .split_once(':')
+            .ok_or_else(|| format!("'{}' is not NAME:KEYS (blip:outage=5s)", shorten(w)))?;
+        let named = (1..=20).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b));
+        if !named {
+            return Err(format!(
+                "'{}': a weather's name is 1 to 20 letters, digits, '-' or '_'",
+                shorten(name)
+            ));
+        }
+        if out.iter().any(|o| o.name == name) {
+            return Err(format!("'{name}' is named twice"));
+        }
+        out.push(Weather {
+            name: name.to_string(),
+            keys: weather_keys(name, keys)?,
+        });
+    }
+    Ok(out)
+}
+
+/// A weather's keys as link text (`outage=60s&duration=120s`), each a key of the link.
+fn weather_keys(name: &str, keys: &str) -> Result<String, String> {
+    let mut parts: Vec<String> = Vec::new();
+    for part in keys.split(',') {
+        match (part.split_once('='), parts.last_mut()) {
+            (Some((k, _)), _) => {
+                if crate::link::keys::key(k).is_none()
+                    || NOT_WEATHER.contains(&k)
+                    || k.starts_with("tune")
+                {
+                    return Err(format!(
+                        "{name}: '{}' is not a key a weather may set",
+                        shorten(k)
+                    ));
+                }
+                parts.push(part.to_string());
+            }
+            (None, Some(last)) if !part.is_empty() => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ => {
+                return Err(format!(
+                    "{name}: '{}' is not KEY=VALUE,KEY=VALUE",
+                    shorten(keys)
+                ))
+            }
+        }
+    }
+    Ok(parts.join("&"))
+}
+
+/// `tune_weather`'s text for `ws` (`default` when empty): [`parse_weathers`] reads it back.
+pub fn weathers_text(ws: &[Weather]) -> String {
+    if ws.is_empty() {
+        return String::from("default");
+    }
+    let each: Vec<String> = ws
+        .iter()
+        .map(|w| format!("{}:{}", w.name, w.keys.replace('&', ",")))
+        .collect();
+    each.join("/")
+}
+
 /// What a link asks of the search (`tune` and its keys).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TuneAsk {
     /// `tune=on`: the page searches and draws the frontier.
     pub on: bool,
@@ -76,6 +179,8 @@ pub struct TuneAsk {
     pub p99: Option<crate::Micros>,
     /// `tune_format`: an index into [`FORMATS`] (0: any policy).
     pub format: u8,
+    /// `tune_weather`: the weathers (empty: the defaults, `crate::tune::default_weathers`).
+    pub weathers: Vec<Weather>,
 }
 
 impl TuneAsk {
@@ -87,6 +192,7 @@ impl TuneAsk {
         max_amp_milli: None,
         p99: None,
         format: 0,
+        weathers: Vec::new(),
     };
 
     /// The format the search is kept to, if any (`tune_format`).
@@ -115,7 +221,48 @@ impl TuneAsk {
                 .p99
                 .map_or_else(|| String::from("none"), |d| d.to_string()),
             "tune_format" => String::from(FORMATS[usize::from(self.format)].0),
+            "tune_weather" => weathers_text(&self.weathers),
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weathers_read_back_as_written_and_bad_ones_are_named() {
+        let ws = parse_weathers("blip:outage=5s/long:outage=60s,duration=120s").unwrap();
+        assert_eq!(ws.len(), 2);
+        assert_eq!(ws[1].keys, "outage=60s&duration=120s");
+        assert_eq!(
+            weathers_text(&ws),
+            "blip:outage=5s/long:outage=60s,duration=120s"
+        );
+        // A comma list stays one key's value.
+        let ws = parse_weathers("codes:retry_on=503,504,outage=3s").unwrap();
+        assert_eq!(ws[0].keys, "retry_on=503,504&outage=3s");
+        assert!(parse_weathers("default").unwrap().is_empty());
+        for (bad, says) in [
+            ("blip", "NAME:KEYS"),
+            ("a:outage=1s/a:outage=2s", "named twice"),
+            ("a b:outage=1s", "name is 1 to 20"),
+            ("a:nokey=1", "not a key a weather may set"),
+            ("a:tune_runs=2", "not a key a weather may set"),
+            ("a:preset=chapter", "not a key a weather may set"),
+            ("a:", "not KEY=VALUE"),
+            ("a:1/b:2/c:3/d:4/e:5/f:6/g:7/h:8/i:9", "accepted 1 to 8"),
+        ] {
+            let e = parse_weathers(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        let link = "preset=payments-jitter&tune=on&tune_weather=blip:outage=5s/long:outage=30s,duration=60s";
+        let p: crate::Params = link.parse().unwrap();
+        assert_eq!(p.tune.weathers.len(), 2);
+        assert!(p
+            .to_string()
+            .ends_with("tune_weather=blip:outage=5s/long:outage=30s,duration=60s"));
+        assert_eq!(p.to_string().parse::<crate::Params>().unwrap(), p);
     }
 }
