@@ -1413,9 +1413,15 @@ try {
     }
     assert.deepEqual(errors, []);
     await context.close();
-    const phone = await openPage('?' + link, 2, { width: 390, height: 844 });
+    // On a phone, the link's own weathers (tune_weather): the page's frontier is still the CLI's.
+    const weathered = `${link}&tune_weather=blip:outage=5s/long:outage=30s,duration=60s`;
+    const cliW = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'tune', weathered, '--format', 'json'], { encoding: 'utf8' }));
+    const phone = await openPage('?' + weathered, 2, { width: 390, height: 844 });
     await phone.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
-    assert.equal(Number(await phone.page.locator('#tune-chart').getAttribute('data-points')), cli.frontier.length);
+    assert.equal(Number(await phone.page.locator('#tune-chart').getAttribute('data-points')), cliW.frontier.length);
+    const phoneRows = await phone.page.locator('#tune-table tbody tr').allInnerTexts();
+    cliW.frontier.forEach((f, i) => assert.ok(phoneRows[i].startsWith(`${i + 1}\t${f.keys.replaceAll('&', ' ')}`), `${phoneRows[i]} against ${f.keys}`));
+    assert.match(await phone.page.locator('#tune-verdict').innerText(), /long \(outage=30s&duration=60s\)|long \(`outage=30s&duration=60s`\)/);
     await phone.page.locator('#tune-chart').screenshot({ path: join(ARTIFACTS, 'tune-phone.png') });
     assert.deepEqual(phone.errors, []);
     await phone.context.close();

@@ -107,39 +107,117 @@ fn ranges(all: &[&FrontierPoint]) -> ((f64, f64), (f64, f64)) {
     )
 }
 
-/// Writes `text` beside the point at backend pixel `at`: above and to its right, or to its
-/// left in the right third of the canvas, so it stays inside.
-fn label<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    text: &str,
-    at: (i32, i32),
-    style: &TextStyle<'_>,
-    scale: f64,
-) -> Result<(), String> {
-    let (bx, by) = area.get_base_pixel();
-    let w = i32::try_from(area.dim_in_pixel().0).unwrap_or(0);
-    let off = (9.0 * scale).round() as i32;
-    let (x, y) = (at.0 - bx, at.1 - by - off / 2);
-    let (x, h) = if x > w * 2 / 3 {
-        (x - off, HPos::Right)
+/// A label's box in area pixels: its top-left corner, width and height.
+type LabelBox = (i32, i32, i32, i32);
+
+/// How much two boxes overlap, in square pixels.
+fn overlap(a: LabelBox, b: LabelBox) -> i64 {
+    let w = (a.0 + a.2).min(b.0 + b.2) - a.0.max(b.0);
+    let h = (a.1 + a.3).min(b.1 + b.3) - a.1.max(b.1);
+    if w > 0 && h > 0 {
+        i64::from(w) * i64::from(h)
     } else {
-        (x + off, HPos::Left)
-    };
-    let style = style.clone().pos(Pos::new(h, VPos::Bottom));
-    area.draw(&Text::new(text.to_string(), (x, y), style))
-        .map_err(|e| e.to_string())
+        0
+    }
 }
 
-/// Draws the user's own point (`shown`, moved to the edge when `far`) and its label; where it
-/// landed.
+/// Places each label beside its point (`anchors`, area pixels, with its box's `sizes`) where
+/// it covers no label placed before it, no point (each a square of `radius`) and stays inside
+/// `canvas`: of eight places around the point (above right first, above left first in the
+/// right third), the one overlapping least, so a cluster of points keeps every number
+/// readable. Returns each box, in the order given.
+fn place_labels(
+    anchors: &[(i32, i32)],
+    sizes: &[(i32, i32)],
+    canvas: (i32, i32),
+    radius: i32,
+) -> Vec<LabelBox> {
+    let gap = radius + 2;
+    let dots: Vec<LabelBox> = anchors
+        .iter()
+        .map(|(x, y)| (x - radius, y - radius, 2 * radius, 2 * radius))
+        .collect();
+    let mut placed: Vec<LabelBox> = Vec::with_capacity(anchors.len());
+    for (&(x, y), &(w, h)) in anchors.iter().zip(sizes) {
+        let right = (x + gap, [y - gap / 2 - h, y + gap / 2, y - h / 2]);
+        let left = (x - gap - w, [y - gap / 2 - h, y + gap / 2, y - h / 2]);
+        let (first, second) = if x > canvas.0 * 2 / 3 {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        let mut tries: Vec<LabelBox> = Vec::with_capacity(8);
+        for (bx, ys) in [first, second] {
+            tries.extend(ys.iter().map(|by| (bx, *by, w, h)));
+        }
+        tries.push((x - w / 2, y - gap - h, w, h));
+        tries.push((x - w / 2, y + gap, w, h));
+        let cost = |b: LabelBox| -> i64 {
+            let outside = b.0 < 0 || b.1 < 0 || b.0 + b.2 > canvas.0 || b.1 + b.3 > canvas.1;
+            let covered: i64 = placed.iter().chain(&dots).map(|o| overlap(b, *o)).sum();
+            covered + if outside { 1 << 40 } else { 0 }
+        };
+        let best = tries
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|(i, b)| (cost(*b), *i))
+            .map_or((x + gap, y - h, w, h), |(_, b)| b);
+        placed.push(best);
+    }
+    placed
+}
+
+/// A label's lines, and the box they need at `size` pixels a line (a sans-serif character is
+/// taken as 0.6 of its size wide: enough to keep labels apart, no font metrics needed).
+fn label_size(lines: &[String], size: f64) -> (i32, i32) {
+    let widest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let line = (size * 1.2).ceil() as i32;
+    (
+        (widest as f64 * size * 0.6).ceil() as i32,
+        line * lines.len() as i32,
+    )
+}
+
+/// Writes `lines` in the box `b` (area pixels), one under another.
+fn draw_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[String],
+    b: LabelBox,
+    style: &TextStyle<'_>,
+) -> Result<(), String> {
+    let line = b.3 / lines.len().max(1) as i32;
+    let style = style.clone().pos(Pos::new(HPos::Left, VPos::Top));
+    for (i, text) in lines.iter().enumerate() {
+        let at = (b.0, b.1 + line * i as i32);
+        area.draw(&Text::new(text.clone(), at, style.clone()))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The user's own label: "yours", or, moved to the edge when `far`, what it is and its figures.
+fn yours_lines(f: &Frontier, far: bool) -> Vec<String> {
+    if far {
+        vec![
+            "yours, off the scale:".to_string(),
+            format!(
+                "{:.1}x, {:.1}% success",
+                f.yours.load,
+                f.yours.success * 100.0
+            ),
+        ]
+    } else {
+        vec!["yours".to_string()]
+    }
+}
+
+/// Draws the user's own point (`shown`) as a black ring; where it landed.
 fn draw_yours<DB: DrawingBackend>(
     chart: &mut crate::charts::plot::Chart<'_, DB>,
-    area: &DrawingArea<DB, Shift>,
-    f: &Frontier,
-    (shown, far): (&FrontierPoint, bool),
-    label_style: &TextStyle<'_>,
+    shown: &FrontierPoint,
     scale: f64,
-) -> Result<(f64, f64), String> {
+) -> Result<(i32, i32), String> {
     let px = |v: f64| (v * scale).round() as i32;
     let c = (shown.load, shown.success * 100.0);
     chart
@@ -149,27 +227,7 @@ fn draw_yours<DB: DrawingBackend>(
             ShapeStyle::from(&BLACK).stroke_width(px(2.5).max(1) as u32),
         )))
         .map_err(|e| e.to_string())?;
-    let (x, y) = chart.backend_coord(&c);
-    if far {
-        // Two lines above the point: what it is, then its figures.
-        let figures = format!(
-            "{:.1}x, {:.1}% success",
-            f.yours.load,
-            f.yours.success * 100.0
-        );
-        let line = (14.0 * scale).round() as i32;
-        label(
-            area,
-            "yours, off the scale:",
-            (x, y - line),
-            label_style,
-            scale,
-        )?;
-        label(area, &figures, (x, y), label_style, scale)?;
-    } else {
-        label(area, "yours", (x, y), label_style, scale)?;
-    }
-    Ok((f64::from(x), f64::from(y)))
+    Ok(chart.backend_coord(&c))
 }
 
 /// Draws the frontier; returns where its points landed.
@@ -217,28 +275,45 @@ pub fn draw_frontier<DB: DrawingBackend>(
             bands: (56.0 * scale, 64.0 * scale),
         },
     )?;
-    let mut at = Vec::with_capacity(all.len());
-    let label_style = TextStyle::from(font).pos(Pos::new(HPos::Left, VPos::Bottom));
+    let mut at: Vec<(i32, i32)> = Vec::with_capacity(all.len());
     for p in &f.points {
         let c = (p.load, p.success * 100.0);
         let colour = p99_colour(p.p99_ms, plo, phi);
         chart
             .draw_series(std::iter::once(Circle::new(c, px(7.0), colour.filled())))
             .map_err(|e| e.to_string())?;
-        let (x, y) = chart.backend_coord(&c);
-        label(area, &p.label, (x, y), &label_style, scale)?;
-        at.push((f64::from(x), f64::from(y)));
+        at.push(chart.backend_coord(&c));
     }
-    at.push(draw_yours(
-        &mut chart,
-        area,
-        f,
-        (&shown, far),
-        &label_style,
-        scale,
-    )?);
+    at.push(draw_yours(&mut chart, &shown, scale)?);
+    // The labels, the user's own placed first: area pixels, clear of one another.
+    let mut lines: Vec<Vec<String>> = f.points.iter().map(|p| vec![p.label.clone()]).collect();
+    lines.push(yours_lines(f, far));
+    let (bx, by) = area.get_base_pixel();
+    let local: Vec<(i32, i32)> = at.iter().map(|(x, y)| (x - bx, y - by)).collect();
+    let order: Vec<usize> = core::iter::once(lines.len() - 1)
+        .chain(0..lines.len() - 1)
+        .collect();
+    let sizes: Vec<(i32, i32)> = order
+        .iter()
+        .map(|i| label_size(&lines[*i], 12.0 * scale))
+        .collect();
+    let anchors: Vec<(i32, i32)> = order.iter().map(|i| local[*i]).collect();
+    let (w, h) = area.dim_in_pixel();
+    let canvas = (i32::try_from(w).unwrap_or(0), i32::try_from(h).unwrap_or(0));
+    let label_style = TextStyle::from(font);
+    for (i, b) in order
+        .iter()
+        .zip(place_labels(&anchors, &sizes, canvas, px(9.0)))
+    {
+        draw_label(area, &lines[*i], b, &label_style)?;
+    }
     area.present().map_err(|e| e.to_string())?;
-    Ok(FrontierMap { at })
+    Ok(FrontierMap {
+        at: at
+            .iter()
+            .map(|(x, y)| (f64::from(*x), f64::from(*y)))
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -252,6 +327,34 @@ mod tests {
             load,
             p99_ms: p99,
         }
+    }
+
+    /// Labels of a cluster (three points a few pixels apart, the user's own among them, one
+    /// at the canvas's edge) neither cover one another nor any point, and stay inside.
+    #[test]
+    fn labels_of_a_cluster_stay_apart() {
+        let anchors = [(300, 200), (100, 150), (106, 154), (110, 149), (395, 10)];
+        let sizes = [(30, 14), (7, 14), (7, 14), (7, 14), (14, 14)];
+        let boxes = place_labels(&anchors, &sizes, (400, 300), 9);
+        for (i, a) in boxes.iter().enumerate() {
+            assert!(
+                a.0 >= 0 && a.1 >= 0 && a.0 + a.2 <= 400 && a.1 + a.3 <= 300,
+                "{a:?}"
+            );
+            for b in &boxes[i + 1..] {
+                assert_eq!(overlap(*a, *b), 0, "{a:?} and {b:?}");
+            }
+            for (x, y) in anchors {
+                assert_eq!(
+                    overlap(*a, (x - 9, y - 9, 18, 18)),
+                    0,
+                    "{a:?} covers {x},{y}"
+                );
+            }
+        }
+        // A lone point's label sits above it to the right, as before.
+        let lone = place_labels(&[(50, 100)], &[(7, 14)], (400, 300), 9);
+        assert!(lone[0].0 > 50 && lone[0].1 + lone[0].3 <= 100);
     }
 
     /// Every point and the user's own are drawn inside the canvas, labelled, and the pointer
