@@ -2,6 +2,7 @@
 // (400 runs, a 20 x 20 heatmap) to the drawn heatmap in the page's workers, beside native
 // `retrylab sweep 'preset=phase-spike'` (target/release/retrylab, when built), and the longest
 // main-thread task while it ran.
+// LINK=... measures another link the same way (a `tune=on` link against `retrylab tune`).
 // Usage: node scripts/bench-phase.mjs   (after `trunk build --release`; serves dist/, or $DIST)
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
@@ -31,17 +32,19 @@ try {
     await page.goto(`${BASE}/?${LINK}`);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
     const ms = Date.now() - t0;
-    const cells = await page.locator('#sweep-chart-0').getAttribute('data-cells');
+    const chart = page.locator('#sweep-chart-0');
+    const drawn = (await chart.count()) ? `${await chart.getAttribute('data-cells')} cells` : 'the view';
     const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
-    console.log(`${LINK}: ${cells} cells drawn ${ms} ms after navigation began; longest main-thread task ${longest.toFixed(0)} ms`);
+    console.log(`${LINK}: ${drawn} drawn ${ms} ms after navigation began; longest main-thread task ${longest.toFixed(0)} ms`);
     await context.close();
   }
   const cli = 'target/release/retrylab';
   if (existsSync(cli)) {
     for (let round = 0; round < 3; round++) {
       const t = Date.now();
-      execFileSync(cli, ['sweep', LINK]);
-      console.log(`native retrylab sweep '${LINK}': ${Date.now() - t} ms`);
+      const verb = /(^|&)tune=on/.test(LINK) ? 'tune' : 'sweep';
+      execFileSync(cli, [verb, LINK], { stdio: 'ignore' });
+      console.log(`native retrylab ${verb} '${LINK}': ${Date.now() - t} ms`);
     }
   }
 } finally {
