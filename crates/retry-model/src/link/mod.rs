@@ -419,8 +419,8 @@ impl Params {
             "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
             "tune_format" => self.tune.format = k.choice(v)? as u8,
             "tune_weather" => {
-                self.tune.weathers =
-                    tune_keys::parse_weathers(v).map_err(|e| ConfigError::new("tune_weather", e))?
+                self.tune.weathers = tune_keys::parse_weathers(v, &|k| keys::key(k).is_some())
+                    .map_err(|e| ConfigError::new("tune_weather", e))?
             }
             other => {
                 return Err(ConfigError::new(

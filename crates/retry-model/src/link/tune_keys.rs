@@ -82,8 +82,9 @@ const NOT_WEATHER: [&str; 6] = ["v", "preset", "scenario", "runs", "seed", "engi
 /// Reads `tune_weather`: weathers separated by `/`, each `NAME:KEYS` with the keys separated by
 /// `,` (`blip:outage=5s/long:outage=60s,duration=120s`); a part with no `=` continues the
 /// previous key's comma list (`retry_on=503,504`). `default` is the four default weathers.
-/// The separators are ones a link writes as they are, so the value stays readable.
-pub fn parse_weathers(v: &str) -> Result<Vec<Weather>, String> {
+/// The separators are ones a link writes as they are, so the value stays readable. `known`
+/// says whether a name is a link key.
+pub fn parse_weathers(v: &str, known: &dyn Fn(&str) -> bool) -> Result<Vec<Weather>, String> {
     if v.is_empty() || v == "default" {
         return Ok(Vec::new());
     }
@@ -114,22 +115,19 @@ pub fn parse_weathers(v: &str) -> Result<Vec<Weather>, String> {
         }
         out.push(Weather {
             name: name.to_string(),
-            keys: weather_keys(name, keys)?,
+            keys: weather_keys(name, keys, known)?,
         });
     }
     Ok(out)
 }
 
 /// A weather's keys as link text (`outage=60s&duration=120s`), each a key of the link.
-fn weather_keys(name: &str, keys: &str) -> Result<String, String> {
+fn weather_keys(name: &str, keys: &str, known: &dyn Fn(&str) -> bool) -> Result<String, String> {
     let mut parts: Vec<String> = Vec::new();
     for part in keys.split(',') {
         match (part.split_once('='), parts.last_mut()) {
             (Some((k, _)), _) => {
-                if crate::link::keys::key(k).is_none()
-                    || NOT_WEATHER.contains(&k)
-                    || k.starts_with("tune")
-                {
+                if !known(k) || NOT_WEATHER.contains(&k) || k.starts_with("tune") {
                     return Err(format!(
                         "{name}: '{}' is not a key a weather may set",
                         shorten(k)
@@ -230,6 +228,10 @@ impl TuneAsk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_weathers(v: &str) -> Result<Vec<Weather>, String> {
+        super::parse_weathers(v, &|k| crate::link::keys::key(k).is_some())
+    }
 
     #[test]
     fn weathers_read_back_as_written_and_bad_ones_are_named() {
