@@ -170,12 +170,52 @@ pub fn batch_links(
 /// `retrylab tune` prints and the page shows.
 pub fn cell(s: &Summary) -> String {
     use crate::sim::Metric;
-    format!(
-        "{} success, {}, p99 {}",
+    let peak = match Metric::PeakAttemptsPerS.interval(s) {
+        Some(i) if i.low != i.high => format!(
+            "peak {} attempts/s ({}-{})",
+            crate::retry::text::sig3(s.peak_attempts_per_s),
+            crate::retry::text::sig3(i.low),
+            crate::retry::text::sig3(i.high)
+        ),
+        _ => format!(
+            "peak {} attempts/s",
+            crate::retry::text::sig3(s.peak_attempts_per_s)
+        ),
+    };
+    let mut out = format!(
+        "{} success, {}, {peak}, p99 {}",
         Metric::SuccessRate.text(s),
         Metric::Amplification.text(s),
         Metric::P99Ms.text(s)
-    )
+    );
+    if let Some(r) = recovery_text(s) {
+        out.push_str(", ");
+        out.push_str(&r);
+    }
+    out
+}
+
+/// The share of a weather's runs that recovered (`None` where the run has no trigger to
+/// recover from).
+fn recovered_share(s: &Summary) -> Option<f64> {
+    s.recovery?;
+    crate::sim::Metric::Recovered.value(s)
+}
+
+/// Whether a weather's runs recovered, in words: `recovered 2 s after` (every run; the mean
+/// time after the trigger ended), `recovered in 7 of 20 runs`, or `never recovered`.
+fn recovery_text(s: &Summary) -> Option<String> {
+    let share = recovered_share(s)?;
+    let after = || {
+        s.recovery
+            .and_then(|r| r.recovery_s())
+            .map(|v| format!("recovered {} s after", crate::retry::text::sig3(v)))
+    };
+    Some(match s.intervals.and_then(|i| i.recovered) {
+        Some(r) if r.k > 0 && r.k < r.n => format!("recovered in {} of {} runs", r.k, r.n),
+        _ if share >= 1.0 => after().unwrap_or_else(|| "recovered".to_string()),
+        _ => "never recovered".to_string(),
+    })
 }
 
 /// What a search kept to `format` promises, in a sentence (`retrylab tune --format-of`, the
@@ -461,6 +501,8 @@ pub fn score(keys: String, by_weather: Vec<Summary>, runs: u32, limits: &Limits)
             && limits
                 .max_p99_ms
                 .is_none_or(|m| s.p99_ms.is_some_and(|p| p <= m))
+            && limits.max_peak.is_none_or(|m| s.peak_attempts_per_s <= m)
+            && (!limits.must_recover || recovered_share(s).is_none_or(|r| r >= 1.0))
     });
     Scored {
         keys,
@@ -902,6 +944,76 @@ mod tests {
             .all(|k| !k.contains("none&base")));
         assert_eq!(rounds(8), alloc::vec![2, 4, 8]);
         assert_eq!(rounds(1), alloc::vec![1]);
+    }
+
+    /// A limit on the peak, or that every run recover, rules a policy out; the cell says how
+    /// its runs recovered.
+    #[test]
+    fn peak_and_recovery_limits_rule_out_and_the_cell_says_so() {
+        use crate::sim::interval::{Intervals, Share};
+        use crate::sim::Recovery;
+        let weather = |peak: f64, recovered_at: Option<f64>, share: Option<(u32, u32)>| Summary {
+            success_rate: 0.9,
+            amplification: 1.2,
+            peak_attempts_per_s: peak,
+            p99_ms: Some(50.0),
+            recovery: Some(Recovery {
+                trigger_end_s: 10.0,
+                baseline_per_s: 40.0,
+                recovered_at_s: recovered_at,
+                watched_s: 50.0,
+            }),
+            intervals: share.map(|(k, n)| Intervals {
+                runs: n,
+                planned: n,
+                recovered: Some(Share::of(k, n)),
+                ..Intervals::default()
+            }),
+            ..Summary::default()
+        };
+        let calm = weather(80.0, Some(12.0), None);
+        let some = weather(120.0, Some(14.0), Some((7, 20)));
+        let never = weather(80.0, None, None);
+        let limits = |max_peak: Option<f64>, must_recover: bool| Limits {
+            max_peak,
+            must_recover,
+            ..Limits::default()
+        };
+        let feasible = |w: &[Summary], l: Limits| score(String::new(), w.to_vec(), 1, &l).feasible;
+        assert!(feasible(&[calm.clone(), some.clone()], limits(None, false)));
+        assert!(!feasible(
+            &[calm.clone(), some.clone()],
+            limits(Some(100.0), false)
+        ));
+        assert!(feasible(
+            core::slice::from_ref(&calm),
+            limits(Some(100.0), true)
+        ));
+        assert!(
+            !feasible(&[calm.clone(), some.clone()], limits(None, true)),
+            "7 of 20"
+        );
+        assert!(!feasible(core::slice::from_ref(&never), limits(None, true)));
+        assert!(
+            cell(&calm).ends_with("peak 80 attempts/s, p99 50 ms, recovered 2 s after"),
+            "{}",
+            cell(&calm)
+        );
+        assert!(
+            cell(&some).ends_with("recovered in 7 of 20 runs"),
+            "{}",
+            cell(&some)
+        );
+        assert!(
+            cell(&never).ends_with("never recovered"),
+            "{}",
+            cell(&never)
+        );
+        let no_trigger = Summary {
+            recovery: None,
+            ..calm
+        };
+        assert!(cell(&no_trigger).ends_with("p99 50 ms"));
     }
 
     /// Hedging enters a search only where the call is safe to send twice at once.

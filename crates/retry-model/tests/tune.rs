@@ -83,7 +83,7 @@ fn a_known_answer_is_found_under_a_load_cap() {
     let base = "scenario=outage&server=flaky&fail=0.5&service=10ms&outage=0ms&rate=100&duration=20s&idempotent=true&deadline=none";
     let limits = Limits {
         max_amplification: Some(1.8),
-        max_p99_ms: None,
+        ..Limits::default()
     };
     let t = tune(base, &["outage=0ms"], DISTINCT, 2, &limits);
     let best = &t.frontier[0];

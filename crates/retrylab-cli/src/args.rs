@@ -66,9 +66,35 @@ pub struct TuneFlags {
     /// needs a note the link's own does not is left out. Default: the link's `tune_format`.
     #[arg(long, value_name = "FORMAT|FILE")]
     pub format_of: Option<String>,
-    /// A policy whose p99 passes this many ms in any weather does not count.
-    #[arg(long, value_name = "MS")]
+    /// A policy whose p99 passes this in any weather does not count: a duration (1s, 250ms)
+    /// or a number of ms. Default: the link's `tune_p99`.
+    #[arg(long, value_name = "DURATION", value_parser = p99_ms)]
     pub p99: Option<f64>,
+    /// A policy whose peak attempts a second pass this in any weather does not count.
+    /// Default: the link's `tune_max_peak`.
+    #[arg(long, value_name = "N")]
+    pub max_peak: Option<u64>,
+    /// A policy counts only if every run of every weather recovers. Default: the link's
+    /// `tune_recover`.
+    #[arg(long)]
+    pub must_recover: bool,
+}
+
+/// `--p99`: a duration as the link writes one (`1s`, `250ms`), or a bare number of ms; the
+/// milliseconds.
+fn p99_ms(v: &str) -> Result<f64, String> {
+    let ms = match v.parse::<f64>() {
+        Ok(ms) => ms,
+        Err(_) => v
+            .parse::<retry_model::Micros>()
+            .map(|d| d.as_millis_f64())
+            .map_err(|_| format!("'{v}' is not a duration (1s, 250ms) or a number of ms"))?,
+    };
+    if ms.is_finite() && ms > 0.0 {
+        Ok(ms)
+    } else {
+        Err(format!("'{v}': accepted a duration over 0 (1s, 250ms)"))
+    }
 }
 
 /// The subcommands.
@@ -338,5 +364,21 @@ fn one_line(e: &clap::Error) -> String {
                 .collect();
             lines.join(" ").trim_start_matches("error: ").to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `--p99` reads a duration as the link writes one, or a bare number of ms; nothing else.
+    #[test]
+    fn p99_reads_a_duration_or_ms() {
+        assert_eq!(super::p99_ms("1s"), Ok(1000.0));
+        assert_eq!(super::p99_ms("250ms"), Ok(250.0));
+        assert_eq!(super::p99_ms("800"), Ok(800.0));
+        assert!(super::p99_ms("fast")
+            .unwrap_err()
+            .contains("not a duration"));
+        assert!(super::p99_ms("0").unwrap_err().contains("over 0"));
+        assert!(super::p99_ms("NaN").is_err());
     }
 }

@@ -45,6 +45,10 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
     if args.p99.is_some() {
         limits.max_p99_ms = args.p99;
     }
+    if let Some(m) = args.max_peak {
+        limits.max_peak = Some(m as f64);
+    }
+    limits.must_recover |= args.must_recover;
     let candidates = args.candidates.unwrap_or(ask.candidates as usize);
     let runs = args.runs.unwrap_or(ask.runs);
     let most = retry_model::tune::DISTINCT;
@@ -171,6 +175,8 @@ mod tests {
             max_amplification: None,
             format_of: None,
             p99: None,
+            max_peak: None,
+            must_recover: false,
         };
         let base = "preset=payments-jitter&tune=on";
         let by_link = cmd_tune(

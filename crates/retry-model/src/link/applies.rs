@@ -177,7 +177,7 @@ impl Params {
                 Some("has no effect with runs=1: it stops a link's runs once the share that recovered is clear of 50%")
             }
             "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99" | "tune_format"
-            | "tune_weather"
+            | "tune_weather" | "tune_max_peak" | "tune_recover"
                 if !self.tune.on =>
             {
                 Some("has no effect unless tune=on: it sets the search for a better policy")

@@ -417,6 +417,13 @@ impl Params {
                 }
             }
             "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
+            "tune_max_peak" => {
+                self.tune.max_peak = match v {
+                    "" | "none" => None,
+                    _ => Some(k.int(v)?),
+                }
+            }
+            "tune_recover" => self.tune.recover = k.flag(v)?,
             "tune_format" => self.tune.format = k.choice(v)? as u8,
             "tune_weather" => {
                 self.tune.weathers = tune_keys::parse_weathers(v, &|k| keys::key(k).is_some())
@@ -591,7 +598,9 @@ impl Params {
                 .map_or_else(|| "none".to_string(), |s| s.value()),
             "sheet_at" => return self.sheet.as_ref().map(|_| self.sheet_at.to_string()),
             "tune" | "tune_candidates" | "tune_runs" | "tune_max_amp" | "tune_p99"
-            | "tune_format" | "tune_weather" => return self.tune.get(key),
+            | "tune_format" | "tune_weather" | "tune_max_peak" | "tune_recover" => {
+                return self.tune.get(key)
+            }
             _ => return self.budget_key(key).unwrap_or_else(|| self.sim.get(key)),
         })
     }

@@ -1,5 +1,5 @@
 //! The tuner's link keys (`tune`, `tune_candidates`, `tune_runs`, `tune_max_amp`,
-//! `tune_p99`, `tune_format`, `tune_weather`) and the space it searches, which the key table's
+//! `tune_p99`, `tune_max_peak`, `tune_recover`, `tune_format`, `tune_weather`) and the space it searches, which the key table's
 //! ranges read; the search itself is `crate::tune`.
 
 use crate::retry::text::shorten;
@@ -38,6 +38,11 @@ pub struct Limits {
     pub max_amplification: Option<f64>,
     /// The most p99 latency, ms, over every weather.
     pub max_p99_ms: Option<f64>,
+    /// The most peak attempts a second, over every weather.
+    pub max_peak: Option<f64>,
+    /// Whether every run of every weather must recover (a weather with no trigger to recover
+    /// from counts as recovered).
+    pub must_recover: bool,
 }
 
 /// Distinct policies in the space. A single attempt has no backoff, cap or budget to act on:
@@ -177,6 +182,10 @@ pub struct TuneAsk {
     pub p99: Option<crate::Micros>,
     /// `tune_format`: an index into [`FORMATS`] (0: any policy).
     pub format: u8,
+    /// `tune_max_peak`: the most peak attempts a second.
+    pub max_peak: Option<u64>,
+    /// `tune_recover`: every run of every weather must recover.
+    pub recover: bool,
     /// `tune_weather`: the weathers (empty: the defaults, `crate::tune::default_weathers`).
     pub weathers: Vec<Weather>,
 }
@@ -190,6 +199,8 @@ impl TuneAsk {
         max_amp_milli: None,
         p99: None,
         format: 0,
+        max_peak: None,
+        recover: false,
         weathers: Vec::new(),
     };
 
@@ -203,6 +214,8 @@ impl TuneAsk {
         Limits {
             max_amplification: self.max_amp_milli.map(|m| m as f64 / 1000.0),
             max_p99_ms: self.p99.map(|d| d.as_millis_f64()),
+            max_peak: self.max_peak.map(|m| m as f64),
+            must_recover: self.recover,
         }
     }
 
@@ -220,6 +233,10 @@ impl TuneAsk {
                 .map_or_else(|| String::from("none"), |d| d.to_string()),
             "tune_format" => String::from(FORMATS[usize::from(self.format)].0),
             "tune_weather" => weathers_text(&self.weathers),
+            "tune_max_peak" => self
+                .max_peak
+                .map_or_else(|| String::from("none"), |m| m.to_string()),
+            "tune_recover" => String::from(if self.recover { "on" } else { "off" }),
             _ => return None,
         })
     }
