@@ -174,11 +174,16 @@ impl TuneOutcome {
         h
     }
 
-    /// The table's rows: the frontier's points, then the user's own (`yours`).
+    /// The table's rows: the frontier's points, then the user's own (`yours`). A weather's
+    /// cell is the CLI's, each figure on a line of its own (a phone's column is narrow).
     pub fn rows(&self) -> Vec<Vec<String>> {
         let row = |label: String, s: &Scored| {
             let mut r = vec![label, tune::policy_words(&s.keys)];
-            r.extend(s.by_weather.iter().map(tune::cell));
+            r.extend(
+                s.by_weather
+                    .iter()
+                    .map(|w| tune::cell(w).replace(", ", "\n")),
+            );
             r.push(s.runs.to_string());
             r
         };
@@ -266,6 +271,11 @@ mod tests {
         assert_eq!(rows.len(), f.points.len() + 1);
         assert_eq!(rows.last().unwrap()[0], "yours");
         assert!(rows.iter().all(|r| r.len() == outcome.head().len()));
+        let yours = &outcome.tuned.yours.by_weather[0];
+        assert_eq!(
+            rows.last().unwrap()[2].replace('\n', ", "),
+            tune::cell(yours)
+        );
         for i in 0..f.points.len() {
             let open: Params = outcome.open_link(i).parse().unwrap();
             assert!(!open.tune.on);
