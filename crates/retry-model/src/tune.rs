@@ -244,7 +244,14 @@ impl Tuned {
                     i + 1
                 )
             }
-            None if !self.yours.feasible => String::from("Your policy breaks a limit you set."),
+            None if self.frontier.is_empty() => format!(
+                "None of the {} policies tried keeps to the limits you set{}: loosen a limit or name gentler weathers.",
+                self.tried,
+                if self.yours.feasible { "" } else { ", and yours does not either" }
+            ),
+            None if !self.yours.feasible => String::from(
+                "Your policy breaks a limit you set; every point of the frontier keeps to them.",
+            ),
             None => String::from("No policy found dominates yours: it is on the frontier, or off it by less than the runs can tell."),
         }
     }
@@ -1014,6 +1021,25 @@ mod tests {
             ..calm
         };
         assert!(cell(&no_trigger).ends_with("p99 50 ms"));
+    }
+
+    /// Limits nothing keeps to are said to be so, not shown as an empty frontier.
+    #[test]
+    fn limits_no_policy_keeps_to_are_named() {
+        let mut t = Tuned {
+            frontier: Vec::new(),
+            yours: point([0.1, 1.0, 50.0], false),
+            better: None,
+            tried: 32,
+            runs_made: 256,
+        };
+        assert!(t.verdict().starts_with(
+            "None of the 32 policies tried keeps to the limits you set, and yours does not either"
+        ));
+        t.frontier.push(point([0.1, 1.0, 40.0], true));
+        assert!(t
+            .verdict()
+            .starts_with("Your policy breaks a limit you set; every point"));
     }
 
     /// Hedging enters a search only where the call is safe to send twice at once.
