@@ -102,7 +102,7 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
     };
     let t = tune::search_over(pool, runs, &limits, &mut eval)?;
     Ok(match fmt {
-        "json" => json_doc(&base, &ws, &t, format),
+        "json" => json_doc(&base, &ws, &t, format, &limits),
         _ => {
             let mut out = tune::markdown(&base, &ws, &t);
             if let Some(f) = format {
@@ -130,7 +130,13 @@ fn format_named(arg: &str) -> Result<&'static str, String> {
         .map_err(|e| format!("--format-of: {arg}: {e}"))
 }
 
-fn json_doc(base: &str, ws: &[Weather], t: &Tuned, format_of: Option<&str>) -> String {
+fn json_doc(
+    base: &str,
+    ws: &[Weather],
+    t: &Tuned,
+    format_of: Option<&str>,
+    limits: &tune::Limits,
+) -> String {
     use serde_json::json;
     let point = |s: &Scored| {
         json!({
@@ -153,6 +159,13 @@ fn json_doc(base: &str, ws: &[Weather], t: &Tuned, format_of: Option<&str>) -> S
         "frontier": t.frontier.iter().map(point).collect::<Vec<_>>(),
         "yours": point(&t.yours),
         "dominated_by": t.better.map(|i| i + 1),
+        "verdict": t.verdict(),
+        "limits": {
+            "max_amplification": limits.max_amplification,
+            "p99_ms": limits.max_p99_ms,
+            "max_peak_attempts_per_s": limits.max_peak,
+            "must_recover": limits.must_recover,
+        },
         "format_of": format_of,
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
