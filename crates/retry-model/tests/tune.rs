@@ -3,7 +3,7 @@
 //! answer is found, and a dominated policy is never on the frontier.
 
 use retry_model::sim::{simulate, Summary};
-use retry_model::tune::{dominates, search, Limits, Tuned, DISTINCT};
+use retry_model::tune::{dominates, search, search_over, Limits, Tuned, DISTINCT};
 use retry_model::Params;
 
 fn summary(link: &str) -> Summary {
@@ -101,4 +101,49 @@ fn a_known_answer_is_found_under_a_load_cap() {
         .frontier
         .iter()
         .all(|p| p.feasible && p.by_weather.iter().all(|s| s.amplification <= 1.8)));
+}
+
+/// Policies made to lose (every attempt cut off at 1 ms, before the 50 ms service ends: no
+/// success, as much load or more, no p99) are never on the frontier, whatever else is searched.
+#[test]
+fn a_deliberately_dominated_policy_is_never_on_the_frontier() {
+    let losers = [
+        "attempts=1&attempt_timeout=1ms",
+        "attempts=3&backoff=none&attempt_timeout=1ms&budget=none",
+    ];
+    let mut pool: Vec<String> = losers.iter().map(|k| k.to_string()).collect();
+    pool.extend(
+        [
+            "attempts=1",
+            "attempts=3&backoff=full&base=100ms",
+            "attempts=2&backoff=exponential&base=1s",
+        ]
+        .iter()
+        .map(|k| k.to_string()),
+    );
+    let mut eval = |batch: &[String], r: u32| -> Result<Vec<Vec<Summary>>, String> {
+        Ok(batch
+            .iter()
+            .map(|k| {
+                WEATHERS
+                    .iter()
+                    .map(|w| summary(&link(PAYMENTS, w, k, r)))
+                    .collect()
+            })
+            .collect())
+    };
+    // One round, so no halving drops them first: the frontier's own filter must.
+    let t = search_over(pool, 1, &Limits::default(), &mut eval).unwrap();
+    assert_eq!(t.tried, 5);
+    assert!(!t.frontier.is_empty());
+    for p in &t.frontier {
+        assert!(
+            !losers.contains(&p.keys.as_str()),
+            "{} is on the frontier",
+            p.keys
+        );
+    }
+    // They lose as made: no success at all under either weather.
+    let lost = summary(&link(PAYMENTS, WEATHERS[0], losers[0], 1));
+    assert_eq!(lost.successes, 0);
 }
