@@ -353,6 +353,41 @@ impl Params {
         done
     }
 
+    /// Sets one of the tuner's keys (`tune`, `tune_*`).
+    fn set_tune_key(&mut self, k: &keys::Key, v: &str) -> Result<(), ConfigError> {
+        match k.name {
+            "tune" => self.tune.on = k.flag(v)?,
+            "tune_candidates" => self.tune.candidates = k.int32(v)?,
+            "tune_runs" => self.tune.runs = k.int32(v)?,
+            "tune_max_amp" => {
+                self.tune.max_amp_milli = match v {
+                    "" | "none" => None,
+                    _ => Some(k.dec(v)?),
+                }
+            }
+            "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
+            "tune_max_peak" => {
+                self.tune.max_peak = match v {
+                    "" | "none" => None,
+                    _ => Some(k.int(v)?),
+                }
+            }
+            "tune_recover" => self.tune.recover = k.flag(v)?,
+            "tune_format" => self.tune.format = k.choice(v)? as u8,
+            "tune_weather" => {
+                self.tune.weathers = tune_keys::parse_weathers(v, &|k| keys::key(k).is_some())
+                    .map_err(|e| ConfigError::new("tune_weather", e))?
+            }
+            other => {
+                return Err(ConfigError::new(
+                    "link",
+                    format!("unknown key '{}'", keys::shorten(other)),
+                ))
+            }
+        }
+        Ok(())
+    }
+
     fn set_policy_key(&mut self, k: &'static Key, v: &str) -> Result<(), ConfigError> {
         let pol = &mut self.policy;
         match k.name {
@@ -407,28 +442,7 @@ impl Params {
                 }
             }
             "guess" | "ask" | "q" | "sheet" | "sheet_at" => self.set_exercise_key(k, v)?,
-            "tune" => self.tune.on = k.flag(v)?,
-            "tune_candidates" => self.tune.candidates = k.int32(v)?,
-            "tune_runs" => self.tune.runs = k.int32(v)?,
-            "tune_max_amp" => {
-                self.tune.max_amp_milli = match v {
-                    "" | "none" => None,
-                    _ => Some(k.dec(v)?),
-                }
-            }
-            "tune_p99" => self.tune.p99 = k.opt_dur(v)?,
-            "tune_max_peak" => {
-                self.tune.max_peak = match v {
-                    "" | "none" => None,
-                    _ => Some(k.int(v)?),
-                }
-            }
-            "tune_recover" => self.tune.recover = k.flag(v)?,
-            "tune_format" => self.tune.format = k.choice(v)? as u8,
-            "tune_weather" => {
-                self.tune.weathers = tune_keys::parse_weathers(v, &|k| keys::key(k).is_some())
-                    .map_err(|e| ConfigError::new("tune_weather", e))?
-            }
+            name if name.starts_with("tune") => self.set_tune_key(k, v)?,
             other => {
                 return Err(ConfigError::new(
                     "link",

@@ -230,6 +230,41 @@ fn draw_yours<DB: DrawingBackend>(
     Ok(chart.backend_coord(&c))
 }
 
+/// Writes every label beside its point (`at`, backend pixels: the frontier's, then the user's
+/// own), the user's own placed first, clear of one another.
+fn draw_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    f: &Frontier,
+    far: bool,
+    at: &[(i32, i32)],
+    scale: f64,
+) -> Result<(), String> {
+    let px = |v: f64| (v * scale).round() as i32;
+    let font = (FontFamily::SansSerif, 12.0 * scale);
+    let mut lines: Vec<Vec<String>> = f.points.iter().map(|p| vec![p.label.clone()]).collect();
+    lines.push(yours_lines(f, far));
+    let (bx, by) = area.get_base_pixel();
+    let local: Vec<(i32, i32)> = at.iter().map(|(x, y)| (x - bx, y - by)).collect();
+    let order: Vec<usize> = core::iter::once(lines.len() - 1)
+        .chain(0..lines.len() - 1)
+        .collect();
+    let sizes: Vec<(i32, i32)> = order
+        .iter()
+        .map(|i| label_size(&lines[*i], 12.0 * scale))
+        .collect();
+    let anchors: Vec<(i32, i32)> = order.iter().map(|i| local[*i]).collect();
+    let (w, h) = area.dim_in_pixel();
+    let canvas = (i32::try_from(w).unwrap_or(0), i32::try_from(h).unwrap_or(0));
+    let label_style = TextStyle::from(font);
+    for (i, b) in order
+        .iter()
+        .zip(place_labels(&anchors, &sizes, canvas, px(9.0)))
+    {
+        draw_label(area, &lines[*i], b, &label_style)?;
+    }
+    Ok(())
+}
+
 /// Draws the frontier; returns where its points landed.
 pub fn draw_frontier<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -285,28 +320,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         at.push(chart.backend_coord(&c));
     }
     at.push(draw_yours(&mut chart, &shown, scale)?);
-    // The labels, the user's own placed first: area pixels, clear of one another.
-    let mut lines: Vec<Vec<String>> = f.points.iter().map(|p| vec![p.label.clone()]).collect();
-    lines.push(yours_lines(f, far));
-    let (bx, by) = area.get_base_pixel();
-    let local: Vec<(i32, i32)> = at.iter().map(|(x, y)| (x - bx, y - by)).collect();
-    let order: Vec<usize> = core::iter::once(lines.len() - 1)
-        .chain(0..lines.len() - 1)
-        .collect();
-    let sizes: Vec<(i32, i32)> = order
-        .iter()
-        .map(|i| label_size(&lines[*i], 12.0 * scale))
-        .collect();
-    let anchors: Vec<(i32, i32)> = order.iter().map(|i| local[*i]).collect();
-    let (w, h) = area.dim_in_pixel();
-    let canvas = (i32::try_from(w).unwrap_or(0), i32::try_from(h).unwrap_or(0));
-    let label_style = TextStyle::from(font);
-    for (i, b) in order
-        .iter()
-        .zip(place_labels(&anchors, &sizes, canvas, px(9.0)))
-    {
-        draw_label(area, &lines[*i], b, &label_style)?;
-    }
+    draw_labels(area, f, far, &at, scale)?;
     area.present().map_err(|e| e.to_string())?;
     Ok(FrontierMap {
         at: at
