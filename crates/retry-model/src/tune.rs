@@ -389,8 +389,9 @@ pub fn keys_of(c: &Pick) -> String {
 /// The first `n` policies of the seed's order that `keep` accepts (a format that can write
 /// them); with every policy kept, [`candidates`].
 pub fn candidates_where(seed: u64, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
-    candidates(seed, DISTINCT)
-        .into_iter()
+    drawn(seed)
+        .iter()
+        .map(keys_of)
         .filter(|k| keep(k))
         .take(n)
         .collect()
@@ -399,10 +400,9 @@ pub fn candidates_where(seed: u64, n: usize, keep: &dyn Fn(&str) -> bool) -> Vec
 /// Whether pick `c` is a policy: a hedged one sends 2 to 5 attempts (gRPC's `maxAttempts`
 /// for hedging) and keeps no breaker (the lab runs none beside hedging).
 fn hedgeable(c: &Pick) -> bool {
-    let at = |key: &str| SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
-    let value = |key: &str| SPACE[at(key)].1[c[at(key)]];
-    value("hedge") == "off"
-        || (matches!(value("attempts"), "2" | "3" | "4" | "5") && value("breaker") == "kept")
+    let value = |i: usize| SPACE[i].1[c[i]];
+    value(HEDGE) == "off"
+        || (matches!(value(ATTEMPTS), "2" | "3" | "4" | "5") && value(BREAKER) == "kept")
 }
 
 /// Whether a search of link `p` may hedge: its call is idempotent or carries an idempotency
@@ -422,23 +422,64 @@ pub fn pool_where(p: &crate::Params, n: usize, keep: &dyn Fn(&str) -> bool) -> V
     })
 }
 
-/// Every distinct policy of the space, in the order of its picks.
-fn every_policy() -> Vec<String> {
+/// Where `key` sits in [`SPACE`], found while compiling (a key not there fails the build).
+const fn slot(key: &str) -> usize {
+    let mut i = 0;
+    while i < SPACE.len() {
+        let (k, want) = (SPACE[i].0.as_bytes(), key.as_bytes());
+        if k.len() == want.len() {
+            let mut j = 0;
+            while j < k.len() && k[j] == want[j] {
+                j += 1;
+            }
+            if j == k.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("a key the space does not have")
+}
+
+const ATTEMPTS: usize = slot("attempts");
+const BACKOFF: usize = slot("backoff");
+const BASE: usize = slot("base");
+const CAP: usize = slot("cap");
+const TIMEOUT: usize = slot("attempt_timeout");
+const BREAKER: usize = slot("breaker");
+const BUDGET: usize = slot("budget");
+const HEDGE: usize = slot("hedge");
+
+/// Whether pick `c` is the first of the picks [`keys_of`] writes alike: every key its policy
+/// leaves without effect (a hedged one's backoff, base and cap; a single attempt's backoff,
+/// base, cap and budget; `backoff=none`'s base and cap) at its first value. Only these are
+/// written, which spares formatting five of every six picks.
+fn canonical(c: &Pick) -> bool {
+    let first = |slots: &[usize]| slots.iter().all(|i| c[*i] == 0);
+    if c[HEDGE] != 0 {
+        first(&[BACKOFF, BASE, CAP])
+    } else if c[ATTEMPTS] == 0 {
+        first(&[BACKOFF, BASE, CAP, BUDGET])
+    } else {
+        c[BACKOFF] != 0 || first(&[BASE, CAP])
+    }
+}
+
+/// Every distinct policy of the space, as the first pick of each ([`canonical`]), in order.
+/// Picks, not their link text: only the policies a search draws are written.
+fn every_pick() -> Vec<Pick> {
     let sizes: Vec<usize> = SPACE.iter().map(|(_, v)| v.len()).collect();
     let mut pick: Pick = [0; SPACE.len()];
-    let mut seen = alloc::collections::BTreeSet::new();
     let mut out = Vec::with_capacity(DISTINCT);
-    let value = |pick: &Pick, key: &str| {
-        let i = SPACE.iter().position(|(k, _)| *k == key).unwrap_or(0);
-        SPACE[i].1[pick[i]].parse::<crate::Micros>().ok()
-    };
+    let value = |pick: &Pick, i: usize| SPACE[i].1[pick[i]].parse::<crate::Micros>().ok();
     loop {
-        // A base over the cap set beside it is no policy (`kept`: the link's cap gives way).
-        let over =
-            matches!((value(&pick, "base"), value(&pick, "cap")), (Some(b), Some(c)) if b > c);
-        let k = keys_of(&pick);
-        if hedgeable(&pick) && !(over && k.contains("cap=")) && seen.insert(k.clone()) {
-            out.push(k);
+        if canonical(&pick) && hedgeable(&pick) {
+            // A base over the cap set beside it is no policy (`kept`: the link's cap gives way).
+            let over =
+                matches!((value(&pick, BASE), value(&pick, CAP)), (Some(b), Some(c)) if b > c);
+            if !(over && keys_of(&pick).contains("cap=")) {
+                out.push(pick);
+            }
         }
         // The next pick, the last key fastest.
         let Some(i) = (0..pick.len()).rev().find(|&i| pick[i] + 1 < sizes[i]) else {
@@ -449,41 +490,51 @@ fn every_policy() -> Vec<String> {
     }
 }
 
+/// Every distinct policy of the space, as link text, in the order of its picks.
+#[cfg(test)]
+fn every_policy() -> Vec<String> {
+    every_pick().iter().map(keys_of).collect()
+}
+
 /// `n` distinct policies drawn from the seed, by turns from two orders the seed's generator
 /// shuffles (Fisher-Yates): the core of the space (attempts, backoff, base and budget, with the
-/// link's own cap, timeout and breaker: 376 policies), and the whole of it. Half the pool then
+/// link's own cap, timeout and breaker, and hedges with its own timeout: 532 policies), and the whole of it. Half the pool then
 /// covers the trade-off most links turn on as densely as a small space would, and the other
 /// half reaches every key.
 pub fn candidates(seed: u64, n: usize) -> Vec<String> {
+    candidates_where(seed, n, &|_| true)
+}
+
+/// Every policy in the seed's order ([`candidates`]), as picks.
+fn drawn(seed: u64) -> Vec<Pick> {
     let mut rng = Rng::stream(seed, STREAM_TUNE);
-    let all = every_policy();
-    let extra = ["cap=", "attempt_timeout=", "breaker="];
-    let core: Vec<String> = all
-        .iter()
-        .filter(|k| !extra.iter().any(|e| k.contains(e)))
-        .cloned()
-        .collect();
+    let all = every_pick();
+    // The core: no cap, attempt timeout or breaker written (`keys_of` writes a cap only for
+    // retries of 2 or more attempts with a backoff).
+    let core_of = |c: &Pick| {
+        let cap = c[HEDGE] == 0 && c[ATTEMPTS] != 0 && c[BACKOFF] != 0;
+        !(cap && c[CAP] != 0) && c[TIMEOUT] == 0 && c[BREAKER] == 0
+    };
+    let core: Vec<Pick> = all.iter().copied().filter(core_of).collect();
     let (core, all) = (shuffled(core, &mut rng), shuffled(all, &mut rng));
     let mut seen = alloc::collections::BTreeSet::new();
-    let mut out = Vec::with_capacity(n.min(DISTINCT));
+    let mut out = Vec::with_capacity(DISTINCT);
     let (mut core, mut all) = (core.into_iter(), all.into_iter());
-    let target = n.min(DISTINCT);
-    while out.len() < target {
+    loop {
         let (c, a) = (core.next(), all.next());
         if c.is_none() && a.is_none() {
-            break;
+            return out;
         }
         for k in [c, a].into_iter().flatten() {
-            if out.len() < target && seen.insert(k.clone()) {
+            if seen.insert(k) {
                 out.push(k);
             }
         }
     }
-    out
 }
 
 /// `v` in the order the generator's Fisher-Yates shuffle gives.
-fn shuffled(mut v: Vec<String>, rng: &mut Rng) -> Vec<String> {
+fn shuffled<T>(mut v: Vec<T>, rng: &mut Rng) -> Vec<T> {
     for i in 0..v.len() {
         let j = i + rng.below((v.len() - i) as u64) as usize;
         v.swap(i, j);

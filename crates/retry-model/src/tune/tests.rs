@@ -243,3 +243,66 @@ fn hedged_policies_only_where_a_call_may_be_sent_twice() {
     .unwrap();
     assert!(!l.contains("hedge") && p.policy.max_attempts == 3);
 }
+
+/// Writing only the first pick of each policy gives the policies, in the order, that writing
+/// every pick and keeping each once gives.
+#[test]
+fn every_policy_is_every_pick_written_once() {
+    let sizes: Vec<usize> = SPACE.iter().map(|(_, v)| v.len()).collect();
+    let mut pick: Pick = [0; SPACE.len()];
+    let mut seen = alloc::collections::BTreeSet::new();
+    let mut all = Vec::new();
+    let value = |pick: &Pick, key: &str| {
+        let i = SPACE.iter().position(|(k, _)| *k == key).unwrap();
+        SPACE[i].1[pick[i]].parse::<crate::Micros>().ok()
+    };
+    loop {
+        let over =
+            matches!((value(&pick, "base"), value(&pick, "cap")), (Some(b), Some(c)) if b > c);
+        let k = keys_of(&pick);
+        if hedgeable(&pick) && !(over && k.contains("cap=")) && seen.insert(k.clone()) {
+            all.push(k);
+        }
+        let Some(i) = (0..pick.len()).rev().find(|&i| pick[i] + 1 < sizes[i]) else {
+            break;
+        };
+        pick[i] += 1;
+        pick[i + 1..].fill(0);
+    }
+    assert_eq!(all.len(), DISTINCT);
+    assert_eq!(every_policy(), all);
+}
+
+/// The seed's order drawn as picks, written only when taken, is the order drawn as link text:
+/// the core by what the text writes, each policy once.
+#[test]
+fn candidates_drawn_as_picks_are_drawn_as_text() {
+    for seed in [1, 2, 99] {
+        let mut rng = Rng::stream(seed, STREAM_TUNE);
+        let all = every_policy();
+        let extra = ["cap=", "attempt_timeout=", "breaker="];
+        let core: Vec<String> = all
+            .iter()
+            .filter(|k| !extra.iter().any(|e| k.contains(e)))
+            .cloned()
+            .collect();
+        assert_eq!(core.len(), 532, "the core");
+        let (core, all) = (shuffled(core, &mut rng), shuffled(all, &mut rng));
+        let mut seen = alloc::collections::BTreeSet::new();
+        let mut text = Vec::new();
+        for (c, a) in core.into_iter().map(Some).chain(core_tail()).zip(all) {
+            for k in [c, Some(a)].into_iter().flatten() {
+                if seen.insert(k.clone()) {
+                    text.push(k);
+                }
+            }
+        }
+        assert_eq!(candidates(seed, DISTINCT), text, "seed {seed}");
+        assert_eq!(candidates(seed, 40), text[..40]);
+    }
+}
+
+/// Nones after the core runs out, as many as the whole space.
+fn core_tail() -> impl Iterator<Item = Option<String>> {
+    core::iter::repeat_n(None, DISTINCT)
+}
