@@ -46,6 +46,11 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
         limits.max_p99_ms = args.p99;
     }
     if let Some(m) = args.max_peak {
+        if !(1..=1_000_000_000).contains(&m) {
+            return Err(format!(
+                "--max-peak: {m} is not accepted; accepted 1 to 1000000000 attempts a second"
+            ));
+        }
         limits.max_peak = Some(m as f64);
     }
     limits.must_recover |= args.must_recover;
@@ -216,6 +221,12 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.starts_with("tune_weather: x does not open"), "{e}");
+        let none = TuneFlags {
+            max_peak: Some(0),
+            ..flags(Vec::new())
+        };
+        let e = cmd_tune(base, &none, "text").unwrap_err();
+        assert!(e.starts_with("--max-peak: 0 is not accepted"), "{e}");
     }
 
     /// `--format-of` keeps the policies the format writes back with no new note: Envoy draws
