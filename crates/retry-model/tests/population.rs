@@ -98,9 +98,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
 /// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, a
 /// circuit breaker (on the tick server through an outage, and on the flaky server),
-/// decorrelated jitter (through an outage, and in a burst), and closed-loop users through an
-/// outage.
-const RANDOM: [&str; 16] = [
+/// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
+/// outage, and retries that may be cut short to fit the deadline (`fit=cut`) through an outage
+/// and on the flaky server.
+const RANDOM: [&str; 18] = [
+    "preset=payments-jitter&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&attempts=6",
+    "scenario=outage&server=flaky&fail=0.3&attempts=6&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&deadline=400ms&fit=cut",
     "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s",
     "preset=payments-none&backoff=decorrelated&base=50ms&cap=2s&attempts=8",
     "preset=burst-lab&backoff=decorrelated",
@@ -123,8 +126,10 @@ const RANDOM: [&str; 16] = [
 /// with exponential service, full jitter and read timeouts; a constant service through a load
 /// spike past its workers; a LIFO queue dropping what its callers gave up on (lognormal
 /// service); a retry storm on a full queue that recovers in some seeds and not in others; and
-/// closed-loop users, exponential service and full jitter through a load spike.
-const QUEUE: [&str; 5] = [
+/// closed-loop users, exponential service and full jitter through a load spike; and an outage
+/// whose retries may be cut short to fit the deadline.
+const QUEUE: [&str; 6] = [
+    "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=6&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson&deadline=1200ms&fit=cut",
     "preset=queue-spike-closed&backoff=full&base=100ms&attempts=5&service_dist=exp",
     "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=4&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson",
     "scenario=outage&server=queue&workers=4&service=40ms&rate=70&outage=0ms&spike_rate=40&spike_start=5s&spike_for=5s&attempts=3&backoff=exponential&base=100ms&attempt_timeout=1s&duration=20s&arrivals=poisson",
@@ -185,6 +190,11 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&retry_after=3s&ra_mode=refuse_above&ra_max=1s&budget=ratio",
         "preset=payments-none&backoff=exponential&base=100ms&attempts=6&retry_after=1s&ra_mode=aws2026",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms",
+        "preset=payments-none&fit=cut",
+        "preset=payments-none&fit=cut&deadline=2s&backoff=exponential&base=200ms&attempts=8",
+        "preset=payments-none&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms",
+        "preset=payments-none&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&reserve=300ms",
+        "preset=payments-none&outage_kind=connect_timeout&deadline=2s",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

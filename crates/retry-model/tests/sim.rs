@@ -301,6 +301,10 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "latency_per_inflight",
         ),
         ("scenario=outage&budget=aws&engine=population", "budget"),
+        (
+            "preset=payments-jitter&fit=cut&breaker=on&engine=population",
+            "fit",
+        ),
         ("scenario=outage&budget=grpc&engine=population", "budget"),
         (
             "scenario=outage&budget=ratio&budget_scope=client&clients=4&engine=population",

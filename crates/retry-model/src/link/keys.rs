@@ -621,7 +621,7 @@ pub static TABLE: &[Key] = &[
         "how the server serves attempts (below)",
         Control::Select, "Server", Group::System),
     key!("engine", "auto", Domain::Choice(ENGINES), "", STORM,
-        "`request`: every request its own events; `population`: counts of requests stepped a tick at a time, for production sizes (the tick, queue or flaky server, a backoff known in advance or decorrelated jitter, a bucket, ratio or rate budget for the process, a Retry-After under every `ra_mode` but Envoy's spread and the AWS clamp where the server's value falls inside the backoff plus 5 s; a load spike, a circuit breaker, closed-loop users without a budget; no client-side limiter or hedging; refused by name otherwise); `auto`: the per-request engine up to about a second's work or 100,000 requests at once, the population engine above where it can run the link",
+        "`request`: every request its own events; `population`: counts of requests stepped a tick at a time, for production sizes (the tick, queue or flaky server, a backoff known in advance or decorrelated jitter, a bucket, ratio or rate budget for the process, a Retry-After under every `ra_mode` but Envoy's spread and the AWS clamp where the server's value falls inside the backoff plus 5 s; both fit rules (`fit=cut` without a circuit breaker); a load spike, a circuit breaker, closed-loop users without a budget; no client-side limiter or hedging; refused by name otherwise); `auto`: the per-request engine up to about a second's work or 100,000 requests at once, the population engine above where it can run the link",
         Control::Select, "Engine", Group::System),
     key!("workers", "4", int(1, caps::WORKERS as u64), "workers", STORM,
         "with `server=queue`: requests served at once",

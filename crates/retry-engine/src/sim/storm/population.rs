@@ -19,7 +19,8 @@
 //!   exactly), or the range a server's Retry-After makes of it under
 //!   the client's rule (`RetryAfterMode::range_after`), with the fit rule cutting at the longest wait that fits,
 //!   spread over the ticks its retries land in (a multinomial, or one draw each where there are
-//!   fewer requests than ticks).
+//!   fewer requests than ticks). Under `fit=cut` a retry's attempt is cut short at the deadline
+//!   less the reserve (`Clock::give_up`): a cohort answered after it times out there.
 //!
 //! Closed-loop users start spread over one think time, as the per-request engine starts them;
 //! each cohort of their requests that ends sends its users' next requests a think time later.
@@ -59,7 +60,7 @@ use crate::retry::backoff::WaitRange;
 use crate::retry::budget::{Budget, BudgetConfig, RetryCost};
 use crate::retry::classify::classify_listed;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
-use crate::retry::policy::{StopReason, ValidPolicy};
+use crate::retry::policy::{FitRule, StopReason, ValidPolicy};
 use crate::retry::rng::Rng;
 use crate::retry::time::Micros;
 use crate::sim::breaker::Breaker;
@@ -109,6 +110,47 @@ struct Cohort {
     /// Closed-loop users' requests: each user sends its next when one ends (a load spike's do
     /// not).
     user: bool,
+}
+
+/// When a cohort's attempt leaves and when its clients give up on it: the policy's timing,
+/// copied so that the answer times of `Population::in_time_order` can read it.
+#[derive(Clone, Copy, Debug)]
+struct Clock {
+    net: u64,
+    timeout: u64,
+    // The deadline less the reserve, after the request's start.
+    deadline: Option<u64>,
+}
+
+impl Clock {
+    /// When `c`'s attempt is sent: an original at its start, a retry a hop before it arrives.
+    fn sent(&self, c: &Cohort) -> u64 {
+        if c.attempt == 1 {
+            c.origin
+        } else {
+            c.at.saturating_sub(self.net)
+        }
+    }
+
+    /// When `c`'s clients give up on its attempt: its timeout after its send, or, sooner, the
+    /// deadline less the reserve (an attempt cut short to fit, as `plan_attempt` cuts it).
+    fn give_up(&self, c: &Cohort) -> u64 {
+        let timeout = self.sent(c).saturating_add(self.timeout);
+        match self.deadline {
+            Some(d) => timeout.min(c.origin.saturating_add(d)),
+            None => timeout,
+        }
+    }
+
+    /// An answer at `t` with `outcome`, or a read timeout at the give-up when that comes first.
+    fn answer(&self, c: &Cohort, t: u64, outcome: Outcome) -> (u64, Outcome) {
+        let g = self.give_up(c);
+        if t > g {
+            (g, Outcome::ReadTimeout)
+        } else {
+            (t, outcome)
+        }
+    }
 }
 
 /// A storm run as counts.
@@ -487,9 +529,18 @@ impl Population {
         // order they were scheduled (the per-request engine's order: a tick's failures are
         // answered, and sent again, in the order they arrived).
         let mut to_serve = served;
+        let clock = self.clock();
         for c in list {
             let ok = c.n.min(to_serve);
             to_serve -= ok;
+            // Served or not, an attempt cut short to fit the deadline times out before the
+            // tick's answer (the tick server's orphan).
+            let (t, outcome) = clock.answer(&c, reply, Outcome::Ok);
+            if outcome == Outcome::ReadTimeout {
+                self.fail(t, c, c.n, outcome);
+                self.breaker_record(t, 0, c.n);
+                continue;
+            }
             self.end(reply, c, StopReason::Success, ok);
             self.fail(reply, c, c.n - ok, Outcome::Status(503));
             self.breaker_record(reply, ok, c.n - ok);
@@ -506,10 +557,11 @@ impl Population {
         };
         let net = self.sp.net.0;
         let p_fail = f64::from(fail_ppm) / 1e6;
+        let clock = self.clock();
         self.in_time_order(
             list,
-            |c| c.at + service + net,
-            |m, c| {
+            move |c| clock.answer(c, c.at + service + net, Outcome::Ok).0,
+            move |m, c| {
                 let done = c.at + service;
                 m.rec.served_n(Micros(done), c.n);
                 if let Some(w) = m.service.as_mut() {
@@ -519,6 +571,14 @@ impl Population {
                     st.sojourn_us += u128::from(c.n) * u128::from(service);
                     st.area += u128::from(c.n) * u128::from(service);
                     st.last = st.last.max(Micros(done));
+                }
+                let (t, outcome) = clock.answer(&c, done + net, Outcome::Ok);
+                if outcome == Outcome::ReadTimeout {
+                    // Its client gave up before the answer: the work is wasted.
+                    m.rec.wasted_n(Micros(done), c.n);
+                    m.fail(t, c, c.n, outcome);
+                    m.breaker_record(t, 0, c.n);
+                    return;
                 }
                 let failed = split::binomial(&mut m.rng, c.n, p_fail);
                 m.end(done + net, c, StopReason::Success, c.n - failed);
@@ -541,14 +601,8 @@ impl Population {
     ) {
         use alloc::collections::BinaryHeap;
         use core::cmp::Reverse;
-        let net = self.sp.net.0;
-        let send_at = |c: &Cohort| {
-            if c.attempt == 1 {
-                c.origin
-            } else {
-                c.at.saturating_sub(net)
-            }
-        };
+        let clock = self.clock();
+        let send_at = |c: &Cohort| clock.sent(c);
         // (time, 0 send or 1 answer, order scheduled, index in `slots`), earliest first.
         let mut pending: BinaryHeap<Reverse<(u64, u8, u64, usize)>> = BinaryHeap::new();
         let mut slots: Vec<Cohort> = Vec::with_capacity(list.len());
@@ -618,11 +672,7 @@ impl Population {
             return;
         }
         c.sent = true;
-        let send = if c.attempt == 1 {
-            c.origin
-        } else {
-            c.at.saturating_sub(self.sp.net.0)
-        };
+        let send = self.clock().sent(c);
         if let Some(b) = self.breaker.as_mut() {
             let go = b.allow_many(Micros(send), c.n);
             let code = b.state(Micros(send)).code();
@@ -649,24 +699,33 @@ impl Population {
     /// A tick in the outage window: every attempt fails, a hop after it arrives (a 503) or at
     /// its timeout (a connect timeout); a retry that arrives again within the tick fails too.
     fn outage(&mut self, list: Vec<Cohort>) {
-        let net = self.sp.net.0;
-        let timeout = self.policy.policy().attempt_timeout.0;
+        let clock = self.clock();
         let kind = self.sp.outage_kind;
+        // A connect timeout comes at the give-up (the attempt's timeout, or the deadline's
+        // cut); a 503 a hop after the attempt arrives, unless its client gave up before.
         let answered = move |c: &Cohort| match kind {
-            OutageKind::Status503 => c.at + net,
-            OutageKind::ConnectTimeout => (c.at + timeout).saturating_sub(net),
+            OutageKind::Status503 => clock.answer(c, c.at + clock.net, Outcome::Status(503)),
+            OutageKind::ConnectTimeout => (clock.give_up(c), Outcome::ConnectTimeout),
         };
-        self.in_time_order(list, answered, |m, c| {
-            let (t, outcome) = match kind {
-                OutageKind::Status503 => (c.at + net, Outcome::Status(503)),
-                OutageKind::ConnectTimeout => (
-                    (c.at + timeout).saturating_sub(net),
-                    Outcome::ConnectTimeout,
-                ),
-            };
-            m.fail(t, c, c.n, outcome);
-            m.breaker_record(t, 0, c.n);
-        });
+        self.in_time_order(
+            list,
+            move |c| answered(c).0,
+            move |m, c| {
+                let (t, outcome) = answered(&c);
+                m.fail(t, c, c.n, outcome);
+                m.breaker_record(t, 0, c.n);
+            },
+        );
+    }
+
+    /// The policy's timing, as [`Clock`] reads it.
+    fn clock(&self) -> Clock {
+        let p = self.policy.policy();
+        Clock {
+            net: self.sp.net.0,
+            timeout: p.attempt_timeout.0,
+            deadline: p.deadline.map(|d| d.0.saturating_sub(p.reserve.0)),
+        }
     }
 
     fn in_outage(&self, t: u64) -> bool {
@@ -703,8 +762,13 @@ impl Population {
         if remaining.is_some_and(|r| r <= p.reserve.0) {
             return self.end(t, c, StopReason::DeadlinePassed, f);
         }
-        // Under fit=full a retry fits when its wait, the next attempt and the reserve do.
-        let limit = remaining.map(|r| r.checked_sub(p.attempt_timeout.0 + p.reserve.0));
+        // The longest wait that fits (`FitCheck`): under fit=full the wait, the next attempt
+        // and the reserve within what remains; under fit=cut the wait and the reserve strictly
+        // within it (the next attempt is cut short, `Population::give_up`).
+        let limit = remaining.map(|r| match p.fit {
+            FitRule::Full => r.checked_sub(p.attempt_timeout.0 + p.reserve.0),
+            FitRule::Cut => Some(r - p.reserve.0 - 1),
+        });
         let i = c.attempt as usize - 1;
         let range = if self.decorrelated {
             let b = self.policy.backoff();

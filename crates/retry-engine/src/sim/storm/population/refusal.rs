@@ -77,8 +77,11 @@ pub(in crate::sim) fn refusal(
     if pol.backoff.throttle_base.is_some() {
         return no("throttle_base", "waits one backoff for every failure");
     }
-    if pol.deadline.is_some() && pol.fit == FitRule::Cut {
-        return no("fit", "cuts no attempt short (fit=full)");
+    if pol.deadline.is_some() && pol.fit == FitRule::Cut && sp.breaker.is_some() {
+        return no(
+            "fit",
+            "cuts attempts short to fit the deadline (fit=cut) without a circuit breaker only",
+        );
     }
     let retries = pol.max_attempts.saturating_sub(1);
     let b = policy.backoff();
