@@ -99,9 +99,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, a
 /// circuit breaker (on the tick server through an outage, and on the flaky server),
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
-/// outage, and retries that may be cut short to fit the deadline (`fit=cut`) through an outage
-/// and on the flaky server.
-const RANDOM: [&str; 18] = [
+/// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
+/// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
+/// burst and in an Istio route's outage.
+const RANDOM: [&str; 20] = [
+    "preset=burst-lab&whole_ms=true",
+    "preset=payments-jitter&fit=cut&deadline=none&attempt_timeout=2s&attempts=4&backoff=full&base=25ms&cap=250ms&whole_ms=true&retry_on=502-504&idempotent=true&ra_mode=ignore",
     "preset=payments-jitter&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&attempts=6",
     "scenario=outage&server=flaky&fail=0.3&attempts=6&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&deadline=400ms&fit=cut",
     "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s",

@@ -637,7 +637,7 @@ impl Backoff {
             BackoffKind::Constant | BackoffKind::Exponential => cfg.jitter == Jitter::None,
             BackoffKind::Decorrelated | BackoffKind::DecorrelatedV2 => false,
         };
-        if !in_advance || cfg.sorted || cfg.whole_ms {
+        if !in_advance || cfg.sorted {
             return None;
         }
         let (low, high) = if cfg.kind == BackoffKind::None || (cfg.first_wait_zero && retry == 0) {
@@ -645,6 +645,14 @@ impl Backoff {
         } else {
             cfg.range_in_advance(cfg.base, retry)
         };
+        // Envoy: `random() % window` whole milliseconds under the ceiling (none under 1 ms).
+        let window = high.0 / 1000;
+        if cfg.whole_ms && cfg.kind == BackoffKind::Full {
+            return Some(match window {
+                0 => WaitRange::new(0, 0, cfg.floor.0),
+                _ => WaitRange::stepped(0, window, 1000, cfg.floor.0),
+            });
+        }
         Some(WaitRange::new(low.0, high.0, cfg.floor.0))
     }
 
@@ -670,6 +678,7 @@ impl Backoff {
             high: hi,
             floor: cfg.floor.0,
             cap: cfg.cap.0,
+            step: 1,
         })
     }
 
@@ -828,6 +837,9 @@ pub struct WaitRange {
     floor: u64,
     /// The most a draw waits (before the floor): decorrelated jitter's cap, else `u64::MAX`.
     cap: u64,
+    /// The µs between two draws: 1, or 1000 for Envoy's whole milliseconds (`whole_ms`), whose
+    /// `high - low` is then a multiple of it.
+    step: u64,
 }
 
 impl WaitRange {
@@ -837,12 +849,23 @@ impl WaitRange {
     /// `dyn Words`.
     #[inline(always)]
     pub fn draw<W: Words>(&self, words: &mut W) -> Micros {
-        Micros(
-            words
-                .uniform_inclusive(self.low, self.high)
-                .min(self.cap)
-                .max(self.floor),
-        )
+        let v = if self.step > 1 {
+            // Envoy's `random() % window`: a word even for a window of one.
+            self.low + words.below(self.draws()) * self.step
+        } else {
+            words.uniform_inclusive(self.low, self.high)
+        };
+        Micros(v.min(self.cap).max(self.floor))
+    }
+
+    /// How many values a draw takes (before the cap and the floor).
+    pub fn draws(&self) -> u64 {
+        (self.high - self.low) / self.step + 1
+    }
+
+    /// The µs between two values a draw takes: 1, or 1000 for whole milliseconds.
+    pub fn step(&self) -> u64 {
+        self.step
     }
 
     /// The most a draw waits before the floor (`u64::MAX` where nothing caps the draw).
@@ -857,7 +880,8 @@ impl WaitRange {
 
     /// The wait [`WaitRange::draw`] gives without taking a word, for a range of one value.
     pub fn fixed(&self) -> Option<Micros> {
-        (self.high <= self.low).then_some(Micros(self.low.min(self.cap).max(self.floor)))
+        (self.high <= self.low && self.step == 1)
+            .then_some(Micros(self.low.min(self.cap).max(self.floor)))
     }
 
     /// Draws uniform over `[low, high]` µs, raised to `floor`.
@@ -867,6 +891,18 @@ impl WaitRange {
             high,
             floor,
             cap: u64::MAX,
+            step: 1,
+        }
+    }
+
+    /// Draws `low + k * step` µs for `k` uniform over `0..draws`, raised to `floor`.
+    const fn stepped(low: u64, draws: u64, step: u64, floor: u64) -> WaitRange {
+        WaitRange {
+            low,
+            high: low + (draws - 1) * step,
+            floor,
+            cap: u64::MAX,
+            step,
         }
     }
 
@@ -890,6 +926,7 @@ impl WaitRange {
             high: self.high.saturating_add(by.0),
             floor: self.floor.saturating_add(by.0),
             cap: self.cap.saturating_add(by.0),
+            step: self.step,
         }
     }
 }

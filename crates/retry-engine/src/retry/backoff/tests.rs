@@ -23,7 +23,20 @@ fn waits(cfg: BackoffConfig, seed: u64, n: usize) -> alloc::vec::Vec<u64> {
 /// range.
 #[test]
 fn waits_drawn_from_ranges_are_the_drawn_waits() {
+    let whole = |base: u64, cap: u64, floor: u64, zero: bool| {
+        let mut c = BackoffConfig::new(BackoffKind::Full)
+            .with_base(Micros(base))
+            .with_cap(Micros(cap))
+            .with_floor(Micros(floor))
+            .with_first_wait_zero(zero);
+        c.whole_ms = true;
+        c
+    };
     let in_advance = [
+        // Envoy's whole milliseconds: windows of none, one, and 25 to 250 values.
+        whole(600, 1500, 0, false),
+        whole(25_000, 250_000, 0, false),
+        whole(25_000, 250_000, 7_500, true),
         BackoffConfig::new(BackoffKind::None),
         BackoffConfig::new(BackoffKind::None).with_floor(ms(3)),
         BackoffConfig::new(BackoffKind::Constant).with_base(ms(40)),
@@ -651,9 +664,9 @@ fn whole_ms_draws_envoys_window_in_whole_milliseconds() {
         .with_cap(ms(250));
     cfg.whole_ms = true;
     let b = cfg.validate().unwrap();
-    assert!(
-        b.wait_range(0).is_none(),
-        "no fast path draws it differently"
+    assert_eq!(
+        b.wait_range(0).map(|r| (r.draws(), r.step())),
+        Some((25, 1000))
     );
     let mut counts = [0u32; 25];
     for seed in 0..5_000 {

@@ -9,18 +9,24 @@ use crate::retry::policy::StopReason;
 use crate::sim::split;
 use alloc::vec::Vec;
 
-/// How many of the draws `v` in `[low, high]` give a wait `max(v, floor)` in `[a, b]`.
-fn draws_giving(low: u64, high: u64, floor: u64, a: u64, b: u64) -> u64 {
-    if a > b {
+/// How many of the draws `v` in `[low, high]` (every `step` µs from `low`) give a wait
+/// `max(v, floor)` in `[a, b]`.
+fn draws_giving(low: u64, high: u64, floor: u64, step: u64, a: u64, b: u64) -> u64 {
+    if a > b || high < low {
         return 0;
     }
-    // Draws above the floor wait themselves.
-    let lo = low.max(floor.saturating_add(1)).max(a);
-    let hi = high.min(b);
-    let above = if lo > hi { 0 } else { hi - lo + 1 };
-    // Draws at or below it wait the floor.
-    let at_floor = if floor >= low && floor >= a && floor <= b {
-        floor.min(high) - low + 1
+    // The draws in `[x, y]`.
+    let within = |x: u64, y: u64| {
+        let (x, y) = (x.max(low), y.min(high));
+        if x > y {
+            return 0;
+        }
+        (y - low) / step + 1 - (x - low).div_ceil(step)
+    };
+    // Draws above the floor wait themselves; those at or below it wait the floor.
+    let above = within(floor.saturating_add(1).max(a), b);
+    let at_floor = if floor >= a && floor <= b {
+        within(low, floor)
     } else {
         0
     };
@@ -43,15 +49,11 @@ impl Population {
         allow: u64,
     ) -> u64 {
         let (low, high, floor) = range.parts();
-        let cap = range.cap();
+        let (cap, step) = (range.cap(), range.step());
         let net = self.sp.net.0;
-        let span = high - low + 1;
+        let span = range.draws();
         // The draws at or past the cap wait the cap; the rest, `[low, uhigh]`, are uniform.
-        let plateau = if high >= cap {
-            high - low.max(cap) + 1
-        } else {
-            0
-        };
+        let plateau = draws_giving(low, high, 0, step, cap, u64::MAX);
         let (uhigh, plateau_wait) = (high.min(cap.saturating_sub(1)), cap.max(floor));
         let top = limit.unwrap_or(u64::MAX);
         let (shortest, longest) = (low.max(floor), uhigh.max(floor));
@@ -75,7 +77,7 @@ impl Population {
         for j in (first..=last).take(slots as usize) {
             let a = start(j).saturating_sub(t + net);
             let b = start(j + 1).saturating_sub(t + net + 1).min(top);
-            let m = draws_giving(low, uhigh, floor, a, b);
+            let m = draws_giving(low, uhigh, floor, step, a, b);
             fit += m;
             weights.push(m as f64 / span as f64);
         }
@@ -169,5 +171,38 @@ impl Population {
         self.end(t, c, StopReason::WontFit, wont);
         self.end(t, c, StopReason::BudgetEmpty, empty);
         go
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draws_giving;
+
+    /// The count is the brute-force count of the draws whose raised wait falls in `[a, b]`,
+    /// every µs and every whole millisecond, with floors on and off the draws' lattice.
+    #[test]
+    fn draws_giving_counts_each_draw_once() {
+        for (low, high, step) in [
+            (0, 40, 1),
+            (3, 17, 1),
+            (0, 24_000, 1000),
+            (2000, 9000, 1000),
+        ] {
+            for floor in [0, 5, 2500, 7000, 30_000] {
+                for a in (0..=26_000).step_by(700) {
+                    for b in (a..=26_000).step_by(1300) {
+                        let want = (low..=high)
+                            .step_by(step as usize)
+                            .filter(|v: &u64| (a..=b).contains(&(*v).max(floor)))
+                            .count() as u64;
+                        let got = draws_giving(low, high, floor, step, a, b);
+                        assert_eq!(
+                            got, want,
+                            "{low}..={high} by {step}, floor {floor}, [{a}, {b}]"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
