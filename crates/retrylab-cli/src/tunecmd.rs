@@ -34,10 +34,8 @@ fn link_of(base: &str, w: &Weather, keys: &str, runs: u32) -> Result<(String, Pa
     tune::weather_link(base, w, keys, runs)
 }
 
-/// `retrylab tune`: the link's `tune_*` keys set the search, each flag given overrides its key.
-pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, String> {
-    let link: Params = query.parse().map_err(|e| format!("link: {e}"))?;
-    let (base, ask) = tune::start_of(&link)?;
+/// The link's limits, each flag given overriding its key.
+fn limits_of(ask: &tune::TuneAsk, args: &TuneFlags) -> Result<tune::Limits, String> {
     let mut limits = ask.limits();
     if args.max_amplification.is_some() {
         limits.max_amplification = args.max_amplification;
@@ -54,6 +52,14 @@ pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, Stri
         limits.max_peak = Some(m as f64);
     }
     limits.must_recover |= args.must_recover;
+    Ok(limits)
+}
+
+/// `retrylab tune`: the link's `tune_*` keys set the search, each flag given overrides its key.
+pub fn cmd_tune(query: &str, args: &TuneFlags, fmt: &str) -> Result<String, String> {
+    let link: Params = query.parse().map_err(|e| format!("link: {e}"))?;
+    let (base, ask) = tune::start_of(&link)?;
+    let limits = limits_of(&ask, args)?;
     let candidates = args.candidates.unwrap_or(ask.candidates as usize);
     let runs = args.runs.unwrap_or(ask.runs);
     let most = retry_model::tune::DISTINCT;
