@@ -101,8 +101,11 @@ fn agree(link: &str) -> Result<f64, String> {
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
-/// burst and in an Istio route's outage.
-const RANDOM: [&str; 20] = [
+/// burst and in an Istio route's outage, and jitter on a fixed wait (gRPC's ±20% after the cap
+/// through an outage, ±50% before it in a burst).
+const RANDOM: [&str; 22] = [
+    "preset=payments-jitter&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&attempts=5&deadline=none",
+    "preset=burst-lab&backoff=exponential&base=10ms&cap=200ms&jitter=mult&jitter_lo=0.5&jitter_hi=1.5&jitter_after_cap=false",
     "preset=burst-lab&whole_ms=true",
     "preset=payments-jitter&fit=cut&deadline=none&attempt_timeout=2s&attempts=4&backoff=full&base=25ms&cap=250ms&whole_ms=true&retry_on=502-504&idempotent=true&ra_mode=ignore",
     "preset=payments-jitter&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&attempts=6",

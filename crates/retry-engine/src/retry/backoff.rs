@@ -475,6 +475,20 @@ impl BackoffConfig {
         }
     }
 
+    /// [`BackoffConfig::jittered`]'s draw as a range: uniform over the jittered wait, capped
+    /// after the draw when the jitter goes before the cap.
+    fn jittered_range(&self, retry: u32) -> WaitRange {
+        if self.jitter_after_cap {
+            let (lo, hi) = self.jitter.range(self.ceiling_from(self.base, retry));
+            return WaitRange::new(lo.0, hi.0, self.floor.0);
+        }
+        let (lo, hi) = self.jitter.range(self.uncapped(self.base, retry));
+        WaitRange {
+            cap: self.cap.0,
+            ..WaitRange::new(lo.0, hi.0, self.floor.0)
+        }
+    }
+
     /// The range retry `retry` (0-based) draws its wait from, as the schedule shows it: its
     /// lowest and highest possible wait, the floor included.
     pub fn range(&self, retry: u32) -> (Micros, Micros) {
@@ -633,12 +647,20 @@ impl Backoff {
     pub fn wait_range(&self, retry: u32) -> Option<WaitRange> {
         let cfg = &self.cfg;
         let in_advance = match cfg.kind {
-            BackoffKind::None | BackoffKind::Full | BackoffKind::Equal => true,
-            BackoffKind::Constant | BackoffKind::Exponential => cfg.jitter == Jitter::None,
+            BackoffKind::None
+            | BackoffKind::Full
+            | BackoffKind::Equal
+            | BackoffKind::Constant
+            | BackoffKind::Exponential => true,
             BackoffKind::Decorrelated | BackoffKind::DecorrelatedV2 => false,
         };
         if !in_advance || cfg.sorted {
             return None;
+        }
+        let jittered = matches!(cfg.kind, BackoffKind::Constant | BackoffKind::Exponential)
+            && cfg.jitter != Jitter::None;
+        if jittered && !(cfg.first_wait_zero && retry == 0) {
+            return Some(cfg.jittered_range(retry));
         }
         let (low, high) = if cfg.kind == BackoffKind::None || (cfg.first_wait_zero && retry == 0) {
             (Micros::ZERO, Micros::ZERO)
@@ -693,10 +715,14 @@ impl Backoff {
         }
         let growth = cfg.growth();
         let flat = growth == 1.0 && !cfg.ceiling_sum;
+        // Jitter before the cap draws from the uncapped wait, whose range keeps growing past
+        // the cap: it never settles there.
+        let jitter_first = cfg.jitter != Jitter::None && !cfg.jitter_after_cap;
+        let capped = !jitter_first && cfg.ceiling_from(cfg.base, retry) >= cfg.cap;
         matches!(cfg.kind, BackoffKind::None | BackoffKind::Constant)
             || cfg.base == Micros::ZERO
             || flat
-            || (growth >= 1.0 && cfg.ceiling_from(cfg.base, retry) >= cfg.cap)
+            || (growth >= 1.0 && capped)
     }
 
     /// The next wait (not throttled) of a `decorrelated` backoff without draws sorted up

@@ -33,6 +33,42 @@ fn waits_drawn_from_ranges_are_the_drawn_waits() {
         c
     };
     let in_advance = [
+        // Jitter on a fixed wait: gRPC's ±20% after the cap, before it (the draw then capped),
+        // an added jitter, and a first retry at once.
+        BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(100))
+            .with_cap(ms(1000))
+            .with_jitter(
+                Jitter::Mult {
+                    lo_milli: 800,
+                    hi_milli: 1200,
+                },
+                true,
+            ),
+        BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(100))
+            .with_cap(ms(1000))
+            .with_floor(ms(90))
+            .with_jitter(
+                Jitter::Mult {
+                    lo_milli: 500,
+                    hi_milli: 1500,
+                },
+                false,
+            ),
+        BackoffConfig::new(BackoffKind::Constant)
+            .with_base(ms(40))
+            .with_jitter(Jitter::Add(ms(10)), true),
+        BackoffConfig::new(BackoffKind::Exponential)
+            .with_base(ms(7))
+            .with_first_wait_zero(true)
+            .with_jitter(
+                Jitter::Mult {
+                    lo_milli: 0,
+                    hi_milli: 1000,
+                },
+                true,
+            ),
         // Envoy's whole milliseconds: windows of none, one, and 25 to 250 values.
         whole(600, 1500, 0, false),
         whole(25_000, 250_000, 0, false),
@@ -75,7 +111,9 @@ fn waits_drawn_from_ranges_are_the_drawn_waits() {
             assert_eq!(range.draw(&mut range_rng), drawn, "{cfg:?}, retry {retry}");
             assert_eq!(range_rng, drawn_rng, "{cfg:?}, retry {retry}: words taken");
         }
-        let draws = cfg.kind == BackoffKind::Full || cfg.kind == BackoffKind::Equal;
+        let draws = cfg.kind == BackoffKind::Full
+            || cfg.kind == BackoffKind::Equal
+            || cfg.jitter != Jitter::None;
         assert_eq!(range_rng != Rng::stream(1, 2), draws, "{cfg:?}");
     }
     for kind in [BackoffKind::Decorrelated, BackoffKind::DecorrelatedV2] {
@@ -155,11 +193,6 @@ fn decorrelated_waits_are_the_drawn_waits() {
         );
         assert_eq!(state, b.state(), "{kind:?}");
     }
-    let jittered = BackoffConfig::new(BackoffKind::Exponential)
-        .with_jitter(Jitter::Add(ms(10)), true)
-        .validate()
-        .unwrap();
-    assert_eq!(jittered.wait_range(3), None);
 }
 
 #[test]
@@ -520,6 +553,8 @@ proptest! {
         m in 1.0f64..3.0,
         floor in 0u64..50_000,
         retry in 0u32..70,
+        jitter in 0usize..3,
+        after_cap in any::<bool>(),
     ) {
         let kinds = [
             BackoffKind::None,
@@ -534,6 +569,12 @@ proptest! {
             .with_first_exp(fe)
             .with_multiplier(m)
             .with_floor(Micros(floor));
+        let jitters = [Jitter::None, Jitter::Mult { lo_milli: 800, hi_milli: 1200 }, Jitter::Add(Micros(10_000))];
+        let cfg = if matches!(kinds[kind], BackoffKind::Constant | BackoffKind::Exponential) {
+            cfg.with_jitter(jitters[jitter], after_cap)
+        } else {
+            cfg
+        };
         let Ok(b) = cfg.validate() else {
             return Ok(());
         };

@@ -87,7 +87,7 @@ pub(in crate::sim) fn refusal(
     let b = policy.backoff();
     let decorrelated = b.decorrelated_range(0, 0).is_some();
     if !decorrelated && (0..retries).any(|r| b.wait_range(r).is_none()) {
-        return no("backoff", "draws a wait known in advance, or decorrelated jitter's from the one before, only (none, constant, exponential, full (in whole milliseconds too), equal or decorrelated jitter, without sorted, jitter on a fixed wait, or a floor above decorrelated jitter's base)");
+        return no("backoff", "draws a wait known in advance, or decorrelated jitter's from the one before, only (none, constant or exponential with or without their jitter, full jitter in µs or whole milliseconds, equal or decorrelated jitter; not Polly's decorrelated-v2, sorted draws, or a floor above decorrelated jitter's base)");
     }
     if decorrelated && p.retry_after.is_some() {
         return no(
