@@ -102,8 +102,11 @@ fn agree(link: &str) -> Result<f64, String> {
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
 /// burst and in an Istio route's outage, and jitter on a fixed wait (gRPC's ±20% after the cap
-/// through an outage, ±50% before it in a burst).
-const RANDOM: [&str; 22] = [
+/// through an outage, ±50% before it in a burst), and gRPC's retry throttling on the flaky
+/// server and in a gRPC service config's outage.
+const RANDOM: [&str; 24] = [
+    "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&budget=grpc&grpc_max_tokens=20&grpc_token_ratio=0.5",
+    "preset=payments-jitter&fit=cut&deadline=2500ms&attempt_timeout=2500ms&attempts=4&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=429,503&budget=grpc&grpc_max_tokens=100&grpc_token_ratio=0.1",
     "preset=payments-jitter&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&attempts=5&deadline=none",
     "preset=burst-lab&backoff=exponential&base=10ms&cap=200ms&jitter=mult&jitter_lo=0.5&jitter_hi=1.5&jitter_after_cap=false",
     "preset=burst-lab&whole_ms=true",
@@ -197,6 +200,9 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&backoff=exponential&base=100ms&attempts=6&retry_after=1s&ra_mode=aws2026",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms",
         "preset=payments-none&fit=cut",
+        "preset=payments-none&budget=grpc",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=grpc",
+        "preset=payments-none&budget=grpc&grpc_max_tokens=100&grpc_token_ratio=0.5&backoff=exponential&base=100ms&attempts=6",
         "preset=payments-none&fit=cut&deadline=2s&backoff=exponential&base=200ms&attempts=8",
         "preset=payments-none&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms",
         "preset=payments-none&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&reserve=300ms",

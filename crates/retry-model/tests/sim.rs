@@ -305,7 +305,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "preset=payments-jitter&fit=cut&breaker=on&engine=population",
             "fit",
         ),
-        ("scenario=outage&budget=grpc&engine=population", "budget"),
+        ("scenario=outage&budget=envoy&engine=population", "budget"),
         (
             "scenario=outage&budget=ratio&budget_scope=client&clients=4&engine=population",
             "budget_scope",

@@ -21,8 +21,8 @@ fn waits(cfg: BackoffConfig, seed: u64, n: usize) -> alloc::vec::Vec<u64> {
 /// A wait drawn from `wait_range` is the wait `next_draw` gives, retry by retry and word
 /// by word, for every configuration whose range is known in advance; the others have no
 /// range.
-#[test]
-fn waits_drawn_from_ranges_are_the_drawn_waits() {
+/// The configurations whose waits are known in advance, one of each shape.
+fn in_advance() -> Vec<BackoffConfig> {
     let whole = |base: u64, cap: u64, floor: u64, zero: bool| {
         let mut c = BackoffConfig::new(BackoffKind::Full)
             .with_base(Micros(base))
@@ -32,7 +32,7 @@ fn waits_drawn_from_ranges_are_the_drawn_waits() {
         c.whole_ms = true;
         c
     };
-    let in_advance = [
+    [
         // Jitter on a fixed wait: gRPC's ±20% after the cap, before it (the draw then capped),
         // an added jitter, and a first retry at once.
         BackoffConfig::new(BackoffKind::Exponential)
@@ -100,8 +100,13 @@ fn waits_drawn_from_ranges_are_the_drawn_waits() {
             .with_base(ms(3))
             .with_multiplier(3.0)
             .with_first_wait_zero(true),
-    ];
-    for cfg in in_advance {
+    ]
+    .to_vec()
+}
+
+#[test]
+fn waits_drawn_from_ranges_are_the_drawn_waits() {
+    for cfg in in_advance() {
         let b = cfg.validate().unwrap();
         let (mut drawn_rng, mut range_rng) = (Rng::stream(1, 2), Rng::stream(1, 2));
         let mut st = b.state();

@@ -38,6 +38,28 @@ impl GrpcThrottle {
     }
 }
 
+impl GrpcThrottle {
+    /// `n` successes at once: `n` ratios, the count kept at most the maximum.
+    pub(super) fn on_successes(&mut self, n: u64) {
+        self.tokens.add(n.saturating_mul(self.cfg.ratio_milli));
+    }
+
+    /// `n` failures at once, each taking its token (when `qualified`) and then asking: how many
+    /// retries the throttle lets go, the first ones, as `n` failures one at a time would.
+    pub(super) fn fail_many(&mut self, qualified: bool, n: u64) -> u64 {
+        let (level, threshold) = (self.tokens.milli, self.cfg.max_milli / 2);
+        if !qualified {
+            return if level > threshold { n } else { 0 };
+        }
+        self.tokens.take(n.saturating_mul(1000));
+        // The i-th asks at `level - 1000 i`: above the threshold while `1000 i < level - threshold`.
+        match level.checked_sub(threshold + 1) {
+            Some(room) => n.min(room / 1000),
+            None => 0,
+        }
+    }
+}
+
 impl super::Behaviour for GrpcThrottle {
     fn level(&self, _now: crate::Micros) -> super::Level {
         self.tokens.level()

@@ -386,6 +386,7 @@ impl Budget {
                 | BudgetConfig::Bucket(_)
                 | BudgetConfig::Ratio(_)
                 | BudgetConfig::Rate(_)
+                | BudgetConfig::Grpc(_)
         )
     }
 
@@ -417,8 +418,10 @@ impl Budget {
     /// Records `n` successes at `now`, as [`Budget::on_success`] `n` times without a refund.
     /// Only for a budget that [`Budget::counts`].
     pub fn on_successes(&mut self, now: Micros, n: u64) {
-        if let Live::Bucket(b) = &mut self.live {
-            return b.on_successes(n);
+        match &mut self.live {
+            Live::Bucket(b) => return b.on_successes(n),
+            Live::Grpc(g) => return g.on_successes(n),
+            Live::None(_) | Live::Aws(_) | Live::Ratio(_) | Live::Rate(_) | Live::Envoy(_) => {}
         }
         (0..n.min(COUNT_LOOP)).for_each(|_| self.on_success(now, None));
     }
@@ -446,6 +449,22 @@ impl Budget {
         }
         for _ in 0..n.min(COUNT_LOOP) {
             self.withdraw(now, kind);
+        }
+    }
+
+    /// Records `n` failed attempts at `now`, as [`Budget::on_failure`] `n` times. gRPC
+    /// throttling, whose gate failures move, also says how many of them, each asking once its
+    /// own token is taken, it lets retry (the first ones); every other budget gates on a level
+    /// failures do not move: `None`, and [`Budget::allows_many`] asks it.
+    pub fn on_failures(&mut self, _now: Micros, qualified: bool, n: u64) -> Option<u64> {
+        match &mut self.live {
+            Live::Grpc(g) => Some(g.fail_many(qualified, n)),
+            Live::None(_)
+            | Live::Aws(_)
+            | Live::Bucket(_)
+            | Live::Ratio(_)
+            | Live::Rate(_)
+            | Live::Envoy(_) => None,
         }
     }
 
@@ -757,5 +776,45 @@ mod tests {
         }
         let aws = Budget::new(BudgetConfig::Aws(AwsQuotaConfig::STANDARD), None);
         assert!(!aws.counts(), "refunds what each request took");
+    }
+
+    /// gRPC throttling's failures as counts: the tokens and the retries let go are those of the
+    /// same failures one at a time, each taking its token and then asking.
+    #[test]
+    fn grpc_failures_as_counts_equal_one_at_a_time() {
+        for (max_milli, ratio_milli) in [(10_000, 100), (3_000, 1_000), (1_000, 500), (7_500, 1)] {
+            let cfg = BudgetConfig::Grpc(GrpcThrottleConfig {
+                max_milli,
+                ratio_milli,
+            });
+            let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
+            assert!(bulk.counts());
+            for (step, (successes, failures, qualified)) in [
+                (0u64, 3u64, true),
+                (0, 1, false),
+                (4, 2, true),
+                (0, 40, true),
+                (1000, 0, true),
+                (7, 9, true),
+                (0, 5, false),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let t = Micros::from_millis(10 * step as u64);
+                bulk.on_successes(t, successes);
+                (0..successes).for_each(|_| single.on_success(t, None));
+                let allowed = bulk.on_failures(t, qualified, failures);
+                let mut one = 0;
+                for _ in 0..failures {
+                    single.on_failure(t, qualified);
+                    one += u64::from(single.check(t, RetryCost::Normal).allowed);
+                }
+                assert_eq!(allowed, Some(one), "{max_milli}/{ratio_milli} step {step}");
+                assert_eq!(bulk.level(t), single.level(t), "step {step}");
+            }
+        }
+        let mut ratio = Budget::new(BudgetConfig::Ratio(RatioConfig::FINAGLE), None);
+        assert_eq!(ratio.on_failures(Micros::ZERO, true, 5), None);
     }
 }

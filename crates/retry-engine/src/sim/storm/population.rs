@@ -153,6 +153,16 @@ impl Clock {
     }
 }
 
+/// How many of a cohort's failures the budget lets retry.
+#[derive(Clone, Copy, Debug)]
+struct Gate {
+    allow: u64,
+    /// The first `allow` go whatever their fit (gRPC throttling: each failure asks once its
+    /// own token is taken); else `allow` of those that fit (a level a retry that will not fit
+    /// leaves as it was).
+    first: bool,
+}
+
 /// A storm run as counts.
 pub struct Population {
     kind: ScenarioKind,
@@ -752,6 +762,11 @@ impl Population {
             }
         };
         let p = *self.policy.policy();
+        // Every failure reaches the budget first; gRPC throttling's tokens move with them.
+        let first = self.budget.on_failures(Micros(t), retryable, f);
+        if first.is_some() {
+            self.record_budget(t);
+        }
         if !retryable {
             return self.end(t, c, StopReason::NotRetryable, f);
         }
@@ -788,22 +803,26 @@ impl Population {
         };
         // The budget is asked before the fit, and paid only for the retries that fit: of the
         // failures that fit, as many go as the level allows (`min(fit, allowed)`, exactly as
-        // one at a time), the rest stop with the budget empty.
+        // one at a time), the rest stop with the budget empty. gRPC throttling lets the first
+        // ones ask whatever their fit (`Gate::first`).
         self.deposit_to(t);
-        let allow = self.budget.allows_many(Micros(t), cost, f);
+        let gate = match first {
+            Some(allow) => Gate { allow, first: true },
+            None => Gate {
+                allow: self.budget.allows_many(Micros(t), cost, f),
+                first: false,
+            },
+        };
         let Some(range) = range else {
             // The client gives up on the server's wait, once the budget has let it ask.
-            let asked = allow.min(f);
+            let asked = gate.allow.min(f);
             self.end(t, c, StopReason::BudgetEmpty, f - asked);
             return self.end(t, c, StopReason::NotRetryable, asked);
         };
         let sent = match limit {
-            Some(None) => {
-                self.end(t, c, StopReason::WontFit, f);
-                0
-            }
-            Some(Some(l)) => self.spread(t, c, f, range, Some(l), allow),
-            None => self.spread(t, c, f, range, None, allow),
+            Some(None) => self.none_fit(t, c, f, gate),
+            Some(Some(l)) => self.spread(t, c, f, range, Some(l), gate),
+            None => self.spread(t, c, f, range, None, gate),
         };
         self.budget.withdraw_many(Micros(t), cost, sent);
         self.record_budget(t);

@@ -58,7 +58,10 @@ pub(in crate::sim) fn refusal(
         return no("budget", "counts a retry budget with open-loop arrivals only (its deposits come in send order), not with closed-loop users");
     }
     if !Budget::new(pol.budget, None).counts() {
-        return no("budget", "counts the bucket, ratio and rate budgets only");
+        return no(
+            "budget",
+            "counts the bucket, ratio and rate budgets and gRPC throttling only",
+        );
     }
     let shared = match pol.scope {
         Scope::Process => true,

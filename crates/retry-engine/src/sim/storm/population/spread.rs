@@ -3,7 +3,7 @@
 //! draws past a cap waiting the cap exactly, and of those that fit, as many as the budget lets
 //! go.
 
-use super::{Cohort, Population, SLOTS};
+use super::{Cohort, Gate, Population, SLOTS};
 use crate::retry::backoff::WaitRange;
 use crate::retry::policy::StopReason;
 use crate::sim::split;
@@ -46,7 +46,7 @@ impl Population {
         f: u64,
         range: WaitRange,
         limit: Option<u64>,
-        allow: u64,
+        gate: Gate,
     ) -> u64 {
         let (low, high, floor) = range.parts();
         let (cap, step) = (range.cap(), range.step());
@@ -60,8 +60,7 @@ impl Population {
         let uniform = span - plateau;
         let least = if uniform > 0 { shortest } else { plateau_wait };
         if least > top {
-            self.end(t, c, StopReason::WontFit, f);
-            return 0;
+            return self.none_fit(t, c, f, gate);
         }
         // Arrivals land in eighths of a tick (`SLOTS`), which order them at the server.
         let width = self.width;
@@ -70,7 +69,7 @@ impl Population {
         let (first, last) = (slot(t + shortest + net), slot(t + longest + net));
         let slots = if uniform > 0 { last - first + 1 } else { 0 };
         if f < slots + u64::from(plateau > 0) {
-            return self.spread_each(t, c, f, range, limit, allow);
+            return self.spread_each(t, c, f, range, limit, gate);
         }
         let mut weights = Vec::with_capacity(slots as usize + 2);
         let mut fit = 0;
@@ -85,7 +84,7 @@ impl Population {
         fit += capped;
         weights.push(capped as f64 / span as f64);
         weights.push((span - fit) as f64 / span as f64);
-        let landed = self.land(f, allow, fit as f64 / span as f64, &weights, (t, c));
+        let landed = self.land(f, gate, fit as f64 / span as f64, &weights, (t, c));
         let go = landed.iter().map(|&(_, n)| n).sum();
         for (i, n) in landed {
             let (at, wait) = if i as u64 == slots {
@@ -108,13 +107,14 @@ impl Population {
     fn land(
         &mut self,
         f: u64,
-        allow: u64,
+        gate: Gate,
         fits: f64,
         weights: &[f64],
         (t, c): (u64, Cohort),
     ) -> Vec<(usize, u64)> {
         let mut landed = Vec::new();
         let last = weights.len() - 1;
+        let allow = gate.allow;
         if allow >= f {
             split::multinomial(&mut self.rng, f, weights, |i, n| landed.push((i, n)));
             let wont = landed.iter().filter(|&&(i, _)| i == last).map(|&(_, n)| n);
@@ -125,13 +125,28 @@ impl Population {
         // How many fit, then which of them the budget lets go: a multinomial over the fitting
         // cells alone, each weight a share of the fitting ones (the split of a multinomial
         // given its total).
-        let fit = split::binomial(&mut self.rng, f, fits);
-        let go = fit.min(allow);
-        self.end(t, c, StopReason::WontFit, f - fit);
-        self.end(t, c, StopReason::BudgetEmpty, fit - go);
+        let (go, wont) = if gate.first {
+            // The first `allow` ask; of them, those that fit go.
+            let go = split::binomial(&mut self.rng, allow, fits);
+            (go, allow - go)
+        } else {
+            let fit = split::binomial(&mut self.rng, f, fits);
+            (fit.min(allow), f - fit)
+        };
+        self.end(t, c, StopReason::WontFit, wont);
+        self.end(t, c, StopReason::BudgetEmpty, f - wont - go);
         let shares: Vec<f64> = weights[..last].iter().map(|w| w / fits).collect();
         split::multinomial(&mut self.rng, go, &shares, |i, n| landed.push((i, n)));
         landed
+    }
+
+    /// None of `f` failures of `c` at `t` fits: the budget's refusals stop with it empty under
+    /// [`Gate::first`], the rest will not fit. Nothing was sent.
+    pub(super) fn none_fit(&mut self, t: u64, c: Cohort, f: u64, gate: Gate) -> u64 {
+        let asked = if gate.first { gate.allow.min(f) } else { f };
+        self.end(t, c, StopReason::BudgetEmpty, f - asked);
+        self.end(t, c, StopReason::WontFit, asked);
+        0
     }
 
     /// The previous wait a retry of `c` after `wait` carries on: its wait under decorrelated
@@ -153,13 +168,16 @@ impl Population {
         f: u64,
         range: WaitRange,
         limit: Option<u64>,
-        allow: u64,
+        gate: Gate,
     ) -> u64 {
         let net = self.sp.net.0;
         let (mut wont, mut go, mut empty) = (0, 0, 0);
-        for _ in 0..f {
+        let allow = gate.allow;
+        for i in 0..f {
             let wait = range.draw(&mut self.rng).0;
-            if limit.is_some_and(|l| wait > l) {
+            if gate.first && i >= allow {
+                empty += 1;
+            } else if limit.is_some_and(|l| wait > l) {
                 wont += 1;
             } else if go == allow {
                 empty += 1;
