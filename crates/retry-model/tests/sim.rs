@@ -306,6 +306,15 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "fit",
         ),
         ("scenario=outage&budget=envoy&engine=population", "budget"),
+        // No request at all, on either engine (the population engine used to wait forever).
+        (
+            "scenario=outage&rate=0.001&duration=1s&engine=population",
+            "duration",
+        ),
+        (
+            "scenario=outage&rate=0.001&duration=1s&engine=request",
+            "duration",
+        ),
         (
             "scenario=outage&budget=ratio&budget_scope=client&clients=4&engine=population",
             "budget_scope",

@@ -204,6 +204,17 @@ fn population_caps(requests: u64, runs: u64, key: &'static str) -> Result<(), Co
     Ok(())
 }
 
+/// Refuses open-loop arrivals (and a spike) that give no request at all: nothing would run.
+fn some_requests(n: u64) -> Result<(), ConfigError> {
+    if n == 0 {
+        return Err(ConfigError::new(
+            "duration",
+            "rate x duration gives no requests: raise rate or duration",
+        ));
+    }
+    Ok(())
+}
+
 /// The caps of open-loop arrivals (and a spike): the requests, in one run and in all, their
 /// attempts and the requests in flight at once.
 fn open_caps(p: &RunInput, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigError> {
@@ -219,12 +230,7 @@ fn open_caps(p: &RunInput, arrivals: &Arrivals, runs: u64) -> Result<(), ConfigE
         ));
     }
     let n = arrivals.planned() + spike;
-    if n == 0 {
-        return Err(ConfigError::new(
-            "duration",
-            "rate x duration gives no requests: raise rate or duration",
-        ));
-    }
+    some_requests(n)?;
     if n > caps::ORIGINALS {
         return Err(ConfigError::new(
             "rate",
@@ -328,6 +334,9 @@ impl Run {
         if let Some((server, requests, key)) = storm {
             if population_runs(p, kind, server, requests, runs)? {
                 population_caps(requests.0, runs, key)?;
+                if let Scenario::Outage(o) = scenario {
+                    some_requests(requests.0 + o.spike_requests())?;
+                }
                 return Ok((kind, true));
             }
         }
