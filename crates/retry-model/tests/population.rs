@@ -103,8 +103,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
 /// burst and in an Istio route's outage, and jitter on a fixed wait (gRPC's ±20% after the cap
 /// through an outage, ±50% before it in a burst), and gRPC's retry throttling on the flaky
-/// server and in a gRPC service config's outage.
-const RANDOM: [&str; 24] = [
+/// server and in a gRPC service config's outage, and Envoy's limit on retries in flight
+/// (`budget=envoy`) through an outage and in a burst.
+const RANDOM: [&str; 27] = [
+    "preset=payments-jitter&budget=envoy&attempts=5",
+    "preset=payments-jitter&budget=envoy&envoy_max_retries=20&attempts=6&base=20ms&cap=200ms",
+    "preset=burst-lab&budget=envoy&envoy_max_retries=50",
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&budget=grpc&grpc_max_tokens=20&grpc_token_ratio=0.5",
     "preset=payments-jitter&fit=cut&deadline=2500ms&attempt_timeout=2500ms&attempts=4&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&classify=grpc&retry_on=429,503&budget=grpc&grpc_max_tokens=100&grpc_token_ratio=0.1",
     "preset=payments-jitter&backoff=exponential&base=100ms&cap=1s&multiplier=2&jitter=mult&jitter_lo=0.8&jitter_hi=1.2&jitter_after_cap=true&attempts=5&deadline=none",
@@ -201,6 +205,10 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms",
         "preset=payments-none&fit=cut",
         "preset=payments-none&budget=grpc",
+        "preset=payments-none&budget=envoy",
+        "preset=payments-none&budget=envoy&backoff=exponential&base=100ms&attempts=6",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=envoy",
+        "preset=burst-lab&backoff=none&budget=envoy&envoy_max_retries=50",
         "preset=burst-lab&backoff=constant&base=30ms&budget=grpc",
         "preset=payments-none&budget=grpc&grpc_max_tokens=100&grpc_token_ratio=0.5&backoff=exponential&base=100ms&attempts=6",
         "preset=payments-none&fit=cut&deadline=2s&backoff=exponential&base=200ms&attempts=8",

@@ -305,7 +305,14 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "preset=payments-jitter&fit=cut&breaker=on&engine=population",
             "fit",
         ),
-        ("scenario=outage&budget=envoy&engine=population", "budget"),
+        (
+            "scenario=outage&budget=envoy_budget&engine=population",
+            "budget",
+        ),
+        (
+            "scenario=outage&budget=envoy&breaker=on&engine=population",
+            "budget",
+        ),
         // No request at all, on either engine (the population engine used to wait forever).
         (
             "scenario=outage&rate=0.001&duration=1s&engine=population",

@@ -63,8 +63,9 @@ pub(super) struct Concurrent {
     /// Attempts that ended at `ended_at`, still active at that instant (for the share).
     ended: u64,
     ended_at: Micros,
-    /// When each retry waiting out its backoff is sent, in no order (a few at a time).
-    pending: alloc::vec::Vec<Micros>,
+    /// When the retries waiting out their backoff are sent, and how many at each, in no order
+    /// (one at a time, or a population run's cohorts).
+    pending: alloc::vec::Vec<(Micros, u64)>,
 }
 
 impl Concurrent {
@@ -81,9 +82,72 @@ impl Concurrent {
 
     /// Moves the retries sent by `now` from pending to in flight.
     fn settle(&mut self, now: Micros) {
-        let before = self.pending.len();
-        self.pending.retain(|at| *at > now);
-        self.in_flight += (before - self.pending.len()) as u64;
+        let mut sent = 0;
+        self.pending.retain(|&(at, n)| {
+            sent += if at <= now { n } else { 0 };
+            at > now
+        });
+        self.in_flight += sent;
+    }
+
+    /// `n` retries let go at once, sent at `at`.
+    pub(super) fn retries_at(&mut self, at: Micros, n: u64) {
+        if n > 0 {
+            self.pending.push((at, n));
+        }
+    }
+
+    /// `n` attempts ended at `now` (retries' when `retries`), without asking.
+    pub(super) fn ended_many(&mut self, now: Micros, retries: bool, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.settle(now);
+        if retries {
+            self.in_flight = self.in_flight.saturating_sub(n);
+        } else {
+            self.originals = self.originals.saturating_sub(n);
+        }
+        if now == self.ended_at {
+            self.ended += n;
+        } else {
+            (self.ended_at, self.ended) = (now, n);
+        }
+    }
+
+    /// `n` failed attempts at `now` (retries' when `retries`), each ending and then asking, as
+    /// one at a time would: how many the fixed limit lets retry. `zero`: each one let go is
+    /// sent at once (a wait of nothing), and so in flight for the next to ask; else none is.
+    /// The caller records those sent ([`Concurrent::retries_at`]). `None` for the share, whose
+    /// limit moves with every end.
+    pub(super) fn fail_many(
+        &mut self,
+        now: Micros,
+        retries: bool,
+        n: u64,
+        zero: bool,
+    ) -> Option<u64> {
+        let Limit::Fixed(c) = self.limit else {
+            return None;
+        };
+        let max = u64::from(c.max);
+        self.settle(now);
+        let busy = self.in_flight;
+        self.ended_many(now, retries, n);
+        // A retry's own end frees its place before it asks: the i-th asks at `busy - i`, and
+        // once one goes at once, it holds the place the next frees. An original frees none.
+        let allowed = match (retries, zero) {
+            (true, _) => n - busy.saturating_sub(max).min(n),
+            (false, true) => max.saturating_sub(busy).min(n),
+            (false, false) => {
+                if busy < max {
+                    n
+                } else {
+                    0
+                }
+            }
+        };
+        Some(allowed)
     }
 
     /// The most retries in flight allowed at `now` while `retries` retries are in flight.
@@ -111,7 +175,12 @@ impl Concurrent {
 
 impl super::Behaviour for Concurrent {
     fn level(&self, now: Micros) -> super::Level {
-        let sent = self.pending.iter().filter(|at| **at <= now).count() as u64;
+        let sent: u64 = self
+            .pending
+            .iter()
+            .filter(|(at, _)| *at <= now)
+            .map(|(_, n)| n)
+            .sum();
         let busy = self.in_flight + sent;
         let max = self.max(now, busy);
         super::Level {
@@ -130,7 +199,7 @@ impl super::Behaviour for Concurrent {
         self.originals += 1;
     }
     fn retry_at(&mut self, at: Micros) {
-        self.pending.push(at);
+        self.pending.push((at, 1));
     }
     fn retry_ended(&mut self, now: Micros) {
         self.settle(now);

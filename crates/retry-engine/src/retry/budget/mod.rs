@@ -387,6 +387,7 @@ impl Budget {
                 | BudgetConfig::Ratio(_)
                 | BudgetConfig::Rate(_)
                 | BudgetConfig::Grpc(_)
+                | BudgetConfig::Envoy(_)
         )
     }
 
@@ -465,6 +466,40 @@ impl Budget {
             | Live::Ratio(_)
             | Live::Rate(_)
             | Live::Envoy(_) => None,
+        }
+    }
+
+    /// `n` attempts number `attempt` failed at `now`, each ending and then asking (when
+    /// `asks`), as one at a time: how many Envoy's fixed limit lets retry, `zero` when each one
+    /// let go is sent at once. `None` for every other budget (nothing ends or is asked).
+    pub fn in_flight_fail(
+        &mut self,
+        now: Micros,
+        attempt: u32,
+        n: u64,
+        asks: bool,
+        zero: bool,
+    ) -> Option<u64> {
+        let b = self.live.in_flight()?;
+        if !asks {
+            b.ended_many(now, attempt > 1, n);
+            return Some(0);
+        }
+        b.fail_many(now, attempt > 1, n, zero)
+    }
+
+    /// `n` attempts number `attempt` ended at `now` without asking (successes), as
+    /// [`Budget::attempt_ended`] `n` times.
+    pub fn attempts_ended(&mut self, now: Micros, attempt: u32, n: u64) {
+        if let Some(b) = self.live.in_flight() {
+            b.ended_many(now, attempt > 1, n);
+        }
+    }
+
+    /// `n` retries let go at once are sent at `at`, as [`Budget::retry_at`] `n` times.
+    pub fn retries_at(&mut self, at: Micros, n: u64) {
+        if let Some(b) = self.live.in_flight() {
+            b.retries_at(at, n);
         }
     }
 

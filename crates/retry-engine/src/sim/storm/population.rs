@@ -157,9 +157,10 @@ impl Clock {
 #[derive(Clone, Copy, Debug)]
 struct Gate {
     allow: u64,
-    /// The first `allow` go whatever their fit (gRPC throttling: each failure asks once its
-    /// own token is taken); else `allow` of those that fit (a level a retry that will not fit
-    /// leaves as it was).
+    /// `allow` of them, set by their place in line, go whatever their fit (gRPC throttling:
+    /// the first, each asking once its own token is taken; Envoy's limit: the last, once the
+    /// ends before them have freed places); else `allow` of those that fit (a level a retry
+    /// that will not fit leaves as it was).
     first: bool,
 }
 
@@ -440,6 +441,11 @@ impl Population {
                 0
             };
         self.seq += 1;
+        if c.attempt >= 1 {
+            // A retry: in flight for Envoy's limit from its send.
+            let send = at.saturating_sub(self.sp.net.0);
+            self.budget.retries_at(Micros(send), n);
+        }
         let next = Cohort {
             attempt: c.attempt + 1,
             origin: c.origin,
@@ -463,6 +469,14 @@ impl Population {
         self.arriving[i].push(next);
     }
 
+    /// `n` failed requests of `c` stop at `t` for `reason` before asking the budget; their
+    /// attempts end for Envoy's limit.
+    fn stop(&mut self, t: u64, c: Cohort, reason: StopReason, n: u64) {
+        self.budget
+            .in_flight_fail(Micros(t), c.attempt, n, false, false);
+        self.end(t, c, reason, n);
+    }
+
     /// `n` requests of `c` end at `t` for `reason`.
     fn end(&mut self, t: u64, c: Cohort, reason: StopReason, n: u64) {
         if n == 0 {
@@ -470,6 +484,7 @@ impl Population {
         }
         self.done += n;
         if reason == StopReason::Success {
+            self.budget.attempts_ended(Micros(t), c.attempt, n);
             self.budget.on_successes(Micros(t), n);
             self.record_budget(t);
         }
@@ -768,14 +783,14 @@ impl Population {
             self.record_budget(t);
         }
         if !retryable {
-            return self.end(t, c, StopReason::NotRetryable, f);
+            return self.stop(t, c, StopReason::NotRetryable, f);
         }
         if c.attempt >= p.max_attempts {
-            return self.end(t, c, StopReason::AttemptsUsedUp, f);
+            return self.stop(t, c, StopReason::AttemptsUsedUp, f);
         }
         let remaining = p.deadline.map(|d| (c.origin + d.0).saturating_sub(t));
         if remaining.is_some_and(|r| r <= p.reserve.0) {
-            return self.end(t, c, StopReason::DeadlinePassed, f);
+            return self.stop(t, c, StopReason::DeadlinePassed, f);
         }
         // The longest wait that fits (`FitCheck`): under fit=full the wait, the next attempt
         // and the reserve within what remains; under fit=cut the wait and the reserve strictly
@@ -794,25 +809,16 @@ impl Population {
             self.ranges_503.get(i).copied()
         };
         let Some(range) = range else {
-            return self.end(t, c, StopReason::AttemptsUsedUp, f);
+            return self.stop(t, c, StopReason::AttemptsUsedUp, f);
         };
         let cost = if timeout {
             RetryCost::Timeout
         } else {
             RetryCost::Normal
         };
-        // The budget is asked before the fit, and paid only for the retries that fit: of the
-        // failures that fit, as many go as the level allows (`min(fit, allowed)`, exactly as
-        // one at a time), the rest stop with the budget empty. gRPC throttling lets the first
-        // ones ask whatever their fit (`Gate::first`).
-        self.deposit_to(t);
-        let gate = match first {
-            Some(allow) => Gate { allow, first: true },
-            None => Gate {
-                allow: self.budget.allows_many(Micros(t), cost, f),
-                first: false,
-            },
-        };
+        // Envoy's limit: a retry let go with no wait is in flight for the next to ask.
+        let zero = range.and_then(|r| r.fixed()) == Some(Micros::ZERO) && limit != Some(None);
+        let gate = self.gate(t, (c, f), first, zero, cost);
         let Some(range) = range else {
             // The client gives up on the server's wait, once the budget has let it ask.
             let asked = gate.allow.min(f);
@@ -826,6 +832,33 @@ impl Population {
         };
         self.budget.withdraw_many(Micros(t), cost, sent);
         self.record_budget(t);
+    }
+
+    /// How many of `f` failures of `c` at `t` the budget lets retry. It is asked before the
+    /// fit, and paid only for the retries that fit: of the failures that fit, as many go as the
+    /// level allows (`min(fit, allowed)`, exactly as one at a time), the rest stop with the
+    /// budget empty. gRPC throttling (`first`, its answer) and Envoy's limit let the first ones
+    /// ask whatever their fit ([`Gate::first`]).
+    fn gate(
+        &mut self,
+        t: u64,
+        (c, f): (Cohort, u64),
+        first: Option<u64>,
+        zero: bool,
+        cost: RetryCost,
+    ) -> Gate {
+        self.deposit_to(t);
+        let first = first.or_else(|| {
+            self.budget
+                .in_flight_fail(Micros(t), c.attempt, f, true, zero)
+        });
+        match first {
+            Some(allow) => Gate { allow, first: true },
+            None => Gate {
+                allow: self.budget.allows_many(Micros(t), cost, f),
+                first: false,
+            },
+        }
     }
 
     /// Gives the budget the deposits of the evenly spaced originals sent by `t`, earliest

@@ -60,7 +60,13 @@ pub(in crate::sim) fn refusal(
     if !Budget::new(pol.budget, None).counts() {
         return no(
             "budget",
-            "counts the bucket, ratio and rate budgets and gRPC throttling only",
+            "counts the bucket, ratio and rate budgets, gRPC throttling and Envoy's fixed limit on retries in flight (budget=envoy) only",
+        );
+    }
+    if matches!(pol.budget, BudgetConfig::Envoy(_)) && sp.breaker.is_some() {
+        return no(
+            "budget",
+            "counts Envoy's retries in flight without a circuit breaker only",
         );
     }
     let shared = match pol.scope {
