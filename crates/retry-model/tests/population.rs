@@ -103,9 +103,11 @@ fn agree(link: &str) -> Result<f64, String> {
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
 /// burst and in an Istio route's outage, and jitter on a fixed wait (gRPC's ±20% after the cap
 /// through an outage, ±50% before it in a burst), and gRPC's retry throttling on the flaky
-/// server and in a gRPC service config's outage, and Envoy's limit on retries in flight
-/// (`budget=envoy`) through an outage and in a burst.
-const RANDOM: [&str; 27] = [
+/// server and in a gRPC service config's outage, and Envoy's limits on retries in flight
+/// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst.
+const RANDOM: [&str; 29] = [
+    "preset=burst-lab&budget=envoy_budget",
+    "preset=payments-jitter&budget=envoy_budget&envoy_budget_percent=50&envoy_min_retry_concurrency=1&attempts=6&base=20ms&cap=200ms",
     "preset=payments-jitter&budget=envoy&attempts=5",
     "preset=payments-jitter&budget=envoy&envoy_max_retries=20&attempts=6&base=20ms&cap=200ms",
     "preset=burst-lab&budget=envoy&envoy_max_retries=50",
@@ -209,6 +211,10 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&budget=envoy&backoff=exponential&base=100ms&attempts=6",
         "preset=burst-lab&backoff=constant&base=30ms&budget=envoy",
         "preset=burst-lab&backoff=none&budget=envoy&envoy_max_retries=50",
+        "preset=payments-none&budget=envoy_budget",
+        "preset=payments-none&budget=envoy_budget&backoff=exponential&base=100ms&attempts=6",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=envoy_budget",
+        "preset=burst-lab&backoff=none&budget=envoy_budget&envoy_budget_percent=50",
         "preset=burst-lab&backoff=constant&base=30ms&budget=grpc",
         "preset=payments-none&budget=grpc&grpc_max_tokens=100&grpc_token_ratio=0.5&backoff=exponential&base=100ms&attempts=6",
         "preset=payments-none&fit=cut&deadline=2s&backoff=exponential&base=200ms&attempts=8",

@@ -306,7 +306,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "fit",
         ),
         (
-            "scenario=outage&budget=envoy_budget&engine=population",
+            "scenario=outage&budget=envoy_budget&breaker=on&engine=population",
             "budget",
         ),
         (

@@ -13,6 +13,7 @@
 //! attempt; one still waiting out its backoff does not count (envoy#30205).
 
 use crate::retry::time::Micros;
+use alloc::collections::BTreeMap;
 
 /// The fixed limit on retries in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,13 +60,15 @@ pub(super) enum Limit {
 pub(super) struct Concurrent {
     limit: Limit,
     in_flight: u64,
-    originals: u64,
+    // Signed: a population run may end a cohort of originals a moment before the last of them
+    // is counted as sent; the balance is right once it is, and the share reads it from 0 up.
+    originals: i64,
     /// Attempts that ended at `ended_at`, still active at that instant (for the share).
     ended: u64,
     ended_at: Micros,
-    /// When the retries waiting out their backoff are sent, and how many at each, in no order
-    /// (one at a time, or a population run's cohorts).
-    pending: alloc::vec::Vec<(Micros, u64)>,
+    /// When the retries waiting out their backoff are sent, and how many at each (one at a
+    /// time, or a population run's cohorts), earliest first.
+    pending: BTreeMap<Micros, u64>,
 }
 
 impl Concurrent {
@@ -76,24 +79,36 @@ impl Concurrent {
             originals: 0,
             ended: 0,
             ended_at: Micros::ZERO,
-            pending: alloc::vec::Vec::new(),
+            pending: BTreeMap::new(),
         }
     }
 
     /// Moves the retries sent by `now` from pending to in flight.
     fn settle(&mut self, now: Micros) {
-        let mut sent = 0;
-        self.pending.retain(|&(at, n)| {
-            sent += if at <= now { n } else { 0 };
-            at > now
-        });
-        self.in_flight += sent;
+        while let Some(first) = self.pending.first_entry() {
+            if *first.key() > now {
+                break;
+            }
+            self.in_flight += first.remove();
+        }
+    }
+
+    /// `n` originals sent at once.
+    pub(super) fn originals_sent(&mut self, n: u64) {
+        self.originals = self
+            .originals
+            .saturating_add(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+
+    /// The originals in flight, as the share counts them.
+    fn originals(&self) -> u64 {
+        u64::try_from(self.originals).unwrap_or(0)
     }
 
     /// `n` retries let go at once, sent at `at`.
     pub(super) fn retries_at(&mut self, at: Micros, n: u64) {
         if n > 0 {
-            self.pending.push((at, n));
+            *self.pending.entry(at).or_insert(0) += n;
         }
     }
 
@@ -106,6 +121,7 @@ impl Concurrent {
         if retries {
             self.in_flight = self.in_flight.saturating_sub(n);
         } else {
+            let n = i64::try_from(n).unwrap_or(i64::MAX);
             self.originals = self.originals.saturating_sub(n);
         }
         if now == self.ended_at {
@@ -116,38 +132,46 @@ impl Concurrent {
     }
 
     /// `n` failed attempts at `now` (retries' when `retries`), each ending and then asking, as
-    /// one at a time would: how many the fixed limit lets retry. `zero`: each one let go is
-    /// sent at once (a wait of nothing), and so in flight for the next to ask; else none is.
-    /// The caller records those sent ([`Concurrent::retries_at`]). `None` for the share, whose
-    /// limit moves with every end.
-    pub(super) fn fail_many(
-        &mut self,
-        now: Micros,
-        retries: bool,
-        n: u64,
-        zero: bool,
-    ) -> Option<u64> {
-        let Limit::Fixed(c) = self.limit else {
-            return None;
-        };
-        let max = u64::from(c.max);
+    /// one at a time would: how many the limit lets retry. `zero`: each one let go is sent at
+    /// once (a wait of nothing), and so in flight for the next to ask; else none is. The caller
+    /// records those sent ([`Concurrent::retries_at`]).
+    pub(super) fn fail_many(&mut self, now: Micros, retries: bool, n: u64, zero: bool) -> u64 {
         self.settle(now);
         let busy = self.in_flight;
+        // An attempt that ends stays active for the rest of the instant: ending moves it from
+        // in flight to ended, and the share's count of active attempts stays as it was.
+        let max = self.max(now, busy);
         self.ended_many(now, retries, n);
+        if let (true, Limit::Share(b)) = (zero, self.limit) {
+            return self.fail_at_once(b, busy, retries, n);
+        }
         // A retry's own end frees its place before it asks: the i-th asks at `busy - i`, and
         // once one goes at once, it holds the place the next frees. An original frees none.
-        let allowed = match (retries, zero) {
+        match (retries, zero) {
             (true, _) => n - busy.saturating_sub(max).min(n),
             (false, true) => max.saturating_sub(busy).min(n),
-            (false, false) => {
-                if busy < max {
-                    n
-                } else {
-                    0
-                }
+            (false, false) if busy < max => n,
+            (false, false) => 0,
+        }
+    }
+
+    /// [`Concurrent::fail_many`] under the share with waits of nothing: each retry let go is at
+    /// once in flight and active, raising the share, so the failures are taken one at a time.
+    /// Called once the `n` have ended; `busy` is the retries in flight before.
+    fn fail_at_once(&self, b: EnvoyBudgetConfig, mut busy: u64, retries: bool, n: u64) -> u64 {
+        // Ending leaves the active count as it was; only a retry let go raises it.
+        let before = if retries { n } else { 0 };
+        let active = (self.originals() + self.ended + busy).saturating_sub(before);
+        let mut allowed = 0;
+        for _ in 0..n {
+            busy = busy.saturating_sub(u64::from(retries));
+            let share = (active + allowed) * u64::from(b.per_mille) / 1000;
+            if busy < share.max(u64::from(b.min)) {
+                busy += 1;
+                allowed += 1;
             }
-        };
-        Some(allowed)
+        }
+        allowed
     }
 
     /// The most retries in flight allowed at `now` while `retries` retries are in flight.
@@ -156,7 +180,7 @@ impl Concurrent {
             Limit::Fixed(c) => u64::from(c.max),
             Limit::Share(b) => {
                 let ending = if now == self.ended_at { self.ended } else { 0 };
-                let active = self.originals + retries + ending;
+                let active = self.originals() + retries + ending;
                 (active * u64::from(b.per_mille) / 1000).max(u64::from(b.min))
             }
         }
@@ -175,12 +199,7 @@ impl Concurrent {
 
 impl super::Behaviour for Concurrent {
     fn level(&self, now: Micros) -> super::Level {
-        let sent: u64 = self
-            .pending
-            .iter()
-            .filter(|(at, _)| *at <= now)
-            .map(|(_, n)| n)
-            .sum();
+        let sent: u64 = self.pending.range(..=now).map(|(_, n)| n).sum();
         let busy = self.in_flight + sent;
         let max = self.max(now, busy);
         super::Level {
@@ -199,7 +218,7 @@ impl super::Behaviour for Concurrent {
         self.originals += 1;
     }
     fn retry_at(&mut self, at: Micros) {
-        self.pending.push((at, 1));
+        *self.pending.entry(at).or_insert(0) += 1;
     }
     fn retry_ended(&mut self, now: Micros) {
         self.settle(now);
@@ -207,7 +226,8 @@ impl super::Behaviour for Concurrent {
         self.ended_now(now);
     }
     fn original_ended(&mut self, now: Micros) {
-        self.originals = self.originals.saturating_sub(1);
+        // One at a time an original always ends after it was counted.
+        self.originals = (self.originals - 1).max(0);
         self.ended_now(now);
     }
 }

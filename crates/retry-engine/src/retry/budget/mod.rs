@@ -388,30 +388,35 @@ impl Budget {
                 | BudgetConfig::Rate(_)
                 | BudgetConfig::Grpc(_)
                 | BudgetConfig::Envoy(_)
+                | BudgetConfig::EnvoyBudget(_)
         )
     }
 
     /// The span within which originals' deposits may be taken together, for a budget that
-    /// earns from original calls (the ratio budget: a tenth of its window); `None` when an
-    /// original moves nothing.
+    /// earns from original calls (the ratio budget: a tenth of its window) or counts them in
+    /// flight (Envoy's share: all those sent by then, at once); `None` when an original moves
+    /// nothing.
     pub const fn deposit_slot(&self) -> Option<Micros> {
         match self.config {
             BudgetConfig::Ratio(c) => Some(Micros(c.window.0 / 10)),
+            // Envoy's share counts the originals in flight from their sends, whenever they were.
+            BudgetConfig::EnvoyBudget(_) => Some(Micros(u64::MAX)),
             BudgetConfig::None
             | BudgetConfig::Aws(_)
             | BudgetConfig::Bucket(_)
             | BudgetConfig::Grpc(_)
             | BudgetConfig::Rate(_)
-            | BudgetConfig::Envoy(_)
-            | BudgetConfig::EnvoyBudget(_) => None,
+            | BudgetConfig::Envoy(_) => None,
         }
     }
 
     /// Records `n` original calls at `now`, as [`Budget::on_original`] `n` times. Only for a
     /// budget that [`Budget::counts`].
     pub fn on_originals(&mut self, now: Micros, n: u64) {
-        if let Live::Ratio(b) = &mut self.live {
-            return b.on_originals(now, n);
+        match &mut self.live {
+            Live::Ratio(b) => return b.on_originals(now, n),
+            Live::Envoy(b) => return b.originals_sent(n),
+            Live::None(_) | Live::Aws(_) | Live::Bucket(_) | Live::Grpc(_) | Live::Rate(_) => {}
         }
         (0..n.min(COUNT_LOOP)).for_each(|_| self.on_original(now));
     }
@@ -485,7 +490,7 @@ impl Budget {
             b.ended_many(now, attempt > 1, n);
             return Some(0);
         }
-        b.fail_many(now, attempt > 1, n, zero)
+        Some(b.fail_many(now, attempt > 1, n, zero))
     }
 
     /// `n` attempts number `attempt` ended at `now` without asking (successes), as
@@ -811,6 +816,61 @@ mod tests {
         }
         let aws = Budget::new(BudgetConfig::Aws(AwsQuotaConfig::STANDARD), None);
         assert!(!aws.counts(), "refunds what each request took");
+    }
+
+    /// Envoy's limits with attempts as counts: a cohort's failures, each ending and then
+    /// asking, let as many retries go as one at a time, under the fixed limit and the share,
+    /// with waits and with none, and the level after is the same.
+    #[test]
+    fn envoy_failures_as_counts_equal_one_at_a_time() {
+        let share =
+            |per_mille, min| BudgetConfig::EnvoyBudget(EnvoyBudgetConfig { per_mille, min });
+        let configs = [
+            BudgetConfig::Envoy(ConcurrentConfig { max: 3 }),
+            BudgetConfig::Envoy(ConcurrentConfig { max: 40 }),
+            share(200, 3),
+            share(500, 1),
+            share(1000, 0),
+        ];
+        // (originals sent, retries sent, failures, of retries, at once), a millisecond apart;
+        // the retries that fail were in flight.
+        let steps = [
+            (30u64, 0u64, 10u64, false, false),
+            (5, 12, 8, true, false),
+            (0, 0, 25, false, true),
+            (60, 4, 7, true, true),
+            (0, 50, 45, true, false),
+            (2, 0, 6, false, false),
+        ];
+        for cfg in configs {
+            let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
+            assert!(bulk.counts(), "{}", cfg.name());
+            for (i, &(originals, sent, failures, retries, zero)) in steps.iter().enumerate() {
+                let t = Micros::from_millis(i as u64);
+                bulk.on_originals(t, originals);
+                (0..originals).for_each(|_| single.on_original(t));
+                bulk.retries_at(t, sent);
+                (0..sent).for_each(|_| single.retry_at(t));
+                let attempt = if retries { 2 } else { 1 };
+                let allowed = bulk.in_flight_fail(t, attempt, failures, true, zero);
+                let mut one = 0;
+                for _ in 0..failures {
+                    single.attempt_ended(attempt, t);
+                    if single.check(t, RetryCost::Normal).allowed {
+                        single.withdraw(t, RetryCost::Normal);
+                        if zero {
+                            single.retry_at(t);
+                        }
+                        one += 1;
+                    }
+                }
+                if zero {
+                    bulk.retries_at(t, one);
+                }
+                assert_eq!(allowed, Some(one), "{} step {i}", cfg.name());
+                assert_eq!(bulk.level(t), single.level(t), "{} step {i}", cfg.name());
+            }
+        }
     }
 
     /// gRPC throttling's failures as counts: the tokens and the retries let go are those of the

@@ -472,6 +472,7 @@ impl Population {
     /// `n` failed requests of `c` stop at `t` for `reason` before asking the budget; their
     /// attempts end for Envoy's limit.
     fn stop(&mut self, t: u64, c: Cohort, reason: StopReason, n: u64) {
+        self.deposit_to(t);
         self.budget
             .in_flight_fail(Micros(t), c.attempt, n, false, false);
         self.end(t, c, reason, n);
@@ -484,6 +485,7 @@ impl Population {
         }
         self.done += n;
         if reason == StopReason::Success {
+            self.deposit_to(t);
             self.budget.attempts_ended(Micros(t), c.attempt, n);
             self.budget.on_successes(Micros(t), n);
             self.record_budget(t);

@@ -60,10 +60,14 @@ pub(in crate::sim) fn refusal(
     if !Budget::new(pol.budget, None).counts() {
         return no(
             "budget",
-            "counts the bucket, ratio and rate budgets, gRPC throttling and Envoy's fixed limit on retries in flight (budget=envoy) only",
+            "counts the bucket, ratio and rate budgets, gRPC throttling and Envoy's limits on retries in flight (budget=envoy, envoy_budget) only",
         );
     }
-    if matches!(pol.budget, BudgetConfig::Envoy(_)) && sp.breaker.is_some() {
+    let envoy = matches!(
+        pol.budget,
+        BudgetConfig::Envoy(_) | BudgetConfig::EnvoyBudget(_)
+    );
+    if envoy && sp.breaker.is_some() {
         return no(
             "budget",
             "counts Envoy's retries in flight without a circuit breaker only",
