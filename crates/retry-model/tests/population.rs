@@ -104,8 +104,15 @@ fn agree(link: &str) -> Result<f64, String> {
 /// burst and in an Istio route's outage, and jitter on a fixed wait (gRPC's ±20% after the cap
 /// through an outage, ±50% before it in a burst), and gRPC's retry throttling on the flaky
 /// server and in a gRPC service config's outage, and Envoy's limits on retries in flight
-/// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst.
-const RANDOM: [&str; 29] = [
+/// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst,
+/// and the AWS quota on the flaky server, through a connect-timeout outage and in a burst,
+/// and closed-loop users' outage with a token bucket and with the AWS quota.
+const RANDOM: [&str; 34] = [
+    "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=bucket",
+    "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=aws2026",
+    "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&budget=aws",
+    "preset=payments-jitter&budget=aws2026&outage_kind=connect_timeout&attempt_timeout=1s&attempts=4",
+    "preset=burst-lab&budget=aws",
     "preset=burst-lab&budget=envoy_budget",
     "preset=payments-jitter&budget=envoy_budget&envoy_budget_percent=50&envoy_min_retry_concurrency=1&attempts=6&base=20ms&cap=200ms",
     "preset=payments-jitter&budget=envoy&attempts=5",
@@ -221,6 +228,18 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&fit=cut&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms",
         "preset=payments-none&outage_kind=connect_timeout&attempt_timeout=1s&deadline=2500ms&reserve=300ms",
         "preset=payments-none&outage_kind=connect_timeout&deadline=2s",
+        "preset=payments-none&budget=aws",
+        "preset=burst-lab&backoff=constant&base=30ms&budget=aws",
+        "preset=metastable-none&budget=aws2026",
+        "preset=payments-none&budget=aws2026&outage_kind=connect_timeout&attempt_timeout=1s",
+        "preset=payments-none&budget=aws&outage_kind=connect_timeout&attempt_timeout=2s&backoff=exponential&base=100ms&attempts=6",
+        "preset=payments-none&budget=bucket&outage_kind=connect_timeout&attempt_timeout=1s",
+        "preset=payments-none&budget=grpc&outage_kind=connect_timeout&attempt_timeout=1s",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=bucket",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=aws",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=grpc",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=envoy",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=rate",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

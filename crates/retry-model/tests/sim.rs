@@ -300,7 +300,14 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "scenario=outage&server=queue&latency_per_inflight=1ms&engine=population",
             "latency_per_inflight",
         ),
-        ("scenario=outage&budget=aws&engine=population", "budget"),
+        (
+            "scenario=outage&limiter=aws-adaptive&engine=population",
+            "limiter",
+        ),
+        (
+            "scenario=outage&users=20&budget=ratio&engine=population",
+            "budget",
+        ),
         (
             "preset=payments-jitter&fit=cut&breaker=on&engine=population",
             "fit",

@@ -56,6 +56,20 @@ impl AwsQuota {
     }
 }
 
+impl AwsQuota {
+    /// `n` successes, each putting back what its request's last retry took (`last_taken`), or
+    /// the no-retry increment: as one at a time, the pool capped at its capacity.
+    pub(super) fn on_successes(&mut self, n: u64, last_taken: Option<u64>) {
+        let each = last_taken.unwrap_or(u64::from(self.cfg.no_retry_increment) * 1000);
+        self.tokens.add(each.saturating_mul(n));
+    }
+
+    /// Takes `n` retries' costs at once (each of them allowed, so each takes it in full).
+    pub(super) fn withdraw_many(&mut self, cost: u64, n: u64) {
+        self.tokens.take(cost.saturating_mul(n));
+    }
+}
+
 impl super::Behaviour for AwsQuota {
     fn level(&self, _now: crate::Micros) -> super::Level {
         self.tokens.level()

@@ -171,8 +171,8 @@ trait Behaviour {
     fn original_ended(&mut self, _now: Micros) {}
 }
 
-/// The most like events a budget without a counted form takes one at a time (a guard: the
-/// population engine runs only budgets that [`Budget::counts`]).
+/// The most like events a budget without a counted form of them takes one at a time (a guard:
+/// every kind whose level such an event moves has its counted form).
 const COUNT_LOOP: u64 = 1 << 20;
 
 /// A pool of tokens in thousandths, in `[0, max]`: the AWS quota, the bucket and gRPC
@@ -374,24 +374,6 @@ impl Budget {
         self.attempt_ended(2, now);
     }
 
-    /// Whether the budget can take like events as counts (the population engine): `n` of them
-    /// move its level by `n` times what one does, whatever their order. True for no budget,
-    /// the bucket, the ratio and the rate budgets; the AWS quota refunds what each request
-    /// took, gRPC throttling gates on a threshold that failures move, and Envoy's limits
-    /// follow each attempt in flight.
-    pub const fn counts(&self) -> bool {
-        matches!(
-            self.config,
-            BudgetConfig::None
-                | BudgetConfig::Bucket(_)
-                | BudgetConfig::Ratio(_)
-                | BudgetConfig::Rate(_)
-                | BudgetConfig::Grpc(_)
-                | BudgetConfig::Envoy(_)
-                | BudgetConfig::EnvoyBudget(_)
-        )
-    }
-
     /// The span within which originals' deposits may be taken together, for a budget that
     /// earns from original calls (the ratio budget: a tenth of its window) or counts them in
     /// flight (Envoy's share: all those sent by then, at once); `None` when an original moves
@@ -410,8 +392,7 @@ impl Budget {
         }
     }
 
-    /// Records `n` original calls at `now`, as [`Budget::on_original`] `n` times. Only for a
-    /// budget that [`Budget::counts`].
+    /// Records `n` original calls at `now`, as [`Budget::on_original`] `n` times.
     pub fn on_originals(&mut self, now: Micros, n: u64) {
         match &mut self.live {
             Live::Ratio(b) => return b.on_originals(now, n),
@@ -421,19 +402,21 @@ impl Budget {
         (0..n.min(COUNT_LOOP)).for_each(|_| self.on_original(now));
     }
 
-    /// Records `n` successes at `now`, as [`Budget::on_success`] `n` times without a refund.
-    /// Only for a budget that [`Budget::counts`].
-    pub fn on_successes(&mut self, now: Micros, n: u64) {
+    /// Records `n` successes at `now`, as [`Budget::on_success`] `n` times, each with the same
+    /// `last_taken` (what each request's last retry withdrew, `None` for a first-try success).
+    ///
+    pub fn on_successes(&mut self, now: Micros, n: u64, last_taken: Option<u64>) {
         match &mut self.live {
             Live::Bucket(b) => return b.on_successes(n),
             Live::Grpc(g) => return g.on_successes(n),
-            Live::None(_) | Live::Aws(_) | Live::Ratio(_) | Live::Rate(_) | Live::Envoy(_) => {}
+            Live::Aws(b) => return b.on_successes(n, last_taken),
+            Live::None(_) | Live::Ratio(_) | Live::Rate(_) | Live::Envoy(_) => {}
         }
-        (0..n.min(COUNT_LOOP)).for_each(|_| self.on_success(now, None));
+        (0..n.min(COUNT_LOOP)).for_each(|_| self.on_success(now, last_taken));
     }
 
     /// How many of `n` retries of this kind the level allows at `now`, each taking what one
-    /// costs. Only for a budget that [`Budget::counts`].
+    /// costs.
     pub fn allows_many(&self, now: Micros, kind: RetryCost, n: u64) -> u64 {
         let check = self.check(now, kind);
         match check.cost_milli {
@@ -451,7 +434,11 @@ impl Budget {
             Live::Ratio(b) => return b.withdraw_many(now, n),
             Live::Rate(b) => return b.withdraw_many(now, n),
             Live::Bucket(b) => return b.withdraw_many(n),
-            Live::Aws(_) | Live::Grpc(_) | Live::Envoy(_) => {}
+            Live::Aws(b) => {
+                let cost = b.cost(kind);
+                return b.withdraw_many(cost, n);
+            }
+            Live::Grpc(_) | Live::Envoy(_) => {}
         }
         for _ in 0..n.min(COUNT_LOOP) {
             self.withdraw(now, kind);
@@ -777,45 +764,50 @@ mod tests {
         }
     }
 
-    /// A cohort's events as counts move a budget exactly as the same events one at a time.
+    /// A cohort's events as counts move a budget exactly as the same events one at a time:
+    /// successes with and without a refund of what their last retry took, then retries after
+    /// transient errors and after timeouts (which the AWS quota prices higher).
     #[test]
     fn counts_equal_one_at_a_time() {
         let kinds = [
             BudgetConfig::Ratio(RatioConfig::FINAGLE),
             BudgetConfig::Rate(RateConfig::SRE),
             BudgetConfig::Bucket(TokenBucketConfig::CHEAT_SHEET),
+            BudgetConfig::Aws(AwsQuotaConfig::STANDARD),
+            BudgetConfig::Aws(AwsQuotaConfig::Y2026),
             BudgetConfig::None,
         ];
+        let (normal, timeout) = (RetryCost::Normal, RetryCost::Timeout);
         for cfg in kinds {
             let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
-            assert!(bulk.counts(), "{}", cfg.name());
-            for (step, (originals, successes, retries)) in [
-                (40u64, 7u64, 500u64),
-                (3, 90, 25),
-                (0, 0, 300),
-                (1000, 0, 2),
+            for (step, (originals, successes, refund, retries, kind)) in [
+                (40u64, 7u64, None, 500u64, normal),
+                (3, 90, Some(5000), 25, timeout),
+                (0, 0, None, 300, normal),
+                (1000, 0, None, 2, timeout),
+                (0, 30, Some(10_000), 1, normal),
+                (0, 60, None, 80, timeout),
+                (0, 400, Some(14_000), 0, normal),
             ]
             .into_iter()
             .enumerate()
             {
                 let t = Micros::from_millis(700 * step as u64);
                 bulk.on_originals(t, originals);
-                bulk.on_successes(t, successes);
+                bulk.on_successes(t, successes, refund);
                 (0..originals).for_each(|_| single.on_original(t));
-                (0..successes).for_each(|_| single.on_success(t, None));
-                let allowed = bulk.allows_many(t, RetryCost::Normal, retries);
-                bulk.withdraw_many(t, RetryCost::Normal, allowed);
+                (0..successes).for_each(|_| single.on_success(t, refund));
+                let allowed = bulk.allows_many(t, kind, retries);
+                bulk.withdraw_many(t, kind, allowed);
                 let mut one = 0;
-                while one < retries && single.check(t, RetryCost::Normal).allowed {
-                    single.withdraw(t, RetryCost::Normal);
+                while one < retries && single.check(t, kind).allowed {
+                    single.withdraw(t, kind);
                     one += 1;
                 }
                 assert_eq!(allowed, one, "{} step {step}", cfg.name());
                 assert_eq!(bulk.level(t), single.level(t), "{} step {step}", cfg.name());
             }
         }
-        let aws = Budget::new(BudgetConfig::Aws(AwsQuotaConfig::STANDARD), None);
-        assert!(!aws.counts(), "refunds what each request took");
     }
 
     /// Envoy's limits with attempts as counts: a cohort's failures, each ending and then
@@ -844,7 +836,6 @@ mod tests {
         ];
         for cfg in configs {
             let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
-            assert!(bulk.counts(), "{}", cfg.name());
             for (i, &(originals, sent, failures, retries, zero)) in steps.iter().enumerate() {
                 let t = Micros::from_millis(i as u64);
                 bulk.on_originals(t, originals);
@@ -883,7 +874,6 @@ mod tests {
                 ratio_milli,
             });
             let (mut bulk, mut single) = (Budget::new(cfg, None), Budget::new(cfg, None));
-            assert!(bulk.counts());
             for (step, (successes, failures, qualified)) in [
                 (0u64, 3u64, true),
                 (0, 1, false),
@@ -897,7 +887,7 @@ mod tests {
             .enumerate()
             {
                 let t = Micros::from_millis(10 * step as u64);
-                bulk.on_successes(t, successes);
+                bulk.on_successes(t, successes, None);
                 (0..successes).for_each(|_| single.on_success(t, None));
                 let allowed = bulk.on_failures(t, qualified, failures);
                 let mut one = 0;

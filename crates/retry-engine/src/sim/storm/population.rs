@@ -45,6 +45,7 @@
 //! name ([`refusal()`]). The flaky server's attempts are each served as they arrive, so it has
 //! no order to approximate.
 
+mod answers;
 mod arrivals;
 mod queue;
 mod refusal;
@@ -67,10 +68,10 @@ use crate::sim::breaker::Breaker;
 use crate::sim::engine::Model;
 use crate::sim::input::RunInput;
 use crate::sim::metrics::{Recorder, Report};
-use crate::sim::params::{OutageKind, ScenarioKind, ServerKind};
+use crate::sim::params::{ScenarioKind, ServerKind};
 use crate::sim::queue::EventQueue;
 use crate::sim::split;
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use arrivals::Even;
 pub(in crate::sim) use queue::bin_width;
@@ -110,6 +111,9 @@ struct Cohort {
     /// Closed-loop users' requests: each user sends its next when one ends (a load spike's do
     /// not).
     user: bool,
+    /// What the retry that made this attempt withdrew from the budget, in thousandths (the
+    /// AWS quota refunds it on a success; 0 for an original).
+    taken: u64,
 }
 
 /// When a cohort's attempt leaves and when its clients give up on it: the policy's timing,
@@ -209,6 +213,8 @@ pub struct Population {
     // the base (`first_prev`).
     decorrelated: bool,
     first_prev: u64,
+    // Answers that come after the tick they were sent in, by (time, order scheduled).
+    late: BTreeMap<(u64, u64), (Cohort, answers::Heard)>,
 }
 
 impl Population {
@@ -276,6 +282,7 @@ impl Population {
             now: Vec::new(),
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
+            late: BTreeMap::new(),
             poisson_to: 0,
             decorrelated: policy.backoff().decorrelated_range(0, 0).is_some(),
             first_prev: if policy.backoff().decorrelated_range(0, 0).is_some() {
@@ -351,6 +358,7 @@ impl Population {
                 sent: false,
                 prev: self.first_prev,
                 user,
+                taken: 0,
             });
         }
         stream
@@ -399,6 +407,7 @@ impl Population {
             sent: false,
             prev: self.first_prev,
             user: false,
+            taken: 0,
         });
     }
 
@@ -420,7 +429,8 @@ impl Population {
                 && a.at == b.at
                 && a.sent == b.sent
                 && a.prev == b.prev
-                && a.user == b.user;
+                && a.user == b.user
+                && a.taken == b.taken;
             if same {
                 a.n += b.n;
                 a.seq = a.seq.min(b.seq);
@@ -455,6 +465,7 @@ impl Population {
             sent: false,
             prev,
             user: c.user,
+            taken: c.taken,
         };
         let k = at / self.width;
         if k < self.base {
@@ -487,7 +498,8 @@ impl Population {
         if reason == StopReason::Success {
             self.deposit_to(t);
             self.budget.attempts_ended(Micros(t), c.attempt, n);
-            self.budget.on_successes(Micros(t), n);
+            let refund = (c.attempt > 1).then_some(c.taken);
+            self.budget.on_successes(Micros(t), n, refund);
             self.record_budget(t);
         }
         if c.attempt > 1 {
@@ -516,6 +528,7 @@ impl Population {
             sent: false,
             prev: self.first_prev,
             user: true,
+            taken: 0,
         };
         self.schedule(origin + self.sp.net.0, c, n, self.first_prev);
     }
@@ -525,22 +538,25 @@ impl Population {
     /// Tick `k` settles at its end: its attempts are served or refused (or fail in the outage
     /// window), and each cohort's failures go on by the policy.
     fn settle(&mut self, k: u64) {
-        let mut list = self.take(k);
         let w = self.width;
         let net = self.sp.net.0;
-        if self.queue.is_some() {
-            return self.queued(k, list);
+        // The outage and the flaky server hear the answers that come in the tick among its
+        // own events; the rest hear them first.
+        let own_order = self.queue.is_none() && (self.in_outage(k * w) || self.service.is_some());
+        if !own_order {
+            self.hear_late(k);
         }
+        let mut list = self.take(k);
         // The outage and the flaky server answer each attempt as it arrives: each cohort is
         // sent (and a breaker asked) after the answers to the ones before it.
         if self.queue.is_some() {
             return self.queued(k, list);
         }
         if self.in_outage(k * w) {
-            return self.outage(list);
+            return self.outage(k, list);
         }
         if self.service.is_some() {
-            return self.flaky(list);
+            return self.flaky(k, list);
         }
         self.send_through(&mut list);
         let n: u64 = list.iter().map(|c| c.n).sum();
@@ -574,54 +590,15 @@ impl Population {
         }
     }
 
-    /// The flaky server: each attempt is served for its service time as it arrives and fails
-    /// with probability `fail` on its own (a binomial split of each cohort), answered a hop
-    /// after.
-    fn flaky(&mut self, list: Vec<Cohort>) {
-        let (service, fail_ppm) = match &self.service {
-            Some(w) => (w.cfg.service.0, w.cfg.fail_ppm),
-            None => return,
-        };
-        let net = self.sp.net.0;
-        let p_fail = f64::from(fail_ppm) / 1e6;
-        let clock = self.clock();
-        self.in_time_order(
-            list,
-            move |c| clock.answer(c, c.at + service + net, Outcome::Ok).0,
-            move |m, c| {
-                let done = c.at + service;
-                m.rec.served_n(Micros(done), c.n);
-                if let Some(w) = m.service.as_mut() {
-                    let st = &mut w.stats;
-                    st.arrived += c.n;
-                    st.completed += c.n;
-                    st.sojourn_us += u128::from(c.n) * u128::from(service);
-                    st.area += u128::from(c.n) * u128::from(service);
-                    st.last = st.last.max(Micros(done));
-                }
-                let (t, outcome) = clock.answer(&c, done + net, Outcome::Ok);
-                if outcome == Outcome::ReadTimeout {
-                    // Its client gave up before the answer: the work is wasted.
-                    m.rec.wasted_n(Micros(done), c.n);
-                    m.fail(t, c, c.n, outcome);
-                    m.breaker_record(t, 0, c.n);
-                    return;
-                }
-                let failed = split::binomial(&mut m.rng, c.n, p_fail);
-                m.end(done + net, c, StopReason::Success, c.n - failed);
-                m.fail(done + net, c, failed, Outcome::Status(503));
-                m.breaker_record(done + net, c.n - failed, failed);
-            },
-        );
-    }
-
-    /// Sends and answers the cohorts of `list` (answered at `when`), with the retries that
-    /// arrive again within the tick, as events in time order: a cohort's send (where a breaker
-    /// is asked) and its answer (where the breaker hears) each at its own time, so that the
+    /// Sends and answers the cohorts of `list`, tick `k`'s (answered at `when`), with the
+    /// retries that arrive again within the tick and the answers of earlier ticks' attempts
+    /// that come in it, as events in time order: a cohort's send (where a breaker is asked) and
+    /// its answer (where a budget and the breaker hear) each at its own time, so that the
     /// breaker knows at each send the answers that came before it. At the same moment a send
     /// goes first; cohorts at the same moment go as scheduled.
     fn in_time_order(
         &mut self,
+        k: u64,
         list: Vec<Cohort>,
         when: impl Fn(&Cohort) -> u64,
         mut answer: impl FnMut(&mut Self, Cohort),
@@ -637,23 +614,31 @@ impl Population {
             pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
             slots.push(c);
         }
-        while let Some(Reverse((_, phase, seq, i))) = pending.pop() {
-            if phase == 0 {
-                let c = &mut slots[i];
-                let mut sent = *c;
-                self.send_one(&mut sent);
-                *c = sent;
-                // Without a breaker nothing between a send and its answer depends on their
-                // order: the cohort is answered at once.
-                if sent.n > 0 && self.breaker.is_some() {
-                    pending.push(Reverse((when(&sent), 1, seq, i)));
-                    continue;
-                }
-                if sent.n == 0 {
-                    continue;
+        loop {
+            let next = pending.peek().map(|Reverse(e)| e.0);
+            match self.late_due(k) {
+                Some(t) if next.is_none_or(|n| t < n) => self.hear_first_late(),
+                _ => {
+                    let Some(Reverse((_, phase, seq, i))) = pending.pop() else {
+                        return;
+                    };
+                    if phase == 0 {
+                        let c = &mut slots[i];
+                        let mut sent = *c;
+                        self.send_one(&mut sent);
+                        *c = sent;
+                        // Without a breaker nothing between a send and its answer depends on
+                        // their order: the cohort is answered at once.
+                        if sent.n > 0 && self.breaker.is_some() {
+                            pending.push(Reverse((when(&sent), 1, seq, i)));
+                        }
+                        if sent.n == 0 || self.breaker.is_some() {
+                            continue;
+                        }
+                    }
+                    answer(self, slots[i]);
                 }
             }
-            answer(self, slots[i]);
             for c in self.now.drain(..) {
                 pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
                 slots.push(c);
@@ -721,28 +706,6 @@ impl Population {
             b.record_many(Micros(t), true, ok);
             b.record_many(Micros(t), false, failed);
         }
-    }
-
-    /// A tick in the outage window: every attempt fails, a hop after it arrives (a 503) or at
-    /// its timeout (a connect timeout); a retry that arrives again within the tick fails too.
-    fn outage(&mut self, list: Vec<Cohort>) {
-        let clock = self.clock();
-        let kind = self.sp.outage_kind;
-        // A connect timeout comes at the give-up (the attempt's timeout, or the deadline's
-        // cut); a 503 a hop after the attempt arrives, unless its client gave up before.
-        let answered = move |c: &Cohort| match kind {
-            OutageKind::Status503 => clock.answer(c, c.at + clock.net, Outcome::Status(503)),
-            OutageKind::ConnectTimeout => (clock.give_up(c), Outcome::ConnectTimeout),
-        };
-        self.in_time_order(
-            list,
-            move |c| answered(c).0,
-            move |m, c| {
-                let (t, outcome) = answered(&c);
-                m.fail(t, c, c.n, outcome);
-                m.breaker_record(t, 0, c.n);
-            },
-        );
     }
 
     /// The policy's timing, as [`Clock`] reads it.
@@ -817,6 +780,11 @@ impl Population {
             RetryCost::Timeout
         } else {
             RetryCost::Normal
+        };
+        // Each retry carries what it withdraws, for the AWS quota's refund on its success.
+        let c = Cohort {
+            taken: self.budget.check(Micros(t), cost).cost_milli,
+            ..c
         };
         // Envoy's limit: a retry let go with no wait is in flight for the next to ask.
         let zero = range.and_then(|r| r.fixed()) == Some(Micros::ZERO) && limit != Some(None);
@@ -937,9 +905,11 @@ impl Population {
             .as_ref()
             .and_then(|q| q.next_bin(after + 1, self.width))
             .unwrap_or(u64::MAX);
+        let late = self.late_tick().map_or(u64::MAX, |l| l.max(after + 1));
         let next = scheduled
             .map_or(originals, |s| s.min(originals))
-            .min(server);
+            .min(server)
+            .min(late);
         (next != u64::MAX).then_some(next)
     }
 }

@@ -218,7 +218,7 @@ impl Population {
     pub(super) fn queued(&mut self, k: u64, mut list: Vec<Cohort>) {
         let w = self.width;
         if self.in_outage(k * w) {
-            self.outage(core::mem::take(&mut list));
+            self.outage(k, core::mem::take(&mut list));
         } else {
             self.send_through(&mut list);
         }

@@ -54,14 +54,9 @@ pub(in crate::sim) fn refusal(
         return no("hedge", "does not hedge");
     }
     let pol = policy.policy();
-    if sp.users > 0 && pol.budget != BudgetConfig::None {
-        return no("budget", "counts a retry budget with open-loop arrivals only (its deposits come in send order), not with closed-loop users");
-    }
-    if !Budget::new(pol.budget, None).counts() {
-        return no(
-            "budget",
-            "counts the bucket, ratio and rate budgets, gRPC throttling and Envoy's limits on retries in flight (budget=envoy, envoy_budget) only",
-        );
+    // Closed-loop users' later requests are made when their last ends, not in send order.
+    if sp.users > 0 && Budget::new(pol.budget, None).deposit_slot().is_some() {
+        return no("budget", "counts the ratio budget and Envoy's share, which earn from original calls in send order, with open-loop arrivals only, not with closed-loop users");
     }
     let envoy = matches!(
         pol.budget,
@@ -87,9 +82,8 @@ pub(in crate::sim) fn refusal(
     if ranges_503(p, policy).is_err() {
         return no("ra_mode", "takes a Retry-After whose waits are one range for each retry only (not Envoy's spread in whole milliseconds, nor the AWS clamp with the server's value inside the backoff's range plus 5 s)");
     }
-    if pol.backoff.throttle_base.is_some() {
-        return no("throttle_base", "waits one backoff for every failure");
-    }
+    // A separate throttling base (`throttle_base`) waits after a 429 only, which no storm's
+    // server answers: every failure here waits the backoff's own base, as one at a time.
     if pol.deadline.is_some() && pol.fit == FitRule::Cut && sp.breaker.is_some() {
         return no(
             "fit",
