@@ -106,8 +106,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// server and in a gRPC service config's outage, and Envoy's limits on retries in flight
 /// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst,
 /// and the AWS quota on the flaky server, through a connect-timeout outage and in a burst,
-/// and closed-loop users' outage with a token bucket and with the AWS quota.
-const RANDOM: [&str; 34] = [
+/// and closed-loop users' outage with a token bucket and with the AWS quota, and beside a
+/// circuit breaker `fit=cut` and Envoy's limits.
+const RANDOM: [&str; 37] = [
+    "preset=payments-jitter&fit=cut&breaker=on&deadline=2500ms&attempt_timeout=2500ms&attempts=4",
+    "preset=payments-jitter&breaker=on&budget=envoy&envoy_max_retries=1&attempts=6&outage=20s",
+    "preset=flaky-breaker&budget=envoy_budget",
     "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=bucket",
     "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=aws2026",
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&budget=aws",
@@ -240,6 +244,9 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=grpc",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=envoy",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=rate",
+        "preset=payments-none&fit=cut&breaker=on&deadline=2s&backoff=exponential&base=200ms&attempts=8",
+        "preset=payments-none&budget=envoy&breaker=on",
+        "preset=payments-none&breaker=on&budget=envoy_budget&envoy_budget_percent=10&backoff=constant&base=100ms&attempts=6&outage=20s",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

@@ -308,16 +308,9 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "scenario=outage&users=20&budget=ratio&engine=population",
             "budget",
         ),
+        ("scenario=outage&hedge=on&engine=population", "hedge"),
         (
-            "preset=payments-jitter&fit=cut&breaker=on&engine=population",
-            "fit",
-        ),
-        (
-            "scenario=outage&budget=envoy_budget&breaker=on&engine=population",
-            "budget",
-        ),
-        (
-            "scenario=outage&budget=envoy&breaker=on&engine=population",
+            "scenario=outage&users=20&budget=envoy_budget&engine=population",
             "budget",
         ),
         // No request at all, on either engine (the population engine used to wait forever).

@@ -7,7 +7,7 @@ use crate::retry::budget::{Budget, BudgetConfig, Scope};
 use crate::retry::classify::classify_listed;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
-use crate::retry::policy::{FitRule, ValidPolicy};
+use crate::retry::policy::ValidPolicy;
 use crate::retry::time::Micros;
 use crate::sim::input::RunInput;
 use crate::sim::params::{ScenarioKind, ServerKind};
@@ -58,16 +58,6 @@ pub(in crate::sim) fn refusal(
     if sp.users > 0 && Budget::new(pol.budget, None).deposit_slot().is_some() {
         return no("budget", "counts the ratio budget and Envoy's share, which earn from original calls in send order, with open-loop arrivals only, not with closed-loop users");
     }
-    let envoy = matches!(
-        pol.budget,
-        BudgetConfig::Envoy(_) | BudgetConfig::EnvoyBudget(_)
-    );
-    if envoy && sp.breaker.is_some() {
-        return no(
-            "budget",
-            "counts Envoy's retries in flight without a circuit breaker only",
-        );
-    }
     let shared = match pol.scope {
         Scope::Process => true,
         Scope::Client => p.clients <= 1,
@@ -84,12 +74,6 @@ pub(in crate::sim) fn refusal(
     }
     // A separate throttling base (`throttle_base`) waits after a 429 only, which no storm's
     // server answers: every failure here waits the backoff's own base, as one at a time.
-    if pol.deadline.is_some() && pol.fit == FitRule::Cut && sp.breaker.is_some() {
-        return no(
-            "fit",
-            "cuts attempts short to fit the deadline (fit=cut) without a circuit breaker only",
-        );
-    }
     let retries = pol.max_attempts.saturating_sub(1);
     let b = policy.backoff();
     let decorrelated = b.decorrelated_range(0, 0).is_some();
