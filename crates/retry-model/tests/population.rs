@@ -107,8 +107,12 @@ fn agree(link: &str) -> Result<f64, String> {
 /// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst,
 /// and the AWS quota on the flaky server, through a connect-timeout outage and in a burst,
 /// and closed-loop users' outage with a token bucket and with the AWS quota, and beside a
-/// circuit breaker `fit=cut` and Envoy's limits.
-const RANDOM: [&str; 37] = [
+/// circuit breaker `fit=cut` and Envoy's limits, and Polly's decorrelated-v2 in a burst (its
+/// pieces of equal chance), through an outage (one draw each) and on the flaky server.
+const RANDOM: [&str; 40] = [
+    "preset=burst-lab&backoff=decorrelated-v2&base=20ms",
+    "preset=payments-jitter&backoff=decorrelated-v2&base=100ms&cap=5s&attempts=6",
+    "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=decorrelated-v2&base=50ms&cap=1s",
     "preset=payments-jitter&fit=cut&breaker=on&deadline=2500ms&attempt_timeout=2500ms&attempts=4",
     "preset=payments-jitter&breaker=on&budget=envoy&envoy_max_retries=1&attempts=6&outage=20s",
     "preset=flaky-breaker&budget=envoy_budget",

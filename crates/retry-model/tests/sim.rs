@@ -310,6 +310,14 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
         ),
         ("scenario=outage&hedge=on&engine=population", "hedge"),
         (
+            "scenario=outage&backoff=decorrelated-v2&budget=bucket&engine=population",
+            "budget",
+        ),
+        (
+            "scenario=outage&backoff=decorrelated-v2&retry_after=1s&engine=population",
+            "retry_after",
+        ),
+        (
             "scenario=outage&users=20&budget=envoy_budget&engine=population",
             "budget",
         ),

@@ -108,3 +108,58 @@ impl WaitRange {
         }
     }
 }
+
+impl super::Backoff {
+    /// Polly's decorrelated-v2 at retry `retry` (0 for the first), after the curve's previous
+    /// value `prev` (`f64` bits; 0.0 before the first retry), as `pieces` ranges of equal
+    /// chance: the draws `u` in `[j, j + 1) / pieces` wait from `w(j / pieces)` to
+    /// `w((j + 1) / pieces)` (the wait rises with `u`), capped and raised to the floor, each
+    /// piece with the curve's value at its middle for the retry after. Within a piece the wait
+    /// is taken as uniform, the one approximation. A first retry that waits nothing is one
+    /// piece that keeps `prev`. `None` unless the backoff is decorrelated-v2 (unsorted).
+    pub fn decorrelated_v2_pieces(
+        &self,
+        retry: u32,
+        prev: u64,
+        pieces: u32,
+    ) -> Option<Vec<(WaitRange, u64)>> {
+        let cfg = &self.cfg;
+        if cfg.kind != super::BackoffKind::DecorrelatedV2 || cfg.sorted || cfg.whole_ms {
+            return None;
+        }
+        if cfg.first_wait_zero && retry == 0 {
+            return Some(alloc::vec![(WaitRange::at(cfg.floor), prev)]);
+        }
+        let previous = f64::from_bits(prev);
+        let at = |u: f64| crate::retry::jitter::decorrelated_v2(retry, u, previous, cfg.base);
+        let n = pieces.max(1);
+        let piece = |j: u32| {
+            let (low, high) = (
+                at(f64::from(j) / f64::from(n)).0,
+                at(f64::from(j + 1) / f64::from(n)).0,
+            );
+            let range = WaitRange {
+                low,
+                high: high.max(low),
+                floor: cfg.floor.0,
+                cap: cfg.cap.0,
+                step: 1,
+            };
+            (range, at((f64::from(j) + 0.5) / f64::from(n)).1.to_bits())
+        };
+        Some((0..n).map(piece).collect())
+    }
+
+    /// One draw of decorrelated-v2 at retry `retry` after the curve's value `prev` (`f64` bits)
+    /// from the uniform `u`, as [`Backoff::next_draw`](super::Backoff::next_draw) draws it: the
+    /// wait (capped, raised to the floor) and the curve's value it leaves.
+    pub fn decorrelated_v2_draw(&self, retry: u32, prev: u64, u: f64) -> (Micros, u64) {
+        let cfg = &self.cfg;
+        if cfg.first_wait_zero && retry == 0 {
+            return (cfg.floor, prev);
+        }
+        let (w, next) =
+            crate::retry::jitter::decorrelated_v2(retry, u, f64::from_bits(prev), cfg.base);
+        (Micros(w.min(cfg.cap.0).max(cfg.floor.0)), next.to_bits())
+    }
+}

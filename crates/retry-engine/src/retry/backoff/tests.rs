@@ -734,3 +734,59 @@ fn whole_ms_draws_envoys_window_in_whole_milliseconds() {
     exp.whole_ms = true;
     assert_eq!(exp.validate().unwrap_err().field, "whole_ms");
 }
+
+/// Decorrelated-v2 drawn one request at a time is the per-request draw, word for word, and its
+/// pieces of equal chance hold every draw: the wait of a draw `u` lies in piece
+/// `floor(u x pieces)`'s range (capped and floored), and the curve value the piece carries on
+/// lies between those of its edges. A first retry that waits nothing keeps the curve at 0.
+#[test]
+fn polly_v2_pieces_hold_the_per_request_draws() {
+    let plain = BackoffConfig::new(BackoffKind::DecorrelatedV2)
+        .with_base(ms(100))
+        .with_cap(ms(1_500));
+    for cfg in [
+        plain,
+        plain.with_floor(ms(120)),
+        plain.with_first_wait_zero(true),
+    ] {
+        let b = cfg.validate().unwrap();
+        for seed in 0..50 {
+            let mut rng = Rng::stream(seed, 0);
+            let mut copy = rng.clone();
+            let mut st = b.state();
+            let mut prev = 0u64;
+            for retry in 0..6u32 {
+                let pieces = b.decorrelated_v2_pieces(retry, prev, 32).unwrap();
+                let drawn = b.next_draw(&mut st, &mut rng, false).wait;
+                let zero = cfg.first_wait_zero && retry == 0;
+                let u = if zero { 0.0 } else { copy.next_f64() };
+                let (wait, next) = b.decorrelated_v2_draw(retry, prev, u);
+                assert_eq!(wait, drawn, "seed {seed} retry {retry}");
+                let j = ((u * pieces.len() as f64) as usize).min(pieces.len() - 1);
+                let (range, carried) = pieces[j];
+                let (low, high, floor) = range.parts();
+                let (lo, hi) = (
+                    low.min(range.cap()).max(floor),
+                    high.min(range.cap()).max(floor),
+                );
+                assert!(lo <= wait.0 && wait.0 <= hi, "{lo} <= {} <= {hi}", wait.0);
+                if zero {
+                    assert_eq!((pieces.len(), carried, next), (1, prev, prev));
+                } else {
+                    // The curve at the piece's edges bounds both the value carried and the draw's.
+                    let curve = |e: usize| {
+                        let x = e as f64 / pieces.len() as f64;
+                        crate::retry::jitter::decorrelated_v2(retry, x, 0.0, ms(100)).1
+                    };
+                    let (a, z) = (curve(j), curve(j + 1));
+                    for v in [f64::from_bits(carried), f64::from_bits(next)] {
+                        assert!(a <= v && v <= z, "{a} <= {v} <= {z}");
+                    }
+                }
+                prev = next;
+            }
+        }
+    }
+    let full = BackoffConfig::new(BackoffKind::Full).validate().unwrap();
+    assert!(full.decorrelated_v2_pieces(0, 0, 32).is_none());
+}

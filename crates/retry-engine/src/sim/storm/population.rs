@@ -213,6 +213,8 @@ pub struct Population {
     // the base (`first_prev`).
     decorrelated: bool,
     first_prev: u64,
+    // Polly's decorrelated-v2: each cohort carries the curve's last value (`f64` bits) in `prev`.
+    v2: bool,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
     late: BTreeMap<(u64, u64), (Cohort, answers::Heard)>,
 }
@@ -283,6 +285,7 @@ impl Population {
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
             late: BTreeMap::new(),
+            v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
             poisson_to: 0,
             decorrelated: policy.backoff().decorrelated_range(0, 0).is_some(),
             first_prev: if policy.backoff().decorrelated_range(0, 0).is_some() {
@@ -764,6 +767,14 @@ impl Population {
             FitRule::Full => r.checked_sub(p.attempt_timeout.0 + p.reserve.0),
             FitRule::Cut => Some(r - p.reserve.0 - 1),
         });
+        if self.v2 {
+            // Polly's decorrelated-v2: no budget beside it (refused), so every retry that fits goes.
+            return match limit {
+                Some(None) => self.end(t, c, StopReason::WontFit, f),
+                Some(Some(l)) => self.spread_v2(t, c, f, Some(l)),
+                None => self.spread_v2(t, c, f, None),
+            };
+        }
         let i = c.attempt as usize - 1;
         let range = if self.decorrelated {
             let b = self.policy.backoff();
@@ -797,8 +808,8 @@ impl Population {
         };
         let sent = match limit {
             Some(None) => self.none_fit(t, c, f, gate),
-            Some(Some(l)) => self.spread(t, c, f, range, Some(l), gate),
-            None => self.spread(t, c, f, range, None, gate),
+            Some(Some(l)) => self.spread(t, c, f, range, Some(l), (gate, None)),
+            None => self.spread(t, c, f, range, None, (gate, None)),
         };
         self.budget.withdraw_many(Micros(t), cost, sent);
         self.record_budget(t);

@@ -77,13 +77,20 @@ pub(in crate::sim) fn refusal(
     let retries = pol.max_attempts.saturating_sub(1);
     let b = policy.backoff();
     let decorrelated = b.decorrelated_range(0, 0).is_some();
-    if !decorrelated && (0..retries).any(|r| b.wait_range(r).is_none()) {
-        return no("backoff", "draws a wait known in advance, or decorrelated jitter's from the one before, only (none, constant or exponential with or without their jitter, full jitter in µs or whole milliseconds, equal or decorrelated jitter; not Polly's decorrelated-v2, sorted draws, or a floor above decorrelated jitter's base)");
+    let v2 = b.decorrelated_v2_pieces(0, 0, 1).is_some();
+    if !decorrelated && !v2 && (0..retries).any(|r| b.wait_range(r).is_none()) {
+        return no("backoff", "draws a wait known in advance, or decorrelated jitter's or Polly's decorrelated-v2's from the one before, only (none, constant or exponential with or without their jitter, full jitter in µs or whole milliseconds, equal, decorrelated or decorrelated-v2 jitter; not sorted draws, or a floor above decorrelated jitter's base)");
     }
-    if decorrelated && p.retry_after.is_some() {
+    if (decorrelated || v2) && p.retry_after.is_some() {
         return no(
             "retry_after",
-            "takes no Retry-After with decorrelated jitter",
+            "takes no Retry-After with decorrelated jitter or decorrelated-v2",
+        );
+    }
+    if v2 && pol.budget != BudgetConfig::None {
+        return no(
+            "budget",
+            "counts no retry budget beside Polly's decorrelated-v2 (Polly keeps none)",
         );
     }
     shape_refusal(&sp, policy)

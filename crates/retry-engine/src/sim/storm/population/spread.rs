@@ -4,6 +4,10 @@
 //! go.
 
 use super::{Cohort, Gate, Population, SLOTS};
+
+/// The pieces of equal chance Polly's decorrelated-v2 is spread over: within one its wait is
+/// taken as uniform, and its curve value as its middle's (a thirty-second of the draw).
+const V2_PIECES: u32 = 32;
 use crate::retry::backoff::WaitRange;
 use crate::retry::policy::StopReason;
 use crate::sim::split;
@@ -46,7 +50,7 @@ impl Population {
         f: u64,
         range: WaitRange,
         limit: Option<u64>,
-        gate: Gate,
+        (gate, prev): (Gate, Option<u64>),
     ) -> u64 {
         let (low, high, floor) = range.parts();
         let (cap, step) = (range.cap(), range.step());
@@ -69,7 +73,7 @@ impl Population {
         let (first, last) = (slot(t + shortest + net), slot(t + longest + net));
         let slots = if uniform > 0 { last - first + 1 } else { 0 };
         if f < slots + u64::from(plateau > 0) {
-            return self.spread_each(t, c, f, range, limit, gate);
+            return self.spread_each(t, c, f, range, limit, (gate, prev));
         }
         let mut weights = Vec::with_capacity(slots as usize + 2);
         let mut fit = 0;
@@ -96,9 +100,52 @@ impl Population {
                 let at = (start(j) + start(j + 1)) / 2;
                 (at, at.saturating_sub(t + net).clamp(low, uhigh))
             };
-            self.schedule(at, c, n, self.prev_after(&c, wait));
+            let next = prev.unwrap_or_else(|| self.prev_after(&c, wait));
+            self.schedule(at, c, n, next);
         }
         go
+    }
+
+    /// [`Population::spread`] under Polly's decorrelated-v2, whose wait follows from the
+    /// curve's value each request carries (`c.prev`): where there are fewer failures than
+    /// pieces each draws its own, exactly as one request does; else they are spread over the
+    /// [`V2_PIECES`] pieces of equal chance (a multinomial), each piece's wait uniform over its
+    /// range and its curve value its middle's. No budget stands beside it (refused).
+    pub(super) fn spread_v2(&mut self, t: u64, c: Cohort, f: u64, limit: Option<u64>) {
+        let retry = c.attempt - 1;
+        let net = self.sp.net.0;
+        if f < u64::from(V2_PIECES) {
+            let mut wont = 0;
+            for _ in 0..f {
+                let u = crate::retry::rng::Words::next_f64(&mut self.rng);
+                let (wait, next) = self.policy.backoff().decorrelated_v2_draw(retry, c.prev, u);
+                if limit.is_some_and(|l| wait.0 > l) {
+                    wont += 1;
+                } else {
+                    self.schedule(t + wait.0 + net, c, 1, next);
+                }
+            }
+            return self.end(t, c, StopReason::WontFit, wont);
+        }
+        let Some(pieces) = self
+            .policy
+            .backoff()
+            .decorrelated_v2_pieces(retry, c.prev, V2_PIECES)
+        else {
+            return;
+        };
+        let weights = alloc::vec![1.0 / pieces.len() as f64; pieces.len()];
+        let mut counts = alloc::vec![0; pieces.len()];
+        split::multinomial(&mut self.rng, f, &weights, |i, n| counts[i] = n);
+        for ((range, next), n) in pieces.into_iter().zip(counts) {
+            if n > 0 {
+                let all = Gate {
+                    allow: n,
+                    first: false,
+                };
+                self.spread(t, c, n, range, limit, (all, Some(next)));
+            }
+        }
     }
 
     /// Of `f` failures of cohort `c` at `t`, those whose wait fits (`fits`, a share) and that
@@ -168,7 +215,7 @@ impl Population {
         f: u64,
         range: WaitRange,
         limit: Option<u64>,
-        gate: Gate,
+        (gate, prev): (Gate, Option<u64>),
     ) -> u64 {
         let net = self.sp.net.0;
         let (mut wont, mut go, mut empty) = (0, 0, 0);
@@ -183,7 +230,8 @@ impl Population {
                 empty += 1;
             } else {
                 go += 1;
-                self.schedule(t + wait + net, c, 1, self.prev_after(&c, wait));
+                let next = prev.unwrap_or_else(|| self.prev_after(&c, wait));
+                self.schedule(t + wait + net, c, 1, next);
             }
         }
         self.end(t, c, StopReason::WontFit, wont);
