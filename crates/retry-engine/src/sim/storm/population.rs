@@ -71,7 +71,7 @@ use crate::sim::metrics::{Recorder, Report};
 use crate::sim::params::{ScenarioKind, ServerKind};
 use crate::sim::queue::EventQueue;
 use crate::sim::split;
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use arrivals::Even;
 pub(in crate::sim) use queue::bin_width;
@@ -216,7 +216,7 @@ pub struct Population {
     // Polly's decorrelated-v2: each cohort carries the curve's last value (`f64` bits) in `prev`.
     v2: bool,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
-    late: BTreeMap<(u64, u64), (Cohort, answers::Heard)>,
+    late: answers::LateAnswers,
 }
 
 impl Population {
@@ -284,7 +284,7 @@ impl Population {
             now: Vec::new(),
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
-            late: BTreeMap::new(),
+            late: answers::LateAnswers::default(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
             poisson_to: 0,
             decorrelated: policy.backoff().decorrelated_range(0, 0).is_some(),
@@ -546,8 +546,9 @@ impl Population {
         // The outage and the flaky server hear the answers that come in the tick among its
         // own events; the rest hear them first.
         let own_order = self.queue.is_none() && (self.in_outage(k * w) || self.service.is_some());
+        self.late.open(k);
         if !own_order {
-            self.hear_late(k);
+            self.hear_late();
         }
         let mut list = self.take(k);
         // The outage and the flaky server answer each attempt as it arrives: each cohort is
@@ -593,7 +594,7 @@ impl Population {
         }
     }
 
-    /// Sends and answers the cohorts of `list`, tick `k`'s (answered at `when`), with the
+    /// Sends and answers the cohorts of `list`, the tick's (answered at `when`), with the
     /// retries that arrive again within the tick and the answers of earlier ticks' attempts
     /// that come in it, as events in time order: a cohort's send (where a breaker is asked) and
     /// its answer (where a budget and the breaker hear) each at its own time, so that the
@@ -601,7 +602,6 @@ impl Population {
     /// goes first; cohorts at the same moment go as scheduled.
     fn in_time_order(
         &mut self,
-        k: u64,
         list: Vec<Cohort>,
         when: impl Fn(&Cohort) -> u64,
         mut answer: impl FnMut(&mut Self, Cohort),
@@ -619,7 +619,7 @@ impl Population {
         }
         loop {
             let next = pending.peek().map(|Reverse(e)| e.0);
-            match self.late_due(k) {
+            match self.late_due() {
                 Some(t) if next.is_none_or(|n| t < n) => self.hear_first_late(),
                 _ => {
                     let Some(Reverse((_, phase, seq, i))) = pending.pop() else {

@@ -10,6 +10,7 @@ use crate::retry::policy::StopReason;
 use crate::retry::time::Micros;
 use crate::sim::params::OutageKind;
 use crate::sim::split;
+use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 
 /// What an answer tells a cohort.
@@ -19,6 +20,58 @@ pub(super) enum Heard {
     Failed(Outcome),
     /// The flaky server did the work: each attempt failed on its own.
     Served,
+}
+
+/// An answer kept for the tick it comes in: at `t`, in the order it was kept (`seq`).
+#[derive(Clone, Copy, Debug)]
+struct Late {
+    t: u64,
+    seq: u64,
+    c: Cohort,
+    what: Heard,
+}
+
+/// The answers kept for later ticks, by the tick that hears them (from `base`), and the tick
+/// being settled's, latest first (`due`). Most are heard a tick or two after they are kept, so
+/// each tick's few are sorted once rather than kept in a heap.
+#[derive(Debug, Default)]
+pub(super) struct LateAnswers {
+    base: u64,
+    ticks: VecDeque<Vec<Late>>,
+    due: Vec<Late>,
+}
+
+impl LateAnswers {
+    fn keep(&mut self, tick: u64, l: Late) {
+        let i = usize::try_from(tick.saturating_sub(self.base)).unwrap_or(usize::MAX);
+        if self.ticks.len() <= i {
+            self.ticks.resize_with(i + 1, Vec::new);
+        }
+        self.ticks[i].push(l);
+    }
+
+    /// Makes the answers of tick `k` (and of any before it) due, earliest last.
+    pub(super) fn open(&mut self, k: u64) {
+        while self.base <= k {
+            let Some(mut list) = self.ticks.pop_front() else {
+                self.base = k + 1;
+                break;
+            };
+            self.due.append(&mut list);
+            self.base += 1;
+        }
+        self.due
+            .sort_unstable_by(|a, b| (b.t, b.seq).cmp(&(a.t, a.seq)));
+    }
+
+    /// The first tick with an answer to hear, if any.
+    fn first_tick(&self) -> Option<u64> {
+        if !self.due.is_empty() {
+            return Some(self.base.saturating_sub(1));
+        }
+        let i = self.ticks.iter().position(|l| !l.is_empty())?;
+        Some(self.base + i as u64)
+    }
 }
 
 impl Population {
@@ -38,8 +91,7 @@ impl Population {
 
     /// The tick the earliest answer still to come is heard in, if any.
     pub(super) fn late_tick(&self) -> Option<u64> {
-        let (&(t, _), _) = self.late.first_key_value()?;
-        Some(self.hearing_tick(t))
+        self.late.first_tick()
     }
 
     /// `c`'s answer at `t`: heard now when it comes by the end of the tick being settled
@@ -49,26 +101,27 @@ impl Population {
             return self.heard(t, c, what);
         }
         self.seq += 1;
-        self.late.insert((t, self.seq), (c, what));
+        let seq = self.seq;
+        let tick = self.hearing_tick(t);
+        self.late.keep(tick, Late { t, seq, c, what });
     }
 
-    /// The time of the earliest answer kept for tick `k`, if any is.
-    pub(super) fn late_due(&self, k: u64) -> Option<u64> {
-        let (&(t, _), _) = self.late.first_key_value()?;
-        (t <= self.horizon(k)).then_some(t)
+    /// The time of the earliest answer kept for the tick being settled, if any is.
+    pub(super) fn late_due(&self) -> Option<u64> {
+        self.late.due.last().map(|l| l.t)
     }
 
     /// Hears the earliest answer kept.
     pub(super) fn hear_first_late(&mut self) {
-        if let Some(((t, _), (c, what))) = self.late.pop_first() {
+        if let Some(Late { t, c, what, .. }) = self.late.due.pop() {
             self.heard(t, c, what);
         }
     }
 
-    /// Hears the answers kept for tick `k`, earliest first, before its arrivals are taken (a
-    /// retry sent again at once may arrive in it).
-    pub(super) fn hear_late(&mut self, k: u64) {
-        while self.late_due(k).is_some() {
+    /// Hears the answers kept for the tick being settled, earliest first, before its arrivals
+    /// are taken (a retry sent again at once may arrive in it).
+    pub(super) fn hear_late(&mut self) {
+        while self.late_due().is_some() {
             self.hear_first_late();
         }
     }
@@ -99,7 +152,6 @@ impl Population {
         let net = self.sp.net.0;
         let clock = self.clock();
         self.in_time_order(
-            k,
             list,
             move |c| clock.answer(c, c.at + service + net, Outcome::Ok).0,
             move |m, c| {
@@ -135,7 +187,6 @@ impl Population {
             OutageKind::ConnectTimeout => (clock.give_up(c), Outcome::ConnectTimeout),
         };
         self.in_time_order(
-            k,
             list,
             move |c| answered(c).0,
             move |m, c| {
