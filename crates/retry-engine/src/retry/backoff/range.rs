@@ -3,6 +3,7 @@
 
 use crate::retry::rng::Words;
 use crate::retry::time::Micros;
+use alloc::vec::Vec;
 
 /// One retry's wait as a uniform draw over a range known in advance
 /// ([`Backoff::wait_range`](super::Backoff::wait_range)).

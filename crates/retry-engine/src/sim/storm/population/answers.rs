@@ -61,7 +61,7 @@ impl LateAnswers {
             self.base += 1;
         }
         self.due
-            .sort_unstable_by(|a, b| (b.t, b.seq).cmp(&(a.t, a.seq)));
+            .sort_unstable_by_key(|l| core::cmp::Reverse((l.t, l.seq)));
     }
 
     /// The first tick with an answer to hear, if any.
