@@ -106,10 +106,13 @@ fn agree(link: &str) -> Result<f64, String> {
 /// server and in a gRPC service config's outage, and Envoy's limits on retries in flight
 /// (`budget=envoy`, and the share of `budget=envoy_budget`) through an outage and in a burst,
 /// and the AWS quota on the flaky server, through a connect-timeout outage and in a burst,
-/// and closed-loop users' outage with a token bucket and with the AWS quota, and beside a
+/// and closed-loop users' outage with a token bucket, the AWS quota, a ratio budget and Envoy's
+/// share, and beside a
 /// circuit breaker `fit=cut` and Envoy's limits, and Polly's decorrelated-v2 in a burst (its
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server.
-const RANDOM: [&str; 40] = [
+const RANDOM: [&str; 42] = [
+    "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=ratio",
+    "scenario=outage&users=50&think=200ms&backoff=full&attempts=5&outage=10s&budget=envoy_budget",
     "preset=burst-lab&backoff=decorrelated-v2&base=20ms",
     "preset=payments-jitter&backoff=decorrelated-v2&base=100ms&cap=5s&attempts=6",
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=decorrelated-v2&base=50ms&cap=1s",
@@ -248,6 +251,10 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=grpc",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=envoy",
         "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=rate",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=ratio",
+        "scenario=outage&users=50&think=200ms&backoff=constant&base=50ms&attempts=5&outage=10s&budget=ratio",
+        "scenario=outage&users=100&think=1s&backoff=exponential&base=100ms&budget=envoy_budget",
+        "scenario=outage&users=50&think=200ms&backoff=constant&base=50ms&attempts=5&outage=10s&budget=envoy_budget",
         "preset=payments-none&fit=cut&breaker=on&deadline=2s&backoff=exponential&base=200ms&attempts=8",
         "preset=payments-none&budget=envoy&breaker=on",
         "preset=payments-none&breaker=on&budget=envoy_budget&envoy_budget_percent=10&backoff=constant&base=100ms&attempts=6&outage=20s",

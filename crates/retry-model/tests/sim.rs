@@ -305,8 +305,8 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "limiter",
         ),
         (
-            "scenario=outage&users=20&budget=ratio&engine=population",
-            "budget",
+            "scenario=outage&budget=ratio&budget_scope=tenant&tenants=4&engine=population",
+            "budget_scope",
         ),
         ("scenario=outage&hedge=on&engine=population", "hedge"),
         (
@@ -318,8 +318,8 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "retry_after",
         ),
         (
-            "scenario=outage&users=20&budget=envoy_budget&engine=population",
-            "budget",
+            "scenario=outage&backoff=full&sorted=true&engine=population",
+            "backoff",
         ),
         // No request at all, on either engine (the population engine used to wait forever).
         (

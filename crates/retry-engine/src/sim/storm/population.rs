@@ -213,6 +213,9 @@ pub struct Population {
     // the base (`first_prev`).
     decorrelated: bool,
     first_prev: u64,
+    // Closed-loop users' next originals, made when their last request ends: how many are sent
+    // at each time, for a budget that earns from originals as they are sent.
+    user_sends: alloc::collections::BTreeMap<u64, u64>,
     // Polly's decorrelated-v2: each cohort carries the curve's last value (`f64` bits) in `prev`.
     v2: bool,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
@@ -285,6 +288,7 @@ impl Population {
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
             late: answers::LateAnswers::default(),
+            user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
             poisson_to: 0,
             decorrelated: policy.backoff().decorrelated_range(0, 0).is_some(),
@@ -521,6 +525,9 @@ impl Population {
     /// the attempt after an attempt 0: their first).
     fn user_cohort(&mut self, origin: u64, n: u64) {
         self.made += n;
+        if self.budget.deposit_slot().is_some() {
+            *self.user_sends.entry(origin).or_default() += n;
+        }
         self.rec.originals_n(Micros(origin), n);
         let c = Cohort {
             attempt: 0,
@@ -844,7 +851,8 @@ impl Population {
 
     /// Gives the budget the deposits of the evenly spaced originals sent by `t`, earliest
     /// first, each group at the first one's send time within its slot of the budget's window
-    /// (where it counts), as the per-request engine deposits each as it is sent.
+    /// (where it counts), as the per-request engine deposits each as it is sent; closed-loop
+    /// users' later originals at their own send times, among them.
     fn deposit_to(&mut self, t: u64) {
         let Some(slot) = self.budget.deposit_slot() else {
             return;
@@ -855,6 +863,14 @@ impl Population {
                 self.steady.next_deposit(t + 1),
                 self.spike.next_deposit(t + 1),
             );
+            let stream = a.into_iter().chain(b).min().unwrap_or(u64::MAX);
+            if let Some(entry) = self.user_sends.first_entry() {
+                if *entry.key() <= t && *entry.key() <= stream {
+                    let (at, n) = entry.remove_entry();
+                    self.budget.on_originals(Micros(at), n);
+                    continue;
+                }
+            }
             let (s, stream) = match (a, b) {
                 (Some(x), Some(y)) if y < x => (y, &mut self.spike),
                 (Some(x), _) => (x, &mut self.steady),

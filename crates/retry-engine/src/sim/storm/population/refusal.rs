@@ -3,7 +3,7 @@
 
 use super::arrivals::Even;
 use crate::retry::backoff::WaitRange;
-use crate::retry::budget::{Budget, BudgetConfig, Scope};
+use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::classify::classify_listed;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
@@ -54,10 +54,6 @@ pub(in crate::sim) fn refusal(
         return no("hedge", "does not hedge");
     }
     let pol = policy.policy();
-    // Closed-loop users' later requests are made when their last ends, not in send order.
-    if sp.users > 0 && Budget::new(pol.budget, None).deposit_slot().is_some() {
-        return no("budget", "counts the ratio budget and Envoy's share, which earn from original calls in send order, with open-loop arrivals only, not with closed-loop users");
-    }
     let shared = match pol.scope {
         Scope::Process => true,
         Scope::Client => p.clients <= 1,
