@@ -257,6 +257,7 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "scenario=outage&users=50&think=200ms&backoff=constant&base=50ms&attempts=5&outage=10s&budget=envoy_budget",
         "preset=payments-none&fit=cut&breaker=on&deadline=2s&backoff=exponential&base=200ms&attempts=8",
         "preset=payments-none&budget=envoy&breaker=on",
+        "preset=payments-none&budget=envoy&envoy_max_retries=20&backoff=constant&base=20ms",
         "preset=payments-none&breaker=on&budget=envoy_budget&envoy_budget_percent=10&backoff=constant&base=100ms&attempts=6&outage=20s",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));

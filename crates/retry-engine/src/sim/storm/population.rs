@@ -100,8 +100,10 @@ struct Cohort {
     at: u64,
     /// How many.
     n: u64,
-    /// When their attempt was scheduled, in order: attempts that arrive at the same moment
-    /// are taken in this order, as the per-request engine takes its events.
+    /// When their send was scheduled, in µs (an original's at the send before it, a retry's at
+    /// the failure it follows), then in order (`seq`): attempts sent or arriving at the same
+    /// moment are taken in this order, as the per-request engine takes its events.
+    sched: u64,
     seq: u64,
     /// Whether their attempt has been sent (a breaker asked, the attempt recorded).
     sent: bool,
@@ -207,6 +209,8 @@ pub struct Population {
     now: Vec<Cohort>,
     // Cohorts scheduled so far (each cohort's `seq`).
     seq: u64,
+    // The time of the failure (or the end) whose next attempt is being scheduled.
+    deciding: u64,
     // Poisson arrivals: drawn for the send times before this one.
     poisson_to: u64,
     // Decorrelated jitter: each cohort's waits follow from its previous one, which starts at
@@ -287,6 +291,7 @@ impl Population {
             now: Vec::new(),
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
+            deciding: 0,
             late: answers::LateAnswers::default(),
             user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
@@ -361,6 +366,7 @@ impl Population {
                 origin,
                 at: origin + net,
                 n: b - a,
+                sched: if a == 0 { 0 } else { stream.send_time(a - 1) },
                 seq: self.seq,
                 sent: false,
                 prev: self.first_prev,
@@ -410,6 +416,7 @@ impl Population {
             origin,
             at: origin + self.sp.net.0,
             n,
+            sched: origin,
             seq: self.seq,
             sent: false,
             prev: self.first_prev,
@@ -429,7 +436,7 @@ impl Population {
         self.originals_in(k, &mut list);
         // In the order the server takes them (by arrival, then as scheduled), neighbours alike
         // merged.
-        list.sort_unstable_by_key(|c| (c.at, c.seq));
+        list.sort_unstable_by_key(|c| (c.at, c.sched, c.seq));
         list.dedup_by(|b, a| {
             let same = a.attempt == b.attempt
                 && a.origin == b.origin
@@ -440,7 +447,7 @@ impl Population {
                 && a.taken == b.taken;
             if same {
                 a.n += b.n;
-                a.seq = a.seq.min(b.seq);
+                (a.sched, a.seq) = (a.sched, a.seq).min((b.sched, b.seq));
             }
             same
         });
@@ -468,6 +475,13 @@ impl Population {
             origin: c.origin,
             at,
             n,
+            // A retry sent at once goes within the event that answered its attempt, which was
+            // scheduled before the sends at its time.
+            sched: if at.saturating_sub(self.sp.net.0) > self.deciding {
+                self.deciding
+            } else {
+                0
+            },
             seq: self.seq,
             sent: false,
             prev,
@@ -516,6 +530,7 @@ impl Population {
             .ends_n(Micros(t), reason, Micros(t.saturating_sub(c.origin)), n);
         // A closed-loop user thinks, then sends its next request while the run lasts.
         let next = t.saturating_add(self.sp.think.0);
+        self.deciding = t;
         if c.user && next < self.sp.duration.0 {
             self.user_cohort(next, n);
         }
@@ -534,6 +549,7 @@ impl Population {
             origin,
             at: 0,
             n,
+            sched: 0,
             seq: 0,
             sent: false,
             prev: self.first_prev,
@@ -618,10 +634,10 @@ impl Population {
         let clock = self.clock();
         let send_at = |c: &Cohort| clock.sent(c);
         // (time, 0 send or 1 answer, order scheduled, index in `slots`), earliest first.
-        let mut pending: BinaryHeap<Reverse<(u64, u8, u64, usize)>> = BinaryHeap::new();
+        let mut pending: BinaryHeap<Reverse<(u64, u8, (u64, u64), usize)>> = BinaryHeap::new();
         let mut slots: Vec<Cohort> = Vec::with_capacity(list.len());
         for c in list {
-            pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
+            pending.push(Reverse((send_at(&c), 0, (c.sched, c.seq), slots.len())));
             slots.push(c);
         }
         loop {
@@ -650,7 +666,7 @@ impl Population {
                 }
             }
             for c in self.now.drain(..) {
-                pending.push(Reverse((send_at(&c), 0, c.seq, slots.len())));
+                pending.push(Reverse((send_at(&c), 0, (c.sched, c.seq), slots.len())));
                 slots.push(c);
             }
         }
@@ -681,7 +697,7 @@ impl Population {
         let mut list = core::mem::take(&mut self.arriving[0]);
         list.append(&mut early);
         let net = self.sp.net.0;
-        list.sort_unstable_by_key(|c| (c.at, c.seq));
+        list.sort_unstable_by_key(|c| (c.at, c.sched, c.seq));
         for c in list.iter_mut().filter(|c| c.at.saturating_sub(net) < t) {
             self.send_one(c);
         }
@@ -741,6 +757,7 @@ impl Population {
         if f == 0 {
             return;
         }
+        self.deciding = t;
         // The population engine's failures are a 503, a connect timeout in the outage, or a
         // read timeout at the queue server.
         let timeout = outcome.is_timeout();

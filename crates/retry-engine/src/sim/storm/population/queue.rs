@@ -242,7 +242,7 @@ impl Population {
         // Retries that arrive again in this bin (after a refusal or a timeout).
         while !self.now.is_empty() {
             let mut again = core::mem::take(&mut self.now);
-            again.sort_unstable_by_key(|c| (c.at, c.seq));
+            again.sort_unstable_by_key(|c| (c.at, c.sched, c.seq));
             self.send_through(&mut again);
             self.admit(&again);
             self.time_out(k);
