@@ -159,6 +159,10 @@ impl Clock {
     }
 }
 
+/// An event of `Population::in_time_order`: its time, 0 for a send or 1 for an answer, the
+/// cohort's (scheduled, seq) order and its index.
+type TimeOrder = (u64, u8, (u64, u64), usize);
+
 /// How many of a cohort's failures the budget lets retry.
 #[derive(Clone, Copy, Debug)]
 struct Gate {
@@ -634,7 +638,7 @@ impl Population {
         let clock = self.clock();
         let send_at = |c: &Cohort| clock.sent(c);
         // (time, 0 send or 1 answer, order scheduled, index in `slots`), earliest first.
-        let mut pending: BinaryHeap<Reverse<(u64, u8, (u64, u64), usize)>> = BinaryHeap::new();
+        let mut pending: BinaryHeap<Reverse<TimeOrder>> = BinaryHeap::new();
         let mut slots: Vec<Cohort> = Vec::with_capacity(list.len());
         for c in list {
             pending.push(Reverse((send_at(&c), 0, (c.sched, c.seq), slots.len())));
