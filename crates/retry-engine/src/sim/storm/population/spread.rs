@@ -110,8 +110,12 @@ impl Population {
     /// curve's value each request carries (`c.prev`): where there are fewer failures than
     /// pieces each draws its own, exactly as one request does; else they are spread over the
     /// [`V2_PIECES`] pieces of equal chance (a multinomial), each piece's wait uniform over its
-    /// range and its curve value its middle's. No budget stands beside it (refused).
-    pub(super) fn spread_v2(&mut self, t: u64, c: Cohort, f: u64, limit: Option<u64>) {
+    /// range and its curve value its middle's. No budget stands beside it (refused), so every
+    /// retry that fits the deadline's `limit` (`Some(None)`: none does) goes.
+    pub(super) fn spread_v2(&mut self, t: u64, c: Cohort, f: u64, limit: Option<Option<u64>>) {
+        let Some(limit) = limit.map_or(Some(None), |l| l.map(Some)) else {
+            return self.end(t, c, StopReason::WontFit, f);
+        };
         let retry = c.attempt - 1;
         let net = self.sp.net.0;
         if f < u64::from(V2_PIECES) {
