@@ -111,6 +111,16 @@ impl Service {
         self.hedge && !cx.aw.awaits(job.req, job.gen)
     }
 
+    /// `us` of work starting at `now`, times `slow` in its window, as `service_time` scales it.
+    pub(super) fn scaled_at(&self, now: Micros, us: u64) -> f64 {
+        let v = us as f64;
+        if self.slow.holds(now) {
+            v * self.slow_milli as f64 / 1000.0
+        } else {
+            v
+        }
+    }
+
     /// A draw below `ppm` millionths.
     pub(super) fn chance(&mut self, ppm: u32) -> bool {
         self.rng.below(1_000_000) < u64::from(ppm)
@@ -130,7 +140,7 @@ impl Service {
 
     /// A service time drawn for work starting at `now`: the mean (times `slow` in its window),
     /// shaped by the distribution, plus `latency_per_inflight` per request at the server.
-    fn service_time(&mut self, now: Micros) -> Micros {
+    pub(super) fn service_time(&mut self, now: Micros) -> Micros {
         let qs = self.cfg;
         let slow = self.slow.holds(now);
         if qs.dist == ServiceDist::Const && qs.per_inflight == Micros::ZERO && !slow {

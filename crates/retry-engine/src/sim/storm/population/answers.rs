@@ -4,14 +4,20 @@
 //! circuit breaker hear it after the successes that came before it, as the per-request engine
 //! has them.
 
-use super::{Cohort, Population};
+use super::queue::{service_cdf, TAIL_MEANS};
+use super::{Cohort, Population, SLOTS};
 use crate::retry::outcome::Outcome;
 use crate::retry::policy::StopReason;
 use crate::retry::time::Micros;
 use crate::sim::params::OutageKind;
+use crate::sim::params::ServiceDist;
 use crate::sim::split;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
+
+/// The fewest attempts of a cohort the flaky server's exponential or lognormal service is
+/// spread over as counts; fewer each draw their own, as the per-request engine does.
+const SERVICE_PARTS_FROM: u64 = 32;
 
 /// What an answer tells a cohort.
 #[derive(Clone, Copy, Debug)]
@@ -143,36 +149,97 @@ impl Population {
     }
 
     /// The flaky server, tick `k`: each attempt is served for its service time as it arrives
-    /// and fails with probability `fail` on its own (a binomial split of each cohort), answered
-    /// a hop after.
+    /// (its cohort split over the service's distribution, [`Population::services`]) and fails
+    /// with probability `fail` on its own (a binomial split), answered a hop after.
     pub(super) fn flaky(&mut self, k: u64, list: Vec<Cohort>) {
-        let Some(service) = self.service.as_ref().map(|w| w.cfg.service.0) else {
+        let Some(w) = self.service.as_ref() else {
             return;
         };
-        let net = self.sp.net.0;
-        let clock = self.clock();
+        // A breaker hears a cohort at its first answer (all of them, for a constant service).
+        let first = match w.cfg.dist {
+            ServiceDist::Const => w.cfg.service.0,
+            ServiceDist::Exp | ServiceDist::Lognormal | ServiceDist::Mix => 0,
+        };
+        let (net, clock) = (self.sp.net.0, self.clock());
         self.in_time_order(
             list,
-            move |c| clock.answer(c, c.at + service + net, Outcome::Ok).0,
+            move |c| clock.answer(c, c.at + first + net, Outcome::Ok).0,
             move |m, c| {
-                let done = c.at + service;
-                m.rec.served_n(Micros(done), c.n);
-                if let Some(w) = m.service.as_mut() {
-                    let st = &mut w.stats;
-                    st.completed += c.n;
-                    st.sojourn_us += u128::from(c.n) * u128::from(service);
-                    st.area += u128::from(c.n) * u128::from(service);
-                    st.last = st.last.max(Micros(done));
+                for (service, n) in m.services(&c) {
+                    m.flaky_done(k, Cohort { n, ..c }, service);
                 }
-                let (t, outcome) = clock.answer(&c, done + net, Outcome::Ok);
-                if outcome == Outcome::ReadTimeout {
-                    // Its client gave up before the answer: the work is wasted.
-                    m.rec.wasted_n(Micros(done), c.n);
-                    return m.hear(k, t, c, Heard::Failed(outcome));
-                }
-                m.hear(k, t, c, Heard::Served);
             },
         );
+    }
+
+    /// `c`'s attempts done at the flaky server `service` µs after they arrive.
+    fn flaky_done(&mut self, k: u64, c: Cohort, service: u64) {
+        let done = c.at + service;
+        self.rec.served_n(Micros(done), c.n);
+        let (t, outcome) = self.clock().answer(&c, done + self.sp.net.0, Outcome::Ok);
+        let late = outcome == Outcome::ReadTimeout;
+        if let Some(w) = self.service.as_mut() {
+            let st = &mut w.stats;
+            st.arrived += c.n;
+            st.completed += c.n;
+            st.wasted += if late { c.n } else { 0 };
+            st.sojourn_us += u128::from(c.n) * u128::from(service);
+            st.area += u128::from(c.n) * u128::from(service);
+            st.last = st.last.max(Micros(done));
+        }
+        if late {
+            // Its client gave up before the answer: the work is wasted.
+            self.rec.wasted_n(Micros(done), c.n);
+            return self.hear(k, t, c, Heard::Failed(outcome));
+        }
+        self.hear(k, t, c, Heard::Served);
+    }
+
+    /// How long `c`'s attempts work at the flaky server, as (µs, how many): the per-request
+    /// engine's own draw for each where the cohort is small; else spread (a multinomial) over
+    /// the service's distribution in eighths of a tick, each part at its middle, split at the
+    /// service past which the answer comes after the client's give-up, the tail past 30 means
+    /// in the last part. A constant service is one part, and the mix's tail a binomial.
+    fn services(&mut self, c: &Cohort) -> Vec<(u64, u64)> {
+        let give_up = self.clock().give_up(c);
+        let (width, net) = (self.width, self.sp.net.0);
+        let Some(w) = self.service.as_mut() else {
+            return Vec::new();
+        };
+        let (cfg, now) = (w.cfg, Micros(c.at));
+        let mean = w.scaled_at(now, cfg.service.0);
+        match cfg.dist {
+            ServiceDist::Const => return alloc::vec![(libm::round(mean) as u64, c.n)],
+            ServiceDist::Mix => {
+                let tail = split::binomial(&mut self.rng, c.n, f64::from(cfg.tail_ppm) / 1e6);
+                let long = libm::round(w.scaled_at(now, cfg.tail.0)) as u64;
+                return alloc::vec![(libm::round(mean) as u64, c.n - tail), (long, tail)];
+            }
+            ServiceDist::Exp | ServiceDist::Lognormal if c.n < SERVICE_PARTS_FROM => {
+                return (0..c.n).map(|_| (w.service_time(now).0, 1)).collect();
+            }
+            ServiceDist::Exp | ServiceDist::Lognormal => {}
+        }
+        // Eighths of a tick up to 30 means (at most 1,024 parts), and the give-up's edge.
+        let top = TAIL_MEANS * mean;
+        let parts = libm::ceil(top * SLOTS as f64 / width as f64).clamp(2.0, 1024.0);
+        let step = top / parts;
+        let limit = give_up.saturating_sub(c.at + net) as f64;
+        let mut edges: Vec<f64> = (0..=parts as usize).map(|i| i as f64 * step).collect();
+        if limit > 0.0 && limit < top {
+            let i = edges.partition_point(|&e| e < limit);
+            edges.insert(i, limit);
+        }
+        let cdf = |x: f64| service_cdf(&cfg, mean, x);
+        let mut weights: Vec<f64> = edges.windows(2).map(|p| cdf(p[1]) - cdf(p[0])).collect();
+        if let Some(last) = weights.last_mut() {
+            *last += 1.0 - cdf(top);
+        }
+        let mut out = Vec::new();
+        split::multinomial(&mut self.rng, c.n, &weights, |i, n| {
+            out.push((libm::round((edges[i] + edges[i + 1]) / 2.0) as u64, n));
+        });
+        out
     }
 
     /// Tick `k` in the outage window: every attempt fails, a hop after it arrives (a 503) or at

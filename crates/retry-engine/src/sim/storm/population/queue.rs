@@ -38,7 +38,7 @@ const STARTS: u64 = 8;
 
 /// The longest service spread, in means: the mass beyond it ends in the last bin (an
 /// exponential's share there is e^-30).
-const TAIL_MEANS: f64 = 30.0;
+pub(super) const TAIL_MEANS: f64 = 30.0;
 
 /// The population engine's bin for the queue server: the largest of a few round widths at most
 /// a sixteenth of the mean service time (at least 50 µs).
@@ -182,22 +182,7 @@ impl QueueCounts {
 fn spread_of(cfg: &QueueServer, mean: f64, width: u64, e: u64) -> Vec<f64> {
     let w = width as f64;
     let start = (e as f64 + 0.5) * w / STARTS as f64;
-    let cdf = |x: f64| -> f64 {
-        if x <= 0.0 {
-            return 0.0;
-        }
-        match cfg.dist {
-            ServiceDist::Exp => 1.0 - libm::exp(-x / mean),
-            ServiceDist::Lognormal => {
-                let cv = cfg.cv_milli as f64 / 1000.0;
-                let var = libm::log(1.0 + cv * cv);
-                let mu = libm::log(mean.max(1e-9)) - var / 2.0;
-                0.5 * libm::erfc(-(libm::log(x) - mu) / libm::sqrt(2.0 * var))
-            }
-            // Ended exactly at start (not spread).
-            ServiceDist::Const | ServiceDist::Mix => 1.0,
-        }
-    };
+    let cdf = |x: f64| service_cdf(cfg, mean, x);
     let bins = (libm::ceil(TAIL_MEANS * mean / w) as usize).max(2);
     let mut out = Vec::with_capacity(bins);
     let mut before = 0.0;
@@ -211,6 +196,25 @@ fn spread_of(cfg: &QueueServer, mean: f64, width: u64, e: u64) -> Vec<f64> {
         before = upto.max(before);
     }
     out
+}
+
+/// The chance that a service of `mean` µs ends within `x` µs: the exponential's or the
+/// lognormal's (the per-request engine's draws); 1 for a constant one (ended at once, not
+/// spread).
+pub(super) fn service_cdf(cfg: &QueueServer, mean: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    match cfg.dist {
+        ServiceDist::Exp => 1.0 - libm::exp(-x / mean),
+        ServiceDist::Lognormal => {
+            let cv = cfg.cv_milli as f64 / 1000.0;
+            let var = libm::log(1.0 + cv * cv);
+            let mu = libm::log(mean.max(1e-9)) - var / 2.0;
+            0.5 * libm::erfc(-(libm::log(x) - mu) / libm::sqrt(2.0 * var))
+        }
+        ServiceDist::Const | ServiceDist::Mix => 1.0,
+    }
 }
 
 impl Population {

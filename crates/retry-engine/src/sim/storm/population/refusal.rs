@@ -30,14 +30,11 @@ pub(in crate::sim) fn refusal(
             alloc::format!("the population engine {why}: engine=request runs it"),
         ))
     };
-    let flaky_const = sp.queue.dist == crate::sim::params::ServiceDist::Const
-        && sp.queue.per_inflight == Micros::ZERO
-        && sp.slow_milli == 1000;
     match sp.server {
         ServerKind::Tick => {}
-        ServerKind::Flaky if flaky_const => {}
+        ServerKind::Flaky if sp.queue.per_inflight == Micros::ZERO => {}
         ServerKind::Flaky => {
-            return no("service_dist", "steps the flaky server with a constant service time only (service_dist=const, no latency_per_inflight, no slow)");
+            return no("latency_per_inflight", "steps a flaky server whose service does not grow with the requests at it (latency_per_inflight=0ms)");
         }
         ServerKind::Queue if sp.queue.service < Micros(800) => {
             return no("service", "steps a queue server whose mean service is at least 800 µs (its bin, at least 50 µs, is a sixteenth of it)");
