@@ -220,13 +220,21 @@ impl Population {
             }
             ServiceDist::Exp | ServiceDist::Lognormal => {}
         }
-        // Eighths of a tick up to 30 means (at most 1,024 parts), and the give-up's edge.
+        // Eighths of a tick (at most 1,024 parts) up to the give-up's edge or 30 means; past
+        // the edge, whose attempts all time out, 16 parts to 30 means.
         let top = TAIL_MEANS * mean;
-        let parts = libm::ceil(top * SLOTS as f64 / width as f64).clamp(2.0, 1024.0);
-        let step = top / parts;
-        let limit = give_up.saturating_sub(c.at + net) as f64;
-        let mut edges: Vec<f64> = (0..=parts as usize).map(|i| i as f64 * step).collect();
-        if limit > 0.0 && limit < top {
+        let limit = (give_up.saturating_sub(c.at + net) as f64).min(top);
+        let fine = limit.max(top / 16.0);
+        let parts = libm::ceil(fine * SLOTS as f64 / width as f64).clamp(2.0, 1024.0);
+        let mut edges: Vec<f64> = (0..=parts as usize)
+            .map(|i| i as f64 * fine / parts)
+            .collect();
+        if fine < top {
+            let coarse = (top - fine) / 16.0;
+            edges.extend((1..=16).map(|i| fine + f64::from(i) * coarse));
+        }
+        if limit > 0.0 && limit < fine {
+            // A give-up sooner than a sixteenth of the spread: its own edge.
             let i = edges.partition_point(|&e| e < limit);
             edges.insert(i, limit);
         }
