@@ -197,9 +197,9 @@ impl Population {
 
     /// How long `c`'s attempts work at the flaky server, as (µs, how many): the per-request
     /// engine's own draw for each where the cohort is small; else spread (a multinomial) over
-    /// the service's distribution in eighths of a tick, each part at its middle, split at the
-    /// service past which the answer comes after the client's give-up, the tail past 30 means
-    /// in the last part. A constant service is one part, and the mix's tail a binomial.
+    /// the service's distribution, each part at its middle: eighths of a tick up to the service
+    /// past which the answer comes after the client's give-up, then 16 parts to 30 means, the
+    /// tail past them in the last. A constant service is one part, the mix's tail a binomial.
     fn services(&mut self, c: &Cohort) -> Vec<(u64, u64)> {
         let give_up = self.clock().give_up(c);
         let (width, net) = (self.width, self.sp.net.0);
