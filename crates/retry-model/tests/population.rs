@@ -263,6 +263,8 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&fit=cut&breaker=on&deadline=2s&backoff=exponential&base=200ms&attempts=8",
         "preset=payments-none&budget=envoy&breaker=on",
         "preset=payments-none&budget=envoy&envoy_max_retries=20&backoff=constant&base=20ms",
+        // Connect timeouts heard a day after their sends (kept by the tick that hears them).
+        "preset=payments-none&outage_kind=connect_timeout&attempt_timeout=86400s&deadline=none",
         "preset=payments-none&breaker=on&budget=envoy_budget&envoy_budget_percent=10&backoff=constant&base=100ms&attempts=6&outage=20s",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));

@@ -12,7 +12,7 @@ use crate::retry::time::Micros;
 use crate::sim::params::OutageKind;
 use crate::sim::params::ServiceDist;
 use crate::sim::split;
-use alloc::collections::VecDeque;
+use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 
 /// The fewest attempts of a cohort the flaky server's exponential or lognormal service is
@@ -37,46 +37,64 @@ struct Late {
     what: Heard,
 }
 
-/// The answers kept for later ticks, by the tick that hears them (from `base`), and the tick
-/// being settled's, latest first (`due`). Most are heard a tick or two after they are kept, so
-/// each tick's few are sorted once rather than kept in a heap.
+/// How many ticks ahead an answer is kept in a list of its tick (`near`); one later still (a
+/// connect timeout of a day) is kept in `far`, one entry per tick.
+const NEAR: u64 = 1024;
+
+/// The answers kept for later ticks, by the tick that hears them, and the tick being settled's,
+/// latest first (`due`). Most are heard a tick or two after they are kept: they go in a list
+/// per tick from `base`, each tick's few sorted once rather than kept in a heap.
 #[derive(Debug, Default)]
 pub(super) struct LateAnswers {
     base: u64,
-    ticks: VecDeque<Vec<Late>>,
+    near: VecDeque<Vec<Late>>,
+    far: BTreeMap<u64, Vec<Late>>,
     due: Vec<Late>,
 }
 
 impl LateAnswers {
     fn keep(&mut self, tick: u64, l: Late) {
-        let i = usize::try_from(tick.saturating_sub(self.base)).unwrap_or(usize::MAX);
-        if self.ticks.len() <= i {
-            self.ticks.resize_with(i + 1, Vec::new);
+        let i = tick.saturating_sub(self.base);
+        if i >= NEAR {
+            return self.far.entry(tick).or_default().push(l);
         }
-        self.ticks[i].push(l);
+        let i = i as usize;
+        if self.near.len() <= i {
+            self.near.resize_with(i + 1, Vec::new);
+        }
+        self.near[i].push(l);
     }
 
     /// Makes the answers of tick `k` (and of any before it) due, earliest last.
     pub(super) fn open(&mut self, k: u64) {
         while self.base <= k {
-            let Some(mut list) = self.ticks.pop_front() else {
+            let Some(mut list) = self.near.pop_front() else {
                 self.base = k + 1;
                 break;
             };
             self.due.append(&mut list);
             self.base += 1;
         }
+        while let Some(entry) = self.far.first_entry() {
+            if *entry.key() > k {
+                break;
+            }
+            self.due.append(&mut entry.remove());
+        }
         self.due
             .sort_unstable_by_key(|l| core::cmp::Reverse((l.t, l.seq)));
     }
 
-    /// The first tick with an answer to hear, if any.
+    /// The first later tick with an answer to hear, if any (a tick hears all of its own while
+    /// it settles).
     fn first_tick(&self) -> Option<u64> {
-        if !self.due.is_empty() {
-            return Some(self.base.saturating_sub(1));
+        let near = self.near.iter().position(|l| !l.is_empty());
+        let near = near.map(|i| self.base + i as u64);
+        let far = self.far.first_key_value().map(|(&k, _)| k);
+        match (near, far) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
-        let i = self.ticks.iter().position(|l| !l.is_empty())?;
-        Some(self.base + i as u64)
     }
 }
 
