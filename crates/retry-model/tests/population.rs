@@ -96,8 +96,8 @@ fn agree(link: &str) -> Result<f64, String> {
 /// Links both engines run in a moment, each with something drawn at random: full and equal
 /// jitter, a deadline that cuts retries short, an outage, a burst, the flaky server, Poisson
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
-/// rule) and one moving it 5 s later (the AWS clamp), a load spike with a ratio budget, a
-/// circuit breaker (on the tick server through an outage, and on the flaky server),
+/// rule), one moving it 5 s later (the AWS clamp) and one Envoy spreads over whole
+/// milliseconds, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
@@ -150,6 +150,7 @@ const RANDOM: [&str; 45] = [
     "preset=payments-jitter&spike_rate=30&spike_start=8s&spike_for=5s&budget=ratio",
     "preset=burst-lab&retry_after=150ms&ra_mode=stripe",
     "preset=burst-lab&retry_after=60s&ra_mode=clamp",
+    "preset=payments-none&retry_after=1500ms&ra_mode=envoy",
     "preset=payments-jitter",
     "preset=payments-jitter&budget=ratio",
     "preset=burst-lab&budget=bucket",

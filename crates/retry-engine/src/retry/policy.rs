@@ -149,9 +149,9 @@ impl RetryAfterMode {
     /// The waits after a Retry-After of `server` when the backoff draws from `backoff`, for a
     /// model that spreads retries over their waits as counts: `Ok(Some(range))` where every
     /// wait is a draw from one range, `Ok(None)` where the client gives up, and `Err(())` where
-    /// the waits are no single range (Envoy's spread in whole milliseconds; the AWS clamp where
-    /// the server's value falls inside the backoff's range plus 5 s). Each case follows
-    /// [`RetryAfterMode::resolve_with`] draw for draw.
+    /// the waits are no single range (the AWS clamp where the server's value falls inside the
+    /// backoff's range plus 5 s). Each case follows [`RetryAfterMode::resolve_with`] draw for
+    /// draw, and Envoy's spread follows its draw (`envoy_spread`) word for word.
     #[allow(clippy::result_unit_err)]
     pub fn range_after(
         self,
@@ -169,7 +169,11 @@ impl RetryAfterMode {
             RetryAfterMode::Envoy if server.as_micros() < 2000 => {
                 WaitRange::at(Micros::from_millis(server.as_micros() / 1000))
             }
-            RetryAfterMode::Envoy => return Err(()),
+            // `random() % (I/2) + I` whole milliseconds, as `envoy_spread` draws it.
+            RetryAfterMode::Envoy => {
+                let i = server.as_micros() / 1000;
+                WaitRange::stepped(i * 1000, i / 2, 1000, 0)
+            }
             RetryAfterMode::Server => WaitRange::at(server),
             RetryAfterMode::Cap => WaitRange::at(server.min(p.ra_cap)),
             RetryAfterMode::RefuseAbove if server > p.ra_max => return Ok(None),
@@ -888,6 +892,10 @@ mod tests {
                     let Ok(after) = mode.range_after(server, backoff, &p) else {
                         continue;
                     };
+                    // Envoy's spread: checked word for word below.
+                    if after.is_some_and(|r| r.step() > 1) {
+                        continue;
+                    }
                     for u in (low..=high).step_by(((high - low) / 16).max(1) as usize) {
                         let want = mode.resolve_with(server, Micros(u.max(floor)), limit);
                         let got = after.map(|r| {
@@ -909,6 +917,37 @@ mod tests {
             }
         }
         assert!(checked > 500, "{checked}");
+    }
+
+    /// Envoy's spread as a range draws, word for word, what `envoy_spread` draws: whole
+    /// milliseconds from the server's value up to half as much again.
+    #[test]
+    fn envoy_spread_is_a_range_of_whole_milliseconds() {
+        let p = RetryPolicy {
+            retry_after_mode: RetryAfterMode::Envoy,
+            ra_max: Micros::from_secs(300),
+            ..RetryPolicy::default()
+        };
+        let backoff = WaitRange::new(0, 25_000, 0);
+        for server in [2_000, 3_000, 2_999, 1_200_000, 7_654_321] {
+            let server = Micros(server);
+            let range = RetryAfterMode::Envoy
+                .range_after(server, backoff, &p)
+                .unwrap()
+                .unwrap();
+            let i = server.as_micros() / 1000;
+            assert_eq!(range.parts(), (i * 1000, (i + i / 2 - 1) * 1000, 0));
+            let (mut a, mut b) = (Rng::stream(7, 1), Rng::stream(7, 1));
+            for _ in 0..200 {
+                assert_eq!(range.draw(&mut a), envoy_spread(server, &mut b), "{server}");
+            }
+        }
+        // Over `ra_max` Envoy drops the header: the backoff's own range.
+        let over = Micros::from_secs(301);
+        assert_eq!(
+            RetryAfterMode::Envoy.range_after(over, backoff, &p),
+            Ok(Some(backoff))
+        );
     }
 
     #[test]

@@ -75,7 +75,7 @@ impl WaitRange {
     }
 
     /// Draws `low + k * step` µs for `k` uniform over `0..draws`, raised to `floor`.
-    pub(super) const fn stepped(low: u64, draws: u64, step: u64, floor: u64) -> WaitRange {
+    pub(crate) const fn stepped(low: u64, draws: u64, step: u64, floor: u64) -> WaitRange {
         WaitRange {
             low,
             high: low + (draws - 1) * step,

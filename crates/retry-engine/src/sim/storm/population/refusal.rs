@@ -63,7 +63,7 @@ pub(in crate::sim) fn refusal(
         );
     }
     if ranges_503(p, policy).is_err() {
-        return no("ra_mode", "takes a Retry-After whose waits are one range for each retry only (not Envoy's spread in whole milliseconds, nor the AWS clamp with the server's value inside the backoff's range plus 5 s)");
+        return no("ra_mode", "takes a Retry-After whose waits are one range for each retry only (not the AWS clamp with the server's value inside the backoff's range plus 5 s)");
     }
     // A separate throttling base (`throttle_base`) waits after a 429 only, which no storm's
     // server answers: every failure here waits the backoff's own base, as one at a time.
