@@ -112,7 +112,7 @@ fn agree(link: &str) -> Result<f64, String> {
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server, and the
 /// flaky server's drawn service (exponential, a mix through a slow window, and lognormal in a
 /// burst of 5,000, spread as counts).
-const RANDOM: [&str; 45] = [
+const RANDOM: [&str; 46] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=exp&service=50ms&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.2&attempts=4&rate=400&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=mix&service=20ms&service_tail=500ms&service_tail_p=0.02&attempt_timeout=300ms&slow=3&slow_start=5s&slow_for=5s",
     "scenario=burst&server=flaky&fail=0.3&clients=5000&attempts=4&backoff=full&base=50ms&cap=1s&service_dist=lognormal&service_cv=2&service=30ms&attempt_timeout=150ms&deadline=none",
