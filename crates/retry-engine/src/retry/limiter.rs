@@ -152,6 +152,53 @@ impl AdaptiveLimiter {
         self.capacity += 1.0;
     }
 
+    /// When the next token is there at the current rate, in whole µs (rounded up): for a model
+    /// that hands out tokens as counts.
+    pub fn next_token_at(&self) -> Micros {
+        let wait = (1.0 - self.capacity).max(0.0) / self.fill_rate;
+        Micros(libm::ceil((self.last_refill + wait) * 1e6) as u64)
+    }
+
+    /// Takes up to `n` tokens at `now`, those the bucket holds (all `n` while the limiter is
+    /// off): how many it took. `n` calls of [`AdaptiveLimiter::try_take`] at `now`, at once.
+    pub fn take_up_to(&mut self, now: Micros, n: u64) -> u64 {
+        if !self.enabled {
+            return n;
+        }
+        self.refill(secs(now));
+        let k = (libm::floor(self.capacity.max(0.0)) as u64).min(n);
+        self.capacity -= k as f64;
+        k
+    }
+
+    /// Gives back `n` tokens taken by [`AdaptiveLimiter::take_up_to`] that no send used.
+    pub fn give_back_n(&mut self, n: u64) {
+        self.capacity += n as f64;
+    }
+
+    /// `n` responses at `now`, all throttling or none: the state `n` calls of
+    /// [`AdaptiveLimiter::on_response`] leave. Once a call at `now` leaves everything but the
+    /// count of responses as it was, every later one does too (each reads only that state and
+    /// `now`): the rest are counted at once.
+    pub fn on_responses(&mut self, now: Micros, throttled: bool, n: u64) {
+        for i in 0..n {
+            let before = AdaptiveLimiter {
+                count: 0,
+                ..self.clone()
+            };
+            self.on_response(now, throttled);
+            let count = self.count;
+            if (AdaptiveLimiter {
+                count: 0,
+                ..self.clone()
+            }) == before
+            {
+                self.count = count + (n - i - 1);
+                return;
+            }
+        }
+    }
+
     /// A response at `now`, throttling or not: the measured rate, CUBIC and the fill rate move.
     pub fn on_response(&mut self, now: Micros, throttled: bool) {
         let t = secs(now);
@@ -192,5 +239,66 @@ impl AdaptiveLimiter {
         self.fill_rate = rate.max(MIN_RATE);
         self.max_capacity = if rate >= 1.0 { rate } else { 1.0 };
         self.capacity = self.capacity.min(self.max_capacity);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A limiter that has heard a second of answers, then a throttle.
+    fn warmed() -> AdaptiveLimiter {
+        let mut l = AdaptiveLimiter::new(Micros::ZERO);
+        for ms in (0..1500).step_by(10) {
+            l.on_response(Micros::from_millis(ms), false);
+        }
+        l.on_response(Micros::from_millis(1500), true);
+        l
+    }
+
+    #[test]
+    fn responses_at_once_leave_what_one_at_a_time_leaves() {
+        for (at_ms, throttled, n) in [
+            (1600, false, 1),
+            (1600, false, 5_000),
+            (1600, true, 3),
+            (2100, true, 200),
+            (4000, false, 70),
+            (4000, true, 100_000),
+        ] {
+            let (mut one, mut all) = (warmed(), warmed());
+            let now = Micros::from_millis(at_ms);
+            for _ in 0..n {
+                one.on_response(now, throttled);
+            }
+            all.on_responses(now, throttled, n);
+            assert_eq!(one, all, "{at_ms} ms, throttled {throttled}, {n}");
+            // And the next bucket's measured rate counts every one of them.
+            let next = now.saturating_add(Micros::from_secs(1));
+            one.on_response(next, false);
+            all.on_response(next, false);
+            assert_eq!(one, all);
+        }
+    }
+
+    #[test]
+    fn tokens_taken_at_once_are_those_taken_one_at_a_time() {
+        let mut one = warmed();
+        let mut all = warmed();
+        let now = Micros::from_millis(1900);
+        let mut took = 0;
+        while took < 50 && one.try_take(now) {
+            took += 1;
+        }
+        assert!(took > 0, "the bucket holds tokens after 0.4 s");
+        assert_eq!(all.take_up_to(now, 50), took);
+        assert_eq!(one, all);
+        // The next token comes when `due_in` says, after the last refill.
+        assert_eq!(all.next_token_at(), now.saturating_add(all.due_in()));
+        let later = all.next_token_at();
+        assert_eq!(all.take_up_to(Micros(later.0 - 1), 1), 0);
+        assert_eq!(all.take_up_to(later, 1), 1);
+        // Off, every send goes.
+        assert_eq!(AdaptiveLimiter::new(Micros::ZERO).take_up_to(now, 9), 9);
     }
 }

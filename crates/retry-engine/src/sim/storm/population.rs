@@ -48,6 +48,7 @@
 mod answers;
 mod arrivals;
 mod budgets;
+mod limiter;
 mod queue;
 mod refusal;
 mod spread;
@@ -117,6 +118,8 @@ struct Cohort {
     /// What the retry that made this attempt withdrew from the budget, in thousandths (the
     /// AWS quota refunds it on a success; 0 for an original).
     taken: u64,
+    /// Whether their send has its limiter's token (handed out after a wait in line).
+    limited: bool,
 }
 
 /// When a cohort's attempt leaves and when its clients give up on it: the policy's timing,
@@ -130,13 +133,10 @@ struct Clock {
 }
 
 impl Clock {
-    /// When `c`'s attempt is sent: an original at its start, a retry a hop before it arrives.
+    /// When `c`'s attempt is sent: a hop before it arrives (an original at its start, unless
+    /// it waited for a limiter's token).
     fn sent(&self, c: &Cohort) -> u64 {
-        if c.attempt == 1 {
-            c.origin
-        } else {
-            c.at.saturating_sub(self.net)
-        }
+        c.at.saturating_sub(self.net)
     }
 
     /// When `c`'s clients give up on its attempt: its timeout after its send, or, sooner, the
@@ -229,6 +229,10 @@ pub struct Population {
     v2: bool,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
     late: answers::LateAnswers,
+    // The client-side limiter, when the link has one, with the sends waiting for its tokens.
+    line: Option<limiter::TokenLine>,
+    // The last send time whose attempt arrives in the tick being settled.
+    tick_end: u64,
 }
 
 impl Population {
@@ -299,6 +303,8 @@ impl Population {
             seq: 0,
             deciding: 0,
             late: answers::LateAnswers::default(),
+            line: sp.limiter.map(|_| limiter::TokenLine::new()),
+            tick_end: 0,
             user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
             poisson_to: 0,
@@ -374,6 +380,7 @@ impl Population {
                 prev: self.first_prev,
                 user,
                 taken: 0,
+                limited: false,
             });
         }
         stream
@@ -424,6 +431,7 @@ impl Population {
             prev: self.first_prev,
             user: false,
             taken: 0,
+            limited: false,
         });
     }
 
@@ -446,7 +454,8 @@ impl Population {
                 && a.sent == b.sent
                 && a.prev == b.prev
                 && a.user == b.user
-                && a.taken == b.taken;
+                && a.taken == b.taken
+                && a.limited == b.limited;
             if same {
                 a.n += b.n;
                 (a.sched, a.seq) = (a.sched, a.seq).min((b.sched, b.seq));
@@ -489,6 +498,7 @@ impl Population {
             prev,
             user: c.user,
             taken: c.taken,
+            limited: false,
         };
         let k = at / self.width;
         if k < self.base {
@@ -519,6 +529,7 @@ impl Population {
         }
         self.done += n;
         if reason == StopReason::Success {
+            self.limiter_hears(t, n, 0);
             self.deposit_to(t);
             self.budget.attempts_ended(Micros(t), c.attempt, n);
             let refund = (c.attempt > 1).then_some(c.taken);
@@ -557,6 +568,7 @@ impl Population {
             prev: self.first_prev,
             user: true,
             taken: 0,
+            limited: false,
         };
         self.schedule(origin + self.sp.net.0, c, n, self.first_prev);
     }
@@ -568,6 +580,7 @@ impl Population {
     fn settle(&mut self, k: u64) {
         let w = self.width;
         let net = self.sp.net.0;
+        self.tick_end = ((k + 1) * w).saturating_sub(net + 1);
         // The outage and the flaky server hear the answers that come in the tick among its
         // own events; the rest hear them first.
         let own_order = self.queue.is_none() && (self.in_outage(k * w) || self.service.is_some());
@@ -643,9 +656,17 @@ impl Population {
             slots.push(c);
         }
         loop {
-            let next = pending.peek().map(|Reverse(e)| e.0);
+            // Retries that arrive again within the tick, and sends handed a limiter's token.
+            for c in self.now.drain(..) {
+                pending.push(Reverse((send_at(&c), 0, (c.sched, c.seq), slots.len())));
+                slots.push(c);
+            }
+            let next = pending.peek().map_or(u64::MAX, |Reverse(e)| e.0);
+            // The limiter's next moment in the tick: a token due, or an answer to hear.
+            let tokens = self.limiter_due(self.tick_end).unwrap_or(u64::MAX);
             match self.late_due() {
-                Some(t) if next.is_none_or(|n| t < n) => self.hear_first_late(),
+                Some(t) if t < next && t <= tokens => self.hear_first_late(),
+                _ if tokens < next && self.limiter_step(self.tick_end) => {}
                 _ => {
                     let Some(Reverse((_, phase, seq, i))) = pending.pop() else {
                         return;
@@ -667,10 +688,6 @@ impl Population {
                     answer(self, slots[i]);
                 }
             }
-            for c in self.now.drain(..) {
-                pending.push(Reverse((send_at(&c), 0, (c.sched, c.seq), slots.len())));
-                slots.push(c);
-            }
         }
     }
 
@@ -682,6 +699,16 @@ impl Population {
             self.send_one(c);
         }
         list.retain(|c| c.n > 0);
+        if self.line.is_some() {
+            // The sends that waited for a token due in the tick.
+            self.limiter_to(self.tick_end);
+            let mut released = core::mem::take(&mut self.now);
+            for c in released.iter_mut() {
+                self.send_one(c);
+            }
+            list.append(&mut released);
+            list.sort_unstable_by_key(|c| (c.at, c.sched, c.seq));
+        }
     }
 
     /// With a breaker, sends the attempts of tick `k` (the next) sent before `t`, when the
@@ -711,8 +738,12 @@ impl Population {
         if c.sent {
             return;
         }
-        c.sent = true;
         let send = self.clock().sent(c);
+        if !c.limited && self.line.is_some() {
+            // The rest wait in line for the limiter's tokens.
+            c.n = self.take_tokens(send, c);
+        }
+        c.sent = true;
         if let Some(b) = self.breaker.as_mut() {
             let go = b.allow_many(Micros(send), c.n);
             let code = b.state(Micros(send)).code();
@@ -758,6 +789,11 @@ impl Population {
     fn fail(&mut self, t: u64, c: Cohort, f: u64, outcome: Outcome) {
         if f == 0 {
             return;
+        }
+        if matches!(outcome, Outcome::Status(429 | 503)) {
+            self.limiter_hears(t, 0, f);
+        } else {
+            self.limiter_hears(t, f, 0);
         }
         self.deciding = t;
         // The population engine's failures are a 503, a connect timeout in the outage, or a
@@ -875,6 +911,9 @@ impl Population {
             .and_then(|q| q.next_bin(after + 1, self.width))
             .unwrap_or(u64::MAX);
         let late = self.late_tick().map_or(u64::MAX, |l| l.max(after + 1));
+        let net = self.sp.net.0;
+        let tokens = self.line.as_ref().and_then(|l| l.next_move());
+        let late = tokens.map_or(late, |t| late.min(((t + net) / self.width).max(after + 1)));
         let next = scheduled
             .map_or(originals, |s| s.min(originals))
             .min(server)
@@ -921,6 +960,7 @@ impl Model for Population {
             .service
             .as_ref()
             .map(|w| w.summary(queueing, rep.summary.successes, flaky));
+        rep.summary.limiter = self.line.as_ref().map(limiter::TokenLine::summary);
         rep.summary.population = Some(crate::sim::PopulationSummary {
             tick_ms: Micros(self.width).as_millis_f64(),
         });

@@ -11,6 +11,7 @@ use crate::retry::policy::ValidPolicy;
 use crate::retry::time::Micros;
 use crate::sim::input::RunInput;
 use crate::sim::params::{ScenarioKind, ServerKind};
+use crate::sim::settings::LimiterScope;
 use crate::sim::storm::config::StormCfg;
 use alloc::vec::Vec;
 
@@ -44,8 +45,25 @@ pub(in crate::sim) fn refusal(
             return no("latency_per_inflight", "steps a queue server whose service does not grow with the requests at it (latency_per_inflight=0ms)");
         }
     }
-    if sp.limiter.is_some() {
-        return no("limiter", "has no client-side rate limiter yet");
+    if let Some(scope) = sp.limiter {
+        if scope == LimiterScope::Client && p.clients > 1 {
+            return no(
+                "limiter_scope",
+                "keeps one client-side limiter for the process only (limiter_scope=process)",
+            );
+        }
+        if sp.server == ServerKind::Queue {
+            return no(
+                "limiter",
+                "steps the client-side limiter on the tick and flaky servers only",
+            );
+        }
+        if sp.breaker.is_some() {
+            return no(
+                "limiter",
+                "steps the client-side limiter without a circuit breaker beside it",
+            );
+        }
     }
     if sp.hedge.is_some() {
         return no("hedge", "does not hedge");
