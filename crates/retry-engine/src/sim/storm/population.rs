@@ -28,6 +28,10 @@
 //! The queue server is stepped in bins of its own (at most a sixteenth of its mean service) in
 //! `queue.rs`: the attempts at it waiting in order, or in service by the bin their work ends in.
 //!
+//! The AWS SDKs' adaptive limiter (one for the process) stands before every send: a cohort
+//! takes the tokens its bucket holds and the rest wait in line for the tokens to come
+//! (`limiter.rs`); the limiter hears the answers in time order.
+//!
 //! A circuit breaker is asked at each cohort's send and hears each cohort's answers, in time
 //! order (`Breaker::allow_many`, `Breaker::record_many`: the same state as one call at a
 //! time): in the outage and on the flaky server the tick's cohorts and their quick retries go
