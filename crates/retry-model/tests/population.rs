@@ -98,7 +98,8 @@ fn agree(link: &str) -> Result<f64, String> {
 /// arrivals, a ratio budget and a token bucket, a Retry-After raising the backoff (Stripe's
 /// rule), one moving it 5 s later (the AWS clamp) and one Envoy spreads over whole
 /// milliseconds, the AWS adaptive limiter on the flaky server, through a connect-timeout outage
-/// and in a burst, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
+/// and in a burst, and beside a circuit breaker on the flaky server and through a
+/// connect-timeout outage, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
@@ -113,7 +114,7 @@ fn agree(link: &str) -> Result<f64, String> {
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server, and the
 /// flaky server's drawn service (exponential, a mix through a slow window, and lognormal in a
 /// burst of 5,000, spread as counts).
-const RANDOM: [&str; 49] = [
+const RANDOM: [&str; 51] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=exp&service=50ms&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.2&attempts=4&rate=400&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=mix&service=20ms&service_tail=500ms&service_tail_p=0.02&attempt_timeout=300ms&slow=3&slow_start=5s&slow_for=5s",
     "scenario=burst&server=flaky&fail=0.3&clients=5000&attempts=4&backoff=full&base=50ms&cap=1s&service_dist=lognormal&service_cv=2&service=30ms&attempt_timeout=150ms&deadline=none",
@@ -155,6 +156,8 @@ const RANDOM: [&str; 49] = [
     "scenario=outage&server=flaky&fail=0.1&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&limiter=aws-adaptive",
     "preset=botocore-adaptive&outage_kind=connect_timeout&attempt_timeout=1s",
     "scenario=burst&clients=5000&capacity=500&limiter=aws-adaptive&backoff=full&base=50ms&cap=2s&attempts=5",
+    "scenario=outage&server=flaky&fail=0.1&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&limiter=aws-adaptive&breaker=on",
+    "preset=botocore-adaptive&breaker=on&outage_kind=connect_timeout&attempt_timeout=1s",
     "preset=payments-jitter",
     "preset=payments-jitter&budget=ratio",
     "preset=burst-lab&budget=bucket",
@@ -169,15 +172,17 @@ const RANDOM: [&str; 49] = [
 /// with exponential service, full jitter and read timeouts; a constant service through a load
 /// spike past its workers; a LIFO queue dropping what its callers gave up on (lognormal
 /// service); a retry storm on a full queue that recovers in some seeds and not in others; and
-/// closed-loop users, exponential service and full jitter through a load spike; and an outage
-/// whose retries may be cut short to fit the deadline.
-const QUEUE: [&str; 6] = [
+/// closed-loop users, exponential service and full jitter through a load spike; an outage
+/// whose retries may be cut short to fit the deadline; and an outage behind the AWS adaptive
+/// limiter.
+const QUEUE: [&str; 7] = [
     "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=6&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson&deadline=1200ms&fit=cut",
     "preset=queue-spike-closed&backoff=full&base=100ms&attempts=5&service_dist=exp",
     "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=4&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson",
     "scenario=outage&server=queue&workers=4&service=40ms&rate=70&outage=0ms&spike_rate=40&spike_start=5s&spike_for=5s&attempts=3&backoff=exponential&base=100ms&attempt_timeout=1s&duration=20s&arrivals=poisson",
     "scenario=outage&server=queue&workers=6&service=30ms&service_dist=lognormal&service_cv=1.5&discipline=lifo&server_deadline=on&queue_limit=200&rate=150&outage=0ms&spike_rate=150&spike_start=4s&spike_for=3s&attempts=3&backoff=equal&base=200ms&attempt_timeout=400ms&duration=15s&arrivals=poisson",
     "scenario=outage&attempt_timeout=1s&attempts=3&backoff=none&idempotent=true&rate=70&outage=0ms&server=queue&workers=4&service=40ms&spike_start=10s&service_dist=exp&arrivals=poisson&spike_rate=40&spike_for=9s",
+    "scenario=outage&server=queue&workers=8&service=20ms&service_dist=exp&rate=300&duration=20s&outage_start=5s&outage=3s&attempts=4&backoff=full&base=50ms&cap=1s&attempt_timeout=500ms&arrivals=poisson&limiter=aws-adaptive",
 ];
 
 #[test]

@@ -301,14 +301,6 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "latency_per_inflight",
         ),
         (
-            "scenario=outage&limiter=aws-adaptive&breaker=on&engine=population",
-            "limiter",
-        ),
-        (
-            "scenario=outage&server=queue&limiter=aws-adaptive&engine=population",
-            "limiter",
-        ),
-        (
             "scenario=outage&limiter=aws-adaptive&limiter_scope=client&clients=4&engine=population",
             "limiter_scope",
         ),

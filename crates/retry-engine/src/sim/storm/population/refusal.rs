@@ -52,18 +52,6 @@ pub(in crate::sim) fn refusal(
                 "keeps one client-side limiter for the process only (limiter_scope=process)",
             );
         }
-        if sp.server == ServerKind::Queue {
-            return no(
-                "limiter",
-                "steps the client-side limiter on the tick and flaky servers only",
-            );
-        }
-        if sp.breaker.is_some() {
-            return no(
-                "limiter",
-                "steps the client-side limiter without a circuit breaker beside it",
-            );
-        }
     }
     if sp.hedge.is_some() {
         return no("hedge", "does not hedge");
