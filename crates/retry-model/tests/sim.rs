@@ -301,7 +301,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "latency_per_inflight",
         ),
         (
-            "scenario=outage&limiter=aws-adaptive&limiter_scope=client&clients=4&engine=population",
+            "scenario=outage&limiter=aws-adaptive&limiter_scope=client&clients=101&engine=population",
             "limiter_scope",
         ),
         (

@@ -124,6 +124,8 @@ struct Cohort {
     taken: u64,
     /// Whether their send has its limiter's token (handed out after a wait in line).
     limited: bool,
+    /// The client they belong to, where each client has its own limiter (else 0).
+    client: u32,
 }
 
 /// When a cohort's attempt leaves and when its clients give up on it: the policy's timing,
@@ -233,8 +235,11 @@ pub struct Population {
     v2: bool,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
     late: answers::LateAnswers,
-    // The client-side limiter, when the link has one, with the sends waiting for its tokens.
-    line: Option<limiter::TokenLine>,
+    // The client-side limiters (none, one for the process, or one per client), each with the
+    // sends waiting for its tokens.
+    lines: Vec<limiter::TokenLine>,
+    // The next non-user request's client, in turn.
+    turn: u64,
     // The last send time whose attempt arrives in the tick being settled.
     tick_end: u64,
 }
@@ -307,7 +312,8 @@ impl Population {
             seq: 0,
             deciding: 0,
             late: answers::LateAnswers::default(),
-            line: sp.limiter.map(|_| limiter::TokenLine::new()),
+            lines: limiter::lines_of(sp.limiter, clients),
+            turn: 0,
             tick_end: 0,
             user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
@@ -373,7 +379,7 @@ impl Population {
             let origin = (stream.send_time(a) + stream.send_time(b - 1)) / 2;
             self.rec.originals_n(Micros(origin), b - a);
             self.seq += 1;
-            list.push(Cohort {
+            let c = Cohort {
                 attempt: 1,
                 origin,
                 at: origin + net,
@@ -385,7 +391,12 @@ impl Population {
                 user,
                 taken: 0,
                 limited: false,
-            });
+                client: 0,
+            };
+            // A user's client is its number's; every other request takes the next in turn.
+            let first = if user { a } else { self.turn };
+            self.turn += if user { 0 } else { b - a };
+            self.by_client(c, first, list);
         }
         stream
     }
@@ -424,7 +435,7 @@ impl Population {
         }
         self.rec.originals_n(Micros(origin), n);
         self.seq += 1;
-        list.push(Cohort {
+        let c = Cohort {
             attempt: 1,
             origin,
             at: origin + self.sp.net.0,
@@ -436,7 +447,35 @@ impl Population {
             user: false,
             taken: 0,
             limited: false,
-        });
+            client: 0,
+        };
+        let first = self.turn;
+        self.turn += n;
+        self.by_client(c, first, list);
+    }
+
+    /// `c` onto `list`, split over the clients with a limiter each by turn from client `first`
+    /// (as the per-request engine hands its requests to the clients in turn); whole where there
+    /// is one limiter or none.
+    fn by_client(&mut self, c: Cohort, first: u64, list: &mut Vec<Cohort>) {
+        let k = self.lines.len() as u64;
+        if k <= 1 {
+            return list.push(c);
+        }
+        let client = |t: u64| ((first + t) % k) as u32;
+        if c.n < k {
+            return list.extend((0..c.n).map(|t| Cohort {
+                n: 1,
+                client: client(t),
+                ..c
+            }));
+        }
+        let (each, more) = (c.n / k, c.n % k);
+        list.extend((0..k).map(|t| Cohort {
+            n: each + u64::from(t < more),
+            client: client(t),
+            ..c
+        }));
     }
 
     /// The cohorts arriving in tick `k` (taken off the schedule), in arrival order.
@@ -459,7 +498,8 @@ impl Population {
                 && a.prev == b.prev
                 && a.user == b.user
                 && a.taken == b.taken
-                && a.limited == b.limited;
+                && a.limited == b.limited
+                && a.client == b.client;
             if same {
                 a.n += b.n;
                 (a.sched, a.seq) = (a.sched, a.seq).min((b.sched, b.seq));
@@ -503,6 +543,7 @@ impl Population {
             user: c.user,
             taken: c.taken,
             limited: false,
+            client: c.client,
         };
         let k = at / self.width;
         if k < self.base {
@@ -533,7 +574,7 @@ impl Population {
         }
         self.done += n;
         if reason == StopReason::Success {
-            self.limiter_hears(t, n, 0);
+            self.limiter_hears(t, c.client, n, 0);
             self.deposit_to(t);
             self.budget.attempts_ended(Micros(t), c.attempt, n);
             let refund = (c.attempt > 1).then_some(c.taken);
@@ -549,13 +590,13 @@ impl Population {
         let next = t.saturating_add(self.sp.think.0);
         self.deciding = t;
         if c.user && next < self.sp.duration.0 {
-            self.user_cohort(next, n);
+            self.user_cohort(next, n, c.client);
         }
     }
 
     /// `n` closed-loop users' next requests, sent at `origin`, recorded, on the schedule (as
     /// the attempt after an attempt 0: their first).
-    fn user_cohort(&mut self, origin: u64, n: u64) {
+    fn user_cohort(&mut self, origin: u64, n: u64, client: u32) {
         self.made += n;
         if self.budget.deposit_slot().is_some() {
             *self.user_sends.entry(origin).or_default() += n;
@@ -573,6 +614,7 @@ impl Population {
             user: true,
             taken: 0,
             limited: false,
+            client,
         };
         self.schedule(origin + self.sp.net.0, c, n, self.first_prev);
     }
@@ -703,9 +745,11 @@ impl Population {
             self.send_one(c);
         }
         list.retain(|c| c.n > 0);
-        if self.line.is_some() {
+        if !self.lines.is_empty() {
             // The sends that waited for a token due in the tick.
-            self.limiter_to(self.tick_end);
+            for li in 0..self.lines.len() {
+                self.limiter_to(li, self.tick_end);
+            }
             let mut released = core::mem::take(&mut self.now);
             for c in released.iter_mut() {
                 self.send_one(c);
@@ -743,7 +787,7 @@ impl Population {
             return;
         }
         let send = self.clock().sent(c);
-        if !c.limited && self.line.is_some() {
+        if !c.limited && !self.lines.is_empty() {
             // The rest wait in line for the limiter's tokens.
             c.n = self.take_tokens(send, c);
         }
@@ -795,9 +839,9 @@ impl Population {
             return;
         }
         if matches!(outcome, Outcome::Status(429 | 503)) {
-            self.limiter_hears(t, 0, f);
+            self.limiter_hears(t, c.client, 0, f);
         } else {
-            self.limiter_hears(t, f, 0);
+            self.limiter_hears(t, c.client, f, 0);
         }
         self.deciding = t;
         // The population engine's failures are a 503, a connect timeout in the outage, or a
@@ -916,7 +960,11 @@ impl Population {
             .unwrap_or(u64::MAX);
         let late = self.late_tick().map_or(u64::MAX, |l| l.max(after + 1));
         let net = self.sp.net.0;
-        let tokens = self.line.as_ref().and_then(|l| l.next_move());
+        let tokens = self
+            .lines
+            .iter()
+            .filter_map(limiter::TokenLine::next_move)
+            .min();
         let late = tokens.map_or(late, |t| late.min(((t + net) / self.width).max(after + 1)));
         let next = scheduled
             .map_or(originals, |s| s.min(originals))
@@ -964,7 +1012,7 @@ impl Model for Population {
             .service
             .as_ref()
             .map(|w| w.summary(queueing, rep.summary.successes, flaky));
-        rep.summary.limiter = self.line.as_ref().map(limiter::TokenLine::summary);
+        rep.summary.limiter = limiter::summary(&self.lines);
         rep.summary.population = Some(crate::sim::PopulationSummary {
             tick_ms: Micros(self.width).as_millis_f64(),
         });

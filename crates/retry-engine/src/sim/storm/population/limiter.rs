@@ -1,6 +1,7 @@
-//! The AWS SDKs' adaptive limiter (`limiter=aws-adaptive`, one for the process) on counts: the
-//! sends that wait for a token in line, first come first served, and the answers the limiter
-//! hears, in time order.
+//! The AWS SDKs' adaptive limiter (`limiter=aws-adaptive`) on counts: the sends that wait for
+//! a token in line, first come first served, and the answers the limiter hears, in time order.
+//! One line for the process, or one for each client (`limiter_scope=client`, up to
+//! [`CLIENT_LINES`]), whose requests the cohorts are split over in turn.
 //!
 //! A cohort's send takes the tokens the bucket holds (`AdaptiveLimiter::take_up_to`, the same
 //! bucket as one send at a time); the rest wait in line behind any that already wait. Tokens
@@ -17,9 +18,56 @@ use crate::retry::limiter::AdaptiveLimiter;
 use crate::retry::policy::StopReason;
 use crate::retry::time::Micros;
 use crate::sim::metrics::LimiterSummary;
+use crate::sim::settings::LimiterScope;
 use alloc::collections::{BTreeMap, VecDeque};
+use alloc::vec::Vec;
 
-/// The process's limiter, the sends waiting for its tokens, and the answers it has yet to hear.
+/// The most clients with a limiter each that the population engine keeps: every cohort of
+/// originals is split over them, and each event asks every line for its next moment.
+pub(super) const CLIENT_LINES: u32 = 100;
+
+/// The lines of a run: none without a limiter, one for the process (or a single client), or
+/// one per client.
+pub(super) fn lines_of(scope: Option<LimiterScope>, clients: u32) -> Vec<TokenLine> {
+    let n = match scope {
+        None => 0,
+        Some(LimiterScope::Process) => 1,
+        Some(LimiterScope::Client) => clients.max(1),
+    };
+    (0..n).map(|_| TokenLine::new()).collect()
+}
+
+/// What the run's summary says of its limiters: every line's sends that waited and their
+/// throttles, and the rate the enabled ones allow together (`None` without a limiter).
+pub(super) fn summary(lines: &[TokenLine]) -> Option<LimiterSummary> {
+    if lines.is_empty() {
+        return None;
+    }
+    let waited: u64 = lines.iter().map(|l| l.waited).sum();
+    let wait_us: u128 = lines.iter().map(|l| l.wait_us).sum();
+    Some(LimiterSummary {
+        waited,
+        mean_wait_ms: if waited == 0 {
+            0.0
+        } else {
+            wait_us as f64 / waited as f64 / 1000.0
+        },
+        throttles: lines.iter().map(|l| l.throttles).sum(),
+        allowed_per_s: allowed(lines),
+    })
+}
+
+/// The send rate the enabled limiters allow together, per second (folded from +0, as the
+/// per-request engine sums it).
+fn allowed(lines: &[TokenLine]) -> f64 {
+    lines
+        .iter()
+        .filter(|l| l.limiter.enabled())
+        .map(|l| l.limiter.fill_rate())
+        .fold(0.0, |a, b| a + b)
+}
+
+/// One limiter, the sends waiting for its tokens, and the answers it has yet to hear.
 #[derive(Debug)]
 pub(super) struct TokenLine {
     limiter: AdaptiveLimiter,
@@ -50,24 +98,6 @@ impl TokenLine {
         }
     }
 
-    /// What the run's summary says of the limiter.
-    pub(super) fn summary(&self) -> LimiterSummary {
-        LimiterSummary {
-            waited: self.waited,
-            mean_wait_ms: if self.waited == 0 {
-                0.0
-            } else {
-                self.wait_us as f64 / self.waited as f64 / 1000.0
-            },
-            throttles: self.throttles,
-            allowed_per_s: if self.limiter.enabled() {
-                self.limiter.fill_rate()
-            } else {
-                0.0
-            },
-        }
-    }
-
     /// The next moment the line must move (a token due, or an answer that may change the rate
     /// while sends wait), if any sends wait.
     pub(super) fn next_move(&self) -> Option<u64> {
@@ -81,10 +111,20 @@ impl TokenLine {
 }
 
 impl Population {
-    /// `ok` successes (or timeouts) and `throttled` throttling answers (a 429 or 503) reach the
-    /// limiter at `t`, heard before the sends after `t`.
-    pub(super) fn limiter_hears(&mut self, t: u64, ok: u64, throttled: u64) {
-        if let Some(line) = self.line.as_mut() {
+    /// The line of `client`'s sends (the only one for the process).
+    fn line_of(&self, client: u32) -> usize {
+        if self.lines.len() > 1 {
+            client as usize
+        } else {
+            0
+        }
+    }
+
+    /// `ok` successes (or timeouts) and `throttled` throttling answers (a 429 or 503) reach
+    /// `client`'s limiter at `t`, heard before the sends after `t`.
+    pub(super) fn limiter_hears(&mut self, t: u64, client: u32, ok: u64, throttled: u64) {
+        let li = self.line_of(client);
+        if let Some(line) = self.lines.get_mut(li) {
             let e = line.heard.entry(t).or_default();
             e.0 += ok;
             e.1 += throttled;
@@ -94,9 +134,10 @@ impl Population {
     /// Of the `c.n` sends of `c` at `send`, how many take a token and go at once; the rest wait
     /// in line (all of them if any already wait). All go while the limiter is off.
     pub(super) fn take_tokens(&mut self, send: u64, c: &Cohort) -> u64 {
-        self.limiter_to(send);
+        let li = self.line_of(c.client);
+        self.limiter_to(li, send);
         let span_half = self.width / (2 * ORIGIN_GROUPS);
-        let Some(line) = self.line.as_mut() else {
+        let Some(line) = self.lines.get_mut(li) else {
             return c.n;
         };
         let at = send.max(line.time);
@@ -116,23 +157,23 @@ impl Population {
         go
     }
 
-    /// Moves the limiter to `to`: the answers up to it heard in time order, and the tokens due
+    /// Moves line `li` to `to`: the answers up to it heard in time order, and the tokens due
     /// up to it handed out between them (their sends join `self.now`).
-    pub(super) fn limiter_to(&mut self, to: u64) {
+    pub(super) fn limiter_to(&mut self, li: usize, to: u64) {
         loop {
-            let Some(line) = self.line.as_mut() else {
+            let Some(line) = self.lines.get_mut(li) else {
                 return;
             };
             let next = line.heard.first_key_value().map(|(&t, &n)| (t, n));
             let Some((t, (ok, throttled))) = next.filter(|&(t, _)| t <= to) else {
-                self.hand_out(to);
-                if let Some(line) = self.line.as_mut() {
+                self.hand_out(li, to);
+                if let Some(line) = self.lines.get_mut(li) {
                     line.time = line.time.max(to);
                 }
                 return;
             };
-            self.hand_out(t);
-            let Some(line) = self.line.as_mut() else {
+            self.hand_out(li, t);
+            let Some(line) = self.lines.get_mut(li) else {
                 return;
             };
             line.heard.remove(&t);
@@ -141,19 +182,24 @@ impl Population {
             line.limiter.on_responses(at, true, throttled);
             line.throttles += throttled;
             line.time = at.0;
-            let allowed = if line.limiter.enabled() {
-                line.limiter.fill_rate()
-            } else {
-                0.0
-            };
+            let allowed = allowed(&self.lines);
             self.rec.limiter(at, (allowed * 1000.0) as u64);
         }
     }
 
-    /// The limiter's next moment up to `to` while sends wait, if any (see
-    /// [`TokenLine::next_move`]).
+    /// The limiters' next moment up to `to` while sends wait, if any (see
+    /// [`TokenLine::next_move`]), and whose.
+    fn next_line(&self, to: u64) -> Option<(u64, usize)> {
+        let moves = self.lines.iter().enumerate();
+        let next = moves
+            .filter_map(|(i, l)| l.next_move().map(|m| (m, i)))
+            .min();
+        next.filter(|&(m, _)| m <= to)
+    }
+
+    /// The limiters' next moment up to `to` while sends wait, if any.
     pub(super) fn limiter_due(&self, to: u64) -> Option<u64> {
-        self.line.as_ref()?.next_move().filter(|&m| m <= to)
+        self.next_line(to).map(|(m, _)| m)
     }
 
     /// Moves the limiter to its next moment up to `to` while sends wait (the next token due, or
@@ -162,26 +208,25 @@ impl Population {
     /// moment at a time, so that an answer to a send that waited is heard before the tokens
     /// after it.
     pub(super) fn limiter_step(&mut self, to: u64) -> bool {
-        let Some(line) = self.line.as_ref() else {
+        let Some((m, li)) = self.next_line(to) else {
+            for li in 0..self.lines.len() {
+                self.limiter_to(li, to);
+            }
             return false;
         };
-        let Some(m) = line.next_move().filter(|&m| m <= to) else {
-            self.limiter_to(to);
-            return false;
-        };
+        let line = &self.lines[li];
         let before = (line.queued, line.heard.len());
-        self.limiter_to(m);
-        self.line
-            .as_ref()
-            .is_some_and(|l| (l.queued, l.heard.len()) != before)
+        self.limiter_to(li, m);
+        let line = &self.lines[li];
+        (line.queued, line.heard.len()) != before
     }
 
     /// Hands out the tokens due up to `to` to the sends waiting, an eighth of a tick's at a
     /// time (one at a time below one a second).
-    fn hand_out(&mut self, to: u64) {
+    fn hand_out(&mut self, li: usize, to: u64) {
         let slot = (self.width / SLOTS).max(1);
         loop {
-            let Some(line) = self.line.as_mut() else {
+            let Some(line) = self.lines.get_mut(li) else {
                 return;
             };
             if line.waiting.is_empty() || !line.limiter.enabled() {
@@ -204,7 +249,7 @@ impl Population {
             }
             // The mean of the k tokens' times, one every 1/rate s from `due`.
             let mean = due + libm::round((k - 1) as f64 / rate * 1e6 / 2.0) as u64;
-            self.tokens_to_line(mean.min(end), k);
+            self.tokens_to_line(li, mean.min(end), k);
         }
     }
 
@@ -214,14 +259,14 @@ impl Population {
     /// eighth of a tick, the originals' groups), so that at the deadline's edge the earlier
     /// starts end and the later ones go, each part with its own mean start, as one at a time
     /// they would.
-    fn tokens_to_line(&mut self, t: u64, mut k: u64) {
+    fn tokens_to_line(&mut self, li: usize, t: u64, mut k: u64) {
         let p = *self.policy.policy();
         // Starts at or before this have passed their deadline less the reserve at `t`.
         let edge = p
             .deadline
             .and_then(|d| t.checked_sub(d.0.saturating_sub(p.reserve.0)));
         while k > 0 {
-            let Some(line) = self.line.as_mut() else {
+            let Some(line) = self.lines.get_mut(li) else {
                 return;
             };
             let Some(&(c, joined, (low, high))) = line.waiting.front() else {

@@ -46,10 +46,10 @@ pub(in crate::sim) fn refusal(
         }
     }
     if let Some(scope) = sp.limiter {
-        if scope == LimiterScope::Client && p.clients > 1 {
+        if scope == LimiterScope::Client && p.clients > super::limiter::CLIENT_LINES {
             return no(
                 "limiter_scope",
-                "keeps one client-side limiter for the process only (limiter_scope=process)",
+                "keeps a client-side limiter for each of at most 100 clients (limiter_scope=client with clients up to 100, or limiter_scope=process)",
             );
         }
     }
