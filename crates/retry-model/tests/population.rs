@@ -99,7 +99,8 @@ fn agree(link: &str) -> Result<f64, String> {
 /// rule), one moving it 5 s later (the AWS clamp) and one Envoy spreads over whole
 /// milliseconds, the AWS adaptive limiter on the flaky server, through a connect-timeout outage
 /// and in a burst, beside a circuit breaker on the flaky server and through a connect-timeout
-/// outage, and one for each of 20 clients through the payments outage, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
+/// outage, and one for each of 20 clients through the payments outage, the AWS quota and gRPC
+/// throttling kept for each client, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
@@ -114,7 +115,7 @@ fn agree(link: &str) -> Result<f64, String> {
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server, and the
 /// flaky server's drawn service (exponential, a mix through a slow window, and lognormal in a
 /// burst of 5,000, spread as counts).
-const RANDOM: [&str; 52] = [
+const RANDOM: [&str; 54] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=exp&service=50ms&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.2&attempts=4&rate=400&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=mix&service=20ms&service_tail=500ms&service_tail_p=0.02&attempt_timeout=300ms&slow=3&slow_start=5s&slow_for=5s",
     "scenario=burst&server=flaky&fail=0.3&clients=5000&attempts=4&backoff=full&base=50ms&cap=1s&service_dist=lognormal&service_cv=2&service=30ms&attempt_timeout=150ms&deadline=none",
@@ -159,6 +160,8 @@ const RANDOM: [&str; 52] = [
     "scenario=outage&server=flaky&fail=0.1&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&limiter=aws-adaptive&breaker=on",
     "preset=botocore-adaptive&breaker=on&outage_kind=connect_timeout&attempt_timeout=1s",
     "preset=botocore-adaptive&limiter_scope=client&clients=20",
+    "preset=payments-jitter&budget=aws&budget_scope=client&clients=10",
+    "preset=payments-jitter&budget=grpc&budget_scope=client&clients=8&attempts=6",
     "preset=payments-jitter",
     "preset=payments-jitter&budget=ratio",
     "preset=burst-lab&budget=bucket",
@@ -312,6 +315,12 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         // Connect timeouts heard a day after their sends (kept by the tick that hears them).
         "preset=payments-none&outage_kind=connect_timeout&attempt_timeout=86400s&deadline=none",
         "preset=payments-none&breaker=on&budget=envoy_budget&envoy_budget_percent=10&backoff=constant&base=100ms&attempts=6&outage=20s",
+        // A budget for each client (the requests in turn) or each tenant.
+        "preset=payments-none&budget=bucket&budget_scope=client&clients=20",
+        "preset=payments-none&budget=aws&budget_scope=client&clients=50&attempts=6",
+        "preset=payments-none&budget=grpc&budget_scope=client&clients=5",
+        "preset=payments-none&budget=rate&budget_scope=client&clients=7",
+        "preset=payments-none&budget=bucket&budget_scope=tenant&tenants=3&clients=12",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

@@ -305,7 +305,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "limiter_scope",
         ),
         (
-            "scenario=outage&budget=ratio&budget_scope=tenant&tenants=4&engine=population",
+            "scenario=outage&budget=ratio&budget_scope=tenant&tenants=4&clients=8&engine=population",
             "budget_scope",
         ),
         ("scenario=outage&hedge=on&engine=population", "hedge"),
@@ -332,6 +332,10 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
         ),
         (
             "scenario=outage&budget=ratio&budget_scope=client&clients=4&engine=population",
+            "budget_scope",
+        ),
+        (
+            "scenario=outage&budget=bucket&budget_scope=client&clients=101&engine=population",
             "budget_scope",
         ),
         ("scenario=occ&clients=5000", "clients"),

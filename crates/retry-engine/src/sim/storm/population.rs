@@ -212,8 +212,11 @@ pub struct Population {
     retry_connect: bool,
     retry_read: bool,
     rec: Recorder,
-    // The process's retry budget (one for all: the refusal keeps it so).
-    budget: Budget,
+    // The retry budgets: one for the process, or one per client or per tenant (`budget_of`).
+    budgets: Vec<Budget>,
+    // How many clients the cohorts of originals are split over, in turn (1: not split), where
+    // each client has a limiter or a budget of its own.
+    split: u64,
     // The circuit breaker beside the policy, if the link has one.
     breaker: Option<Breaker>,
     // Retries that arrive again in the tick being settled (the outage's quick ones).
@@ -306,7 +309,8 @@ impl Population {
             retry_connect: retryable(Outcome::ConnectTimeout),
             retry_read: retryable(Outcome::ReadTimeout),
             rec,
-            budget: Budget::new(pol.budget, p.budget_start),
+            budgets: budgets::budgets_of(&sp, pol, p.budget_start, clients),
+            split: budgets::split_of(&sp, pol, clients),
             now: Vec::new(),
             breaker: sp.breaker.map(Breaker::new),
             seq: 0,
@@ -431,7 +435,7 @@ impl Population {
     fn original_cohort(&mut self, origin: u64, n: u64, list: &mut Vec<Cohort>) {
         self.made += n;
         if self.sp.poisson {
-            self.budget.on_originals(Micros(origin), n);
+            self.budgets[0].on_originals(Micros(origin), n);
         }
         self.rec.originals_n(Micros(origin), n);
         self.seq += 1;
@@ -458,7 +462,7 @@ impl Population {
     /// (as the per-request engine hands its requests to the clients in turn); whole where there
     /// is one limiter or none.
     fn by_client(&mut self, c: Cohort, first: u64, list: &mut Vec<Cohort>) {
-        let k = self.lines.len() as u64;
+        let k = self.split;
         if k <= 1 {
             return list.push(c);
         }
@@ -523,7 +527,8 @@ impl Population {
         if c.attempt >= 1 {
             // A retry: in flight for Envoy's limit from its send.
             let send = at.saturating_sub(self.sp.net.0);
-            self.budget.retries_at(Micros(send), n);
+            let b = self.budget_of(c.client);
+            self.budgets[b].retries_at(Micros(send), n);
         }
         let next = Cohort {
             attempt: c.attempt + 1,
@@ -562,8 +567,8 @@ impl Population {
     /// attempts end for Envoy's limit.
     fn stop(&mut self, t: u64, c: Cohort, reason: StopReason, n: u64) {
         self.deposit_to(t);
-        self.budget
-            .in_flight_fail(Micros(t), c.attempt, n, false, false);
+        let b = self.budget_of(c.client);
+        self.budgets[b].in_flight_fail(Micros(t), c.attempt, n, false, false);
         self.end(t, c, reason, n);
     }
 
@@ -576,10 +581,11 @@ impl Population {
         if reason == StopReason::Success {
             self.limiter_hears(t, c.client, n, 0);
             self.deposit_to(t);
-            self.budget.attempts_ended(Micros(t), c.attempt, n);
+            let b = self.budget_of(c.client);
+            self.budgets[b].attempts_ended(Micros(t), c.attempt, n);
             let refund = (c.attempt > 1).then_some(c.taken);
-            self.budget.on_successes(Micros(t), n, refund);
-            self.record_budget(t);
+            self.budgets[b].on_successes(Micros(t), n, refund);
+            self.record_budget(t, b);
         }
         if c.attempt > 1 {
             self.rec.retries_ended(Micros(t), n);
@@ -598,7 +604,7 @@ impl Population {
     /// the attempt after an attempt 0: their first).
     fn user_cohort(&mut self, origin: u64, n: u64, client: u32) {
         self.made += n;
-        if self.budget.deposit_slot().is_some() {
+        if self.budgets[0].deposit_slot().is_some() {
             *self.user_sends.entry(origin).or_default() += n;
         }
         self.rec.originals_n(Micros(origin), n);
@@ -856,9 +862,10 @@ impl Population {
         };
         let p = *self.policy.policy();
         // Every failure reaches the budget first; gRPC throttling's tokens move with them.
-        let first = self.budget.on_failures(Micros(t), retryable, f);
+        let b = self.budget_of(c.client);
+        let first = self.budgets[b].on_failures(Micros(t), retryable, f);
         if first.is_some() {
-            self.record_budget(t);
+            self.record_budget(t, b);
         }
         if !retryable {
             return self.stop(t, c, StopReason::NotRetryable, f);
@@ -899,7 +906,7 @@ impl Population {
         };
         // Each retry carries what it withdraws, for the AWS quota's refund on its success.
         let c = Cohort {
-            taken: self.budget.check(Micros(t), cost).cost_milli,
+            taken: self.budgets[b].check(Micros(t), cost).cost_milli,
             ..c
         };
         // Envoy's limit: a retry let go with no wait is in flight for the next to ask.
@@ -916,8 +923,8 @@ impl Population {
             Some(Some(l)) => self.spread(t, c, f, range, Some(l), (gate, None)),
             None => self.spread(t, c, f, range, None, (gate, None)),
         };
-        self.budget.withdraw_many(Micros(t), cost, sent);
-        self.record_budget(t);
+        self.budgets[b].withdraw_many(Micros(t), cost, sent);
+        self.record_budget(t, b);
     }
 }
 

@@ -1,11 +1,69 @@
 //! The retry budget on counts: how many of a cohort's failures it lets retry, the originals'
-//! deposits in send order, and its level for the chart.
+//! deposits in send order, and its level for the chart. One budget for the process, or one for
+//! each client or tenant (`budget_scope`) of the kinds whose level moves only with a client's
+//! own retries and answers (the token bucket, the AWS quota, gRPC throttling, a fixed rate).
 
+use super::limiter::CLIENT_LINES;
 use super::{Cohort, Gate, Population};
-use crate::retry::budget::{BudgetConfig, RetryCost};
+use crate::retry::budget::{Budget, BudgetConfig, RetryCost, Scope};
+use crate::retry::policy::RetryPolicy;
 use crate::retry::time::Micros;
+use crate::sim::storm::config::StormCfg;
+use alloc::vec::Vec;
+
+/// The budgets of a run: one for the process, or one per client or per tenant.
+pub(super) fn budgets_of(
+    sp: &StormCfg,
+    pol: &RetryPolicy,
+    start: Option<u64>,
+    clients: u32,
+) -> Vec<Budget> {
+    let n = match pol.scope {
+        _ if pol.budget == BudgetConfig::None => 1,
+        Scope::Process => 1,
+        Scope::Client => clients.max(1),
+        Scope::Tenant => sp.tenants.max(1),
+    };
+    (0..n).map(|_| Budget::new(pol.budget, start)).collect()
+}
+
+/// How many clients the cohorts of originals are split over: the link's clients where each
+/// has a limiter or a budget of its own (a tenant's budget is its clients'), else 1.
+pub(super) fn split_of(sp: &StormCfg, pol: &RetryPolicy, clients: u32) -> u64 {
+    let own_limiter = sp.limiter == Some(crate::sim::settings::LimiterScope::Client);
+    let own_budget = pol.budget != BudgetConfig::None && pol.scope != Scope::Process;
+    if own_limiter || own_budget {
+        u64::from(clients.max(1))
+    } else {
+        1
+    }
+}
+
+/// Whether the population engine keeps `config` for each client or tenant apart: the kinds
+/// whose level moves only with a client's own retries and answers, for at most
+/// [`CLIENT_LINES`] clients.
+pub(super) fn kept_apart(config: &BudgetConfig, clients: u32) -> bool {
+    let own = matches!(
+        config,
+        BudgetConfig::Aws(_)
+            | BudgetConfig::Bucket(_)
+            | BudgetConfig::Grpc(_)
+            | BudgetConfig::Rate(_)
+    );
+    own && clients <= CLIENT_LINES
+}
 
 impl Population {
+    /// The budget of `client`'s requests.
+    pub(super) fn budget_of(&self, client: u32) -> usize {
+        match self.policy.policy().scope {
+            _ if self.budgets.len() <= 1 => 0,
+            Scope::Process => 0,
+            Scope::Client => client as usize,
+            Scope::Tenant => (client % self.sp.tenants.max(1)) as usize,
+        }
+    }
+
     /// How many of `f` failures of `c` at `t` the budget lets retry. It is asked before the
     /// fit, and paid only for the retries that fit: of the failures that fit, as many go as the
     /// level allows (`min(fit, allowed)`, exactly as one at a time), the rest stop with the
@@ -20,14 +78,13 @@ impl Population {
         cost: RetryCost,
     ) -> Gate {
         self.deposit_to(t);
-        let first = first.or_else(|| {
-            self.budget
-                .in_flight_fail(Micros(t), c.attempt, f, true, zero)
-        });
+        let b = self.budget_of(c.client);
+        let first =
+            first.or_else(|| self.budgets[b].in_flight_fail(Micros(t), c.attempt, f, true, zero));
         match first {
             Some(allow) => Gate { allow, first: true },
             None => Gate {
-                allow: self.budget.allows_many(Micros(t), cost, f),
+                allow: self.budgets[b].allows_many(Micros(t), cost, f),
                 first: false,
             },
         }
@@ -38,7 +95,8 @@ impl Population {
     /// (where it counts), as the per-request engine deposits each as it is sent; closed-loop
     /// users' later originals at their own send times, among them.
     pub(super) fn deposit_to(&mut self, t: u64) {
-        let Some(slot) = self.budget.deposit_slot() else {
+        // Only a budget for the process takes deposits (the refusal keeps it so).
+        let Some(slot) = self.budgets[0].deposit_slot() else {
             return;
         };
         let slot = slot.0.max(1);
@@ -51,7 +109,7 @@ impl Population {
             if let Some(entry) = self.user_sends.first_entry() {
                 if *entry.key() <= t && *entry.key() <= stream {
                     let (at, n) = entry.remove_entry();
-                    self.budget.on_originals(Micros(at), n);
+                    self.budgets[0].on_originals(Micros(at), n);
                     continue;
                 }
             }
@@ -66,14 +124,15 @@ impl Population {
             let end = stream.sent_before(next).min(upto).max(stream.deposited + 1);
             let n = end - stream.deposited;
             stream.deposited = end;
-            self.budget.on_originals(Micros(s), n);
+            self.budgets[0].on_originals(Micros(s), n);
         }
     }
 
-    /// Records the budget's level at `t`, when the link has one.
-    pub(super) fn record_budget(&mut self, t: u64) {
-        if *self.budget.config() != BudgetConfig::None {
-            let level = self.budget.level(Micros(t)).milli;
+    /// Records budget `b`'s level at `t`, when the link has one: the first budget's only, as
+    /// the per-request engine charts it.
+    pub(super) fn record_budget(&mut self, t: u64, b: usize) {
+        if b == 0 && *self.budgets[0].config() != BudgetConfig::None {
+            let level = self.budgets[0].level(Micros(t)).milli;
             self.rec.budget(Micros(t), level);
         }
     }

@@ -298,7 +298,8 @@ impl Population {
                 front.2 = (cut, high);
             }
             if expired > 0 {
-                self.budget.attempts_ended(Micros(t), c.attempt, take);
+                let b = self.budget_of(c.client);
+                self.budgets[b].attempts_ended(Micros(t), c.attempt, take);
                 // Its attempt was never made.
                 let made = Cohort {
                     attempt: c.attempt - 1,
