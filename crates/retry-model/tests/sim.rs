@@ -297,10 +297,6 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "rate",
         ),
         (
-            "scenario=outage&server=queue&latency_per_inflight=1ms&engine=population",
-            "latency_per_inflight",
-        ),
-        (
             "scenario=outage&limiter=aws-adaptive&limiter_scope=client&clients=101&engine=population",
             "limiter_scope",
         ),

@@ -198,6 +198,26 @@ fn spread_of(cfg: &QueueServer, mean: f64, width: u64, e: u64) -> Vec<f64> {
     out
 }
 
+/// The extra work of `n` attempts starting together, `per` µs for every attempt at the server:
+/// `(extra, how many)`. `load` is those at the server when the first starts, and whether each
+/// that starts adds itself (an arrival) or all count already (started from the queue). Up to
+/// [`EACH_UP_TO`] attempts each have their own; a larger group all the mean.
+fn extras(per: u64, (at_server, grows): (u64, bool), n: u64) -> Vec<(u64, u64)> {
+    if !grows {
+        return alloc::vec![(per.saturating_mul(at_server), n)];
+    }
+    if n <= EACH_UP_TO {
+        return (1..=n)
+            .map(|k| (per.saturating_mul(at_server + k), 1))
+            .collect();
+    }
+    let mean = per.saturating_mul(at_server) + per.saturating_mul(n + 1) / 2;
+    alloc::vec![(mean, n)]
+}
+
+/// The most attempts starting together that each have their own extra work (see [`extras`]).
+const EACH_UP_TO: u64 = 32;
+
 /// The chance that a service of `mean` µs ends within `x` µs: the exponential's or the
 /// lognormal's (the per-request engine's draws); 1 for a constant one (ended at once, not
 /// spread).
@@ -311,7 +331,9 @@ impl Population {
                 q.waiting.push_back((id, wait));
                 q.waiting_n += wait;
             }
-            self.start(id, go, c.at);
+            // Each attempt that starts counts those ahead of it and itself.
+            let ahead = q.in_system() - wait;
+            self.start(id, go, c.at, (ahead, true));
         }
         let waiting_n = self.queue.as_ref().map_or(0, |q| q.waiting_n);
         if let Some(s) = self.service.as_mut() {
@@ -343,11 +365,25 @@ impl Population {
         }
     }
 
-    /// `n` attempts of flight `id` start their work at `t`.
-    fn start(&mut self, id: u32, n: u64, t: u64) {
+    /// `n` attempts of flight `id` start their work at `t`, each `latency_per_inflight` longer
+    /// for every attempt at the server (`load`: those there, and whether each that starts adds
+    /// itself, as an arrival does; see [`extras`]).
+    fn start(&mut self, id: u32, n: u64, t: u64, load: (u64, bool)) {
         if n == 0 {
             return;
         }
+        let per = self.sp.queue.per_inflight.0;
+        if per > 0 {
+            for (extra, m) in extras(per, load, n) {
+                self.start_plus(id, m, t, extra);
+            }
+        } else {
+            self.start_plus(id, n, t, 0);
+        }
+    }
+
+    /// [`Population::start`] with `extra` µs added to every service.
+    fn start_plus(&mut self, id: u32, n: u64, t: u64, extra: u64) {
         let w = self.width;
         let slow = self.sp.slow.holds(Micros(t)) && self.sp.slow_milli != 1000;
         let Some(q) = self.queue.as_mut() else { return };
@@ -366,7 +402,7 @@ impl Population {
             0
         };
         let exact = |q: &mut QueueCounts, s: u64, n: u64| {
-            let at = t + s.max(1) + late;
+            let at = t + (s + extra).max(1) + late;
             q.push_end((at / w).max(t / w + 1), End { id, n, at });
         };
         match q.cfg.dist {
@@ -382,26 +418,21 @@ impl Population {
                 let first = (t + late) / w + 1;
                 let mut put = Vec::new();
                 split::multinomial(&mut self.rng, n, table, |j, m| put.push((j, m)));
-                // Within its bin, an end falls in one of its eighths, each as likely.
-                let eighth = |i: u64, bin: u64| bin * w + (2 * i + 1) * w / (2 * STARTS);
+                // Within its bin, an end falls in one of its eighths, each as likely (moved
+                // later by the extra work).
+                let eighth = |i: u64, bin: u64| bin * w + (2 * i + 1) * w / (2 * STARTS) + extra;
                 for (j, m) in put {
                     let bin = first + j as u64;
                     if m <= STARTS {
                         for _ in 0..m {
                             let at = eighth(self.rng.below(STARTS), bin);
-                            q.push_end(bin, End { id, n: 1, at });
+                            q.push_end(at / w, End { id, n: 1, at });
                         }
                     } else {
                         let even = [1.0 / STARTS as f64; STARTS as usize];
                         split::multinomial(&mut self.rng, m, &even, |i, n| {
-                            q.push_end(
-                                bin,
-                                End {
-                                    id,
-                                    n,
-                                    at: eighth(i as u64, bin),
-                                },
-                            );
+                            let at = eighth(i as u64, bin);
+                            q.push_end(at / w, End { id, n, at });
                         });
                     }
                 }
@@ -499,7 +530,9 @@ impl Population {
                 }
                 q.waiting_n += n - go;
             }
-            self.start(id, go, t);
+            // Each counts every attempt at the server, itself and the others starting now.
+            let all = q.in_system() + go;
+            self.start(id, go, t, (all, false));
         }
     }
 

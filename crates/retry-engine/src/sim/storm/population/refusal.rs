@@ -40,10 +40,7 @@ pub(in crate::sim) fn refusal(
         ServerKind::Queue if sp.queue.service < Micros(800) => {
             return no("service", "steps a queue server whose mean service is at least 800 µs (its bin, at least 50 µs, is a sixteenth of it)");
         }
-        ServerKind::Queue if sp.queue.per_inflight == Micros::ZERO => {}
-        ServerKind::Queue => {
-            return no("latency_per_inflight", "steps a queue server whose service does not grow with the requests at it (latency_per_inflight=0ms)");
-        }
+        ServerKind::Queue => {}
     }
     if let Some(scope) = sp.limiter {
         if scope == LimiterScope::Client && p.clients > super::limiter::CLIENT_LINES {
