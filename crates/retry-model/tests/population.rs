@@ -100,7 +100,8 @@ fn agree(link: &str) -> Result<f64, String> {
 /// milliseconds, the AWS adaptive limiter on the flaky server, through a connect-timeout outage
 /// and in a burst, beside a circuit breaker on the flaky server and through a connect-timeout
 /// outage, and one for each of 20 clients through the payments outage, the AWS quota and gRPC
-/// throttling kept for each client, a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
+/// throttling kept for each client, decorrelated-v2 with a server's Retry-After (Stripe's rule
+/// in a burst, Envoy's spread through an outage), a load spike with a ratio budget, a circuit breaker (on the tick server through an outage, and on the flaky server),
 /// decorrelated jitter (through an outage, and in a burst), closed-loop users through an
 /// outage, retries that may be cut short to fit the deadline (`fit=cut`) through an outage
 /// and on the flaky server, and Envoy's full jitter in whole milliseconds (`whole_ms`) in a
@@ -115,7 +116,7 @@ fn agree(link: &str) -> Result<f64, String> {
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server, and the
 /// flaky server's drawn service (exponential, a mix through a slow window, and lognormal in a
 /// burst of 5,000, spread as counts).
-const RANDOM: [&str; 54] = [
+const RANDOM: [&str; 56] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=exp&service=50ms&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.2&attempts=4&rate=400&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=mix&service=20ms&service_tail=500ms&service_tail_p=0.02&attempt_timeout=300ms&slow=3&slow_start=5s&slow_for=5s",
     "scenario=burst&server=flaky&fail=0.3&clients=5000&attempts=4&backoff=full&base=50ms&cap=1s&service_dist=lognormal&service_cv=2&service=30ms&attempt_timeout=150ms&deadline=none",
@@ -162,6 +163,8 @@ const RANDOM: [&str; 54] = [
     "preset=botocore-adaptive&limiter_scope=client&clients=20",
     "preset=payments-jitter&budget=aws&budget_scope=client&clients=10",
     "preset=payments-jitter&budget=grpc&budget_scope=client&clients=8&attempts=6",
+    "preset=burst-lab&backoff=decorrelated-v2&ra_mode=stripe&retry_after=40ms",
+    "preset=payments-none&backoff=decorrelated-v2&base=200ms&cap=5s&attempts=5&ra_mode=envoy&retry_after=1s",
     "preset=payments-jitter",
     "preset=payments-jitter&budget=ratio",
     "preset=burst-lab&budget=bucket",
@@ -339,6 +342,8 @@ fn without_jitter_both_engines_give_the_same_numbers() {
         "preset=payments-none&budget=grpc&budget_scope=client&clients=5",
         "preset=payments-none&budget=rate&budget_scope=client&clients=7",
         "preset=payments-none&budget=bucket&budget_scope=tenant&tenants=3&clients=12",
+        // Decorrelated-v2 draws each wait, and the server's Retry-After replaces it.
+        "preset=payments-none&backoff=decorrelated-v2&base=200ms&cap=5s&attempts=5&ra_mode=server&retry_after=1s",
     ] {
         let mut a = summary(&format!("{link}&engine=request"));
         let b = summary(&format!("{link}&engine=population"));

@@ -310,8 +310,8 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
             "budget",
         ),
         (
-            "scenario=outage&backoff=decorrelated-v2&retry_after=1s&engine=population",
-            "retry_after",
+            "scenario=outage&backoff=decorrelated-v2&retry_after=1s&ra_mode=aws2026&engine=population",
+            "ra_mode",
         ),
         (
             "scenario=outage&backoff=full&sorted=true&engine=population",

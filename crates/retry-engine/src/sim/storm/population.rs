@@ -236,6 +236,9 @@ pub struct Population {
     user_sends: alloc::collections::BTreeMap<u64, u64>,
     // Polly's decorrelated-v2: each cohort carries the curve's last value (`f64` bits) in `prev`.
     v2: bool,
+    // The server's Retry-After on a 503, as the client reads it (decorrelated-v2 draws its
+    // wait, then takes the server's under its rule).
+    server_wait: Option<Micros>,
     // Answers that come after the tick they were sent in, by (time, order scheduled).
     late: answers::LateAnswers,
     // The client-side limiters (none, one for the process, or one per client), each with the
@@ -283,6 +286,7 @@ impl Population {
             .filter_map(|r| policy.backoff().wait_range(r))
             .collect();
         let (retry_503, ranges_503) = ranges_503(p, &policy).unwrap_or_default();
+        let server_wait = refusal::server_wait_503(p, &policy);
         let width = match sp.server {
             ServerKind::Queue => bin_width(&sp.queue),
             ServerKind::Tick | ServerKind::Flaky => sp.tick.0.max(1),
@@ -321,6 +325,7 @@ impl Population {
             tick_end: 0,
             user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
+            server_wait,
             poisson_to: 0,
             decorrelated,
             first_prev: if decorrelated { pol.backoff.base.0 } else { 0 },
@@ -885,7 +890,8 @@ impl Population {
             FitRule::Cut => Some(r - p.reserve.0 - 1),
         });
         if self.v2 {
-            return self.spread_v2(t, c, f, limit);
+            let server = if timeout { None } else { self.server_wait };
+            return self.spread_v2(t, c, f, limit, server);
         }
         let i = c.attempt as usize - 1;
         let range = if self.decorrelated {

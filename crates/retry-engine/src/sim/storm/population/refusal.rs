@@ -7,7 +7,7 @@ use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::classify::classify_listed;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
-use crate::retry::policy::ValidPolicy;
+use crate::retry::policy::{RetryAfterMode, ValidPolicy};
 use crate::retry::time::Micros;
 use crate::sim::input::RunInput;
 use crate::sim::params::{ScenarioKind, ServerKind};
@@ -78,10 +78,20 @@ pub(in crate::sim) fn refusal(
     if !decorrelated && !v2 && (0..retries).any(|r| b.wait_range(r).is_none()) {
         return no("backoff", "draws a wait known in advance, or decorrelated jitter's or Polly's decorrelated-v2's from the one before, only (none, constant or exponential with or without their jitter, full jitter in µs or whole milliseconds, equal, decorrelated or decorrelated-v2 jitter; not sorted draws, or a floor above decorrelated jitter's base)");
     }
-    if (decorrelated || v2) && p.retry_after.is_some() {
+    if decorrelated && p.retry_after.is_some() {
         return no(
             "retry_after",
-            "takes no Retry-After with decorrelated jitter or decorrelated-v2",
+            "takes no Retry-After with decorrelated jitter",
+        );
+    }
+    let clamp = matches!(
+        pol.retry_after_mode,
+        RetryAfterMode::Aws2026 | RetryAfterMode::Clamp
+    );
+    if v2 && clamp && server_wait_503(p, policy).is_some() {
+        return no(
+            "ra_mode",
+            "takes a Retry-After with decorrelated-v2 under every ra_mode but the AWS clamp",
         );
     }
     if v2 && pol.budget != BudgetConfig::None {
@@ -112,6 +122,15 @@ pub(super) fn ranges_503(
         })
         .collect::<Result<_, ()>>()?;
     Ok((c.retryable, ranges))
+}
+
+/// The server's Retry-After on a 503 as the client reads it, when the link sends one and the
+/// client's classifier takes it.
+pub(super) fn server_wait_503(p: &RunInput, policy: &ValidPolicy) -> Option<Micros> {
+    let pol = policy.policy();
+    let mut o = ScriptedOutcome::new(Outcome::Status(503));
+    o.retry_after = p.retry_after;
+    classify_listed(pol.classifier, &pol.statuses, &o, pol.operation).server_wait
 }
 
 /// The load spike's originals, evenly spaced from its start (none without a rate).

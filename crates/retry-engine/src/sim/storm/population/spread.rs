@@ -10,6 +10,7 @@ use super::{Cohort, Gate, Population, SLOTS};
 const V2_PIECES: u32 = 32;
 use crate::retry::backoff::WaitRange;
 use crate::retry::policy::StopReason;
+use crate::retry::time::Micros;
 use crate::sim::split;
 use alloc::vec::Vec;
 
@@ -112,26 +113,24 @@ impl Population {
     /// curve's value each request carries (`c.prev`): where there are fewer failures than
     /// pieces each draws its own, exactly as one request does; else they are spread over the
     /// [`V2_PIECES`] pieces of equal chance (a multinomial), each piece's wait uniform over its
-    /// range and its curve value its middle's. No budget stands beside it (refused), so every
+    /// range and its curve value its middle's. A server's Retry-After (`server`) then sets the
+    /// wait under the client's rule while the curve moves on from the draw, as Polly's delay
+    /// generator overrides the drawn delay. No budget stands beside it (refused), so every
     /// retry that fits the deadline's `limit` (`Some(None)`: none does) goes.
-    pub(super) fn spread_v2(&mut self, t: u64, c: Cohort, f: u64, limit: Option<Option<u64>>) {
+    pub(super) fn spread_v2(
+        &mut self,
+        t: u64,
+        c: Cohort,
+        f: u64,
+        limit: Option<Option<u64>>,
+        server: Option<Micros>,
+    ) {
         let Some(limit) = limit.map_or(Some(None), |l| l.map(Some)) else {
             return self.end(t, c, StopReason::WontFit, f);
         };
         let retry = c.attempt - 1;
-        let net = self.sp.net.0;
         if f < u64::from(V2_PIECES) {
-            let mut wont = 0;
-            for _ in 0..f {
-                let u = crate::retry::rng::Words::next_f64(&mut self.rng);
-                let (wait, next) = self.policy.backoff().decorrelated_v2_draw(retry, c.prev, u);
-                if limit.is_some_and(|l| wait.0 > l) {
-                    wont += 1;
-                } else {
-                    self.schedule(t + wait.0 + net, c, 1, next);
-                }
-            }
-            return self.end(t, c, StopReason::WontFit, wont);
+            return self.v2_each(t, c, f, limit, server);
         }
         let Some(pieces) = self
             .policy
@@ -143,15 +142,51 @@ impl Population {
         let weights = alloc::vec![1.0 / pieces.len() as f64; pieces.len()];
         let mut counts = alloc::vec![0; pieces.len()];
         split::multinomial(&mut self.rng, f, &weights, |i, n| counts[i] = n);
+        let p = *self.policy.policy();
         for ((range, next), n) in pieces.into_iter().zip(counts) {
-            if n > 0 {
-                let all = Gate {
-                    allow: n,
-                    first: false,
-                };
-                self.spread(t, c, n, range, limit, (all, Some(next)));
+            let range = match server {
+                Some(sw) => p.retry_after_mode.range_after(sw, range, &p),
+                None => Ok(Some(range)),
+            };
+            match range {
+                _ if n == 0 => {}
+                Ok(Some(range)) => {
+                    let all = Gate {
+                        allow: n,
+                        first: false,
+                    };
+                    self.spread(t, c, n, range, limit, (all, Some(next)));
+                }
+                // The client gives up on the server's wait (or the clamp, refused).
+                Ok(None) | Err(()) => self.end(t, c, StopReason::NotRetryable, n),
             }
         }
+    }
+
+    /// [`Population::spread_v2`] one request at a time, each its own draw (and, under Envoy's
+    /// rule, its own spread of the server's value), as the per-request engine draws them.
+    fn v2_each(&mut self, t: u64, c: Cohort, f: u64, limit: Option<u64>, server: Option<Micros>) {
+        let (retry, net) = (c.attempt - 1, self.sp.net.0);
+        let p = *self.policy.policy();
+        let (mut wont, mut gave_up) = (0, 0);
+        for _ in 0..f {
+            let u = crate::retry::rng::Words::next_f64(&mut self.rng);
+            let (drawn, next) = self.policy.backoff().decorrelated_v2_draw(retry, c.prev, u);
+            let wait = match server {
+                Some(sw) => match p.retry_after_mode.range_after(sw, WaitRange::at(drawn), &p) {
+                    Ok(Some(r)) => Some(r.fixed().unwrap_or_else(|| r.draw(&mut self.rng))),
+                    Ok(None) | Err(()) => None,
+                },
+                None => Some(drawn),
+            };
+            match wait {
+                None => gave_up += 1,
+                Some(w) if limit.is_some_and(|l| w.0 > l) => wont += 1,
+                Some(w) => self.schedule(t + w.0 + net, c, 1, next),
+            }
+        }
+        self.end(t, c, StopReason::NotRetryable, gave_up);
+        self.end(t, c, StopReason::WontFit, wont);
     }
 
     /// Of `f` failures of cohort `c` at `t`, those whose wait fits (`fits`, a share) and that
