@@ -44,7 +44,7 @@
 //! eighth of its arrival tick's originals (its deadline and latency to within an eighth of a
 //! tick); an attempt after a jittered wait arrives at the middle of its eighth of a tick (its
 //! failure time and its place in the serving order to within a sixteenth of a tick); and a
-//! count whose split has an expected size over [`split::EXACT_UP_TO`] on both sides is drawn
+//! count whose split has an expected size over [`crate::sim::split::EXACT_UP_TO`] on both sides is drawn
 //! from the normal with the binomial's mean and variance. What it cannot step is refused by
 //! name ([`refusal()`]). The flaky server's attempts are each served as they arrive, so it has
 //! no order to approximate.
@@ -76,7 +76,6 @@ use crate::sim::input::RunInput;
 use crate::sim::metrics::{Recorder, Report};
 use crate::sim::params::{ScenarioKind, ServerKind};
 use crate::sim::queue::EventQueue;
-use crate::sim::split;
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
 use arrivals::Even;
@@ -273,15 +272,7 @@ impl Population {
         let mut rec = Recorder::new(sp.bin, horizon);
         rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let pol = policy.policy();
-        let retryable = |o: Outcome| {
-            classify_listed(
-                pol.classifier,
-                &pol.statuses,
-                &ScriptedOutcome::new(o),
-                pol.operation,
-            )
-            .retryable
-        };
+        let (retry_connect, retry_read) = timeouts_retried(&policy);
         let ranges = (0..pol.max_attempts.saturating_sub(1))
             .filter_map(|r| policy.backoff().wait_range(r))
             .collect();
@@ -310,8 +301,8 @@ impl Population {
             ranges,
             ranges_503,
             retry_503,
-            retry_connect: retryable(Outcome::ConnectTimeout),
-            retry_read: retryable(Outcome::ReadTimeout),
+            retry_connect,
+            retry_read,
             rec,
             budgets: budgets::budgets_of(&sp, pol, p.budget_start, clients),
             split: budgets::split_of(&sp, pol, clients),
@@ -337,154 +328,6 @@ impl Population {
             m,
             (Micros(first.saturating_add(1).saturating_mul(width)), first),
         )
-    }
-
-    /// The first tick at or after `from` that any original arrives in (`u64::MAX` when all
-    /// have arrived).
-    fn originals_tick(&self, from: u64) -> u64 {
-        let mut next = [self.steady.next_send(), self.spike.next_send()]
-            .into_iter()
-            .flatten()
-            .min();
-        // Poisson arrivals may come in any tick until the arrivals end.
-        if self.sp.poisson && self.poisson_to < self.sp.duration.0 {
-            next = Some(next.map_or(self.poisson_to, |n| n.min(self.poisson_to)));
-        }
-        next.map_or(u64::MAX, |t| {
-            from.max(t.saturating_add(self.sp.net.0) / self.width)
-        })
-    }
-
-    /// The originals that arrive in tick `k`, recorded as sent: the Poisson arrivals, then
-    /// each evenly spaced stream's.
-    fn originals_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
-        if self.sp.poisson {
-            self.poisson_in(k, list);
-        }
-        // Sent in [k x tick - net, (k + 1) x tick - net): those sent before the end.
-        let end = ((k + 1).saturating_mul(self.width)).saturating_sub(self.sp.net.0);
-        let users = self.sp.users > 0;
-        let steady = self.even_in(self.steady, end, list, users);
-        self.steady = steady;
-        let spike = self.even_in(self.spike, end, list, false);
-        self.spike = spike;
-    }
-
-    /// The originals of `stream` sent before `end` and not yet made, as up to
-    /// [`ORIGIN_GROUPS`] cohorts of neighbouring starts (each at its mean start), recorded as
-    /// sent; the stream with them made.
-    fn even_in(&mut self, mut stream: Even, end: u64, list: &mut Vec<Cohort>, user: bool) -> Even {
-        let net = self.sp.net.0;
-        let (from, upto) = (stream.made, stream.sent_before(end));
-        if upto <= from {
-            return stream;
-        }
-        stream.made = upto;
-        self.made += upto - from;
-        let n = upto - from;
-        let groups = n.min(ORIGIN_GROUPS);
-        for g in 0..groups {
-            let (a, b) = (from + n * g / groups, from + n * (g + 1) / groups);
-            let origin = (stream.send_time(a) + stream.send_time(b - 1)) / 2;
-            self.rec.originals_n(Micros(origin), b - a);
-            self.seq += 1;
-            let c = Cohort {
-                attempt: 1,
-                origin,
-                at: origin + net,
-                n: b - a,
-                sched: if a == 0 { 0 } else { stream.send_time(a - 1) },
-                seq: self.seq,
-                sent: false,
-                prev: self.first_prev,
-                user,
-                taken: 0,
-                limited: false,
-                client: 0,
-            };
-            // A user's client is its number's; every other request takes the next in turn.
-            let first = if user { a } else { self.turn };
-            self.turn += if user { 0 } else { b - a };
-            self.by_client(c, first, list);
-        }
-        stream
-    }
-
-    /// Poisson arrivals sent in the part of `[k x tick - net, (k + 1) x tick - net)` not yet
-    /// drawn, within the arrivals' window: the per-request engine's first at 0, then a Poisson
-    /// count, spread evenly (a multinomial) over [`ORIGIN_GROUPS`] parts, each at its middle.
-    fn poisson_in(&mut self, k: u64, list: &mut Vec<Cohort>) {
-        let net = self.sp.net.0;
-        let end = ((k + 1).saturating_mul(self.width)).saturating_sub(net);
-        let (from, to) = (self.poisson_to, end.min(self.sp.duration.0));
-        if to <= from {
-            return;
-        }
-        self.poisson_to = to;
-        if from == 0 {
-            self.original_cohort(0, 1, list);
-        }
-        let rate_per_us = self.sp.rate_milli as f64 / 1e9;
-        let n = split::poisson(&mut self.rng, rate_per_us * (to - from) as f64);
-        let part = (to - from).div_ceil(ORIGIN_GROUPS);
-        let weights = [1.0 / ORIGIN_GROUPS as f64; ORIGIN_GROUPS as usize];
-        let mut counts = [0u64; ORIGIN_GROUPS as usize];
-        split::multinomial(&mut self.rng, n, &weights, |i, c| counts[i] = c);
-        for (i, c) in counts.into_iter().enumerate().filter(|(_, c)| *c > 0) {
-            let origin = (from + part * i as u64 + part / 2).min(to - 1);
-            self.original_cohort(origin, c, list);
-        }
-    }
-
-    /// `n` originals sent at `origin`, recorded, as one cohort of `list`.
-    fn original_cohort(&mut self, origin: u64, n: u64, list: &mut Vec<Cohort>) {
-        self.made += n;
-        if self.sp.poisson {
-            self.budgets[0].on_originals(Micros(origin), n);
-        }
-        self.rec.originals_n(Micros(origin), n);
-        self.seq += 1;
-        let c = Cohort {
-            attempt: 1,
-            origin,
-            at: origin + self.sp.net.0,
-            n,
-            sched: origin,
-            seq: self.seq,
-            sent: false,
-            prev: self.first_prev,
-            user: false,
-            taken: 0,
-            limited: false,
-            client: 0,
-        };
-        let first = self.turn;
-        self.turn += n;
-        self.by_client(c, first, list);
-    }
-
-    /// `c` onto `list`, split over the clients with a limiter each by turn from client `first`
-    /// (as the per-request engine hands its requests to the clients in turn); whole where there
-    /// is one limiter or none.
-    fn by_client(&mut self, c: Cohort, first: u64, list: &mut Vec<Cohort>) {
-        let k = self.split;
-        if k <= 1 {
-            return list.push(c);
-        }
-        let client = |t: u64| ((first + t) % k) as u32;
-        if c.n < k {
-            return list.extend((0..c.n).map(|t| Cohort {
-                n: 1,
-                client: client(t),
-                ..c
-            }));
-        }
-        let (each, more) = (c.n / k, c.n % k);
-        list.extend((0..k).map(|t| Cohort {
-            n: each + u64::from(t < more),
-            client: client(t),
-            ..c
-        }));
     }
 
     /// The cohorts arriving in tick `k` (taken off the schedule), in arrival order.
@@ -843,28 +686,30 @@ impl Population {
             && t < start.saturating_add(self.sp.outage.0)
     }
 
+    /// Whether the policy retries a failure with `outcome`: the population engine's failures
+    /// are a 503, a connect timeout in the outage, or a read timeout.
+    fn retried(&self, outcome: Outcome) -> bool {
+        match outcome {
+            Outcome::ConnectTimeout => self.retry_connect,
+            Outcome::ReadTimeout => self.retry_read,
+            Outcome::Ok | Outcome::Refused | Outcome::Status(_) | Outcome::KeyInFlight => {
+                self.retry_503
+            }
+        }
+    }
+
     /// `f` requests of `c` failed with `outcome`, answered at `t`: they stop by the policy's
     /// rules, or wait and try again.
     fn fail(&mut self, t: u64, c: Cohort, f: u64, outcome: Outcome) {
         if f == 0 {
             return;
         }
-        if matches!(outcome, Outcome::Status(429 | 503)) {
-            self.limiter_hears(t, c.client, 0, f);
-        } else {
-            self.limiter_hears(t, c.client, f, 0);
-        }
+        let throttled = matches!(outcome, Outcome::Status(429 | 503));
+        let (ok, throttles) = if throttled { (0, f) } else { (f, 0) };
+        self.limiter_hears(t, c.client, ok, throttles);
         self.deciding = t;
-        // The population engine's failures are a 503, a connect timeout in the outage, or a
-        // read timeout at the queue server.
         let timeout = outcome.is_timeout();
-        let retryable = match outcome {
-            Outcome::ConnectTimeout => self.retry_connect,
-            Outcome::ReadTimeout => self.retry_read,
-            Outcome::Ok | Outcome::Refused | Outcome::Status(_) | Outcome::KeyInFlight => {
-                self.retry_503
-            }
-        };
+        let retryable = self.retried(outcome);
         let p = *self.policy.policy();
         // Every failure reaches the budget first; gRPC throttling's tokens move with them.
         let b = self.budget_of(c.client);
@@ -932,6 +777,24 @@ impl Population {
         self.budgets[b].withdraw_many(Micros(t), cost, sent);
         self.record_budget(t, b);
     }
+}
+
+/// Whether `policy` retries a connect timeout, and a read timeout.
+fn timeouts_retried(policy: &ValidPolicy) -> (bool, bool) {
+    let pol = policy.policy();
+    let retryable = |o: Outcome| {
+        classify_listed(
+            pol.classifier,
+            &pol.statuses,
+            &ScriptedOutcome::new(o),
+            pol.operation,
+        )
+        .retryable
+    };
+    (
+        retryable(Outcome::ConnectTimeout),
+        retryable(Outcome::ReadTimeout),
+    )
 }
 
 /// The evenly spaced originals of a run (steady, the spike's): a burst sends every client, the
