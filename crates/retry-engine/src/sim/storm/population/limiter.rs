@@ -67,13 +67,46 @@ fn allowed(lines: &[TokenLine]) -> f64 {
         .fold(0.0, |a, b| a + b)
 }
 
+/// Joins a waiting cohort to the one before it in line where they differ only in their starts
+/// and those all fall within one tick (`width`): one cohort whose starts are spread over both
+/// spans, so that a line of millions of single requests holds a few per tick. Whether it did.
+/// Only without a deadline, where the spread of starts decides nothing but their latency.
+fn merge_into(back: Option<&mut Waiting>, (c, joined, span): Waiting, width: u64) -> bool {
+    let Some((b, b_joined, b_span)) = back else {
+        return false;
+    };
+    let (low, high) = (b_span.0.min(span.0), b_span.1.max(span.1));
+    let alike = Cohort {
+        n: b.n,
+        origin: b.origin,
+        at: b.at,
+        sched: b.sched,
+        seq: b.seq,
+        ..c
+    } == *b;
+    if !alike || high - low > width {
+        return false;
+    }
+    let n = b.n + c.n;
+    // When they joined, on average.
+    let sum = u128::from(*b_joined) * u128::from(b.n) + u128::from(joined) * u128::from(c.n);
+    *b_joined = (sum / u128::from(n)) as u64;
+    b.origin = (low + high) / 2;
+    b.n = n;
+    *b_span = (low, high);
+    true
+}
+
+/// A cohort waiting in line: with when it joined and the span its starts are spread over.
+type Waiting = (Cohort, u64, (u64, u64));
+
 /// One limiter, the sends waiting for its tokens, and the answers it has yet to hear.
 #[derive(Debug)]
 pub(super) struct TokenLine {
     limiter: AdaptiveLimiter,
     // Cohorts waiting for a token, first come first served, each with when it joined and the
     // span its starts are spread over.
-    waiting: VecDeque<(Cohort, u64, (u64, u64))>,
+    waiting: VecDeque<Waiting>,
     queued: u64,
     // Answers not yet heard, by time: (successes and timeouts, throttling answers).
     heard: BTreeMap<u64, (u64, u64)>,
@@ -136,7 +169,8 @@ impl Population {
     pub(super) fn take_tokens(&mut self, send: u64, c: &Cohort) -> u64 {
         let li = self.line_of(c.client);
         self.limiter_to(li, send);
-        let span_half = self.width / (2 * ORIGIN_GROUPS);
+        let (width, span_half) = (self.width, self.width / (2 * ORIGIN_GROUPS));
+        let no_deadline = self.policy.policy().deadline.is_none();
         let Some(line) = self.lines.get_mut(li) else {
             return c.n;
         };
@@ -150,9 +184,13 @@ impl Population {
             // Several requests' starts spread over an eighth of a tick (see `tokens_to_line`).
             let half = if c.n - go > 1 { span_half } else { 0 };
             let span = (c.origin.saturating_sub(half), c.origin + half);
-            line.waiting
-                .push_back((Cohort { n: c.n - go, ..*c }, send, span));
+            let wait = (Cohort { n: c.n - go, ..*c }, send, span);
             line.queued += c.n - go;
+            // Without a deadline no start decides a send's fate at its token: neighbours merge.
+            let merged = no_deadline && merge_into(line.waiting.back_mut(), wait, width);
+            if !merged {
+                line.waiting.push_back(wait);
+            }
         }
         go
     }
