@@ -120,12 +120,15 @@ struct Cohort {
     user: bool,
     /// What the retry that made this attempt withdrew from the budget, in thousandths (the
     /// AWS quota refunds it on a success; 0 for an original).
-    taken: u64,
+    taken: u32,
     /// Whether their send has its limiter's token (handed out after a wait in line).
     limited: bool,
-    /// The client they belong to, where each client has its own limiter (else 0).
+    /// The client they belong to, where each client has its own limiter or budget (else 0).
     client: u32,
 }
+
+// A cohort fits a cache line: the schedule holds millions of them at production sizes.
+const _: () = assert!(core::mem::size_of::<Cohort>() <= 64);
 
 /// When a cohort's attempt leaves and when its clients give up on it: the policy's timing,
 /// copied so that the answer times of `Population::in_time_order` can read it.
@@ -431,7 +434,7 @@ impl Population {
             self.deposit_to(t);
             let b = self.budget_of(c.client);
             self.budgets[b].attempts_ended(Micros(t), c.attempt, n);
-            let refund = (c.attempt > 1).then_some(c.taken);
+            let refund = (c.attempt > 1).then_some(u64::from(c.taken));
             self.budgets[b].on_successes(Micros(t), n, refund);
             self.record_budget(t, b);
         }
@@ -563,7 +566,11 @@ impl Population {
             }
             let next = pending.peek().map_or(u64::MAX, |Reverse(e)| e.0);
             // The limiter's next moment in the tick: a token due, or an answer to hear.
-            let tokens = self.limiter_due(self.tick_end).unwrap_or(u64::MAX);
+            let tokens = if self.lines.is_empty() {
+                u64::MAX
+            } else {
+                self.limiter_due(self.tick_end).unwrap_or(u64::MAX)
+            };
             match self.late_due() {
                 Some(t) if t < next && t <= tokens => self.hear_first_late(),
                 _ if tokens < next && self.limiter_step(self.tick_end) => {}
@@ -757,7 +764,9 @@ impl Population {
         };
         // Each retry carries what it withdraws, for the AWS quota's refund on its success.
         let c = Cohort {
-            taken: self.budgets[b].check(Micros(t), cost).cost_milli,
+            // At most 14 tokens (the AWS quota's dearest retry): within 32 bits.
+            taken: u32::try_from(self.budgets[b].check(Micros(t), cost).cost_milli)
+                .unwrap_or(u32::MAX),
             ..c
         };
         // Envoy's limit: a retry let go with no wait is in flight for the next to ask.

@@ -55,6 +55,7 @@ pub(super) fn kept_apart(config: &BudgetConfig, clients: u32) -> bool {
 
 impl Population {
     /// The budget of `client`'s requests.
+    #[inline]
     pub(super) fn budget_of(&self, client: u32) -> usize {
         match self.policy.policy().scope {
             _ if self.budgets.len() <= 1 => 0,

@@ -155,7 +155,11 @@ impl Population {
 
     /// `ok` successes (or timeouts) and `throttled` throttling answers (a 429 or 503) reach
     /// `client`'s limiter at `t`, heard before the sends after `t`.
+    #[inline]
     pub(super) fn limiter_hears(&mut self, t: u64, client: u32, ok: u64, throttled: u64) {
+        if self.lines.is_empty() {
+            return;
+        }
         let li = self.line_of(client);
         if let Some(line) = self.lines.get_mut(li) {
             let e = line.heard.entry(t).or_default();

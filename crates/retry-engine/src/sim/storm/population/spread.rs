@@ -97,10 +97,10 @@ impl Population {
             } else if shortest == longest {
                 (t + shortest + net, shortest)
             } else {
-                // The middle of the waits' part of the eighth: never before the shortest.
+                // The eighth's middle (shared by every retry landing there, so they merge), but
+                // never sent before the failure it follows.
                 let j = first + i as u64;
-                let (lo, hi) = (t + shortest + net, t + longest + net);
-                let at = (start(j).max(lo) + start(j + 1).saturating_sub(1).min(hi)) / 2;
+                let at = ((start(j) + start(j + 1)) / 2).max(t + net);
                 (at, at.saturating_sub(t + net).clamp(low, uhigh))
             };
             let next = prev.unwrap_or_else(|| self.prev_after(&c, wait));
