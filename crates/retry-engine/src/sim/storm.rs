@@ -234,11 +234,7 @@ impl Storm {
         let spike_planned = sp.spike_requests;
         let (planned, horizon) = sp.planned(kind, clients, &policy);
         let scope = policy.policy().scope;
-        let n_budgets = match scope {
-            Scope::Process => 1,
-            Scope::Client => clients as usize,
-            Scope::Tenant => sp.tenants.max(1) as usize,
-        };
+        let n_budgets = budget_count(scope, clients, sp.tenants);
         let budgets = (0..n_budgets)
             .map(|_| Budget::new(policy.policy().budget, p.budget_start))
             .collect();
@@ -297,11 +293,7 @@ impl Storm {
     }
 
     fn budget_index(&self, client: u32) -> usize {
-        match self.scope {
-            Scope::Process => 0,
-            Scope::Client => client as usize,
-            Scope::Tenant => (client % self.sp.tenants.max(1)) as usize,
-        }
+        budget_slot(self.scope, client, self.sp.tenants)
     }
 
     fn in_outage(&self, t: Micros) -> bool {
@@ -710,5 +702,24 @@ impl Model for Storm {
             Ev::Hedge { req, gen, sent } => self.hedge_due(now, req, gen, sent, q),
             Ev::Reply { req, gen, outcome } => self.reply(now, req, gen, outcome, q),
         }
+    }
+}
+
+/// How many retry budgets a storm keeps under `scope`: one for the process, one per client, or
+/// one per tenant.
+fn budget_count(scope: Scope, clients: u32, tenants: u32) -> usize {
+    match scope {
+        Scope::Process => 1,
+        Scope::Client => clients.max(1) as usize,
+        Scope::Tenant => tenants.max(1) as usize,
+    }
+}
+
+/// The budget `client`'s requests use under `scope` (a client's tenant is its number's).
+fn budget_slot(scope: Scope, client: u32, tenants: u32) -> usize {
+    match scope {
+        Scope::Process => 0,
+        Scope::Client => client as usize,
+        Scope::Tenant => (client % tenants.max(1)) as usize,
     }
 }

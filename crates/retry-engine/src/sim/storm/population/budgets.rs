@@ -18,11 +18,10 @@ pub(super) fn budgets_of(
     start: Option<u64>,
     clients: u32,
 ) -> Vec<Budget> {
-    let n = match pol.scope {
-        _ if pol.budget == BudgetConfig::None => 1,
-        Scope::Process => 1,
-        Scope::Client => clients.max(1),
-        Scope::Tenant => sp.tenants.max(1),
+    let n = if pol.budget == BudgetConfig::None {
+        1
+    } else {
+        super::super::budget_count(pol.scope, clients, sp.tenants)
     };
     (0..n).map(|_| Budget::new(pol.budget, start)).collect()
 }
@@ -57,12 +56,10 @@ impl Population {
     /// The budget of `client`'s requests.
     #[inline]
     pub(super) fn budget_of(&self, client: u32) -> usize {
-        match self.policy.policy().scope {
-            _ if self.budgets.len() <= 1 => 0,
-            Scope::Process => 0,
-            Scope::Client => client as usize,
-            Scope::Tenant => (client % self.sp.tenants.max(1)) as usize,
+        if self.budgets.len() <= 1 {
+            return 0;
         }
+        super::super::budget_slot(self.policy.policy().scope, client, self.sp.tenants)
     }
 
     /// How many of `f` failures of `c` at `t` the budget lets retry. It is asked before the

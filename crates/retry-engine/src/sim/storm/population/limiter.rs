@@ -29,12 +29,8 @@ pub(super) const CLIENT_LINES: u32 = 100;
 /// The lines of a run: none without a limiter, one for the process (or a single client), or
 /// one per client.
 pub(super) fn lines_of(scope: Option<LimiterScope>, clients: u32) -> Vec<TokenLine> {
-    let n = match scope {
-        None => 0,
-        Some(LimiterScope::Process) => 1,
-        Some(LimiterScope::Client) => clients.max(1),
-    };
-    (0..n).map(|_| TokenLine::new()).collect()
+    let limiters = crate::sim::storm::limiter::limiters_of(scope, clients);
+    limiters.into_iter().map(TokenLine::new).collect()
 }
 
 /// What the run's summary says of its limiters: every line's sends that waited and their
@@ -118,9 +114,9 @@ pub(super) struct TokenLine {
 }
 
 impl TokenLine {
-    pub(super) fn new() -> TokenLine {
+    fn new(limiter: AdaptiveLimiter) -> TokenLine {
         TokenLine {
-            limiter: AdaptiveLimiter::new(Micros::ZERO),
+            limiter,
             waiting: VecDeque::new(),
             queued: 0,
             heard: BTreeMap::new(),
