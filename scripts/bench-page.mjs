@@ -42,7 +42,7 @@ async function firstChartEmulated() {
     await cdp.send('Network.enable');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-    await page.goto(`http://127.0.0.1:${PORT + 2}/?v=1`);
+    await page.goto(`http://127.0.0.1:${PORT + 2}/?v=2`);
     await page.waitForSelector('body[data-ready-ms]', { timeout: 120000 });
     times.push(Number(await page.evaluate(() => document.body.dataset.readyMs)));
     await context.close();
@@ -65,7 +65,7 @@ try {
   });
   const page = await context.newPage();
   const t0 = Date.now();
-  await page.goto(BASE + '/?v=1');
+  await page.goto(BASE + '/?v=2');
   await page.waitForSelector('body[data-ready="true"]');
   const readyMs = await page.evaluate(() => document.body.dataset.readyMs);
   console.log(`first chart (schedule, default link): drawn ${readyMs} ms after navigation began (page clock); ${Date.now() - t0} ms as the driver saw it`);
@@ -92,7 +92,7 @@ try {
       const p = await ctx.newPage();
       const cdp = await ctx.newCDPSession(p);
       await cdp.send('Emulation.setCPUThrottlingRate', { rate });
-      await p.goto(BASE + '/?v=1');
+      await p.goto(BASE + '/?v=2');
       await p.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
       await p.waitForTimeout(500);
       const ms = await p.evaluate(() => document.body.dataset.readyMs);
@@ -104,7 +104,7 @@ try {
   }
   for (const [preset, n] of [['payments-jitter', 20], ['payments-none', 10]]) {
     const t1 = Date.now();
-    await page.goto(`${BASE}/?v=1&preset=${preset}`);
+    await page.goto(`${BASE}/?v=2&preset=${preset}`);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     console.log(`${preset}: first result ${Date.now() - t1} ms after navigation`);
     const times = [], own = [];
@@ -137,7 +137,7 @@ try {
   const presets = lines.flatMap((l, i) => /^[a-z0-9-]+\s/.test(l) && /scenario=/.test(lines[i + 1] || '') ? [l.split(/\s+/)[0]] : []);
   const worst = [];
   for (const preset of presets) {
-    await page.goto(`${BASE}/?v=1&preset=${preset}`);
+    await page.goto(`${BASE}/?v=2&preset=${preset}`);
     await page.waitForSelector('body[data-ready="true"]');
     const ready = await page.evaluate(() => window.__longTasks.length);
     if (!(await page.locator('#scenario-view').isVisible())) continue;
@@ -157,7 +157,7 @@ try {
   const study = 'preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated';
   const walls = [];
   for (let i = 0; i < 5; i++) {
-    await page.goto(`${BASE}/?v=1&${study}`);
+    await page.goto(`${BASE}/?v=2&${study}`);
     walls.push(await page.evaluate(() => new Promise(resolve => {
       const v = document.getElementById('scenario-view');
       const check = () => {

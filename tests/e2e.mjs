@@ -37,7 +37,7 @@ async function waitForServer() {
   throw new Error('the static server did not start');
 }
 
-async function openPage(query = '?v=1', scale = 1, viewport = { width: 1280, height: 1000 }) {
+async function openPage(query = '?v=2', scale = 1, viewport = { width: 1280, height: 1000 }) {
   const context = await browser.newContext({ viewport, deviceScaleFactor: scale });
   const page = await context.newPage();
   const errors = [];
@@ -96,7 +96,7 @@ try {
     assert.equal(await attr(page, '#schedule', 'data-dots'), '40', '2 retries x 20 clients');
     assert.equal(await page.locator('#trace-steps li').count(), 3);
     assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'success');
-    assert.match(page.url(), /\?v=1$/);
+    assert.match(page.url(), /\?v=2$/);
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -128,7 +128,7 @@ try {
     assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'attempts_used_up');
     assert.match(steps[1], /attempts: 2 of 2 used, 0 left/);
     assert.equal(await attr(page, '#schedule', 'data-ceilings'), '100');
-    assert.match(page.url(), /\?v=1&attempts=2$/);
+    assert.match(page.url(), /\?v=2&attempts=2$/);
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -143,7 +143,7 @@ try {
     assert.match(steps[2], /remaining 3\.6 s -> timeout = min\(3 s, 3\.6 s\) = 3 s/);
     assert.equal(await page.locator('#deadline').inputValue(), '10000');
     assert.equal(await page.locator('#outcomes').inputValue(), 'connect_timeout,connect_timeout,connect_timeout');
-    assert.match(page.url(), /\?v=1&preset=chapter$/);
+    assert.match(page.url(), /\?v=2&preset=chapter$/);
     // A drawn wait: the steps read as `retrylab explain` prints them, rounded for people, and
     // to the microsecond as `--exact` prints them once "Exact numbers" is ticked.
     const link = 'preset=chapter&waits=&seed=7';
@@ -194,7 +194,7 @@ try {
   });
 
   await check('opening a link restores the state', async () => {
-    const link = '?v=1&preset=guide-700ms&backoff=equal&waits=150ms&seed=9&clients=50';
+    const link = '?v=2&preset=guide-700ms&backoff=equal&waits=150ms&seed=9&clients=50';
     const { page, context, errors } = await openPage(link);
     assert.equal(await page.locator('#preset').inputValue(), 'guide-700ms');
     assert.equal(await page.locator('#backoff').inputValue(), 'equal');
@@ -224,7 +224,7 @@ try {
   });
 
   await check('controls come from the key table; a control with no effect is disabled and says why', async () => {
-    const { page, context, errors } = await openPage('?v=1&preset=payments-none');
+    const { page, context, errors } = await openPage('?v=2&preset=payments-none');
     // Every key with a control has its label from the table.
     assert.equal(await page.getByLabel('Attempts (1 call + retries)').getAttribute('id'), 'attempts');
     assert.equal(await page.getByLabel('Retry budget').getAttribute('id'), 'budget');
@@ -241,12 +241,12 @@ try {
   });
 
   await check('switching to no backoff resets base and says so; base is then disabled', async () => {
-    const { page, context, errors } = await openPage('?v=1&base=10ms');
+    const { page, context, errors } = await openPage('?v=2&base=10ms');
     await change(page, '#backoff', 'none');
     assert.match(await page.locator('#notices').innerText(), /^base reset: has no effect with backoff=none/);
     assert.equal(await page.locator('#base').isDisabled(), true);
     assert.match(await page.locator('#base-note').textContent(), /^base: has no effect with backoff=none/);
-    assert.ok(page.url().endsWith('?v=1&backoff=none'), page.url());
+    assert.ok(page.url().endsWith('?v=2&backoff=none'), page.url());
     assert.equal(await attr(page, '#errors', 'data-count'), '0');
     await change(page, '#backoff', 'full');
     assert.equal(await page.locator('#base').isDisabled(), false);
@@ -256,29 +256,29 @@ try {
   });
 
   await check('a link setting a key with no effect is refused by name; the rest opens', async () => {
-    const { page, context, errors } = await openPage('?v=1&scenario=lost&breaker=on&seed=4');
+    const { page, context, errors } = await openPage('?v=2&scenario=lost&breaker=on&seed=4');
     assert.match(await page.locator('#errors').innerText(), /breaker: has no effect with scenario=lost: it applies to scenario=outage, burst/);
     assert.equal(await page.locator('#seed').inputValue(), '4');
     // The address keeps what was written until the reader changes something.
-    assert.ok(page.url().endsWith('?v=1&scenario=lost&breaker=on&seed=4'), page.url());
+    assert.ok(page.url().endsWith('?v=2&scenario=lost&breaker=on&seed=4'), page.url());
     await change(page, '#seed', '5');
-    assert.ok(page.url().endsWith('?v=1&scenario=lost&seed=5'), page.url());
+    assert.ok(page.url().endsWith('?v=2&scenario=lost&seed=5'), page.url());
     assert.deepEqual(errors, []);
     await context.close();
   });
 
   await check('New seed draws a fresh seed into the link, and the link reproduces it', async () => {
-    const { page, context, errors } = await openPage('?v=1&seed=1');
+    const { page, context, errors } = await openPage('?v=2&seed=1');
     const before = await canvasPixels(page);
     const r = await renders(page);
     await page.getByRole('button', { name: 'New seed' }).click();
     await page.waitForFunction(b => Number(document.body.dataset.renders) > b, r);
     const seed = await page.locator('#seed').inputValue();
     assert.notEqual(seed, '1');
-    assert.ok(page.url().endsWith(`?v=1&seed=${seed}`), page.url());
+    assert.ok(page.url().endsWith(`?v=2&seed=${seed}`), page.url());
     const pixels = await canvasPixels(page);
     assert.notEqual(pixels, before, 'another seed draws other waits');
-    const again = await openPage(`?v=1&seed=${seed}`);
+    const again = await openPage(`?v=2&seed=${seed}`);
     assert.equal(await canvasPixels(again.page), pixels, 'the link with that seed draws the same');
     await again.context.close();
     assert.deepEqual(errors, []);
@@ -287,7 +287,7 @@ try {
 
   await check('a scenario link opens its view: the timeline and the tiles, in the CLI\'s words', async () => {
     for (const preset of ['payments-jitter', 'burst-lab', 'lost-nokey', 'layers-333']) {
-      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      const { page, context, errors } = await openScenario(`?v=2&preset=${preset}`);
       assert.equal(await page.locator('#schedule-view-section').isHidden(), true, 'the schedule gives way to the scenario');
       assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 0, `${preset}: the timeline has bins`);
       assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
@@ -310,7 +310,7 @@ try {
 
   await check('the queue and flaky servers: the spike shaded, the queue drawn, goodput beside throughput in the CLI\'s words', async () => {
     for (const [preset, queue] of [['queue-spike-none', 'true'], ['flaky-retries', 'false']]) {
-      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      const { page, context, errors } = await openScenario(`?v=2&preset=${preset}`);
       const rows = await tileRows(page);
       assert.deepEqual(rows, cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
       assert.ok(rows.some(([k]) => k === 'goodput (successes/s)') && rows.some(([k]) => k === 'throughput (work done/s)'), `${preset}: goodput and throughput tiles`);
@@ -324,14 +324,14 @@ try {
       await context.close();
     }
     // A key the server does not have is refused by name; the rest of the link opens.
-    const { page, context } = await openPage('?v=1&preset=queue-spike-none&capacity=100');
+    const { page, context } = await openPage('?v=2&preset=queue-spike-none&capacity=100');
     assert.match(await page.locator('#errors').innerText(), /capacity.*server=tick/);
     await context.close();
   });
 
   await check('the metastable presets: failures by reason, capacity used, the breaker\'s spells and the budget, read at a point', async () => {
     for (const [preset, flag, reason] of [['metastable-breaker', 'data-breaker', /breaker_open/], ['metastable-budget', 'data-budget', /budget_empty/]]) {
-      const { page, context, errors } = await openScenario(`?v=1&preset=${preset}`);
+      const { page, context, errors } = await openScenario(`?v=2&preset=${preset}`);
       assert.deepEqual(await tileRows(page), cliRows(`preset=${preset}`), `${preset}: tiles equal retrylab run`);
       assert.equal(await page.locator('#system-chart').isHidden(), false);
       assert.equal(await attr(page, '#system-chart', flag), 'true');
@@ -353,7 +353,7 @@ try {
 
   await check('exports: the CSV and the Markdown are the CLI\'s bytes, the PNG is the chart', async () => {
     const link = 'preset=lost-key&duration=20s';
-    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const { page, context, errors } = await openScenario(`?v=2&${link}`);
     const save = async id => {
       const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`#${id}`)]);
       return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
@@ -371,13 +371,13 @@ try {
   });
 
   await check('the system controls edit the simulation; a bad one is named and the last good view stays', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=payments-jitter');
+    const { page, context, errors } = await openScenario('?v=2&preset=payments-jitter');
     assert.equal(await page.locator('#layers').isHidden(), true, 'outage has no layers setting');
     assert.equal(await page.locator('#outage').inputValue(), '5000');
     const before = await tileRows(page);
     await change(page, '#outage', 1000);
     await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
-    assert.ok(page.url().endsWith('?v=1&preset=payments-jitter&outage=1s'), page.url());
+    assert.ok(page.url().endsWith('?v=2&preset=payments-jitter&outage=1s'), page.url());
     assert.deepEqual(await tileRows(page), cliRows('preset=payments-jitter&outage=1s'));
     assert.notDeepEqual(await tileRows(page), before, 'a shorter outage changes the numbers');
     const good = await tileRows(page);
@@ -393,7 +393,7 @@ try {
   });
 
   await check('a control change rewrites only the controls whose state it changes; a refused value stays as typed until a preset', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=payments-jitter');
+    const { page, context, errors } = await openScenario('?v=2&preset=payments-jitter');
     // Every attribute written inside the key table's control groups, by element id.
     const watch = () => page.evaluate(() => {
       window.__written = [];
@@ -429,7 +429,7 @@ try {
   });
 
   await check('Cancel stops a long run and the page stays responsive', async () => {
-    const { page, context, errors } = await openPage('?v=1&preset=payments-none&duration=1h');
+    const { page, context, errors } = await openPage('?v=2&preset=payments-none&duration=1h');
     await page.waitForSelector('#sim-cancel:not([hidden])', { timeout: 20000 });
     await page.click('#sim-cancel');
     assert.equal(await page.locator('#sim-status').innerText(), 'cancelled');
@@ -444,7 +444,7 @@ try {
 
   await check('a compare link draws both sides and the before/after table exactly as retrylab compare', async () => {
     const link = 'preset=payments-none&b.preset=payments-jitter';
-    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const { page, context, errors } = await openScenario(`?v=2&${link}`);
     assert.equal(await attr(page, '#timeline', 'data-sides'), '2');
     const [cli, note] = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' }).split('\n\nThe course');
     assert.equal(await page.locator('#compare-md').textContent(), cli + '\n');
@@ -462,19 +462,19 @@ try {
     assert.ok(!(await page.locator('#compare tbody').innerText()).includes('`'), 'no raw backticks');
     assert.equal(await page.locator('#compare tbody tr').count(), cli.split('\n').filter(l => l.startsWith('| ') && !l.startsWith('| metric')).length);
     assert.match(await page.locator('#compare tbody').innerText(), /amplification\s+195x\s+1\.08x/);
-    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    assert.ok(page.url().endsWith(`?v=2&${link}`), page.url());
     await page.screenshot({ path: join(ARTIFACTS, 'scenario-compare.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();
   });
 
   await check('a compare link round-trips: edit side B, reload, the same view; a sweep from its control', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=payments-none&b.preset=payments-jitter');
+    const { page, context, errors } = await openScenario('?v=2&preset=payments-none&b.preset=payments-jitter');
     assert.equal(await page.locator('#side-b').inputValue(), 'preset=payments-jitter');
     await change(page, '#side-b', 'preset=payments-jitter&attempts=3');
     await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
     const link = 'preset=payments-none&b.preset=payments-jitter&b.attempts=3';
-    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    assert.ok(page.url().endsWith(`?v=2&${link}`), page.url());
     const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
     assert.equal(await page.locator('#compare-md').textContent(), cli);
     await page.reload();
@@ -486,14 +486,14 @@ try {
     assert.equal(await attr(page, '#side-b', 'aria-invalid'), 'true');
     assert.equal(await page.locator('#compare-md').textContent(), cli, 'the last good view stays');
     await change(page, '#side-b', '');
-    assert.ok(page.url().endsWith('?v=1&preset=payments-none'), 'side B off: ' + page.url());
+    assert.ok(page.url().endsWith('?v=2&preset=payments-none'), 'side B off: ' + page.url());
     assert.deepEqual(errors, []);
     await context.close();
     // The course project's second exercise, as a sweep from its control.
-    const j = await openScenario('?v=1&preset=payments-jitter');
+    const j = await openScenario('?v=2&preset=payments-jitter');
     await change(j.page, '#sweep-keys', 'base=100ms..2000ms/100ms');
     await j.page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
-    assert.ok(j.page.url().endsWith('?v=1&preset=payments-jitter&sweep.base=100ms..2000ms/100ms'), j.page.url());
+    assert.ok(j.page.url().endsWith('?v=2&preset=payments-jitter&sweep.base=100ms..2000ms/100ms'), j.page.url());
     assert.equal(await j.page.locator('#sweep-charts canvas').count(), 2);
     assert.match(await j.page.locator('#sim-status').innerText(), /^20 rows of /);
     assert.deepEqual(j.errors, []);
@@ -510,7 +510,7 @@ try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', e => errors.push(String(e)));
-    await page.goto(BASE + '/?v=1&preset=payments-none');
+    await page.goto(BASE + '/?v=2&preset=payments-none');
     await page.waitForSelector('body[data-ready="true"]');
     const ready = await page.evaluate(() => performance.now());
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
@@ -536,7 +536,7 @@ try {
 
   await check('the 2015 study\'s one run: exponential backoff\'s write calls cluster, full jitter\'s spread, each on its own time axis; links to the whole study', async () => {
     const link = 'preset=occ-2015&runs=1&backoff=exponential&b.backoff=full';
-    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const { page, context, errors } = await openScenario(`?v=2&${link}`);
     assert.equal(await page.locator('#occ-links').isHidden(), false);
     assert.ok(Number(await attr(page, '#timeline', 'data-bins')) > 100, 'write calls over time, in 10 ms bins');
     const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'compare', link], { encoding: 'utf8' });
@@ -557,13 +557,13 @@ try {
 
   await check('the 2015 study runs in the page across workers: five lines per chart, the 2015 figures beside them; screenshot', async () => {
     const link = 'preset=occ-2015&sweep.clients=10..190/10&sweep.backoff=none,exponential,full,equal,decorrelated';
-    const { page, context, errors } = await openPage(`?v=1&${link}`);
+    const { page, context, errors } = await openPage(`?v=2&${link}`);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
     assert.equal(await page.locator('#sweep-section').isHidden(), false);
     assert.equal(await page.locator('#timeline').isHidden(), true, 'no timeline for a sweep');
     assert.equal(await page.locator('#sweep-charts canvas').count(), 2, 'write calls and completion time');
     assert.equal(await attr(page, '#sweep-chart-0', 'data-lines'), '5');
-    assert.match(await page.locator('#sim-status').innerText(), /^95 rows of \?v=1&preset=occ-2015 sweeping clients and backoff, mean of 100 runs each/);
+    assert.match(await page.locator('#sim-status').innerText(), /^95 rows of \?v=2&preset=occ-2015 sweeping clients and backoff, mean of 100 runs each/);
     const md = await page.locator('#sweep-md').textContent();
     assert.equal(md.split('\n').filter(l => /^\| \d+ \|/.test(l)).length, 95);
     // Pointing at 100 clients reads every kind's numbers and the 2015 simulator's.
@@ -575,7 +575,7 @@ try {
     }
     // The preset's 100 runs give each figure its 95% interval beside it.
     assert.match(text, /^clients=100: none: \d+ attempts, [\d.]+ s \([\d.]+ s-[\d.]+ s\) completion, 2015: 2421 calls, 2.03 s; exponential: /);
-    assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+    assert.ok(page.url().endsWith(`?v=2&${link}`), page.url());
     await page.screenshot({ path: join(ARTIFACTS, 'sweep-2015-study.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await context.close();
@@ -583,7 +583,7 @@ try {
 
   await check('a sweep link gives retrylab sweep\'s table and CSV, byte for byte; a bad sweep is named', async () => {
     const link = 'preset=payments-jitter&duration=20s&sweep.base=100ms..900ms/200ms&sweep.backoff=full,equal';
-    const { page, context, errors } = await openScenario(`?v=1&${link}`);
+    const { page, context, errors } = await openScenario(`?v=2&${link}`);
     const cli = args => execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', link, ...args]);
     assert.equal(await page.locator('#sweep-md').textContent(), cli([]).toString());
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
@@ -591,7 +591,7 @@ try {
     assert.ok(readFileSync(await dl.path()).equals(cli(['--format', 'csv'])), 'CSV byte-identical to retrylab sweep --format csv');
     assert.equal(await attr(page, '#sweep-chart-0', 'data-lines'), '2');
     await page.screenshot({ path: join(ARTIFACTS, 'sweep-base.png'), fullPage: true });
-    const bad = await openPage('?v=1&preset=payments-jitter&sweep.base=1s..9s/1s');
+    const bad = await openPage('?v=2&preset=payments-jitter&sweep.base=1s..9s/1s');
     assert.match(await bad.page.locator('#errors').innerText(), /^sweep: sweep\.base: base=6s: base: must not exceed cap/);
     await bad.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     assert.equal(await bad.page.locator('#run-section').isHidden(), false, 'the rest of the link opens as one run');
@@ -601,13 +601,13 @@ try {
   });
 
   await check('the deadline timeline draws the 700 ms refusal and points at the text steps, and they at it', async () => {
-    const g = await openPage('?v=1&preset=guide-700ms');
+    const g = await openPage('?v=2&preset=guide-700ms');
     assert.equal(await attr(g.page, '#deadline-chart', 'data-refused'), 'true', 'the retry that did not fit is drawn');
     assert.equal(await attr(g.page, '#deadline-chart', 'data-attempts'), '1');
     await g.page.screenshot({ path: join(ARTIFACTS, 'deadline-guide-700ms.png'), fullPage: true });
     assert.deepEqual(g.errors, []);
     await g.context.close();
-    const { page, context, errors } = await openPage('?v=1&preset=chapter');
+    const { page, context, errors } = await openPage('?v=2&preset=chapter');
     assert.equal(await attr(page, '#deadline-chart', 'data-refused'), 'false');
     await page.hover('#trace-steps li:nth-child(2) h3');
     assert.equal(await attr(page, '#trace-steps li:nth-child(2)', 'data-highlight'), 'true', 'pointing at a step rings its bar');
@@ -642,7 +642,7 @@ try {
     const { page, context, errors } = await openPage();
     await page.selectOption('#lesson-menu', 'layers-three');
     await page.waitForFunction(() => location.search.includes('lesson=layers-three'));
-    assert.ok(page.url().endsWith('?v=1&preset=layers-333&lesson=layers-three'), page.url());
+    assert.ok(page.url().endsWith('?v=2&preset=layers-333&lesson=layers-three'), page.url());
     assert.match(await page.locator('#sim-status').innerText(), /^Answer the question first/);
     assert.equal(await attr(page, '#scenario-view', 'data-done'), 'false', 'nothing runs before the guess');
     await page.fill('#lesson-guess', '27');
@@ -695,7 +695,7 @@ try {
   });
 
   await check('idempotency step by step: one checkout through a lost answer charges twice without a key, once with one', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=lost-nokey');
+    const { page, context, errors } = await openScenario('?v=2&preset=lost-nokey');
     assert.equal(await page.locator('#ledger-section').isHidden(), false);
     assert.ok(Number(await attr(page, '#ledger-a-total', 'data-charges')) > 1, 'more than one durable charge without a key');
     assert.equal(await attr(page, '#ledger-b-total', 'data-charges'), '1', 'one with a key');
@@ -715,7 +715,7 @@ try {
   });
 
   await check('a retry budget step by step: ten successes at +0.1 make exactly one token; the budget refuses a retry', async () => {
-    const { page, context, errors } = await openPage('?v=1&budget=bucket&bucket_max=2&bucket_refill=0.1&budget_start=0');
+    const { page, context, errors } = await openPage('?v=2&budget=bucket&bucket_max=2&bucket_refill=0.1&budget_start=0');
     const rows = () => page.locator('#budget-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
     const all = await rows();
     assert.equal(all[9][4], '1.000', 'exactly one token after ten successes, never 0.999');
@@ -727,7 +727,7 @@ try {
     assert.deepEqual(await axeFindings(page), []);
     await page.screenshot({ path: join(ARTIFACTS, 'budget-walk.png'), fullPage: true });
     // A ratio budget walks out of its window: Finagle's 20% + 10/s over 10 s ends on its floor.
-    await page.goto(`${BASE}/?v=1&budget=ratio`);
+    await page.goto(`${BASE}/?v=2&budget=ratio`);
     await page.waitForSelector('#budget-table tbody tr');
     const ratio = await rows();
     const moved = ratio.filter(r => /^the window moves on: what came before \d+ ms no longer counts$/.test(r[1]));
@@ -738,7 +738,7 @@ try {
   });
 
   await check('the amplification tree steps call by call and level by level; its numbers are retrylab amplify\'s', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=layers-333');
+    const { page, context, errors } = await openScenario('?v=2&preset=layers-333');
     const counts = () => attr(page, '#tree', 'data-counts');
     const pixels = () => page.evaluate(() => document.getElementById('tree').toDataURL());
     assert.equal(await counts(), '1,3,9,27', 'p = 1: the whole worst case');
@@ -762,7 +762,7 @@ try {
     await page.screenshot({ path: join(ARTIFACTS, 'tree-layers-333.png'), fullPage: true });
     await context.close();
     for (const [layers, p] of [['4,4,4', '1'], ['2,3,4', '0.5']]) {
-      const t = await openScenario(`?v=1&preset=layers-333&layers=${layers}&p=${p}`);
+      const t = await openScenario(`?v=2&preset=layers-333&layers=${layers}&p=${p}`);
       const cli = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'amplify', layers, '--p', p], { encoding: 'utf8' });
       const rows = await t.page.locator('#tree-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
       const worst = cli.match(/= (\d+) bottom calls per user request/)[1];
@@ -782,11 +782,11 @@ try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', e => errors.push(String(e)));
-    await page.goto(`${file}?v=1&preset=chapter`);
+    await page.goto(`${file}?v=2&preset=chapter`);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
     assert.equal(await attr(page, '#schedule', 'data-kind'), 'full');
     assert.equal(await page.locator('#trace-steps li').count(), 3);
-    await page.goto(`${file}?v=1&preset=payments-jitter`);
+    await page.goto(`${file}?v=2&preset=payments-jitter`);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
     assert.deepEqual(await tileRows(page), cliRows('preset=payments-jitter'), 'the same numbers as the CLI, from disk');
     assert.equal(await attr(page, '#scenario-view', 'data-exec'), 'worker', 'the worker starts from the file too');
@@ -796,7 +796,7 @@ try {
   });
 
   await check('the charts have tables with their numbers: the schedule\'s waits, the timeline\'s bins, the bars in words', async () => {
-    const { page, context, errors } = await openPage('?v=1&attempts=4&clients=5');
+    const { page, context, errors } = await openPage('?v=2&attempts=4&clients=5');
     await page.click('#schedule-box summary');
     await page.waitForSelector('#schedule-table tbody tr'); // filled on the details' toggle event
     const rows = await page.locator('#schedule-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
@@ -806,7 +806,7 @@ try {
     const mean1 = rows.slice(0, 5).reduce((s, r) => s + Number(r[1]), 0) / 5;
     assert.ok(Math.abs(mean1 - means[0]) < 1e-3, 'the table holds the drawn waits (the mean is kept to the microsecond)');
     await context.close();
-    const s = await openScenario('?v=1&preset=lost-nokey');
+    const s = await openScenario('?v=2&preset=lost-nokey');
     await s.page.click('#rates-box summary');
     await s.page.waitForSelector('#rates-table tbody tr');
     const bins = await s.page.locator('#rates-table tbody tr').count();
@@ -817,8 +817,8 @@ try {
   });
 
   await check('axe-core finds no serious or critical problem in any view', async () => {
-    for (const q of ['', '?v=1&preset=chapter', '?v=1&preset=payments-none', '?v=1&preset=payments-none&b.preset=payments-jitter',
-      '?v=1&preset=layers-333', '?v=1&preset=lost-nokey', '?v=1&preset=layers-333&p=0.5', '?v=1&preset=burst-lab&sweep.backoff=none,full,equal']) {
+    for (const q of ['', '?v=2&preset=chapter', '?v=2&preset=payments-none', '?v=2&preset=payments-none&b.preset=payments-jitter',
+      '?v=2&preset=layers-333', '?v=2&preset=lost-nokey', '?v=2&preset=layers-333&p=0.5', '?v=2&preset=burst-lab&sweep.backoff=none,full,equal']) {
       const { page, context, errors } = await openPage(q);
       if (q) await page.waitForSelector('#scenario-view[data-done="true"], #trace-view:not([hidden])', { timeout: 60000 });
       assert.deepEqual(await axeFindings(page), [], `axe on ${q || 'the defaults'}`);
@@ -833,11 +833,11 @@ try {
     const errors = [];
     page.on('pageerror', e => errors.push(String(e)));
     const views = [
-      ['phone-compare', '?v=1&preset=payments-none&b.preset=payments-jitter'],
-      ['phone-sweep', '?v=1&preset=occ-2015&runs=2&sweep.clients=10..50/20&sweep.backoff=none,exponential,full'],
-      ['phone-layers', '?v=1&preset=layers-333'],
-      ['phone-twin', '?v=1&preset=twin-spike'],
-      ['phone-tune', '?v=1&preset=payments-jitter&tune=on'],
+      ['phone-compare', '?v=2&preset=payments-none&b.preset=payments-jitter'],
+      ['phone-sweep', '?v=2&preset=occ-2015&runs=2&sweep.clients=10..50/20&sweep.backoff=none,exponential,full'],
+      ['phone-layers', '?v=2&preset=layers-333'],
+      ['phone-twin', '?v=2&preset=twin-spike'],
+      ['phone-tune', '?v=2&preset=payments-jitter&tune=on'],
     ];
     for (const [name, link] of views) {
       await page.goto(BASE + '/' + link);
@@ -879,7 +879,7 @@ try {
   });
 
   await check('the chart is sharp at devicePixelRatio 2, hover follows one client; screenshot', async () => {
-    const { page, context, errors } = await openPage('?v=1&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
+    const { page, context, errors } = await openPage('?v=2&attempts=7&backoff=full&base=10ms&cap=2s&clients=30&seed=7', 2);
     const size = await page.evaluate(() => { const c = document.getElementById('schedule'); return [c.width, c.clientWidth, c.height, c.clientHeight]; });
     assert.equal(size[0], size[1] * 2);
     assert.equal(size[2], size[3] * 2);
@@ -899,7 +899,7 @@ try {
   });
 
   await check('window.retrylab: runs in workers give the CLI\'s JSON; hostile objects get the CLI\'s errors', async () => {
-    const { page, context, errors } = await openPage('?v=1');
+    const { page, context, errors } = await openPage('?v=2');
     const cliJson = args => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', ...args, '--format', 'json'], { encoding: 'utf8' }));
     for (const link of ['preset=burst-lab', 'preset=payments-none&duration=10s', 'preset=occ-2015&runs=3', 'preset=layers-333', 'preset=lost-nokey&duration=5s', 'preset=queue-spike-none&duration=15s']) {
       const got = await page.evaluate(l => window.retrylab.run(l), link);
@@ -931,7 +931,7 @@ try {
   });
 
   await check('unused controls fold into one closed group with their reasons; a sweep\'s table is HTML; a comparison lists what B changes', async () => {
-    let { page, context, errors } = await openPage('?v=1&preset=occ-2015&runs=1&backoff=exponential&b.backoff=full');
+    let { page, context, errors } = await openPage('?v=2&preset=occ-2015&runs=1&backoff=exponential&b.backoff=full');
     const summary = await page.locator('#unused-summary').innerText();
     const n = Number(/^Not used by this scenario \((\d+)\)$/.exec(summary)[1]);
     assert.ok(n >= 5, summary);
@@ -945,7 +945,7 @@ try {
     assert.deepEqual(changes.map(r => r.slice(0, 3)), [['backoff', 'exponential', 'full']]);
     assert.ok(changes[0][3].length > 10, 'with its meaning');
     await context.close();
-    ({ page, context, errors } = await openPage('?v=1&preset=burst-lab&sweep.backoff=none,full'));
+    ({ page, context, errors } = await openPage('?v=2&preset=burst-lab&sweep.backoff=none,full'));
     await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, null, { timeout: 60000 });
     const md = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'sweep', 'preset=burst-lab&sweep.backoff=none,full'], { encoding: 'utf8' });
     const want = md.split('\n').filter(l => l.startsWith('| ')).map(l => l.slice(1, -1).split('|').map(c => c.trim().replaceAll('`', '')));
@@ -1067,11 +1067,11 @@ try {
     for (const [fx, fy] of [[0.5, 0.4], [0.3, 0.5], [0.7, 0.3]]) {
       await page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
       said = await page.locator('#sweep-readout').innerText();
-      if (said.includes('?v=1')) break;
+      if (said.includes('?v=2')) break;
     }
     assert.match(said, /^spike_rate=\d+, spike_for=\d+s: recovered: (yes|no)/, said);
     const href = await page.locator('#sweep-readout a').getAttribute('href');
-    assert.ok(href.startsWith('?v=1&') && !href.includes('preset=phase-spike'), href);
+    assert.ok(href.startsWith('?v=2&') && !href.includes('preset=phase-spike'), href);
     // A third key draws its grids side by side: a budget against none.
     const three = await openPage('?preset=queue-spike-none&rate=70&spike_start=10s&sweep.spike_rate=20..100/20&sweep.spike_for=1s..5s/1s&sweep.budget=none,bucket&sweep.plot=recovered');
     await three.page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
@@ -1140,7 +1140,7 @@ try {
   });
 
   await check('the footer\'s documentation links open on the built site', async () => {
-    const { page, context, errors } = await openPage('?v=1');
+    const { page, context, errors } = await openPage('?v=2');
     const hrefs = await page.locator('footer a[href^="docs/"]').evaluateAll(as => as.map(a => a.getAttribute('href')));
     assert.ok(hrefs.length >= 3, `${hrefs.length} links`);
     for (const href of hrefs) {
@@ -1334,7 +1334,7 @@ try {
 
   await check('nothing on screen moves as the page is built and the results arrive: layout shift under 0.1 on the course link, laptop and phone', async () => {
     for (const viewport of [{ width: 1350, height: 940 }, { width: 412, height: 823 }]) {
-      for (const link of ['?lesson=course-project&guess=195', '?v=1&preset=payments-none&b.preset=payments-jitter', '?lesson=deadline-walk']) {
+      for (const link of ['?lesson=course-project&guess=195', '?v=2&preset=payments-none&b.preset=payments-jitter', '?lesson=deadline-walk']) {
         const context = await browser.newContext({ viewport });
         const page = await context.newPage();
         // Cumulative layout shift as the browser reports it (what Lighthouse sums).
@@ -1355,7 +1355,7 @@ try {
   });
 
   await check('production scale: a 20,000 requests/s outage runs on the population engine, named in the tiles with its step, the CLI\'s numbers', async () => {
-    const link = '?v=1&preset=payments-none&rate=20000&capacity=25000&duration=100s';
+    const link = '?v=2&preset=payments-none&rate=20000&capacity=25000&duration=100s';
     const { page, context, errors } = await openScenario(link);
     const tiles = await page.locator('#tiles').innerText();
     assert.match(tiles, /population, 50 ms steps/);
@@ -1445,9 +1445,9 @@ try {
     for (const [fx, fy] of [[0.5, 0.45], [0.3, 0.5], [0.7, 0.3]]) {
       await phase.page.mouse.move(box.x + box.width * fx, box.y + box.height * fy);
       said = await phase.page.locator('#sweep-readout').innerText();
-      if (said.includes('?v=1')) break;
+      if (said.includes('?v=2')) break;
     }
-    assert.match(said, /recovered in \d+ of \d+ runs \(95%: [\d.]+% to [\d.]+%\)\. These runs: \?v=1/, said);
+    assert.match(said, /recovered in \d+ of \d+ runs \(95%: [\d.]+% to [\d.]+%\)\. These runs: \?v=2/, said);
     assert.deepEqual(phase.errors, []);
     await phase.context.close();
     assert.deepEqual(errors, []);
@@ -1455,7 +1455,7 @@ try {
   });
 
   await check('find a better policy kept to the imported format: a gRPC service config read by the Import box offers the search with tune_format=grpc, and the page\'s frontier is retrylab tune\'s, every point one gRPC writes back', async () => {
-    const { page, context, errors } = await openPage('?v=1#import');
+    const { page, context, errors } = await openPage('?v=2#import');
     await page.fill('#import-text', readFileSync('tests/configs/grpc/grpc-go-example.json', 'utf8'));
     await page.click('#import-go');
     await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
@@ -1489,7 +1489,7 @@ try {
     const errors = [];
     page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
     page.on('pageerror', e => errors.push(String(e)));
-    await page.goto(BASE + '/?v=1&' + link);
+    await page.goto(BASE + '/?v=2&' + link);
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
     assert.equal(await attr(page, '#scenario-view', 'data-parts'), '3', 'one part a worker');
     assert.deepEqual(await tileRows(page), cliRows(link), 'tiles equal retrylab run, intervals included');
@@ -1499,7 +1499,7 @@ try {
     assert.ok(csv.equals(cli), 'CSV byte-identical to retrylab run --format csv');
     assert.match(csv.toString(), /attempts_low,attempts_high/);
     // A sequential link stops on the runs before: one worker runs it.
-    await page.goto(BASE + '/?v=1&' + link + '&sequential=true');
+    await page.goto(BASE + '/?v=2&' + link + '&sequential=true');
     await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 120000 });
     assert.equal(await attr(page, '#scenario-view', 'data-parts'), '1');
     assert.deepEqual(errors, []);
@@ -1507,7 +1507,7 @@ try {
   });
 
   await check('a run the simulator refuses puts its message at the top and clears the charts that no longer match', async () => {
-    const { page, context, errors } = await openScenario('?v=1&preset=payments-none');
+    const { page, context, errors } = await openScenario('?v=2&preset=payments-none');
     assert.equal(await shows(page, '#tiles'), true);
     // The per-request engine's cap (engine=auto would run this on the population engine).
     await change(page, '#engine', 'request');
@@ -1543,12 +1543,12 @@ try {
     assert.deepEqual(errors, []);
     await context.close();
     // In a sweep the swept key's control says what the sweep sets instead of taking a value.
-    const swept = await openPage('?v=1&preset=burst-lab&sweep.backoff=none,full');
+    const swept = await openPage('?v=2&preset=burst-lab&sweep.backoff=none,full');
     assert.equal(await swept.page.locator('[data-key="backoff"]').isDisabled(), true);
     assert.match(await swept.page.locator('#backoff-note').innerText(), /^backoff: swept over none,full/);
     await swept.context.close();
     // A help line is shown only with its control: no view leaves one standing alone.
-    for (const q of ['?v=1', '?preset=metastable-retries', '?lesson=course-project', '?v=1&layers=3,3,3']) {
+    for (const q of ['?v=2', '?preset=metastable-retries', '?lesson=course-project', '?v=2&layers=3,3,3']) {
       const { page: p, context: c } = await openPage(q);
       const orphans = await p.evaluate(() => {
         const seen = e => !!e && e.getClientRects().length > 0;
@@ -1560,7 +1560,7 @@ try {
       await c.close();
     }
     // Side B can be edited whenever B is drawn, a policy link's two clients too.
-    const two = await openPage('?v=1&preset=openai&b.preset=urllib3');
+    const two = await openPage('?v=2&preset=openai&b.preset=urllib3');
     assert.equal(await two.page.locator('#side-b').isDisabled(), false);
     assert.equal(await two.page.locator('#side-b').inputValue(), 'preset=urllib3');
     await two.context.close();
@@ -1586,7 +1586,7 @@ try {
     const file = 'tests/configs/envoy/proto-example.yaml';
     const want = cli(file);
     for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
-      const { page, context, errors } = await openPage('?v=1#import', 1, viewport);
+      const { page, context, errors } = await openPage('?v=2#import', 1, viewport);
       assert.ok(await page.locator('#import').evaluate(d => d.open), 'the #import address opens the box');
       await page.fill('#import-text', readFileSync(file, 'utf8'));
       await page.click('#import-go');
@@ -1628,7 +1628,7 @@ try {
     }
     // A resilience4j breaker opens the outage already: no second link to it, no second key.
     {
-      const { page, context, errors } = await openPage('?v=1#import');
+      const { page, context, errors } = await openPage('?v=2#import');
       await page.fill('#import-text', readFileSync('tests/configs/world/resilience4j/with-breaker.yml', 'utf8'));
       await page.click('#import-go');
       await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('Imported'), null, { timeout: 20000 });
@@ -1640,13 +1640,13 @@ try {
     }
     // The Export menu writes the view's policy as retrylab export does.
     {
-      const { page, context, errors } = await openPage('?v=1&preset=envoy');
+      const { page, context, errors } = await openPage('?v=2&preset=envoy');
       // Opening the menu starts the importer and asks at once: the request waits for it.
       await page.locator('#export-config summary').click();
       await page.waitForFunction(() => document.querySelector('#export-text').textContent.includes('methodConfig'), null, { timeout: 20000 });
       // The menu, grouped for a phone, offers every format retrylab export writes, once.
       let accepted = '';
-      try { execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'export', 'v=1', '--to', 'nope'], { encoding: 'utf8', stdio: 'pipe' }); } catch (e) { accepted = e.stderr; }
+      try { execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'export', 'v=2', '--to', 'nope'], { encoding: 'utf8', stdio: 'pipe' }); } catch (e) { accepted = e.stderr; }
       const formats = accepted.trim().split('accepted ').pop().split(', ');
       const offered = await page.locator('#export-to option').evaluateAll(os => os.map(o => o.value));
       assert.deepEqual([...offered].sort(), [...formats].sort());
@@ -1662,7 +1662,7 @@ try {
       await context.close();
     }
     // The importer is its own module: a page whose box stays closed never fetches it.
-    const { page, context } = await openPage('?v=1');
+    const { page, context } = await openPage('?v=2');
     await page.waitForTimeout(500);
     const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map(r => r.name).filter(n => n.includes('retrylab-import-web')));
     assert.deepEqual(loaded, []);
@@ -1676,7 +1676,7 @@ try {
     const cli = version => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', file, '--version', version, '--format', 'json'], { encoding: 'utf8' }));
     const [now, old] = [cli('1.24'), cli('1.23')];
     assert.notEqual(now.link, old.link, 'Istio 1.23 retries 503 by default where 1.24 does not');
-    const { page, context, errors } = await openPage('?v=1#import', 1, { width: 1280, height: 900 });
+    const { page, context, errors } = await openPage('?v=2#import', 1, { width: 1280, height: 900 });
     for (const [version, want] of [['1.23', old], ['1.24', now]]) {
       await page.fill('#import-text', text);
       await page.selectOption('#import-release', version);
@@ -1697,7 +1697,7 @@ try {
     const want = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'import', ...files, '--format', 'json'], { encoding: 'utf8' }));
     const canonical = execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'link', want.link], { encoding: 'utf8' }).trim();
     for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
-      const { page, context, errors } = await openPage('?v=1#import', 1, viewport);
+      const { page, context, errors } = await openPage('?v=2#import', 1, viewport);
       await page.setInputFiles('#import-file', files);
       await page.waitForFunction(() => document.querySelector('#import-status').textContent.startsWith('3 files read'), null, { timeout: 20000 });
       await page.click('#import-go');
@@ -1723,12 +1723,12 @@ try {
   });
   await check('a teacher gives one layer its own policy from the layer field: the tree, the table and the link follow, a bad key gets one line; phone and laptop; screenshots', async () => {
     for (const [name, viewport] of [['laptop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
-      const { page, context, errors } = await openPage('?v=1&preset=layers-333', 1, viewport);
+      const { page, context, errors } = await openPage('?v=2&preset=layers-333', 1, viewport);
       await page.waitForSelector('#scenario-view[data-done="true"]', { timeout: 60000 });
       await change(page, '#layer-keys', 'l2.retry_on=429');
       await page.waitForSelector('#scenario-view[data-done="true"][data-stale="false"]', { timeout: 60000 });
       const link = 'preset=layers-333&l2.retry_on=429';
-      assert.ok(page.url().endsWith(`?v=1&${link}`), page.url());
+      assert.ok(page.url().endsWith(`?v=2&${link}`), page.url());
       const run = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'retrylab-cli', '--', 'run', link, '--format', 'json'], { encoding: 'utf8' }));
       const table = await page.locator('#layer-table tbody tr').evaluateAll(rs => rs.map(r => [...r.cells].map(c => c.textContent)));
       assert.deepEqual(table, run.layers);
@@ -1739,7 +1739,7 @@ try {
       await change(page, '#layer-keys', 'l4.base=1s');
       assert.match(await page.locator('#errors').innerText(), /^l: l4\.base: the stack has 3 layers \(layers=\)/);
       assert.equal(await attr(page, '#layer-keys', 'aria-invalid'), 'true');
-      assert.ok(page.url().endsWith(`?v=1&${link}`), 'the last good link stays: ' + page.url());
+      assert.ok(page.url().endsWith(`?v=2&${link}`), 'the last good link stays: ' + page.url());
       assert.deepEqual(await axeFindings(page), []);
       await page.locator('#tree-section').screenshot({ path: join(ARTIFACTS, `layer-policy-${name}.png`) });
       await page.locator('#layer-policies').screenshot({ path: join(ARTIFACTS, `layer-field-${name}.png`) });

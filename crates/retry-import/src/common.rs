@@ -64,7 +64,7 @@ impl Out {
     pub(crate) fn finish(mut self, format: Format, at: &str) -> Result<Imported, ImportError> {
         self.lab_defaults();
         let query: Vec<String> = self.keys.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let link = format!("v=1&{}", query.join("&"));
+        let link = format!("v={}&{}", retry_model::LINK_VERSION, query.join("&"));
         link.parse::<Params>()
             .map_err(|e: retry_model::ConfigError| {
                 ImportError::new(at, format!("gives a link the lab refuses: {e}"))

@@ -149,7 +149,8 @@ fn link(
     let ks: Vec<String> = layers.iter().map(|l| l.attempts.to_string()).collect();
     let names: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
     let mut link = format!(
-        "v=1&scenario=layers&layers={}&layer_names={}&p=1",
+        "v={}&scenario=layers&layers={}&layer_names={}&p=1",
+        retry_model::LINK_VERSION,
         ks.join(","),
         names.join(",")
     );

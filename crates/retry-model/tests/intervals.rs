@@ -191,6 +191,63 @@ fn sequential_runs_stop_once_the_share_is_clear_of_half() {
     );
 }
 
+/// A phase plot of several runs a cell stops each cell once it is clear of 50% unless the link
+/// says `sequential=false`; a version 1 link's phase plot keeps making every run, as it did.
+#[test]
+fn a_phase_plots_cells_stop_once_clear_unless_the_link_is_older() {
+    let plot = format!(
+        "{PHASE}&runs=100&sweep.spike_rate=10,190&sweep.spike_for=1s,19s&sweep.plot=recovered"
+    );
+    let cells = |link: &str| {
+        let p: Params = link.parse().unwrap();
+        let rows = p.sweep_rows(&p.sweep().unwrap().axes).unwrap();
+        rows.iter()
+            .map(|(_, row)| {
+                (
+                    row.to_string(),
+                    summary(&row.to_string()).intervals.unwrap().runs,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let now = cells(&plot);
+    // The clear corners stop at 6 runs, and each cell's own link says it stops.
+    for (link, runs) in &now {
+        assert!(link.contains("sequential=true"), "{link}");
+        assert_eq!(*runs, 6, "{link}");
+    }
+    for old in [
+        format!("v=2&{plot}&sequential=false"),
+        format!("v=1&{plot}"),
+    ] {
+        let p: Params = old.parse().unwrap();
+        assert!(p.to_string().contains("&sequential=false"), "{p}");
+        for (link, runs) in cells(&old) {
+            assert!(link.contains("sequential=false"), "{link}");
+            assert_eq!(runs, 100, "{link}");
+        }
+    }
+    // A link without `v` is read as this version; one run a cell has nothing to stop; and a
+    // sweep that plots more than recovery, or one link, makes every run.
+    assert!(!plot
+        .parse::<Params>()
+        .unwrap()
+        .to_string()
+        .contains("sequential"));
+    let one: Params = plot.replace("runs=100", "runs=1").parse().unwrap();
+    assert_eq!(
+        one.sweep_rows(&one.sweep().unwrap().axes).unwrap()[0]
+            .1
+            .sim
+            .sequential,
+        None
+    );
+    let lines = plot.replace("sweep.plot=recovered", "sweep.plot=recovered,success_rate");
+    assert!(cells(&lines).iter().all(|(_, runs)| *runs == 100));
+    let single = format!("v=1&{PHASE}&spike_rate=10&spike_for=1s&runs=100");
+    assert_eq!(summary(&single).intervals.unwrap().runs, 100);
+}
+
 /// With several runs the series CSV gives each bin's range of attempts over the runs, around
 /// the first run's own count; a single run's CSV has no such columns.
 #[test]

@@ -547,7 +547,7 @@ mod tests {
         let text = run_s(&["import", &a6, "--method", "pkg.Echo/Get"]).unwrap();
         let mut lines = text.lines();
         let link = lines.next().unwrap();
-        assert!(link.starts_with("v=1&deadline=2500ms&"), "{text}");
+        assert!(link.starts_with("v=2&deadline=2500ms&"), "{text}");
         // The link opens: the CLI explains it.
         assert!(run_s(&["explain", link]).is_ok());
         assert!(lines.any(|l| l.starts_with("warning: methodConfig[0].retryPolicy.maxAttempts: ")));
@@ -569,7 +569,7 @@ mod tests {
         assert!(e.starts_with("/no/such/file.json: "), "{e}");
         let envoy = format!("{dir}../envoy/blog-basic.yaml");
         let text = run_s(&["import", &envoy]).unwrap();
-        assert!(text.starts_with("v=1&fit=cut&deadline=15s&"), "{text}");
+        assert!(text.starts_with("v=2&fit=cut&deadline=15s&"), "{text}");
         assert!(text.contains("\nwarning: circuit_breakers: "), "{text}");
         let istio = format!("{dir}../istio/ratings.yaml");
         let d: Value =

@@ -183,7 +183,7 @@ mod tests {
     fn answer_prints_what_a_link_asks_and_the_labs_figure() {
         let d = json(&["answer", "lesson=layers-three", "--format", "json"]);
         assert_eq!(d["answer"], "27 calls");
-        assert_eq!(d["link"], "v=1&preset=layers-333&lesson=layers-three");
+        assert_eq!(d["link"], "v=2&preset=layers-333&lesson=layers-three");
         let d = json(&[
             "answer",
             "preset=chapter&ask=remaining_at:3",

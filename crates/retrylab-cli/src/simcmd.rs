@@ -67,7 +67,7 @@ pub fn simulate_replicates(p: &Params, label: &str, threads: usize) -> Result<Si
     let input = RunInput::try_from(p).map_err(|e| e.to_string())?;
     Run::check(p).map_err(|e| e.to_string())?;
     let total = p.sim.runs.0;
-    let round = if p.sim.sequential {
+    let round = if p.sim.stops_early() {
         2 * threads as u32
     } else {
         total
@@ -113,7 +113,7 @@ pub fn simulate_replicates(p: &Params, label: &str, threads: usize) -> Result<Si
             parts.push(r?);
         }
         made += n;
-        if p.sim.sequential && RunParts::settled(&parts) {
+        if p.sim.stops_early() && RunParts::settled(&parts) {
             break;
         }
     }

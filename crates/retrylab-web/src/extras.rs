@@ -188,11 +188,11 @@ mod tests {
     fn the_lost_twin_switches_the_key_and_keeps_retrying() {
         let p: Params = "preset=lost-nokey".parse().unwrap();
         let t = lost_twin(&p).unwrap();
-        assert_eq!(t.to_string(), "v=1&preset=lost-nokey&key=true");
+        assert_eq!(t.to_string(), "v=2&preset=lost-nokey&key=true");
         let k: Params = "preset=lost-key".parse().unwrap();
         assert_eq!(
             lost_twin(&k).unwrap().to_string(),
-            "v=1&preset=lost-key&idempotent=true&key=false"
+            "v=2&preset=lost-key&idempotent=true&key=false"
         );
         assert!(lost_twin(&"preset=layers-333".parse().unwrap()).is_none());
         let (a, b) = (

@@ -126,6 +126,6 @@ mod tests {
         let link = format!("seed={a}");
         let p: retry_model::Params = link.parse().unwrap();
         assert_eq!(p.seed, a);
-        assert_eq!(p.to_string(), format!("v=1&{link}"));
+        assert_eq!(p.to_string(), format!("v=2&{link}"));
     }
 }

@@ -295,16 +295,16 @@ mod tests {
     fn a_lesson_opens_its_link_and_a_guess_goes_in_the_link() {
         let mut s = State::from_query("");
         assert!(s.update(Msg::Lesson("layers-three".into())));
-        assert_eq!(s.link(), "v=1&preset=layers-333&lesson=layers-three");
+        assert_eq!(s.link(), "v=2&preset=layers-333&lesson=layers-three");
         assert!(s.update(Msg::Set("guess", "27".into())));
         assert_eq!(
             s.link(),
-            "v=1&preset=layers-333&lesson=layers-three&guess=27"
+            "v=2&preset=layers-333&lesson=layers-three&guess=27"
         );
         assert!(!s.update(Msg::Set("guess", "2 < 7".into())));
         assert_eq!(s.errors[0].field, "guess");
         assert!(s.update(Msg::Lesson(String::new())));
-        assert_eq!(s.link(), "v=1");
+        assert_eq!(s.link(), "v=2");
     }
 
     #[test]
@@ -313,7 +313,7 @@ mod tests {
         assert!(s.update(Msg::SideB("preset=payments-jitter&attempts=3".into())));
         assert_eq!(
             s.link(),
-            "v=1&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
+            "v=2&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
         );
         assert!(!s.update(Msg::SideB("attempts=0".into())));
         assert_eq!(s.errors[0].field, "b");
@@ -324,7 +324,7 @@ mod tests {
         assert!(s.update(Msg::SideB(String::new())));
         assert!(s.errors.is_empty());
         assert!(s.update(Msg::Sweep("outage=1s..3s/1s".into())));
-        assert_eq!(s.link(), "v=1&preset=payments-none&sweep.outage=1s..3s/1s");
+        assert_eq!(s.link(), "v=2&preset=payments-none&sweep.outage=1s..3s/1s");
         assert!(!s.update(Msg::Sweep("wat=1".into())));
         assert_eq!(s.errors[0].field, "sweep");
         assert!(!s.update(Msg::SideB("backoff=none".into())), "not both");
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!(s.trace.fingerprint(), before);
         assert!(s.update(Msg::Set("base", "200ms".into())));
         assert!(s.errors.is_empty());
-        assert_eq!(s.link(), "v=1&attempts=4&base=200ms");
+        assert_eq!(s.link(), "v=2&attempts=4&base=200ms");
     }
 
     #[test]
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(s.trace.stop_reason.name(), "wont_fit");
         assert!(s.update(Msg::Set("waits", "150ms".into())));
         assert_eq!(s.trace.stop_reason.name(), "success");
-        assert_eq!(s.link(), "v=1&preset=guide-700ms&waits=150ms");
+        assert_eq!(s.link(), "v=2&preset=guide-700ms&waits=150ms");
         assert!(!s.update(Msg::Preset("nope".into())));
         assert_eq!(s.errors[0].field, "preset");
     }
@@ -380,7 +380,7 @@ mod tests {
         let mut s = State::from_query("base=10ms&multiplier=3");
         assert!(s.update(Msg::Set("backoff", "none".into())));
         assert!(s.errors.is_empty(), "{:?}", s.errors);
-        assert_eq!(s.link(), "v=1&backoff=none");
+        assert_eq!(s.link(), "v=2&backoff=none");
         assert_eq!(s.notices.len(), 2);
         assert!(s.notices[0].starts_with("base reset: has no effect with backoff=none"));
         assert!(s.update(Msg::Set("backoff", "full".into())));

@@ -389,7 +389,7 @@ mod tests {
         let p: Params = STUDY.parse().unwrap();
         let plan = Plan::of(&p).unwrap().unwrap();
         assert_eq!(plan.links.len(), 95);
-        assert_eq!(plan.base, "v=1&preset=occ-2015");
+        assert_eq!(plan.base, "v=2&preset=occ-2015");
         assert!(
             plan.reference.iter().all(Option::is_some),
             "every row is the study's"

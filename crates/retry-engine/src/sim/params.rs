@@ -21,8 +21,9 @@ pub struct SimParams {
     /// of `runs=20`. At most `caps::REPLICATE - 1`.
     pub first_run: u32,
     /// Stop the repetitions once the 95% interval of the share that recovered lies wholly
-    /// above or below one half (`sequential`).
-    pub sequential: bool,
+    /// above or below one half (`sequential`): `Some` as the link says, `None` for the link's
+    /// default (on in a phase plot's cells, which the sweep sets, off for one link).
+    pub sequential: Option<bool>,
 }
 
 /// Repetitions of a run, in [1, `caps::RUNS`].
@@ -39,6 +40,11 @@ impl SimParams {
     /// The scenario's kind.
     pub fn kind(&self) -> Option<ScenarioKind> {
         self.scenario.as_ref().map(Scenario::kind)
+    }
+
+    /// Whether the repetitions stop once the share that recovered is clear of one half.
+    pub fn stops_early(&self) -> bool {
+        self.sequential == Some(true)
     }
 
     /// The server of `outage` and `burst`.

@@ -494,7 +494,7 @@ impl Run {
             }
         }
         self.run += 1;
-        self.settled = self.p.sim.sequential && self.clear_of_half();
+        self.settled = self.p.sim.stops_early() && self.clear_of_half();
     }
 
     /// Whether the 95% interval of the share of repetitions so far that recovered lies wholly
@@ -612,7 +612,7 @@ impl RunParts {
             all.fingerprints.extend(part.fingerprints);
             all.bands.append(part.bands);
         }
-        if p.sim.sequential {
+        if p.sim.stops_early() {
             let k = (1..=all.summaries.len())
                 .find(|k| clear_of_half(&all.summaries[..*k]))
                 .unwrap_or(all.summaries.len());

@@ -40,7 +40,7 @@ fn the_boto3_guide_reads_as_botocore_reads_it() {
     // The guide's Config counts retries: 10 retries are 11 attempts.
     let config = read_with(&corpus("aws/boto3-guide.py"), &Options::default());
     assert!(
-        config.link.starts_with("v=1&attempts=11&"),
+        config.link.starts_with("v=2&attempts=11&"),
         "{}",
         config.link
     );

@@ -323,7 +323,7 @@ mod tests {
             errors[3]
         );
         // The refused keys are left out; the rest of the link stands.
-        assert_eq!(p.to_string(), "v=1&scenario=lost");
+        assert_eq!(p.to_string(), "v=2&scenario=lost");
     }
 
     #[test]
@@ -389,13 +389,13 @@ mod tests {
         assert_eq!(fields, ["base", "multiplier"]);
         assert_eq!(
             q.to_string(),
-            "v=1&backoff=none&budget=aws&budget_scope=client&scenario=outage"
+            "v=2&backoff=none&budget=aws&budget_scope=client&scenario=outage"
         );
         q.validate().unwrap();
         p.set("budget", "none").unwrap();
         let (q, reset) = p.without_inert("budget");
         assert!(reset.iter().any(|e| e.field == "budget_scope"));
-        assert_eq!(q.to_string(), "v=1&backoff=none&scenario=outage");
+        assert_eq!(q.to_string(), "v=2&backoff=none&scenario=outage");
     }
 
     #[test]

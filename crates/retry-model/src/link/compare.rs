@@ -16,7 +16,7 @@
 //! let b = p.side_b().unwrap();
 //! assert_eq!(b.policy.backoff.kind.name(), "none");
 //! assert_eq!(b.sim, p.sim);
-//! assert_eq!(p.to_string(), "v=1&preset=burst-lab&b.backoff=none");
+//! assert_eq!(p.to_string(), "v=2&preset=burst-lab&b.backoff=none");
 //! ```
 
 use super::{all_keys, Params};
@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(p.side_b_text(), "preset=payments-jitter&attempts=3");
         assert_eq!(
             p.to_string(),
-            "v=1&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
+            "v=2&preset=payments-none&b.preset=payments-jitter&b.attempts=3"
         );
         let e = p.set_side_b("attempts=0").unwrap_err();
         assert_eq!(e.field, "b");
@@ -203,7 +203,7 @@ mod tests {
             .unwrap();
         let a = p.side_a();
         assert!(a.side_b().is_none());
-        assert_eq!(a.to_string(), "v=1&preset=payments-none&seed=7");
+        assert_eq!(a.to_string(), "v=2&preset=payments-none&seed=7");
         let alone: Params = "preset=payments-none&seed=7".parse().unwrap();
         assert_eq!(a, alone);
         assert_eq!(
@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(b.policy.max_attempts, 2);
         assert_eq!(
             p.to_string(),
-            "v=1&preset=payments-none&seed=7&b.preset=payments-jitter"
+            "v=2&preset=payments-none&seed=7&b.preset=payments-jitter"
         );
         let again: Params = p.to_string().parse().unwrap();
         assert_eq!(again, p);
@@ -245,7 +245,7 @@ mod tests {
         assert_eq!(p.policy.backoff.kind.name(), "full", "A is untouched");
         assert_eq!(
             p.to_string(),
-            "v=1&preset=burst-lab&b.attempts=4&b.backoff=none"
+            "v=2&preset=burst-lab&b.attempts=4&b.backoff=none"
         );
     }
 
@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(b.policy.backoff.kind.name(), "none");
         assert_eq!(
             p.to_string(),
-            "v=1&preset=burst-lab&capacity=100&b.backoff=none"
+            "v=2&preset=burst-lab&capacity=100&b.backoff=none"
         );
     }
 

@@ -27,7 +27,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// The link version this build writes. It reads every version up to this one.
-pub const LINK_VERSION: u32 = 1;
+pub const LINK_VERSION: u32 = 2;
 /// The most simulated clients a schedule may draw for.
 pub const MAX_CLIENTS: u32 = 10_000;
 
@@ -704,9 +704,9 @@ pub static TABLE: &[Key] = &[
     key!("runs", "1", int(1, caps::RUNS as u64), "", Applies::SIMS,
         "repetitions, each on its own streams of the seed; summaries are means with their 95% intervals, and the timeline shades each bin's range of attempts over the runs (all but the highest and lowest fortieth) around the first run's line (the CSV's `attempts_low`, `attempts_high`)",
         Control::Number, "Runs (repetitions)", Group::System),
-    key!("sequential", "false", Domain::Flag, "", Applies::SIMS,
-        "with `runs`: stop once the 95% interval of the share of runs that recovered lies wholly above or below 50% (at least 6 runs; a phase plot's cells each take what they need)",
-        Control::Check, "Stop runs once recovery is clear", Group::System),
+    key!("sequential", "auto", Domain::Choice(&[("auto", "in a phase plot only"), ("true", "stop once clear"), ("false", "every run")]), "", Applies::SIMS,
+        "with `runs`: stop once the 95% interval of the share of runs that recovered lies wholly above or below 50% (at least 6 runs; a phase plot's cells each take what they need); `auto` stops the cells of a sweep that plots only recovery (`sweep.plot=recovered`, a phase plot) and makes every run of anything else; a version 1 link's phase plot makes every run",
+        Control::Select, "Stop runs once recovery is clear", Group::System),
     key!("replicate", "1", int(1, caps::REPLICATE as u64), "", Applies::SIMS,
         "the number of the first run: run `r` of a seed draws from its own streams, so `replicate=7` alone reproduces the 7th run of `runs=20` (and `runs=10&replicate=11` the next ten)",
         Control::Number, "First run (replicate)", Group::System),
@@ -817,7 +817,7 @@ pub static TABLE: &[Key] = &[
         "the exercise sheet this link belongs to; a link with only a sheet opens its first exercise"),
     key!("sheet_at", "1", int(1, super::sheet::MAX_EXERCISES as u64), "", Applies::ALL,
         "the sheet's exercise on screen, from 1"),
-    key!("v", "1", Domain::Version, "", Applies::ALL, "link version"),
+    key!("v", "2", Domain::Version, "", Applies::ALL, "link version"),
 ];
 
 /// The setting a budget's or the breaker's own key is read under (`bucket_max` under
@@ -885,7 +885,7 @@ pub(crate) fn row(name: &str) -> &'static Key {
 }
 
 impl Key {
-    fn bad(&self, v: &str) -> ConfigError {
+    pub(super) fn bad(&self, v: &str) -> ConfigError {
         err(self.name, v, &self.domain.accepted())
     }
 

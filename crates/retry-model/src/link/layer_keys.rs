@@ -15,7 +15,7 @@
 //! let p: Params = "scenario=layers&layers=3,2&l2.backoff=none".parse().unwrap();
 //! assert_eq!(p.layer_policy(2).unwrap().backoff.kind.name(), "none");
 //! assert_eq!(p.layer_policy(1), None, "layer 1 runs the link's policy");
-//! assert_eq!(p.to_string(), "v=1&scenario=layers&layers=3,2&l2.backoff=none");
+//! assert_eq!(p.to_string(), "v=2&scenario=layers&layers=3,2&l2.backoff=none");
 //! ```
 
 use super::keys::{self, Group};
@@ -405,11 +405,11 @@ mod tests {
 
     #[test]
     fn layer_keys_round_trip_and_follow_the_links_policy() {
-        let q = "v=1&scenario=layers&layers=3,3&l2.cap=5s&l1.backoff=none&l2.base=1s";
+        let q = "v=2&scenario=layers&layers=3,3&l2.cap=5s&l1.backoff=none&l2.base=1s";
         let mut p: Params = q.parse().unwrap();
         assert_eq!(
             p.to_string(),
-            "v=1&scenario=layers&layers=3,3&l1.backoff=none&l2.base=1s&l2.cap=5s"
+            "v=2&scenario=layers&layers=3,3&l1.backoff=none&l2.base=1s&l2.cap=5s"
         );
         assert_eq!(p.to_string().parse::<Params>().unwrap(), p);
         // Layer 2 keeps its own base and takes the link's new timeout.

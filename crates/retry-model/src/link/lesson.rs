@@ -12,7 +12,7 @@
 //! let p: Params = format!("{}&lesson={}&guess=9", l.link, l.id).parse().unwrap();
 //! assert_eq!(p.lesson, Some(l));
 //! assert_eq!(p.guess.as_deref(), Some("9"));
-//! assert_eq!(p.to_string(), "v=1&preset=layers-333&lesson=layers-three&guess=9");
+//! assert_eq!(p.to_string(), "v=2&preset=layers-333&lesson=layers-three&guess=9");
 //! ```
 
 use crate::sim::Metric;
@@ -543,7 +543,7 @@ mod tests {
         assert_eq!(none.guess, None, "guess=none is no guess, as the default");
         assert_eq!(
             none.to_string(),
-            "v=1&preset=layers-333&lesson=layers-three"
+            "v=2&preset=layers-333&lesson=layers-three"
         );
         assert!(Lesson::right("27", "", "27"));
         assert!(Lesson::right("194.80", "", "190"));
@@ -572,9 +572,9 @@ mod tests {
         let own: Params = "lesson=layers-three&seed=5".parse().unwrap();
         assert_eq!(own.preset, None);
         assert_eq!(own.seed, 5);
-        let written: Params = "v=1&lesson=layers-three".parse().unwrap();
+        let written: Params = "v=2&lesson=layers-three".parse().unwrap();
         assert_eq!(written.preset, None);
-        assert_eq!(written.to_string(), "v=1&lesson=layers-three");
+        assert_eq!(written.to_string(), "v=2&lesson=layers-three");
     }
 
     #[test]
@@ -622,7 +622,7 @@ mod tests {
         );
         assert_eq!(
             p.to_string(),
-            "v=1&preset=payments-none&ask=success_rate&q=What%20share%20succeeds%3F"
+            "v=2&preset=payments-none&ask=success_rate&q=What%20share%20succeeds%3F"
         );
         // Without q the question is worded from the metric.
         let p: Params = "preset=chapter&ask=made:2".parse().unwrap();

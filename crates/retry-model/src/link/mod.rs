@@ -1,6 +1,6 @@
 //! The link: every setting as a URL query, read and written by the page and the CLI alike.
 //!
-//! The query is the lab's public interface. It carries a version (`v=1`), it names a preset or
+//! The query is the lab's public interface. It carries a version (`v=2`), it names a preset or
 //! not, and it lists only the keys that differ from the preset (or from the defaults), in a fixed
 //! order, so `parse(format(p)) == p` for every valid `p`. `docs/link.md` documents every key.
 //! Keys are applied in that fixed order whatever order a link writes them in, so
@@ -8,9 +8,9 @@
 //!
 //! ```
 //! use retry_model::Params;
-//! let p: Params = "v=1&preset=chapter&attempts=4".parse().unwrap();
+//! let p: Params = "v=2&preset=chapter&attempts=4".parse().unwrap();
 //! assert_eq!(p.policy.max_attempts, 4);
-//! assert_eq!(p.to_string(), "v=1&preset=chapter&attempts=4");
+//! assert_eq!(p.to_string(), "v=2&preset=chapter&attempts=4");
 //! let err = "base=5s&cap=2s".parse::<Params>().unwrap_err();
 //! assert_eq!(err.field, "base");
 //! ```
@@ -654,13 +654,25 @@ impl Params {
         // Each key once (a repeat is refused there), so an unstable sort orders them exactly.
         pairs.own.sort_unstable_by_key(|(i, _, _)| *i);
         // The version goes first: a newer link is refused before its keys are read.
+        let mut version = LINK_VERSION;
         if let Some((_, _, v)) = pairs.own.iter().find(|(_, k, _)| k == "v") {
             if let Err(e) = p.set("v", v) {
                 errors.push(e);
                 return (p, errors);
             }
+            version = v.parse().unwrap_or(LINK_VERSION);
         }
-        p.settle(&pairs, errors)
+        let (mut p, errors) = p.settle(&pairs, errors);
+        p.migrate_from(version);
+        (p, errors)
+    }
+
+    /// What a link of an older `version` meant, written out in this version's keys: before
+    /// version 2, a phase plot made every run of every cell (`sequential=false`).
+    fn migrate_from(&mut self, version: u32) {
+        if version < 2 && self.sim.sequential.is_none() && self.phase_plot_of_runs() {
+            self.sim.sequential = Some(false);
+        }
     }
 
     /// Sets `pairs` on a copy of `self` (which holds the version), refusing each key that has

@@ -723,7 +723,7 @@ mod tests {
             // The link is the preset alone; a row's link is written key by key, without it.
             assert_eq!(
                 p.to_string(),
-                alloc::format!("v=1&preset={}", preset.name())
+                alloc::format!("v=2&preset={}", preset.name())
             );
             let row = rows[0].1.to_string();
             assert!(!row.contains("preset="), "{row}");

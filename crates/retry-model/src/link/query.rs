@@ -53,7 +53,7 @@ pub(super) struct Pairs {
 
 /// The lesson a hand-written link names when it sets nothing else (`lesson=layers-three`, perhaps
 /// with `guess`): such a link opens with the lesson's own settings. A link with `v` is one the
-/// lab wrote, whose every setting is written, so `v=1&lesson=layers-three` keeps the defaults.
+/// lab wrote, whose every setting is written, so `v=2&lesson=layers-three` keeps the defaults.
 pub(super) fn bare_lesson(pairs: &Pairs) -> Option<lesson::Lesson> {
     let bare = pairs.b.is_empty()
         && pairs.sweep.is_empty()

@@ -50,13 +50,23 @@ pub struct SweepRows {
 
 impl Params {
     /// This link as one plain run: no sweep, and no exercise keys, since the question is the
-    /// sweep's (a row's link, which sweeps nothing, could not ask for a row).
+    /// sweep's (a row's link, which sweeps nothing, could not ask for a row). A phase plot's
+    /// cells stop once clear of 50% unless the link says `sequential=false`: the row says so.
     pub fn plain_run(&self) -> Params {
+        let mut row = self.settings_only();
         // A comparison's rows keep their side B.
-        Params {
-            compare: self.compare.clone(),
-            ..self.settings_only()
+        row.compare = self.compare.clone();
+        if self.sim.sequential.is_none() && self.phase_plot_of_runs() {
+            row.sim.sequential = Some(true);
         }
+        row
+    }
+
+    /// Whether this link is a sweep of several runs a row that plots only whether and when
+    /// the runs recovered (`sweep.plot=recovered`): the question `sequential=auto` answers
+    /// by stopping each row's runs once the share that recovered is clear of 50%.
+    pub fn phase_plot_of_runs(&self) -> bool {
+        self.sim.runs.0 > 1 && self.sweep.as_ref().is_some_and(|s| s.plots_only_recovery())
     }
 }
 

@@ -54,7 +54,13 @@ impl SimKeys for SimParams {
                 Ok(())
             }
             "sequential" if self.scenario.is_some() => {
-                self.sequential = k.flag(v)?;
+                // A flag before `auto` was added: its spellings stay accepted.
+                self.sequential = match v {
+                    "auto" => None,
+                    "true" | "yes" | "1" => Some(true),
+                    "false" | "no" | "0" => Some(false),
+                    _ => return Err(k.bad(v)),
+                };
                 Ok(())
             }
             "replicate" if self.scenario.is_some() => {
@@ -75,7 +81,10 @@ impl SimKeys for SimParams {
         match key {
             "scenario" => Some(self.kind().map_or("none", |s| s.name()).to_string()),
             "runs" => self.scenario.as_ref().map(|_| self.runs.0.to_string()),
-            "sequential" => self.scenario.as_ref().map(|_| self.sequential.to_string()),
+            "sequential" => self.scenario.as_ref().map(|_| {
+                self.sequential
+                    .map_or_else(|| "auto".to_string(), |on| on.to_string())
+            }),
             "replicate" => self
                 .scenario
                 .as_ref()

@@ -16,7 +16,7 @@
 //! let s = p.sweep().unwrap();
 //! assert_eq!(s.axes[0].values.len(), 20);
 //! assert_eq!(p.sweep_rows(&s.axes).unwrap()[3].1.policy.backoff.base.as_micros(), 400_000);
-//! assert_eq!(p.to_string(), "v=1&preset=payments-jitter&sweep.base=100ms..2000ms/100ms");
+//! assert_eq!(p.to_string(), "v=2&preset=payments-jitter&sweep.base=100ms..2000ms/100ms");
 //! ```
 
 use super::{all_keys, keys, Params};
@@ -62,14 +62,17 @@ impl Sweep {
     /// Whether the sweep draws heatmaps: as `sweep.chart` says, or without it when two keys
     /// plot only whether and when runs recovered (`sweep.plot=recovered`).
     pub fn is_heatmap(&self) -> bool {
-        self.heatmap.unwrap_or(
-            self.axes.len() >= 2
-                && !self.plot.is_empty()
-                && self
-                    .plot
-                    .iter()
-                    .all(|m| matches!(m, Metric::Recovered | Metric::RecoveryS)),
-        )
+        self.heatmap
+            .unwrap_or(self.axes.len() >= 2 && self.plots_only_recovery())
+    }
+
+    /// Whether the link plots only whether and when runs recovered (`sweep.plot=recovered`).
+    pub fn plots_only_recovery(&self) -> bool {
+        !self.plot.is_empty()
+            && self
+                .plot
+                .iter()
+                .all(|m| matches!(m, Metric::Recovered | Metric::RecoveryS))
     }
 
     /// The metrics to plot: the link's, or the scenario's default.
@@ -487,7 +490,7 @@ mod tests {
         p.set("outage", "2s").unwrap();
         assert_eq!(
             p.to_string(),
-            "v=1&preset=payments-jitter&outage=2s&sweep.base=100ms,200ms&sweep.plot=p99_ms"
+            "v=2&preset=payments-jitter&outage=2s&sweep.base=100ms,200ms&sweep.plot=p99_ms"
         );
         p.set("preset", "burst-lab").unwrap();
         assert!(p.sweep().is_none());

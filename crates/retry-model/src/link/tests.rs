@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn defaults_format_to_just_the_version() {
-    assert_eq!(Params::default().to_string(), "v=1");
+    assert_eq!(Params::default().to_string(), "v=2");
     assert_eq!("".parse::<Params>().unwrap(), Params::default());
 }
 
@@ -13,12 +13,12 @@ fn order_does_not_matter() {
     let a: Params = "budget=bucket&bucket_max=5".parse().unwrap();
     let b: Params = "bucket_max=5&budget=bucket".parse().unwrap();
     assert_eq!(a, b);
-    assert_eq!(a.to_string(), "v=1&budget=bucket&bucket_max=5");
+    assert_eq!(a.to_string(), "v=2&budget=bucket&bucket_max=5");
 }
 
 #[test]
 fn full_urls_and_escapes() {
-    let p: Params = "http://127.0.0.1:8080/?v=1&outcomes=503%3Ara%3D2s,ok#x"
+    let p: Params = "http://127.0.0.1:8080/?v=2&outcomes=503%3Ara%3D2s,ok#x"
         .parse()
         .unwrap();
     assert_eq!(p.outcomes[0].retry_after, Some(Micros::from_secs(2)));
@@ -49,7 +49,7 @@ fn errors_name_the_key() {
         ("clients=0", "clients"),
         ("clients=10001", "clients"),
         ("seed=-3", "seed"),
-        ("v=2", "v"),
+        ("v=3", "v"),
         ("preset=nope", "preset"),
         ("wat=1", "link"),
         ("seed=1&seed=2", "seed"),
@@ -93,14 +93,14 @@ fn lenient_keeps_the_good_keys() {
 #[test]
 fn switches_and_their_details_round_trip() {
     for q in [
-        "v=1&scenario=outage&breaker=on",
-        "v=1&scenario=outage&breaker=on&breaker_open=2s",
-        "v=1&preset=metastable-breaker&breaker=off",
-        "v=1&preset=metastable-breaker&breaker_probes=5",
-        "v=1&budget=bucket",
-        "v=1&budget=bucket&bucket_max=5",
-        "v=1&preset=payments-none&scenario=lost",
-        "v=1&scenario=layers&runs=3",
+        "v=2&scenario=outage&breaker=on",
+        "v=2&scenario=outage&breaker=on&breaker_open=2s",
+        "v=2&preset=metastable-breaker&breaker=off",
+        "v=2&preset=metastable-breaker&breaker_probes=5",
+        "v=2&budget=bucket",
+        "v=2&budget=bucket&bucket_max=5",
+        "v=2&preset=payments-none&scenario=lost",
+        "v=2&scenario=layers&runs=3",
     ] {
         let p: Params = q.parse().unwrap();
         assert_eq!(p.to_string(), q);
@@ -113,7 +113,7 @@ fn presets_round_trip() {
     for preset in Preset::ALL {
         let q = format!("preset={}", preset.name());
         let p: Params = q.parse().unwrap();
-        assert_eq!(p.to_string(), format!("v=1&{q}"));
+        assert_eq!(p.to_string(), format!("v=2&{q}"));
         let again: Params = p.to_string().parse().unwrap();
         assert_eq!(again, p);
     }

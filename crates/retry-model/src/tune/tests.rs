@@ -78,10 +78,10 @@ fn fronts_rank_by_domination() {
 fn a_key_the_link_has_is_replaced_not_repeated() {
     assert_eq!(
         link_with(
-            "v=1&outage=5s&attempts=4",
+            "v=2&outage=5s&attempts=4",
             &["outage=60s&duration=120s", "attempts=2", ""]
         ),
-        "v=1&outage=60s&duration=120s&attempts=2"
+        "v=2&outage=60s&duration=120s&attempts=2"
     );
     assert_eq!(
         link_with("?preset=chapter", &["runs=3"]),

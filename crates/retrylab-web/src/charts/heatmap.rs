@@ -360,7 +360,7 @@ mod tests {
             text.starts_with("spike_rate=20, spike_for=10s, budget=none: recovered: "),
             "{text}"
         );
-        assert!(link.starts_with("?v=1&preset=queue-spike-none"), "{link}");
+        assert!(link.starts_with("?v=2&preset=queue-spike-none"), "{link}");
         assert!(
             link.contains("spike_rate=20&") && link.contains("spike_for=10s"),
             "{link}"

@@ -261,7 +261,7 @@ pub fn start() -> Result<(), JsValue> {
 }
 
 /// A page opened with no link shows the start screen (journeys, all lessons, the free lab);
-/// its address stays bare, and the lab behind it is the defaults' (`?v=1`), one link away.
+/// its address stays bare, and the lab behind it is the defaults' (`?v=2`), one link away.
 fn show_start(state: &mut State) {
     state.kept_address = Some(String::new());
     if let Some(body) = document().body() {

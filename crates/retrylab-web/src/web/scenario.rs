@@ -121,7 +121,7 @@ impl RunJob {
 fn split_job(exec: &mut Exec, side: &Params, link: &str) -> Option<RunJob> {
     let runs = side.sim.runs.0;
     let workers = exec.workers().min(runs as usize) as u32;
-    if workers < 2 || side.sim.sequential {
+    if workers < 2 || side.sim.stops_early() {
         return None;
     }
     let text = side.to_string();
