@@ -234,8 +234,8 @@ pub struct Population {
     decorrelated: bool,
     first_prev: u64,
     // Closed-loop users' next originals, made when their last request ends: how many are sent
-    // at each time, for a budget that earns from originals as they are sent.
-    user_sends: alloc::collections::BTreeMap<u64, u64>,
+    // at each time by each client, for a budget that earns from originals as they are sent.
+    user_sends: alloc::collections::BTreeMap<(u64, u32), u64>,
     // Polly's decorrelated-v2: each cohort carries the curve's last value (`f64` bits) in `prev`.
     v2: bool,
     // The server's Retry-After on a 503, as the client reads it (decorrelated-v2 draws its
@@ -246,8 +246,10 @@ pub struct Population {
     // The client-side limiters (none, one for the process, or one per client), each with the
     // sends waiting for its tokens.
     lines: Vec<limiter::TokenLine>,
-    // The next non-user request's client, in turn.
+    // The next non-user request's client, in turn: as the cohorts are made, and as the budgets
+    // hear the originals sent (`deposit_turn`).
     turn: u64,
+    deposit_turn: u64,
     // The last send time whose attempt arrives in the tick being settled.
     tick_end: u64,
 }
@@ -316,6 +318,7 @@ impl Population {
             late: answers::LateAnswers::default(),
             lines: limiter::lines_of(sp.limiter, clients),
             turn: 0,
+            deposit_turn: 0,
             tick_end: 0,
             user_sends: alloc::collections::BTreeMap::new(),
             v2: policy.backoff().decorrelated_v2_pieces(0, 0, 1).is_some(),
@@ -456,7 +459,7 @@ impl Population {
     fn user_cohort(&mut self, origin: u64, n: u64, client: u32) {
         self.made += n;
         if self.budgets[0].deposit_slot().is_some() {
-            *self.user_sends.entry(origin).or_default() += n;
+            *self.user_sends.entry((origin, client)).or_default() += n;
         }
         self.rec.originals_n(Micros(origin), n);
         let c = Cohort {

@@ -198,7 +198,7 @@ impl Population {
     fn original_cohort(&mut self, origin: u64, n: u64, list: &mut Vec<Cohort>) {
         self.made += n;
         if self.sp.poisson {
-            self.budgets[0].on_originals(Micros(origin), n);
+            self.originals_to(origin, self.turn, n);
         }
         self.rec.originals_n(Micros(origin), n);
         self.seq += 1;

@@ -1,7 +1,7 @@
 //! The retry budget on counts: how many of a cohort's failures it lets retry, the originals'
 //! deposits in send order, and its level for the chart. One budget for the process, or one for
-//! each client or tenant (`budget_scope`) of the kinds whose level moves only with a client's
-//! own retries and answers (the token bucket, the AWS quota, gRPC throttling, a fixed rate).
+//! each client or tenant (`budget_scope`), each hearing its clients' originals, retries and
+//! answers.
 
 use super::limiter::CLIENT_LINES;
 use super::{Cohort, Gate, Population};
@@ -38,18 +38,10 @@ pub(super) fn split_of(sp: &StormCfg, pol: &RetryPolicy, clients: u32) -> u64 {
     }
 }
 
-/// Whether the population engine keeps `config` for each client or tenant apart: the kinds
-/// whose level moves only with a client's own retries and answers, for at most
-/// [`CLIENT_LINES`] clients.
-pub(super) fn kept_apart(config: &BudgetConfig, clients: u32) -> bool {
-    let own = matches!(
-        config,
-        BudgetConfig::Aws(_)
-            | BudgetConfig::Bucket(_)
-            | BudgetConfig::Grpc(_)
-            | BudgetConfig::Rate(_)
-    );
-    own && clients <= CLIENT_LINES
+/// Whether the population engine keeps a budget for each client or tenant apart: for at most
+/// [`CLIENT_LINES`] clients, each cohort holding one client's requests.
+pub(super) fn kept_apart(clients: u32) -> bool {
+    clients <= CLIENT_LINES
 }
 
 impl Population {
@@ -93,7 +85,7 @@ impl Population {
     /// (where it counts), as the per-request engine deposits each as it is sent; closed-loop
     /// users' later originals at their own send times, among them.
     pub(super) fn deposit_to(&mut self, t: u64) {
-        // Only a budget for the process takes deposits (the refusal keeps it so).
+        // Every budget of a run is of one kind: the first says whether they take deposits.
         let Some(slot) = self.budgets[0].deposit_slot() else {
             return;
         };
@@ -105,24 +97,49 @@ impl Population {
             );
             let stream = a.into_iter().chain(b).min().unwrap_or(u64::MAX);
             if let Some(entry) = self.user_sends.first_entry() {
-                if *entry.key() <= t && *entry.key() <= stream {
-                    let (at, n) = entry.remove_entry();
-                    self.budgets[0].on_originals(Micros(at), n);
+                if entry.key().0 <= t && entry.key().0 <= stream {
+                    let ((at, client), n) = entry.remove_entry();
+                    let b = self.budget_of(client);
+                    self.budgets[b].on_originals(Micros(at), n);
                     continue;
                 }
             }
-            let (s, stream) = match (a, b) {
-                (Some(x), Some(y)) if y < x => (y, &mut self.spike),
-                (Some(x), _) => (x, &mut self.steady),
-                (None, Some(y)) => (y, &mut self.spike),
+            // Users' first requests are theirs by number; every other original is the next
+            // client's in turn.
+            let users = self.sp.users > 0;
+            let (s, stream, numbered) = match (a, b) {
+                (Some(x), Some(y)) if y < x => (y, &mut self.spike, false),
+                (Some(x), _) => (x, &mut self.steady, users),
+                (None, Some(y)) => (y, &mut self.spike, false),
                 (None, None) => return,
             };
             let next = (s / slot + 1) * slot;
             let upto = stream.sent_before(t + 1);
-            let end = stream.sent_before(next).min(upto).max(stream.deposited + 1);
-            let n = end - stream.deposited;
+            let from = stream.deposited;
+            let end = stream.sent_before(next).min(upto).max(from + 1);
             stream.deposited = end;
-            self.budgets[0].on_originals(Micros(s), n);
+            let n = end - from;
+            let first = if numbered {
+                from
+            } else {
+                self.deposit_turn += n;
+                self.deposit_turn - n
+            };
+            self.originals_to(s, first, n);
+        }
+    }
+
+    /// Gives `n` originals sent at `at` to their budgets: the one for the process, or each
+    /// client's (or its tenant's) its share, the clients in turn from `first` as the cohorts
+    /// are split (`by_client`).
+    pub(super) fn originals_to(&mut self, at: u64, first: u64, n: u64) {
+        let k = self.split;
+        if self.budgets.len() <= 1 || k <= 1 {
+            return self.budgets[0].on_originals(Micros(at), n);
+        }
+        for t in 0..n.min(k) {
+            let b = self.budget_of(((first + t) % k) as u32);
+            self.budgets[b].on_originals(Micros(at), n / k + u64::from(t < n % k));
         }
     }
 

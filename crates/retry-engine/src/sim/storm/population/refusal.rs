@@ -59,11 +59,11 @@ pub(in crate::sim) fn refusal(
         Scope::Client => p.clients <= 1,
         Scope::Tenant => sp.tenants <= 1,
     };
-    let apart = p.clients <= 1 || super::budgets::kept_apart(&pol.budget, p.clients);
+    let apart = p.clients <= 1 || super::budgets::kept_apart(p.clients);
     if pol.budget != BudgetConfig::None && !shared && !apart {
         return no(
             "budget_scope",
-            "keeps a budget for each client or tenant only of the token bucket, the AWS quota, gRPC throttling or a fixed rate, for at most 100 clients (else budget_scope=process)",
+            "keeps a budget for each client or tenant for at most 100 clients (else budget_scope=process)",
         );
     }
     if ranges_503(p, policy).is_err() {
