@@ -891,7 +891,14 @@ impl ScenarioView {
                                 keys.join(" and ")
                             )
                         });
-                        format!("{plan}, mean of {runs} run{plural} each")
+                        // A phase plot's cells each stop once clear of 50%: say the range.
+                        let most = d.reports.iter().map(|r| r.runs).max().unwrap_or(runs);
+                        let least = d.reports.iter().map(|r| r.runs).min().unwrap_or(runs);
+                        if least == most {
+                            format!("{plan}, mean of {runs} run{plural} each")
+                        } else {
+                            format!("{plan}, mean of {least} to {most} runs each")
+                        }
                     }
                     [_, _] => format!("{runs} run{plural} of each side"),
                     _ => format!("{runs} run{plural} of ?{}", d.link),
