@@ -198,10 +198,14 @@ fn a_phase_plots_cells_stop_once_clear_unless_the_link_is_older() {
     let plot = format!(
         "{PHASE}&runs=100&sweep.spike_rate=10,190&sweep.spike_for=1s,19s&sweep.plot=recovered"
     );
-    let cells = |link: &str| {
+    // The rows as `retrylab sweep` and its shards make them (`json::inputs::sweep_plan`).
+    let rows_of = |link: &str| {
         let p: Params = link.parse().unwrap();
-        let rows = p.sweep_rows(&p.sweep().unwrap().axes).unwrap();
-        rows.iter()
+        p.sweep_base().sweep_rows(&p.sweep().unwrap().axes).unwrap()
+    };
+    let cells = |link: &str| {
+        rows_of(link)
+            .iter()
             .map(|(_, row)| {
                 (
                     row.to_string(),
@@ -234,14 +238,12 @@ fn a_phase_plots_cells_stop_once_clear_unless_the_link_is_older() {
         .unwrap()
         .to_string()
         .contains("sequential"));
-    let one: Params = plot.replace("runs=100", "runs=1").parse().unwrap();
-    assert_eq!(
-        one.sweep_rows(&one.sweep().unwrap().axes).unwrap()[0]
-            .1
-            .sim
-            .sequential,
-        None
-    );
+    let one = plot.replace("runs=100", "runs=1");
+    assert_eq!(rows_of(&one)[0].1.sim.sequential, None);
+    // The page plans its rows from the link itself: the same stop.
+    let p: Params = plot.parse().unwrap();
+    let rows = p.sweep_rows(&p.sweep().unwrap().axes).unwrap();
+    assert!(rows.iter().all(|(_, r)| r.sim.sequential == Some(true)));
     let lines = plot.replace("sweep.plot=recovered", "sweep.plot=recovered,success_rate");
     assert!(cells(&lines).iter().all(|(_, runs)| *runs == 100));
     let single = format!("v=1&{PHASE}&spike_rate=10&spike_for=1s&runs=100");

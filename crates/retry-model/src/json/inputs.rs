@@ -175,10 +175,7 @@ pub fn sweep_plan(query: &str, specs: &[String]) -> Result<SweepPlan, String> {
             ));
         }
     }
-    let base = Params {
-        sweep: None,
-        ..link
-    };
+    let base = link.sweep_base();
     let rows = base
         .sweep_rows(&axes)
         .map_err(|e| format!("--param: {e}"))?;

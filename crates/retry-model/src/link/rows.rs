@@ -56,10 +56,25 @@ impl Params {
         let mut row = self.settings_only();
         // A comparison's rows keep their side B.
         row.compare = self.compare.clone();
-        if self.sim.sequential.is_none() && self.phase_plot_of_runs() {
-            row.sim.sequential = Some(true);
-        }
+        row.sim.sequential = self.rows_sequential();
         row
+    }
+
+    /// This link without its sweep, as the base its rows are made from (`retrylab sweep`, its
+    /// shards): each row stops as the sweep's link says.
+    pub fn sweep_base(&self) -> Params {
+        let mut base = self.clone();
+        base.sweep = None;
+        base.sim.sequential = self.rows_sequential();
+        base
+    }
+
+    /// `sequential` as each row of this link's sweep takes it: a phase plot's `auto` is `true`.
+    pub fn rows_sequential(&self) -> Option<bool> {
+        match self.sim.sequential {
+            None if self.phase_plot_of_runs() => Some(true),
+            said => said,
+        }
     }
 
     /// Whether this link is a sweep of several runs a row that plots only whether and when
