@@ -306,6 +306,14 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
         ),
         ("scenario=outage&hedge=on&engine=population", "hedge"),
         (
+            "scenario=outage&server=flaky&hedge=on&hedge_delay=1s&engine=population",
+            "hedge",
+        ),
+        (
+            "scenario=outage&outage_kind=connect_timeout&attempt_timeout=1s&hedge=on&hedge_delay=500ms&engine=population",
+            "hedge",
+        ),
+        (
             "scenario=outage&backoff=decorrelated-v2&budget=bucket&engine=population",
             "budget",
         ),

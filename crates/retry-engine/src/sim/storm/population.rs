@@ -32,6 +32,9 @@
 //! takes the tokens its bucket holds and the rest wait in line for the tokens to come
 //! (`limiter.rs`); the limiter hears the answers in time order.
 //!
+//! Hedging is stepped where every answer comes before the hedging delay: each failure sends
+//! the next attempt at once, as a retry with no wait under gRPC A6's budget rules.
+//!
 //! A circuit breaker is asked at each cohort's send and hears each cohort's answers, in time
 //! order (`Breaker::allow_many`, `Breaker::record_many`: the same state as one call at a
 //! time): in the outage and on the flaky server the tick's cohorts and their quick retries go
@@ -246,6 +249,11 @@ pub struct Population {
     // The client-side limiters (none, one for the process, or one per client), each with the
     // sends waiting for its tokens.
     lines: Vec<limiter::TokenLine>,
+    // Hedging (`hedge=on`) where no request has two attempts out at once (`refusal`): its
+    // attempts in all, the hedges sent, and the requests a hedge won.
+    hedge_max: Option<u32>,
+    hedges: u64,
+    hedge_won: u64,
     // The next non-user request's client, in turn: as the cohorts are made, and as the budgets
     // hear the originals sent (`deposit_turn`).
     turn: u64,
@@ -278,10 +286,21 @@ impl Population {
         rec.set_capacity_per_bin(sp.capacity_per(rec.width()));
         let pol = policy.policy();
         let (retry_connect, retry_read) = timeouts_retried(&policy);
-        let ranges = (0..pol.max_attempts.saturating_sub(1))
-            .filter_map(|r| policy.backoff().wait_range(r))
-            .collect();
-        let (retry_503, ranges_503) = ranges_503(p, &policy).unwrap_or_default();
+        let hedge_max = sp.hedge.map(|h| h.max);
+        let (ranges, (retry_503, ranges_503)) = match hedge_max {
+            // A hedge goes at once after a failure (its delay never passes unanswered).
+            Some(max) => {
+                let now = alloc::vec![WaitRange::new(0, 0, 0); max as usize - 1];
+                let retried = ranges_503(p, &policy).is_ok_and(|r| r.0);
+                (now.clone(), (retried, now.into_iter().map(Some).collect()))
+            }
+            None => (
+                (0..pol.max_attempts.saturating_sub(1))
+                    .filter_map(|r| policy.backoff().wait_range(r))
+                    .collect(),
+                ranges_503(p, &policy).unwrap_or_default(),
+            ),
+        };
         let server_wait = refusal::server_wait_503(p, &policy);
         let width = match sp.server {
             ServerKind::Queue => bin_width(&sp.queue),
@@ -317,6 +336,9 @@ impl Population {
             deciding: 0,
             late: answers::LateAnswers::default(),
             lines: limiter::lines_of(sp.limiter, clients),
+            hedge_max,
+            hedges: 0,
+            hedge_won: 0,
             turn: 0,
             deposit_turn: 0,
             tick_end: 0,
@@ -378,6 +400,9 @@ impl Population {
                 0
             };
         self.seq += 1;
+        if c.attempt >= 1 && self.hedge_max.is_some() {
+            self.hedges += n;
+        }
         if c.attempt >= 1 {
             // A retry: in flight for Envoy's limit from its send.
             let send = at.saturating_sub(self.sp.net.0);
@@ -390,11 +415,12 @@ impl Population {
             at,
             n,
             // A retry sent at once goes within the event that answered its attempt, which was
-            // scheduled before the sends at its time.
+            // scheduled no sooner than that attempt's send (a closed-loop user's next request,
+            // scheduled when its last one ended, goes before it).
             sched: if at.saturating_sub(self.sp.net.0) > self.deciding {
                 self.deciding
             } else {
-                0
+                c.at.saturating_sub(self.sp.net.0)
             },
             seq: self.seq,
             sent: false,
@@ -437,7 +463,11 @@ impl Population {
             self.deposit_to(t);
             let b = self.budget_of(c.client);
             self.budgets[b].attempts_ended(Micros(t), c.attempt, n);
-            let refund = (c.attempt > 1).then_some(u64::from(c.taken));
+            // A hedge's success refunds nothing (gRPC's A6 has no refund).
+            let refund = (c.attempt > 1 && self.hedge_max.is_none()).then_some(u64::from(c.taken));
+            if c.attempt > 1 && self.hedge_max.is_some() {
+                self.hedge_won += n;
+            }
             self.budgets[b].on_successes(Micros(t), n, refund);
             self.record_budget(t, b);
         }
@@ -730,7 +760,7 @@ impl Population {
         if !retryable {
             return self.stop(t, c, StopReason::NotRetryable, f);
         }
-        if c.attempt >= p.max_attempts {
+        if c.attempt >= self.hedge_max.unwrap_or(p.max_attempts) {
             return self.stop(t, c, StopReason::AttemptsUsedUp, f);
         }
         let remaining = p.deadline.map(|d| (c.origin + d.0).saturating_sub(t));
@@ -740,7 +770,13 @@ impl Population {
         // The longest wait that fits (`FitCheck`): under fit=full the wait, the next attempt
         // and the reserve within what remains; under fit=cut the wait and the reserve strictly
         // within it (the next attempt is cut short, `Population::give_up`).
-        let limit = remaining.map(|r| match p.fit {
+        // A hedge is cut short at the deadline, as `fit=cut` cuts a retry.
+        let fit = if self.hedge_max.is_some() {
+            FitRule::Cut
+        } else {
+            p.fit
+        };
+        let limit = remaining.map(|r| match fit {
             FitRule::Full => r.checked_sub(p.attempt_timeout.0 + p.reserve.0),
             FitRule::Cut => Some(r - p.reserve.0 - 1),
         });
@@ -760,7 +796,7 @@ impl Population {
         let Some(range) = range else {
             return self.stop(t, c, StopReason::AttemptsUsedUp, f);
         };
-        let cost = if timeout {
+        let cost = if timeout && self.hedge_max.is_none() {
             RetryCost::Timeout
         } else {
             RetryCost::Normal
@@ -901,6 +937,13 @@ impl Model for Population {
             .as_ref()
             .map(|w| w.summary(queueing, rep.summary.successes, flaky));
         rep.summary.limiter = limiter::summary(&self.lines);
+        rep.summary.hedge = self.hedge_max.map(|_| crate::sim::HedgeSummary {
+            sent: self.hedges,
+            extra_load: self.hedges as f64 / rep.summary.originals.max(1) as f64,
+            won: self.hedge_won,
+            cancelled: 0,
+            wasted: 0,
+        });
         rep.summary.population = Some(crate::sim::PopulationSummary {
             tick_ms: Micros(self.width).as_millis_f64(),
         });

@@ -7,10 +7,10 @@ use crate::retry::budget::{BudgetConfig, Scope};
 use crate::retry::classify::classify_listed;
 use crate::retry::error::ConfigError;
 use crate::retry::outcome::{Outcome, ScriptedOutcome};
-use crate::retry::policy::{RetryAfterMode, ValidPolicy};
+use crate::retry::policy::{RetryAfterMode, RetryPolicy, ValidPolicy};
 use crate::retry::time::Micros;
 use crate::sim::input::RunInput;
-use crate::sim::params::{ScenarioKind, ServerKind};
+use crate::sim::params::{OutageKind, ScenarioKind, ServerKind};
 use crate::sim::settings::LimiterScope;
 use crate::sim::storm::config::StormCfg;
 use alloc::vec::Vec;
@@ -50,10 +50,12 @@ pub(in crate::sim) fn refusal(
             );
         }
     }
-    if sp.hedge.is_some() {
-        return no("hedge", "does not hedge");
-    }
     let pol = policy.policy();
+    if let Some(h) = sp.hedge {
+        if let Some(why) = hedge_refusal(&sp, pol, h.delay) {
+            return no("hedge", why);
+        }
+    }
     let shared = match pol.scope {
         Scope::Process => true,
         Scope::Client => p.clients <= 1,
@@ -131,6 +133,23 @@ pub(super) fn server_wait_503(p: &RunInput, policy: &ValidPolicy) -> Option<Micr
     let mut o = ScriptedOutcome::new(Outcome::Status(503));
     o.retry_after = p.retry_after;
     classify_listed(pol.classifier, &pol.statuses, &o, pol.operation).server_wait
+}
+
+/// Why the population engine cannot hedge here, if it cannot. It steps hedging where every
+/// answer comes before the hedging delay has passed: a request never has two attempts out at
+/// once, and each failure sends the next attempt at once, as a retry with no wait.
+fn hedge_refusal(sp: &StormCfg, pol: &RetryPolicy, delay: Micros) -> Option<&'static str> {
+    if sp.server != ServerKind::Tick {
+        return Some("hedges only on the tick server");
+    }
+    // The longest an answer takes: a whole tick and two hops, or a connect timeout's wait.
+    let mut slowest = sp.tick.saturating_add(sp.net.saturating_add(sp.net));
+    if sp.outage_kind == OutageKind::ConnectTimeout && sp.outage > Micros::ZERO {
+        slowest = slowest.max(pol.attempt_timeout);
+    }
+    (delay <= slowest).then_some(
+        "hedges only where every answer comes before hedge_delay (longer than a tick and two network hops, and than attempt_timeout in a connect-timeout outage), so that no request has two attempts out at once",
+    )
 }
 
 /// The load spike's originals, evenly spaced from its start (none without a rate).
