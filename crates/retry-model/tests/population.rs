@@ -116,7 +116,7 @@ fn agree(link: &str) -> Result<f64, String> {
 /// pieces of equal chance), through an outage (one draw each) and on the flaky server, and the
 /// flaky server's drawn service (exponential, a mix through a slow window, and lognormal in a
 /// burst of 5,000, spread as counts).
-const RANDOM: [&str; 58] = [
+const RANDOM: [&str; 60] = [
     "scenario=outage&server=flaky&fail=0.3&attempts=4&rate=100&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=exp&service=50ms&attempt_timeout=200ms",
     "scenario=outage&server=flaky&fail=0.2&attempts=4&rate=400&duration=20s&backoff=full&base=50ms&cap=1s&service_dist=mix&service=20ms&service_tail=500ms&service_tail_p=0.02&attempt_timeout=300ms&slow=3&slow_start=5s&slow_for=5s",
     "scenario=burst&server=flaky&fail=0.3&clients=5000&attempts=4&backoff=full&base=50ms&cap=1s&service_dist=lognormal&service_cv=2&service=30ms&attempt_timeout=150ms&deadline=none",
@@ -164,6 +164,8 @@ const RANDOM: [&str; 58] = [
     "preset=payments-jitter&budget=aws&budget_scope=client&clients=10",
     "preset=payments-jitter&budget=grpc&budget_scope=client&clients=8&attempts=6",
     "preset=payments-jitter&budget=ratio&budget_scope=client&clients=10",
+    "scenario=outage&server=flaky&fail=0.3&service=20ms&rate=200&duration=20s&hedge=on&hedge_delay=100ms&hedge_max=3",
+    "scenario=outage&server=flaky&fail=0.2&service=10ms&service_dist=mix&service_tail=60ms&service_tail_p=0.1&rate=300&duration=20s&hedge=on&hedge_delay=150ms&hedge_max=4&budget=grpc",
     "preset=payments-jitter&budget=envoy_budget&budget_scope=client&clients=10&attempts=5&spike_start=10s&spike_rate=60&spike_for=5s",
     "preset=burst-lab&backoff=decorrelated-v2&ra_mode=stripe&retry_after=40ms",
     "preset=payments-none&backoff=decorrelated-v2&base=200ms&cap=5s&attempts=5&ra_mode=envoy&retry_after=1s",

@@ -306,7 +306,7 @@ fn caps_and_bad_keys_are_refused_with_their_key() {
         ),
         ("scenario=outage&hedge=on&engine=population", "hedge"),
         (
-            "scenario=outage&server=flaky&hedge=on&hedge_delay=1s&engine=population",
+            "scenario=outage&server=flaky&service_dist=exp&hedge=on&hedge_delay=1s&engine=population",
             "hedge",
         ),
         (

@@ -10,7 +10,7 @@ use crate::retry::outcome::{Outcome, ScriptedOutcome};
 use crate::retry::policy::{RetryAfterMode, RetryPolicy, ValidPolicy};
 use crate::retry::time::Micros;
 use crate::sim::input::RunInput;
-use crate::sim::params::{OutageKind, ScenarioKind, ServerKind};
+use crate::sim::params::{OutageKind, ScenarioKind, ServerKind, ServiceDist};
 use crate::sim::settings::LimiterScope;
 use crate::sim::storm::config::StormCfg;
 use alloc::vec::Vec;
@@ -139,16 +139,27 @@ pub(super) fn server_wait_503(p: &RunInput, policy: &ValidPolicy) -> Option<Micr
 /// answer comes before the hedging delay has passed: a request never has two attempts out at
 /// once, and each failure sends the next attempt at once, as a retry with no wait.
 fn hedge_refusal(sp: &StormCfg, pol: &RetryPolicy, delay: Micros) -> Option<&'static str> {
-    if sp.server != ServerKind::Tick {
-        return Some("hedges only on the tick server");
-    }
-    // The longest an answer takes: a whole tick and two hops, or a connect timeout's wait.
-    let mut slowest = sp.tick.saturating_add(sp.net.saturating_add(sp.net));
+    // The longest an answer takes: a whole tick or the longest service, and two hops, or a
+    // connect timeout's wait.
+    let wait = match (sp.server, sp.queue.dist) {
+        (ServerKind::Tick, _) => sp.tick,
+        (ServerKind::Flaky, ServiceDist::Const) => sp.queue.service,
+        (ServerKind::Flaky, ServiceDist::Mix) => sp.queue.service.max(sp.queue.tail),
+        (ServerKind::Flaky, _) => {
+            return Some("hedges on the flaky server only with a service of known longest time (service_dist=const or mix)");
+        }
+        (ServerKind::Queue, _) => {
+            return Some(
+                "hedges on the tick and the flaky server only (a queue's wait has no bound)",
+            );
+        }
+    };
+    let mut slowest = wait.saturating_add(sp.net.saturating_add(sp.net));
     if sp.outage_kind == OutageKind::ConnectTimeout && sp.outage > Micros::ZERO {
         slowest = slowest.max(pol.attempt_timeout);
     }
     (delay <= slowest).then_some(
-        "hedges only where every answer comes before hedge_delay (longer than a tick and two network hops, and than attempt_timeout in a connect-timeout outage), so that no request has two attempts out at once",
+        "hedges only where every answer comes before hedge_delay (longer than a tick or the flaky server's longest service and two network hops, and than attempt_timeout in a connect-timeout outage), so that no request has two attempts out at once",
     )
 }
 
