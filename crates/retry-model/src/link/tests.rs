@@ -50,6 +50,7 @@ fn errors_name_the_key() {
         ("clients=10001", "clients"),
         ("seed=-3", "seed"),
         ("v=3", "v"),
+        ("scenario=outage&runs=5&sequential=maybe", "sequential"),
         ("preset=nope", "preset"),
         ("wat=1", "link"),
         ("seed=1&seed=2", "seed"),
