@@ -216,8 +216,8 @@ try {
   });
 
   await check('a link from a newer version is refused with a message naming v', async () => {
-    const { page, context, errors } = await openPage('?v=2&attempts=4');
-    assert.match(await page.locator('#errors').innerText(), /^v: link version 2 is newer/);
+    const { page, context, errors } = await openPage('?v=3&attempts=4');
+    assert.match(await page.locator('#errors').innerText(), /^v: link version 3 is newer/);
     assert.equal(await attr(page, '#trace-outcome', 'data-stop'), 'success', 'the defaults still run');
     assert.deepEqual(errors, []);
     await context.close();
