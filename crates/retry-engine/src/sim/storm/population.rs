@@ -287,20 +287,7 @@ impl Population {
         let pol = policy.policy();
         let (retry_connect, retry_read) = timeouts_retried(&policy);
         let hedge_max = sp.hedge.map(|h| h.max);
-        let (ranges, (retry_503, ranges_503)) = match hedge_max {
-            // A hedge goes at once after a failure (its delay never passes unanswered).
-            Some(max) => {
-                let now = alloc::vec![WaitRange::new(0, 0, 0); max as usize - 1];
-                let retried = ranges_503(p, &policy).is_ok_and(|r| r.0);
-                (now.clone(), (retried, now.into_iter().map(Some).collect()))
-            }
-            None => (
-                (0..pol.max_attempts.saturating_sub(1))
-                    .filter_map(|r| policy.backoff().wait_range(r))
-                    .collect(),
-                ranges_503(p, &policy).unwrap_or_default(),
-            ),
-        };
+        let (ranges, (retry_503, ranges_503)) = wait_ranges(p, &policy, hedge_max);
         let server_wait = refusal::server_wait_503(p, &policy);
         let width = match sp.server {
             ServerKind::Queue => bin_width(&sp.queue),
@@ -738,6 +725,23 @@ impl Population {
         }
     }
 
+    /// The longest wait that fits in `remaining` µs (`FitCheck`): under fit=full the wait, the
+    /// next attempt and the reserve within it; under fit=cut the wait and the reserve strictly
+    /// within it (the next attempt is cut short, `Population::give_up`). A hedge is cut short
+    /// at the deadline, as `fit=cut` cuts a retry.
+    fn longest_wait(&self, remaining: u64) -> Option<u64> {
+        let p = self.policy.policy();
+        let fit = if self.hedge_max.is_some() {
+            FitRule::Cut
+        } else {
+            p.fit
+        };
+        match fit {
+            FitRule::Full => remaining.checked_sub(p.attempt_timeout.0 + p.reserve.0),
+            FitRule::Cut => Some(remaining - p.reserve.0 - 1),
+        }
+    }
+
     /// `f` requests of `c` failed with `outcome`, answered at `t`: they stop by the policy's
     /// rules, or wait and try again.
     fn fail(&mut self, t: u64, c: Cohort, f: u64, outcome: Outcome) {
@@ -767,19 +771,7 @@ impl Population {
         if remaining.is_some_and(|r| r <= p.reserve.0) {
             return self.stop(t, c, StopReason::DeadlinePassed, f);
         }
-        // The longest wait that fits (`FitCheck`): under fit=full the wait, the next attempt
-        // and the reserve within what remains; under fit=cut the wait and the reserve strictly
-        // within it (the next attempt is cut short, `Population::give_up`).
-        // A hedge is cut short at the deadline, as `fit=cut` cuts a retry.
-        let fit = if self.hedge_max.is_some() {
-            FitRule::Cut
-        } else {
-            p.fit
-        };
-        let limit = remaining.map(|r| match fit {
-            FitRule::Full => r.checked_sub(p.attempt_timeout.0 + p.reserve.0),
-            FitRule::Cut => Some(r - p.reserve.0 - 1),
-        });
+        let limit = remaining.map(|r| self.longest_wait(r));
         if self.v2 {
             let server = if timeout { None } else { self.server_wait };
             return self.spread_v2(t, c, f, limit, server);
@@ -824,6 +816,28 @@ impl Population {
         };
         self.budgets[b].withdraw_many(Micros(t), cost, sent);
         self.record_budget(t, b);
+    }
+}
+
+/// Each retry's waits after a timeout, and whether a 503 is retried with each retry's waits
+/// after it.
+type Ranges = (Vec<WaitRange>, (bool, Vec<Option<WaitRange>>));
+
+/// The [`Ranges`] of the link's backoff (`ranges_503`); a hedge goes at once after a failure
+/// (`hedge_max` attempts in all), its delay never passing unanswered.
+fn wait_ranges(p: &RunInput, policy: &ValidPolicy, hedge_max: Option<u32>) -> Ranges {
+    match hedge_max {
+        Some(max) => {
+            let now = alloc::vec![WaitRange::new(0, 0, 0); max as usize - 1];
+            let retried = ranges_503(p, policy).is_ok_and(|r| r.0);
+            (now.clone(), (retried, now.into_iter().map(Some).collect()))
+        }
+        None => (
+            (0..policy.policy().max_attempts.saturating_sub(1))
+                .filter_map(|r| policy.backoff().wait_range(r))
+                .collect(),
+            ranges_503(p, policy).unwrap_or_default(),
+        ),
     }
 }
 
